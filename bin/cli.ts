@@ -1,0 +1,87 @@
+import { loadConfig, ConfigError } from '../src/config/load.js';
+import type { Config } from '../src/config/types.js';
+import { isAppError } from '../src/core/errors.js';
+import { createApp, openCore, type AppOptions } from '../src/main.js';
+import { parseArgs } from './args.js';
+
+const USAGE = `usage: agentpost [serve] [--config FILE] [--data-dir DIR] [--http-host H] [--http-port N]
+                 [--smtp-host H] [--smtp-port N] [--mail-domain D] [--base-url URL]
+       agentpost credits add <email> <n>     add sending credits, print the new balance
+       agentpost accounts list               list accounts as JSON lines`;
+
+/** Exit codes: 0 ok, 1 failure, 2 bad usage or invalid setting. */
+export const runCli = async (argv: readonly string[], options: AppOptions = {}): Promise<number> => {
+  const { words, flags } = parseArgs(argv);
+  if (flags.help) return print(USAGE, 0);
+  let config: Config;
+  try {
+    config = loadConfig({ env: process.env, flags });
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(error.message, 2);
+    throw error;
+  }
+  const [command = 'serve', ...rest] = words;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(config, options);
+      case 'credits':
+        return creditsCommand(config, options, rest);
+      case 'accounts':
+        return accountsCommand(config, options, rest);
+      default:
+        return fail(`unknown command "${command}"\n${USAGE}`, 2);
+    }
+  } catch (error) {
+    if (isAppError(error)) return fail(error.message, error.code === 'invalid_input' ? 2 : 1);
+    throw error;
+  }
+};
+
+const serve = async (config: Config, options: AppOptions): Promise<number> => {
+  const app = createApp(config, options);
+  await app.start();
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await app.stop();
+  return 0;
+};
+
+const creditsCommand = (config: Config, options: AppOptions, args: string[]): number => {
+  const [action, email, amount] = args;
+  if (action !== 'add' || !email || !amount || !/^\d+$/.test(amount)) return fail(`usage: agentpost credits add <email> <n>`, 2);
+  return withCore(config, options, (core) => print(String(core.services.accounts.addCredits(email, Number(amount))), 0));
+};
+
+const accountsCommand = (config: Config, options: AppOptions, args: string[]): number => {
+  if (args[0] !== 'list') return fail('usage: agentpost accounts list', 2);
+  return withCore(config, options, (core) => {
+    for (const account of core.services.accounts.list()) {
+      const { id, agentId, email, credits, status, sendingState, createdAt } = account;
+      process.stdout.write(JSON.stringify({ id, agentId, email, credits, status, sendingState, createdAt: new Date(createdAt).toISOString() }) + '\n');
+    }
+    return 0;
+  });
+};
+
+const withCore = <T>(config: Config, options: AppOptions, work: (core: ReturnType<typeof openCore>) => T): T => {
+  const core = openCore({ ...config, log: { level: 'warn' } }, options);
+  try {
+    return work(core);
+  } finally {
+    core.store.close();
+  }
+};
+
+const print = (text: string, code: number): number => {
+  process.stdout.write(text + '\n');
+  return code;
+};
+
+const fail = (text: string, code: number): number => {
+  process.stderr.write(`agentpost: ${text}\n`);
+  return code;
+};

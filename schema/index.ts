@@ -1,0 +1,33 @@
+/**
+ * The JSON Schemas, one file per request or response. ajv validates REST bodies with
+ * them, MCP tools use them as inputSchema, and openapi.json refers to them by file name.
+ * Imported (not read from disk) so the single executable carries them.
+ */
+import account from './account.json' with { type: 'json' };
+import address from './address.json' with { type: 'json' };
+import attachment from './attachment.json' with { type: 'json' };
+import balance from './balance.json' with { type: 'json' };
+import emailQuery from './email-query.json' with { type: 'json' };
+import error from './error.json' with { type: 'json' };
+import health from './health.json' with { type: 'json' };
+import inboxQuery from './inbox-query.json' with { type: 'json' };
+import inbox from './inbox.json' with { type: 'json' };
+import messageFull from './message-full.json' with { type: 'json' };
+import message from './message.json' with { type: 'json' };
+import openapi from './openapi.json' with { type: 'json' };
+import registerRequest from './register-request.json' with { type: 'json' };
+
+export type JsonSchema = { $id: string } & Record<string, unknown>;
+
+export const SCHEMAS: readonly JsonSchema[] = [
+  account, address, attachment, balance, emailQuery, error, health, inboxQuery, inbox, messageFull, message,
+  registerRequest,
+];
+
+export const OPENAPI_SOURCE: Record<string, unknown> = openapi;
+
+export const schemaById = (id: string): JsonSchema => {
+  const schema = SCHEMAS.find((candidate) => candidate.$id === id);
+  if (!schema) throw new Error(`no schema ${id}`);
+  return schema;
+};

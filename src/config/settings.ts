@@ -1,0 +1,26 @@
+/**
+ * The settings that the environment and command-line flags can set. Every other setting
+ * comes from the JSON config file. Names are fixed by the foundation issue.
+ */
+export interface SettingSource {
+  env: string;
+  flag: string;
+  path: string;
+  type: 'string' | 'integer' | 'boolean';
+}
+
+export const SETTING_SOURCES: readonly SettingSource[] = [
+  { env: 'AGENTPOST_DATA_DIR', flag: 'data-dir', path: 'dataDir', type: 'string' },
+  { env: 'AGENTPOST_HTTP_HOST', flag: 'http-host', path: 'http.host', type: 'string' },
+  { env: 'AGENTPOST_HTTP_PORT', flag: 'http-port', path: 'http.port', type: 'integer' },
+  { env: 'AGENTPOST_SMTP_HOST', flag: 'smtp-host', path: 'smtp.host', type: 'string' },
+  { env: 'AGENTPOST_SMTP_PORT', flag: 'smtp-port', path: 'smtp.port', type: 'integer' },
+  { env: 'AGENTPOST_MAIL_DOMAIN', flag: 'mail-domain', path: 'mailDomain', type: 'string' },
+  { env: 'AGENTPOST_BASE_URL', flag: 'base-url', path: 'baseUrl', type: 'string' },
+  { env: 'AGENTPOST_TIME_ZONE', flag: 'time-zone', path: 'timeZone', type: 'string' },
+  { env: 'AGENTPOST_TRUST_PROXY', flag: 'trust-proxy', path: 'http.trustProxy', type: 'boolean' },
+  { env: 'AGENTPOST_LOG_LEVEL', flag: 'log-level', path: 'log.level', type: 'string' },
+];
+
+export const CONFIG_FILE_ENV = 'AGENTPOST_CONFIG';
+export const CONFIG_FILE_FLAG = 'config';

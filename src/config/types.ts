@@ -1,0 +1,15 @@
+/** Mirrors schema/config.json, which validates it. */
+export interface Config {
+  dataDir: string;
+  mailDomain: string;
+  /** When unset, derived from the HTTP listener once it is bound. */
+  baseUrl?: string;
+  timeZone: string;
+  http: { host: string; port: number; trustProxy: boolean; maxBodyBytes: number };
+  smtp: { host: string; port: number; hostname: string; maxMessageBytes: number };
+  limits: { registrationsPerIpPerHour: number; readMaxBytes: number };
+  log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
+}
+
+/** A partial config, as a file, the environment or flags give it. */
+export type ConfigLayer = { [key: string]: unknown };

@@ -1,0 +1,41 @@
+import { randomLowerAlnum } from './ids.js';
+
+/** RFC 5321 section 4.5.3.1.1: a local part is at most 64 octets. */
+const MAX_LOCAL_PART = 64;
+const SUFFIX_LENGTH = 6;
+
+/**
+ * DESIGN.md "mailbox address": agent-<a>-<s>@<mailDomain>, where a is the agentId
+ * lowercased with runs of "." collapsed and cut so the local part fits in 64 octets.
+ */
+export const newMailboxAddress = (agentId: string, mailDomain: string): string => {
+  const fixedLength = 'agent-'.length + 1 + SUFFIX_LENGTH;
+  const agentPart = agentId.toLowerCase().replace(/\.{2,}/g, '.').slice(0, MAX_LOCAL_PART - fixedLength);
+  return `agent-${agentPart}-${randomLowerAlnum(SUFFIX_LENGTH)}@${mailDomain.toLowerCase()}`;
+};
+
+/**
+ * A practical addr-spec check (RFC 5322 section 3.4.1 dot-atom local part, a DNS domain):
+ * quoted local parts and address literals are refused on purpose.
+ */
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
+const LOCAL_PART = new RegExp(`^${ATEXT}+(\\.${ATEXT}+)*$`);
+const DOMAIN_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+
+export const isValidAddress = (address: string): boolean => {
+  if (address.length > 254) return false;
+  const at = address.lastIndexOf('@');
+  if (at <= 0 || at === address.length - 1) return false;
+  const local = address.slice(0, at);
+  const domain = address.slice(at + 1);
+  if (local.length > MAX_LOCAL_PART || !LOCAL_PART.test(local)) return false;
+  const labels = domain.split('.');
+  return labels.length >= 2 && labels.every((label) => DOMAIN_LABEL.test(label));
+};
+
+/** Domains compare case-insensitively; our own local parts are generated in lower case. */
+export const normalizeAddress = (address: string): string => address.trim().toLowerCase();
+
+export const domainOf = (address: string): string => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+
+export const localPartOf = (address: string): string => address.slice(0, address.lastIndexOf('@'));

@@ -1,0 +1,39 @@
+/**
+ * Errors that services raise. Each adapter owns one table that maps these codes to its
+ * protocol (DESIGN.md rule 5); anything that is not an AppError is an internal error.
+ */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'insufficient_credits'
+  | 'too_large'
+  | 'rate_limited'
+  | 'submission_failed'
+  | 'unavailable';
+
+export interface AppErrorDetails {
+  /** Seconds until a rate-limited request may be retried (HTTP Retry-After). */
+  retryAfterSeconds?: number;
+  /** The request field the error is about, when there is one. */
+  field?: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: AppErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: AppErrorDetails = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export const isAppError = (value: unknown): value is AppError => value instanceof AppError;
+
+export const invalidInput = (field: string, message: string): AppError =>
+  new AppError('invalid_input', message, { field });

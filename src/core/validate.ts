@@ -1,0 +1,50 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { SCHEMAS } from '../../schema/index.js';
+import { AppError } from './errors.js';
+
+const build = (coerceTypes: boolean): Ajv2020 => {
+  const ajv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true, coerceTypes });
+  addFormats.default(ajv);
+  for (const schema of SCHEMAS) ajv.addSchema(schema);
+  return ajv;
+};
+
+/** Bodies are validated as sent; query strings are coerced ("50" to 50, "false" to false). */
+const strictAjv = build(false);
+const coercingAjv = build(true);
+
+const compiled = new Map<string, ValidateFunction>();
+
+const validatorFor = (schemaId: string, coerce: boolean): ValidateFunction => {
+  const key = `${coerce ? 'coerce' : 'strict'}:${schemaId}`;
+  let validator = compiled.get(key);
+  if (!validator) {
+    const ajv = coerce ? coercingAjv : strictAjv;
+    validator = ajv.getSchema(schemaId);
+    if (!validator) throw new Error(`no schema ${schemaId}`);
+    compiled.set(key, validator);
+  }
+  return validator;
+};
+
+/**
+ * Validates input against its schema file; defaults from the schema are filled in.
+ * A violation is `invalid_input` with a message that names the field.
+ */
+export const validateInput = <T>(schemaId: string, value: unknown, options: { coerce?: boolean } = {}): T => {
+  const validator = validatorFor(schemaId, options.coerce ?? false);
+  if (!validator(value)) throw toInputError(validator.errors?.[0]);
+  return value as T;
+};
+
+const toInputError = (error: ErrorObject | undefined): AppError => {
+  if (!error) return new AppError('invalid_input', 'invalid request');
+  const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const params = error.params as Record<string, unknown>;
+  const field = [path, params.missingProperty ?? params.additionalProperty].filter(Boolean).join('.') || 'body';
+  const message = error.keyword === 'additionalProperties'
+    ? `${field} is not a known field`
+    : error.keyword === 'required' ? `${field} is required` : `${field} ${error.message ?? 'is invalid'}`;
+  return new AppError('invalid_input', message, { field });
+};

@@ -1,0 +1,20 @@
+import { Router } from '@koa/router';
+import Koa from 'koa';
+import type { HttpDeps } from './context.js';
+import { errorMiddleware } from './errors.js';
+import { ROUTES } from './routes/index.js';
+
+export const createHttpApp = (deps: HttpDeps): Koa => {
+  const app = new Koa();
+  const router = new Router();
+  for (const register of ROUTES) register(router, deps);
+  app.use(errorMiddleware(deps.logger));
+  app.use(async (ctx, next) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    await next();
+  });
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+};

@@ -1,0 +1,12 @@
+import type { Logger } from '../core/logger.js';
+import type { Services } from '../services/index.js';
+
+/** What every routes file receives. */
+export interface HttpDeps {
+  services: Services;
+  logger: Logger;
+  trustProxy: boolean;
+  maxBodyBytes: number;
+  /** True once every listener is bound; /healthz answers 503 before. */
+  isReady: () => boolean;
+}

@@ -1,0 +1,19 @@
+import type { Router } from '@koa/router';
+import { validateInput } from '../../core/validate.js';
+import { balanceOf, type RegisterInput } from '../../services/accounts.js';
+import { principalOf, requireAuth } from '../auth.js';
+import { readJsonBody } from '../body.js';
+import { clientIp } from '../client-ip.js';
+import type { HttpDeps } from '../context.js';
+
+export const accountRoutes = (router: Router, deps: HttpDeps): void => {
+  const { services } = deps;
+  router.post('/api/v1/agent/register', async (ctx) => {
+    const input = validateInput<RegisterInput>('register-request.json', await readJsonBody(ctx, deps.maxBodyBytes));
+    ctx.status = 201;
+    ctx.body = services.accounts.register(input, clientIp(ctx, deps.trustProxy));
+  });
+  router.get('/api/v1/agent/balance', requireAuth(services.auth), (ctx) => {
+    ctx.body = balanceOf(services.accounts.get(principalOf(ctx).accountId));
+  });
+};

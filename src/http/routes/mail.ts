@@ -1,0 +1,29 @@
+import type { Router } from '@koa/router';
+import { validateInput } from '../../core/validate.js';
+import type { ListQuery } from '../../services/mailbox.js';
+import { principalOf, requireAuth } from '../auth.js';
+import type { HttpDeps } from '../context.js';
+
+interface EmailQuery {
+  id: string;
+  folder: string;
+  markAsRead?: boolean;
+  uidValidity?: string;
+}
+
+export const mailRoutes = (router: Router, deps: HttpDeps): void => {
+  const { services } = deps;
+  router.get('/api/v1/agent/inbox', requireAuth(services.auth), (ctx) => {
+    const query = validateInput<ListQuery>('inbox-query.json', { ...ctx.query }, { coerce: true });
+    ctx.body = services.mailbox.list(principalOf(ctx), query);
+  });
+  router.get('/api/v1/agent/email/:id', requireAuth(services.auth), async (ctx) => {
+    const query = validateInput<EmailQuery>('email-query.json', { ...ctx.query, id: ctx.params.id }, { coerce: true });
+    ctx.body = await services.mailbox.read(principalOf(ctx), {
+      uid: Number(query.id),
+      folder: query.folder,
+      markAsRead: query.markAsRead,
+      uidValidity: query.uidValidity,
+    });
+  });
+};

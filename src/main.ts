@@ -1,0 +1,111 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { SMTPServer } from 'smtp-server';
+import type { Config } from './config/types.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { createLogger, type Logger } from './core/logger.js';
+import { createHttpApp } from './http/app.js';
+import { createServices, type Services } from './services/index.js';
+import { createInboundServer } from './smtp/inbound.js';
+import { Store } from './store/index.js';
+import { Scheduler } from './workers/scheduler.js';
+import { sweepRunOnce } from './workers/sweep.js';
+
+export interface AppOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** better-sqlite3's addon, when the single executable loaded it from its assets. */
+  nativeBinding?: object;
+}
+
+export interface BoundPorts {
+  http: number;
+  smtp: number;
+}
+
+export interface App {
+  readonly config: Config;
+  readonly store: Store;
+  readonly services: Services;
+  readonly logger: Logger;
+  /** Known after start(). */
+  ports: BoundPorts;
+  baseUrl: string;
+  start(): Promise<BoundPorts>;
+  stop(): Promise<void>;
+}
+
+export const databasePath = (config: Config): string => join(config.dataDir, 'agentpost.db');
+
+/** Opens the store and builds the services: what both `serve` and the admin commands need. */
+export const openCore = (config: Config, options: AppOptions = {}) => {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
+  const store = Store.open(databasePath(config), { nativeBinding: options.nativeBinding });
+  const services = createServices({
+    store, clock, logger,
+    config: {
+      mailDomain: config.mailDomain,
+      smtpHostname: config.smtp.hostname,
+      registrationsPerIpPerHour: config.limits.registrationsPerIpPerHour,
+      readMaxBytes: config.limits.readMaxBytes,
+    },
+  });
+  return { clock, logger, store, services };
+};
+
+/** Wiring: config -> store -> services -> adapters (DESIGN.md). Nothing listens until start(). */
+export const createApp = (config: Config, options: AppOptions = {}): App => {
+  const { logger, store, services } = openCore(config, options);
+  let ready = false;
+  const httpApp = createHttpApp({
+    services, logger, trustProxy: config.http.trustProxy, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready,
+  });
+  const httpServer = createServer(httpApp.callback());
+  const smtpServer = createInboundServer(services, logger, { hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes });
+  const scheduler = new Scheduler(logger);
+
+  const app: App = {
+    config, store, services, logger,
+    ports: { http: 0, smtp: 0 },
+    baseUrl: config.baseUrl ?? '',
+    async start() {
+      app.ports = {
+        http: await listen(httpServer, config.http.host, config.http.port),
+        smtp: await listen(smtpServer.server, config.smtp.host, config.smtp.port),
+      };
+      app.baseUrl = config.baseUrl ?? `http://${hostForUrl(config.http.host)}:${app.ports.http}`;
+      scheduler.start([{ name: 'sweep', schedule: '0 */10 * * * *', run: () => sweepRunOnce(services) }]);
+      ready = true;
+      logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, baseUrl: app.baseUrl, dataDir: config.dataDir });
+      return app.ports;
+    },
+    async stop() {
+      ready = false;
+      await scheduler.stop();
+      await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer)]);
+      store.close();
+    },
+  };
+  return app;
+};
+
+const listen = (server: Server | SMTPServer['server'], host: string, port: number): Promise<number> =>
+  new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+
+const closeHttp = (server: Server): Promise<void> =>
+  new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+
+const closeSmtp = (server: SMTPServer): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
+
+const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host);

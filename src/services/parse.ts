@@ -1,0 +1,106 @@
+import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
+import type { AddressEntry, AttachmentMeta } from '../core/types.js';
+
+/**
+ * What we keep of a parsed message. Received content is untrusted: every field here is
+ * plain data; nothing is rendered, fetched or executed, and attachment names are never
+ * used as paths.
+ */
+export interface ParsedMessage {
+  messageId: string | null;
+  inReplyTo: string | null;
+  references: string[];
+  subject: string;
+  from: AddressEntry | null;
+  to: AddressEntry[];
+  cc: AddressEntry[];
+  date: number | null;
+  text: string | null;
+  html: string | null;
+  attachments: ParsedAttachment[];
+  encrypted: boolean;
+}
+
+export interface ParsedAttachment extends AttachmentMeta {
+  content: Buffer;
+}
+
+const PREVIEW_LENGTH = 200;
+
+export const parseMessage = async (raw: Buffer): Promise<ParsedMessage> => {
+  let mail: ParsedMail;
+  try {
+    mail = await simpleParser(raw, { skipHtmlToText: false, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
+  } catch {
+    // A message that cannot be parsed is still mail: keep it with empty fields.
+    return emptyParse(raw);
+  }
+  return {
+    messageId: mail.messageId ?? null,
+    inReplyTo: mail.inReplyTo ?? null,
+    references: toList(mail.references),
+    subject: mail.subject ?? '',
+    from: firstAddress(mail.from),
+    to: addressList(mail.to),
+    cc: addressList(mail.cc),
+    date: mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date.getTime() : null,
+    text: mail.text ?? null,
+    html: typeof mail.html === 'string' ? mail.html : null,
+    attachments: mail.attachments.map(toAttachment),
+    encrypted: isEncrypted(mail),
+  };
+};
+
+const emptyParse = (raw: Buffer): ParsedMessage => ({
+  messageId: null, inReplyTo: null, references: [], subject: '', from: null, to: [], cc: [], date: null,
+  text: raw.toString('utf8'), html: null, attachments: [], encrypted: false,
+});
+
+export const previewOf = (parsed: ParsedMessage): string =>
+  (parsed.text ?? '').replace(/\s+/g, ' ').trim().slice(0, PREVIEW_LENGTH);
+
+export const participantsOf = (parsed: ParsedMessage): string =>
+  [parsed.from, ...parsed.to, ...parsed.cc]
+    .filter((entry): entry is AddressEntry => entry !== null)
+    .map((entry) => [entry.name, entry.email].filter(Boolean).join(' '))
+    .join(' ');
+
+const toList = (value: string | string[] | undefined): string[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : value.split(/\s+/).filter(Boolean);
+
+const entriesOf = (value: AddressObject | AddressObject[] | undefined): AddressEntry[] => {
+  const objects = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  const entries: AddressEntry[] = [];
+  for (const object of objects) {
+    for (const item of object.value) {
+      // Group syntax (RFC 5322 section 3.4) nests its members.
+      const members = item.group ?? [item];
+      for (const member of members) {
+        if (!member.address) continue;
+        entries.push(member.name ? { name: member.name, email: member.address } : { email: member.address });
+      }
+    }
+  }
+  return entries;
+};
+
+const addressList = (value: AddressObject | AddressObject[] | undefined): AddressEntry[] => entriesOf(value);
+
+const firstAddress = (value: AddressObject | undefined): AddressEntry | null => entriesOf(value)[0] ?? null;
+
+const toAttachment = (attachment: Attachment): ParsedAttachment => ({
+  filename: attachment.filename ?? null,
+  contentType: attachment.contentType,
+  size: attachment.size ?? attachment.content.length,
+  content: attachment.content,
+});
+
+const ENCRYPTED_TYPES = /^(multipart\/encrypted|application\/(pkcs7-mime|x-pkcs7-mime))/i;
+
+const isEncrypted = (mail: ParsedMail): boolean => {
+  const contentType = mail.headers.get('content-type');
+  const value = typeof contentType === 'object' && contentType !== null && 'value' in contentType
+    ? String((contentType as { value: unknown }).value)
+    : String(contentType ?? '');
+  return ENCRYPTED_TYPES.test(value);
+};

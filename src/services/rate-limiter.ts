@@ -1,0 +1,37 @@
+import { AppError } from '../core/errors.js';
+import type { Clock } from '../core/clock.js';
+import type { Store } from '../store/index.js';
+
+export interface RateRule {
+  /** A stable name for what is counted, e.g. "register". */
+  bucket: string;
+  limit: number;
+  windowMs: number;
+  /** The text of the 429 answer. */
+  message: string;
+}
+
+/**
+ * Sliding-window limits counted in the database, so a restart does not reset them.
+ * `take` must run inside the transaction of the work it guards when that work can fail.
+ */
+export class RateLimiter {
+  constructor(private readonly store: Store, private readonly clock: Clock) {}
+
+  take(rule: RateRule, subject: string, count = 1): void {
+    const now = this.clock.now().getTime();
+    this.store.transaction(() => {
+      const times = this.store.rateLimits.timesSince(rule.bucket, subject, now - rule.windowMs);
+      if (times.length + count > rule.limit) {
+        const freeAt = times[Math.max(0, times.length + count - rule.limit - 1)] + rule.windowMs;
+        throw new AppError('rate_limited', rule.message, { retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) });
+      }
+      for (let i = 0; i < count; i += 1) this.store.rateLimits.record(rule.bucket, subject, now);
+    });
+  }
+
+  /** Removes events older than the longest window any rule uses. */
+  prune(maxWindowMs: number): number {
+    return this.store.rateLimits.pruneBefore(this.clock.now().getTime() - maxWindowMs);
+  }
+}

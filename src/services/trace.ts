@@ -1,0 +1,27 @@
+/** What the SMTP adapter knows of a session, for the trace header. */
+export interface SmtpSessionInfo {
+  id: string;
+  remoteAddress: string;
+  heloName: string;
+  /** RFC 3848 protocol type: ESMTP, ESMTPS, ESMTPA, ESMTPSA. */
+  protocol: string;
+}
+
+/**
+ * RFC 5321 section 4.4: every SMTP server that accepts a message prepends a Received
+ * header. Only the literal client address is given: we do no reverse DNS lookups.
+ */
+export const receivedHeader = (session: SmtpSessionInfo, byHost: string, recipient: string, at: Date): string => {
+  const from = `from ${session.heloName || 'unknown'} ([${session.remoteAddress}])`;
+  const by = `by ${byHost} (agentpost) with ${session.protocol} id ${session.id}`;
+  return `Received: ${from}\r\n\t${by}\r\n\tfor <${recipient}>; ${rfc5322Date(at)}\r\n`;
+};
+
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad = (value: number): string => String(value).padStart(2, '0');
+
+/** RFC 5322 section 3.3 date-time, in UTC. */
+export const rfc5322Date = (at: Date): string =>
+  `${DAYS[at.getUTCDay()]}, ${at.getUTCDate()} ${MONTHS[at.getUTCMonth()]} ${at.getUTCFullYear()} ` +
+  `${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}:${pad(at.getUTCSeconds())} +0000`;

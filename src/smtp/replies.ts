@@ -1,0 +1,26 @@
+import { isAppError, type ErrorCode } from '../core/errors.js';
+
+/** An Error that smtp-server turns into an SMTP reply with this code. */
+export const smtpReply = (responseCode: number, text: string): Error & { responseCode: number } =>
+  Object.assign(new Error(text), { responseCode });
+
+/** DESIGN.md rule 5: this adapter's one table from error codes to SMTP replies (RFC 3463 codes). */
+const REPLY_OF: Record<ErrorCode, [number, string]> = {
+  invalid_input: [550, '5.6.0'],
+  unauthorized: [535, '5.7.8'],
+  forbidden: [550, '5.7.1'],
+  not_found: [550, '5.1.1'],
+  conflict: [550, '5.7.0'],
+  insufficient_credits: [554, '5.7.0'],
+  too_large: [552, '5.3.4'],
+  rate_limited: [451, '4.7.1'],
+  submission_failed: [451, '4.3.0'],
+  unavailable: [451, '4.3.0'],
+};
+
+/** Anything that is not an AppError is a temporary local failure: the client will retry. */
+export const replyForError = (error: unknown): Error & { responseCode: number } => {
+  if (!isAppError(error)) return smtpReply(451, '4.3.0 Local error in processing; try again later');
+  const [code, enhanced] = REPLY_OF[error.code];
+  return smtpReply(code, `${enhanced} ${error.message.replace(/[\r\n]+/g, ' ')}`);
+};

@@ -1,0 +1,91 @@
+import type { Account, AccountStatus, SendingState } from '../core/types.js';
+import { Repo } from './repo.js';
+
+interface AccountRow {
+  id: string;
+  agent_id: string;
+  name: string | null;
+  email: string;
+  credits: number;
+  status: AccountStatus;
+  sending_state: SendingState;
+  created_at: number;
+}
+
+const toAccount = (row: AccountRow): Account => ({
+  id: row.id,
+  agentId: row.agent_id,
+  name: row.name,
+  email: row.email,
+  credits: row.credits,
+  status: row.status,
+  sendingState: row.sending_state,
+  createdAt: row.created_at,
+});
+
+export interface NewMailbox {
+  id: string;
+  accountId: string;
+  address: string;
+  createdAt: number;
+}
+
+export interface MailboxRecord {
+  id: string;
+  accountId: string;
+  address: string;
+}
+
+export class AccountRepo extends Repo {
+
+  insert(account: Account): void {
+    this.sql(
+        `INSERT INTO accounts (id, agent_id, name, email, credits, status, sending_state, created_at)
+         VALUES (@id, @agentId, @name, @email, @credits, @status, @sendingState, @createdAt)`,
+      )
+      .run(account);
+  }
+
+  byId(id: string): Account | null {
+    const row = this.sql('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+    return row ? toAccount(row) : null;
+  }
+
+  byEmail(email: string): Account | null {
+    const row = this.sql('SELECT * FROM accounts WHERE email = ?').get(email) as AccountRow | undefined;
+    return row ? toAccount(row) : null;
+  }
+
+  list(): Account[] {
+    const rows = this.sql('SELECT * FROM accounts ORDER BY created_at, id').all() as AccountRow[];
+    return rows.map(toAccount);
+  }
+
+  /** Adds (or with a negative amount, takes) credits; the CHECK constraint keeps them >= 0. */
+  addCredits(id: string, amount: number): number | null {
+    const row = this.sql('UPDATE accounts SET credits = credits + ? WHERE id = ? RETURNING credits')
+      .get(amount, id) as { credits: number } | undefined;
+    return row ? row.credits : null;
+  }
+
+  setSendingState(id: string, state: SendingState): boolean {
+    return this.sql('UPDATE accounts SET sending_state = ? WHERE id = ?').run(state, id).changes === 1;
+  }
+
+  insertMailbox(mailbox: NewMailbox): void {
+    this.sql('INSERT INTO mailboxes (id, account_id, address, created_at) VALUES (@id, @accountId, @address, @createdAt)')
+      .run(mailbox);
+  }
+
+  mailboxOfAccount(accountId: string): MailboxRecord | null {
+    const row = this.sql('SELECT id, account_id AS accountId, address FROM mailboxes WHERE account_id = ? ORDER BY created_at LIMIT 1')
+      .get(accountId) as MailboxRecord | undefined;
+    return row ?? null;
+  }
+
+  mailboxByAddress(address: string): MailboxRecord | null {
+    const row = this.sql('SELECT id, account_id AS accountId, address FROM mailboxes WHERE address = ?')
+      .get(address) as MailboxRecord | undefined;
+    return row ?? null;
+  }
+}

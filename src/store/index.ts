@@ -1,0 +1,49 @@
+import { AccountRepo } from './accounts.js';
+import { openDatabase, type Db, type OpenOptions } from './db.js';
+import { FolderRepo } from './folders.js';
+import { GroupCommitter } from './group-commit.js';
+import { KeyRepo } from './keys.js';
+import { MessageRepo } from './messages.js';
+import { OutboxRepo } from './outbox.js';
+import { RateLimitRepo } from './rate-limits.js';
+
+export type { OpenOptions } from './db.js';
+
+/** The one source of truth: every repository over one SQLite connection. */
+export class Store {
+  readonly accounts: AccountRepo;
+  readonly keys: KeyRepo;
+  readonly folders: FolderRepo;
+  readonly messages: MessageRepo;
+  readonly rateLimits: RateLimitRepo;
+  readonly outbox: OutboxRepo;
+  private readonly committer: GroupCommitter;
+
+  constructor(readonly db: Db) {
+    this.accounts = new AccountRepo(db);
+    this.keys = new KeyRepo(db);
+    this.folders = new FolderRepo(db);
+    this.messages = new MessageRepo(db);
+    this.rateLimits = new RateLimitRepo(db);
+    this.outbox = new OutboxRepo(db);
+    this.committer = new GroupCommitter(db);
+  }
+
+  static open(file: string, options: OpenOptions = {}): Store {
+    return new Store(openDatabase(file, options));
+  }
+
+  /** Runs `work` in one IMMEDIATE transaction (a savepoint when already inside one). */
+  transaction<T>(work: () => T): T {
+    return this.db.inTransaction ? this.db.transaction(work)() : this.db.transaction(work).immediate();
+  }
+
+  /** Runs `work` in a transaction shared with other callers of this turn; settles after commit. */
+  groupCommit<T>(work: () => T): Promise<T> {
+    return this.committer.run(work);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,10 @@
+import { foundation } from './001_foundation.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Applied in order, each once, recorded in PRAGMA user_version. Append only. */
+export const MIGRATIONS: readonly Migration[] = [foundation];
