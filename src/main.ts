@@ -65,6 +65,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const httpServer = createServer(httpApp.callback());
   const smtpServer = createInboundServer(services, logger, { hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes });
   const scheduler = new Scheduler(logger);
+  let stopping: Promise<void> | null = null;
 
   const app: App = {
     config, store, services, logger,
@@ -81,11 +82,14 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, baseUrl: app.baseUrl, dataDir: config.dataDir });
       return app.ports;
     },
-    async stop() {
-      ready = false;
-      await scheduler.stop();
-      await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer)]);
-      store.close();
+    stop() {
+      stopping ??= (async () => {
+        ready = false;
+        await scheduler.stop();
+        await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer)]);
+        store.close();
+      })();
+      return stopping;
     },
   };
   return app;

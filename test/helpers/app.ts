@@ -1,0 +1,71 @@
+import type { Test } from 'tap';
+import { loadConfig } from '../../src/config/load.js';
+import type { ConfigLayer } from '../../src/config/types.js';
+import type { Clock } from '../../src/core/clock.js';
+import { createLogger } from '../../src/core/logger.js';
+import { createApp, type App } from '../../src/main.js';
+import { assertMatchesOpenApi } from './openapi.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  app: App;
+  baseUrl: string;
+  smtpPort: number;
+  /** A REST call whose response is checked against the OpenAPI document. */
+  api<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** Registers an agent and returns its address and key. */
+  register(agentId?: string): Promise<{ email: string; apiKey: string; userId: string }>;
+}
+
+/** Starts the real app on port 0 in a temp folder; stopped when the test ends. */
+export const startApp = async (t: Test, overrides: ConfigLayer = {}, options: { clock?: Clock } = {}): Promise<TestApp> => {
+  const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
+  const config = loadConfig({
+    overrides: deepMerge({ dataDir, http: { port: 0, trustProxy: true }, smtp: { port: 0 }, log: { level: 'silent' } }, overrides),
+  });
+  const app = createApp(config, { clock: options.clock, logger: createLogger('silent', () => {}) });
+  await app.start();
+  t.teardown(() => app.stop());
+  const api = async <T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> => {
+    const headers: Record<string, string> = { 'user-agent': 'agentpost-tests/1.0', ...options.headers };
+    if (options.key) headers.authorization = `Bearer ${options.key}`;
+    if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await fetch(app.baseUrl + path, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+    });
+    const text = await response.text();
+    const body = text === '' ? undefined : (JSON.parse(text) as T);
+    assertMatchesOpenApi(method, path, response.status, body);
+    return { status: response.status, headers: response.headers, body: body as T };
+  };
+  let registered = 0;
+  const register = async (agentId = `agent${(registered += 1)}`) => {
+    const response = await api('POST', '/api/v1/agent/register', { body: { agentId }, headers: { 'x-forwarded-for': `10.0.0.${registered}` } });
+    if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body as { email: string; apiKey: string; userId: string };
+  };
+  return { app, baseUrl: app.baseUrl, smtpPort: app.ports.smtp, api, register };
+};
+
+const deepMerge = (base: ConfigLayer, over: ConfigLayer): ConfigLayer => {
+  const out: ConfigLayer = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key];
+    const bothObjects = [current, value].every((item) => typeof item === 'object' && item !== null && !Array.isArray(item));
+    out[key] = bothObjects ? deepMerge(current as ConfigLayer, value as ConfigLayer) : value;
+  }
+  return out;
+};
