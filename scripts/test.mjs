@@ -19,6 +19,14 @@ if (typecheck.code !== 0) {
   process.exit(1);
 }
 
+// tap compiles its plugin set into node_modules; a fresh `npm ci` has the default set, which
+// includes @tapjs/typescript (it cannot work with TypeScript 7), so build the configured set.
+const build = await run('npx', ['tap', 'build']);
+if (build.code !== 0) {
+  process.stdout.write('tap build failed\n0 passed, 1 failed\n');
+  process.exit(1);
+}
+
 const tap = await run('npx', ['tap', '--reporter=base', ...process.argv.slice(2)]);
 const summary = [...tap.tail.matchAll(/# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?(?:, skip: (\d+))?(?:, todo: (\d+))? \}/g)].pop();
 const passed = Number(summary?.[2] ?? 0);
