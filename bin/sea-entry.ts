@@ -1,0 +1,46 @@
+/**
+ * Entry of the single executable that `npm run package` builds (scripts/package.mjs).
+ *
+ * Inside the executable, better-sqlite3's native addon travels as a SEA asset. Node can
+ * only load an addon from a file (dlopen), so the asset is written to a private temp
+ * directory, loaded with process.dlopen, and removed again at once; its exports reach
+ * better-sqlite3 as the `nativeBinding` option (runCli -> openCore -> Store.open).
+ * Outside a SEA (e.g. `node --import tsx bin/sea-entry.ts`) it runs like bin/main.ts and
+ * better-sqlite3 finds its addon in node_modules as usual.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getAsset, isSea } from 'node:sea';
+import { runCli } from './cli.js';
+
+/** The asset key; scripts/package.mjs stores the addon under the same name. */
+const ADDON_ASSET = 'better_sqlite3.node';
+
+const loadAddonFromAsset = (): object => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentpost-'));
+  const file = join(dir, ADDON_ASSET);
+  try {
+    writeFileSync(file, new Uint8Array(getAsset(ADDON_ASSET)), { mode: 0o700 });
+    const addon = { exports: {} };
+    process.dlopen(addon, file);
+    return addon.exports;
+  } finally {
+    // The loaded library stays mapped after its file is gone (POSIX), so nothing is left behind.
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // A platform that keeps loaded files locked: the OS temp cleaner removes the directory later.
+    }
+  }
+};
+
+const nativeBinding = isSea() ? loadAddonFromAsset() : undefined;
+
+runCli(process.argv.slice(2), { nativeBinding }).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`agentpost: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

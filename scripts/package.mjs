@@ -1,0 +1,96 @@
+// `npm run package`: builds ONE executable, dist/agentpost, with Node's single-executable
+// application support (https://nodejs.org/api/single-executable-applications.html):
+//   1. esbuild bundles bin/sea-entry.ts with everything it imports (src/, schema/*.json,
+//      koa, smtp-server, mailparser, ajv, ...) into one CommonJS file, the only module
+//      format a SEA main script can be;
+//   2. `node --experimental-sea-config` turns it into a blob, with better-sqlite3's native
+//      addon as an asset (bin/sea-entry.ts loads it from there at start);
+//   3. postject injects the blob into a copy of this node binary.
+// The result needs nothing beside it: no node, no node_modules, no schema files.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const require = createRequire(import.meta.url);
+const { inject } = require('postject');
+
+const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+const ADDON_ASSET = 'better_sqlite3.node'; // the name bin/sea-entry.ts asks for
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const bundle = join(dist, 'agentpost.cjs');
+const seaConfig = join(dist, 'sea-config.json');
+const blob = join(dist, 'sea-prep.blob');
+const executable = join(dist, process.platform === 'win32' ? 'agentpost.exe' : 'agentpost');
+const addon = join(dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+
+/**
+ * Packages that ship both formats (node-cron, ...) get their CommonJS build: their ESM build
+ * may use import.meta (node-cron's does), which a CommonJS bundle cannot provide. Packages
+ * that ship ESM only resolve as usual.
+ */
+const preferCommonJsBuilds = {
+  name: 'prefer-commonjs-builds',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData?.preferCommonJs || args.kind !== 'import-statement' || args.path.startsWith('node:')) return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: 'require-call', resolveDir: args.resolveDir, importer: args.importer, pluginData: { preferCommonJs: true },
+      });
+      return resolved.errors.length > 0 ? undefined : resolved;
+    });
+  },
+};
+
+const started = process.hrtime.bigint();
+const step = (text) => process.stdout.write(`package: ${text}\n`);
+
+if (!readFileSync(process.execPath).includes(SENTINEL_FUSE)) {
+  throw new Error(`${process.execPath} has no single-executable fuse; use an official Node.js >= 20.12 build`);
+}
+statSync(addon); // fails early with a clear path when better-sqlite3 was not built
+
+mkdirSync(dist, { recursive: true });
+rmSync(executable, { force: true });
+
+step(`bundling bin/sea-entry.ts -> ${relative(root, bundle)}`);
+await build({
+  entryPoints: [join(root, 'bin', 'sea-entry.ts')],
+  outfile: bundle,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  legalComments: 'none',
+  logLevel: 'warning',
+  // import.meta is empty in CommonJS: code that relies on it would break only at run time.
+  logOverride: { 'empty-import-meta': 'error' },
+  plugins: [preferCommonJsBuilds],
+});
+
+step(`making the SEA blob (addon asset ${relative(root, addon)})`);
+writeFileSync(seaConfig, JSON.stringify({
+  main: bundle,
+  output: blob,
+  disableExperimentalSEAWarning: true,
+  useCodeCache: true,
+  assets: { [ADDON_ASSET]: addon },
+}, null, 2));
+execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+
+step(`injecting into a copy of ${process.execPath}`);
+copyFileSync(process.execPath, executable);
+chmodSync(executable, 0o755);
+if (process.platform === 'darwin') execFileSync('codesign', ['--remove-signature', executable]);
+await inject(executable, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SENTINEL_FUSE, machoSegmentName: 'NODE_SEA' });
+if (process.platform === 'darwin') execFileSync('codesign', ['--sign', '-', executable]);
+rmSync(blob);
+rmSync(seaConfig);
+
+const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+const megabytes = statSync(executable).size / 1024 / 1024;
+step(`built ${relative(root, executable)}: ${megabytes.toFixed(1)} MB in ${seconds.toFixed(1)} s`);

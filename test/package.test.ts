@@ -1,0 +1,95 @@
+// `npm run package` builds dist/agentpost; this runs a copy of it from an empty temp
+// folder, far from any node_modules, with an empty environment: register over REST,
+// receive over SMTP, read over REST, admin commands, clean stop (issue 2, item 4).
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { restCall, runCommand, startServerProcess } from './helpers/process.js';
+import { smtpSend, smtpSendRaw } from './helpers/smtp.js';
+
+// Building copies a 100 MB binary and the SEA steps are CPU-bound: generous on a loaded machine.
+t.setTimeout(600_000);
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const built = join(root, 'dist', 'agentpost');
+
+t.test('npm run package builds dist/agentpost', async (t) => {
+  const result = await runCommand(process.execPath, [join(root, 'scripts', 'package.mjs')], { cwd: root });
+  t.equal(result.code, 0, result.stderr);
+  t.match(result.stdout, /built dist\/agentpost: [\d.]+ MB in [\d.]+ s/);
+});
+
+t.test('the executable serves, receives and reads with nothing beside it', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'agentpost-sea-test-'));
+  t.teardown(() => rmSync(home, { recursive: true, force: true }));
+  const temp = join(home, 'tmp');
+  const executable = join(home, 'agentpost');
+  copyFileSync(built, executable);
+  mkdirSync(temp);
+  chmodSync(executable, 0o755);
+  // Only TMPDIR: no PATH, no NODE_PATH, no node_modules anywhere above `home`.
+  const env = { TMPDIR: temp };
+  const run = (...args: string[]) => runCommand(executable, args, { cwd: home, env });
+
+  const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0'], { cwd: home, env });
+  t.ok(server.ports.http > 0 && server.ports.smtp > 0, 'port 0 bound free ports and logged them');
+  t.same(readdirSync(temp), [], 'the native addon was loaded from a temp file that is gone again');
+
+  const health = await restCall(server.baseUrl, 'GET', '/healthz');
+  t.same(health, { status: 200, body: { status: 'ok' } });
+  const openapi = await restCall(server.baseUrl, 'GET', '/api/v1/openapi.json');
+  t.equal(openapi.body.info.version, '2.1.0', 'bundled schema files are served');
+
+  const registered = await restCall(server.baseUrl, 'POST', '/api/v1/agent/register', { body: { agentId: 'sea.smoke' } });
+  t.equal(registered.status, 201);
+  const { email, apiKey } = registered.body as { email: string; apiKey: string };
+
+  await smtpSend(server.ports.smtp, {
+    from: 'sender@example.com',
+    to: email,
+    subject: 'packaged hello',
+    text: 'plain part',
+    html: '<p>html part</p>',
+    attachments: [{ filename: 'data.bin', content: Buffer.from([0, 1, 2, 255]) }],
+  });
+  // A KOI8-R body and encoded-word subject: mailparser's iconv tables must be in the bundle.
+  const koi8 = Buffer.concat([
+    Buffer.from(`From: sender@example.com\r\nTo: ${email}\r\nSubject: =?KOI8-R?B?8NLJ18XU?=\r\n` +
+      'MIME-Version: 1.0\r\nContent-Type: text/plain; charset=KOI8-R\r\nContent-Transfer-Encoding: 8bit\r\n\r\n'),
+    Buffer.from([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4, 0x0d, 0x0a]),
+  ]);
+  await smtpSendRaw(server.ports.smtp, 'sender@example.com', [email], koi8);
+
+  const inbox = await restCall(server.baseUrl, 'GET', '/api/v1/agent/inbox', { key: apiKey });
+  t.equal(inbox.status, 200);
+  t.equal(inbox.body.totalMessages, 2);
+  t.same(inbox.body.emails.map((item: any) => item.subject), ['Привет', 'packaged hello'], 'newest first');
+
+  const first = inbox.body.emails[1];
+  const read = await restCall(server.baseUrl, 'GET', `/api/v1/agent/email/${first.id}`, { key: apiKey });
+  t.equal(read.status, 200);
+  t.match(read.body, { subject: 'packaged hello', text: /plain part/, html: /<p>html part<\/p>/, isRead: true });
+  t.equal(read.body.attachments[0].content, Buffer.from([0, 1, 2, 255]).toString('base64'));
+  const cyrillic = await restCall(server.baseUrl, 'GET', `/api/v1/agent/email/${inbox.body.emails[0].id}`, { key: apiKey });
+  t.match(cyrillic.body.text, /Привет/);
+
+  const search = await restCall(server.baseUrl, 'GET', '/api/v1/agent/inbox?search=packag', { key: apiKey });
+  t.same(search.body.emails.map((item: any) => item.subject), ['packaged hello'], 'full-text search works');
+  const balance = await restCall(server.baseUrl, 'GET', '/api/v1/agent/balance', { key: apiKey });
+  t.equal(balance.body.credits, 0);
+
+  const stopped = await server.stop('SIGTERM');
+  t.equal(stopped.code, 0, 'clean exit on SIGTERM');
+  if (stopped.code !== 0) t.comment(stopped.stderr);
+  t.equal(stopped.signal, null);
+
+  const credits = await run('credits', 'add', email, '7', '--data-dir', 'data');
+  t.equal(credits.code, 0, credits.stderr);
+  t.equal(credits.stdout, '7\n');
+  const accounts = await run('accounts', 'list', '--data-dir', 'data');
+  t.equal(accounts.code, 0, accounts.stderr);
+  t.match(JSON.parse(accounts.stdout), { email, credits: 7, agentId: 'sea.smoke' });
+  t.same(readdirSync(temp), [], 'no temp files left behind');
+});
