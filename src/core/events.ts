@@ -1,3 +1,5 @@
+import type { RecipientStatus } from './types.js';
+
 /** Outbox topics (DESIGN.md rule 6): facts written in the transaction that made them true. */
 export const MESSAGE_STORED = 'message.stored';
 
@@ -9,4 +11,19 @@ export interface MessageStoredEvent {
   uidValidity: string;
   uid: string;
   storedAt: number;
+}
+
+/** A recipient of an outgoing submission changed state (written on acceptance too). */
+export const OUTBOUND_RECIPIENT_UPDATED = 'outbound.recipient_updated';
+
+export interface OutboundRecipientUpdatedEvent {
+  accountId: string;
+  submissionId: string;
+  recipient: string;
+  status: RecipientStatus;
+  smtpCode?: number;
+  enhancedCode?: string;
+  diagnostic?: string;
+  /** Unix milliseconds. */
+  at: number;
 }

@@ -67,3 +67,9 @@ export interface AttachmentMeta {
 export interface StoredMessage extends MessageSummary {
   raw: Buffer;
 }
+
+/** Outcome of one recipient of an outgoing submission (DESIGN.md; states in migration 002). */
+export type RecipientStatus = 'queued' | 'deferred' | 'delivered' | 'bounced' | 'failed' | 'unresolved' | 'suppressed';
+export type RecipientKind = 'to' | 'cc' | 'bcc';
+export type SubmissionVia = 'rest' | 'mcp' | 'smtp';
+export type SuppressionReason = 'bounce' | 'complaint' | 'manual';

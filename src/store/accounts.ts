@@ -68,6 +68,14 @@ export class AccountRepo extends Repo {
     return row ? row.credits : null;
   }
 
+  /**
+   * Takes `amount` credits only when the balance covers them; false (nothing taken) when
+   * it does not. Credits never go negative (the CHECK constraint is the backstop).
+   */
+  reserveCredits(id: string, amount: number): boolean {
+    return this.sql('UPDATE accounts SET credits = credits - ? WHERE id = ? AND credits >= ?').run(amount, id, amount).changes === 1;
+  }
+
   setSendingState(id: string, state: SendingState): boolean {
     return this.sql('UPDATE accounts SET sending_state = ? WHERE id = ?').run(state, id).changes === 1;
   }

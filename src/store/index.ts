@@ -2,10 +2,13 @@ import { AccountRepo } from './accounts.js';
 import { openDatabase, type Db, type OpenOptions } from './db.js';
 import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
+import { IdempotencyRepo } from './idempotency.js';
 import { KeyRepo } from './keys.js';
 import { MessageRepo } from './messages.js';
 import { OutboxRepo } from './outbox.js';
 import { RateLimitRepo } from './rate-limits.js';
+import { SubmissionRepo } from './submissions.js';
+import { SuppressionRepo } from './suppressions.js';
 
 export type { OpenOptions } from './db.js';
 
@@ -17,6 +20,9 @@ export class Store {
   readonly messages: MessageRepo;
   readonly rateLimits: RateLimitRepo;
   readonly outbox: OutboxRepo;
+  readonly submissions: SubmissionRepo;
+  readonly idempotency: IdempotencyRepo;
+  readonly suppressions: SuppressionRepo;
   private readonly committer: GroupCommitter;
 
   constructor(readonly db: Db) {
@@ -26,6 +32,9 @@ export class Store {
     this.messages = new MessageRepo(db);
     this.rateLimits = new RateLimitRepo(db);
     this.outbox = new OutboxRepo(db);
+    this.submissions = new SubmissionRepo(db, this.outbox);
+    this.idempotency = new IdempotencyRepo(db);
+    this.suppressions = new SuppressionRepo(db);
     this.committer = new GroupCommitter(db);
   }
 

@@ -1,4 +1,5 @@
 import { foundation } from './001_foundation.js';
+import { sending } from './002_sending.js';
 
 export interface Migration {
   version: number;
@@ -7,4 +8,4 @@ export interface Migration {
 }
 
 /** Applied in order, each once, recorded in PRAGMA user_version. Append only. */
-export const MIGRATIONS: readonly Migration[] = [foundation];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending];

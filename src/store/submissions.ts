@@ -1,0 +1,278 @@
+import { OUTBOUND_RECIPIENT_UPDATED, type OutboundRecipientUpdatedEvent } from '../core/events.js';
+import type { RecipientKind, RecipientStatus, SubmissionVia } from '../core/types.js';
+import type { Db } from './db.js';
+import type { OutboxRepo } from './outbox.js';
+import { Repo } from './repo.js';
+
+export interface NewSubmission {
+  id: string;
+  accountId: string;
+  keyId: string;
+  messageId: string;
+  contentHash: string;
+  fromAddress: string;
+  subject: string;
+  via: SubmissionVia;
+  createdAt: number;
+  raw: Buffer;
+}
+
+export interface SubmissionRecord {
+  seq: number;
+  id: string;
+  accountId: string;
+  keyId: string;
+  messageId: string;
+  contentHash: string;
+  fromAddress: string;
+  subject: string;
+  via: SubmissionVia;
+  sentCopySaved: boolean;
+  createdAt: number;
+}
+
+export interface NewRecipient {
+  address: string;
+  domain: string;
+  kind: RecipientKind;
+  /** `queued` (a credit is reserved) or `suppressed` (nothing is reserved). */
+  status: 'queued' | 'suppressed';
+}
+
+export interface RecipientRecord {
+  id: number;
+  submissionId: string;
+  accountId: string;
+  keyId: string;
+  address: string;
+  domain: string;
+  kind: RecipientKind;
+  status: RecipientStatus;
+  creditReserved: boolean;
+  refunded: boolean;
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastSmtpCode: number | null;
+  lastEnhancedCode: string | null;
+  lastDiagnostic: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface RecipientEvent {
+  id: number;
+  recipientId: number;
+  address: string;
+  status: RecipientStatus;
+  smtpCode: number | null;
+  enhancedCode: string | null;
+  diagnostic: string | null;
+  at: number;
+}
+
+/** One state change of a recipient, as the delivery worker or local delivery reports it. */
+export interface RecipientChange {
+  status: RecipientStatus;
+  smtpCode?: number;
+  enhancedCode?: string;
+  diagnostic?: string;
+  /** When to try again (deferred); null clears it. Unchanged when undefined. */
+  nextAttemptAt?: number | null;
+  /** Count this change as one delivery attempt. */
+  countAttempt?: boolean;
+}
+
+const SUBMISSION_COLUMNS = `seq, id, account_id AS accountId, key_id AS keyId, message_id AS messageId,
+  content_hash AS contentHash, from_address AS fromAddress, subject, via, sent_copy_saved AS sentCopySaved,
+  created_at AS createdAt`;
+
+const RECIPIENT_COLUMNS = `id, submission_id AS submissionId, account_id AS accountId, key_id AS keyId, address, domain,
+  kind, status, credit_reserved AS creditReserved, refunded, attempts, next_attempt_at AS nextAttemptAt,
+  last_smtp_code AS lastSmtpCode, last_enhanced_code AS lastEnhancedCode, last_diagnostic AS lastDiagnostic,
+  created_at AS createdAt, updated_at AS updatedAt`;
+
+type Flagged<T, K extends keyof T> = Omit<T, K> & { [P in K]: number };
+
+const toSubmission = (row: Flagged<SubmissionRecord, 'sentCopySaved'>): SubmissionRecord => ({
+  ...row, sentCopySaved: row.sentCopySaved === 1,
+});
+
+const toRecipient = (row: Flagged<RecipientRecord, 'creditReserved' | 'refunded'>): RecipientRecord => ({
+  ...row, creditReserved: row.creditReserved === 1, refunded: row.refunded === 1,
+});
+
+/**
+ * Submissions, their recipients and the history of recipient outcomes. Every state change
+ * (including acceptance) also writes the outbox topic `outbound.recipient_updated` in the
+ * same transaction (DESIGN.md rule 6), so callers cannot forget it.
+ */
+export class SubmissionRepo extends Repo {
+  constructor(db: Db, private readonly outbox: OutboxRepo) {
+    super(db);
+  }
+
+  /** Inserts the submission and one row per recipient, each with its first event. */
+  insert(submission: NewSubmission, recipients: readonly NewRecipient[]): RecipientRecord[] {
+    this.sql(
+      `INSERT INTO submissions (id, account_id, key_id, message_id, content_hash, from_address, subject, via, created_at, raw)
+       VALUES (@id, @accountId, @keyId, @messageId, @contentHash, @fromAddress, @subject, @via, @createdAt, @raw)`,
+    ).run(submission);
+    const at = submission.createdAt;
+    return recipients.map((recipient) => {
+      const row = this.sql(
+        `INSERT INTO submission_recipients (submission_id, account_id, key_id, address, domain, kind, status,
+           credit_reserved, next_attempt_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${RECIPIENT_COLUMNS}`,
+      ).get(
+        submission.id, submission.accountId, submission.keyId, recipient.address, recipient.domain, recipient.kind,
+        recipient.status, recipient.status === 'queued' ? 1 : 0, recipient.status === 'queued' ? at : null, at, at,
+      ) as Flagged<RecipientRecord, 'creditReserved' | 'refunded'>;
+      const record = toRecipient(row);
+      this.recordEvent(record, { status: record.status }, at);
+      return record;
+    });
+  }
+
+  setSentCopySaved(id: string): void {
+    this.sql('UPDATE submissions SET sent_copy_saved = 1 WHERE id = ?').run(id);
+  }
+
+  byId(id: string): SubmissionRecord | null {
+    const row = this.sql(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE id = ?`).get(id) as
+      | Flagged<SubmissionRecord, 'sentCopySaved'>
+      | undefined;
+    return row ? toSubmission(row) : null;
+  }
+
+  /** The composed RFC 5322 message, exactly the bytes to hand to the next server. */
+  rawOf(id: string): Buffer | null {
+    const row = this.sql('SELECT raw FROM submissions WHERE id = ?').get(id) as { raw: Buffer } | undefined;
+    return row ? row.raw : null;
+  }
+
+  /**
+   * Newest first, `limit` rows with seq < `beforeSeq`. With `keyId`, only that key's
+   * submissions (a limited key reads only its own receipts).
+   */
+  page(accountId: string, options: { keyId?: string; beforeSeq?: number; limit: number }): SubmissionRecord[] {
+    const before = options.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const rows = options.keyId === undefined
+      ? this.sql(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`)
+        .all(accountId, before, options.limit)
+      : this.sql(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE key_id = ? AND account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`)
+        .all(options.keyId, accountId, before, options.limit);
+    return (rows as Flagged<SubmissionRecord, 'sentCopySaved'>[]).map(toSubmission);
+  }
+
+  recipientsOf(submissionId: string): RecipientRecord[] {
+    const rows = this.sql(`SELECT ${RECIPIENT_COLUMNS} FROM submission_recipients WHERE submission_id = ? ORDER BY id`)
+      .all(submissionId) as Flagged<RecipientRecord, 'creditReserved' | 'refunded'>[];
+    return rows.map(toRecipient);
+  }
+
+  recipientById(id: number): RecipientRecord | null {
+    const row = this.sql(`SELECT ${RECIPIENT_COLUMNS} FROM submission_recipients WHERE id = ?`).get(id) as
+      | Flagged<RecipientRecord, 'creditReserved' | 'refunded'>
+      | undefined;
+    return row ? toRecipient(row) : null;
+  }
+
+  /** The latest `limit` state changes of a submission, oldest of them first. */
+  eventsOf(submissionId: string, limit = 200): RecipientEvent[] {
+    return this.sql(
+      `SELECT * FROM (
+         SELECT e.id, e.recipient_id AS recipientId, r.address, e.status, e.smtp_code AS smtpCode,
+           e.enhanced_code AS enhancedCode, e.diagnostic, e.at
+         FROM recipient_events e JOIN submission_recipients r ON r.id = e.recipient_id
+         WHERE e.submission_id = ? ORDER BY e.id DESC LIMIT ?
+       ) ORDER BY id`,
+    ).all(submissionId, limit) as RecipientEvent[];
+  }
+
+  /**
+   * Moves a recipient to a new state, records the event and writes the outbox entry.
+   * With `onlyFrom`, changes nothing unless the current state is one of them (so two
+   * workers cannot both settle one recipient). Returns whether the row changed.
+   */
+  transition(recipientId: number, change: RecipientChange, now: number, onlyFrom?: readonly RecipientStatus[]): boolean {
+    const guard = onlyFrom ? `AND status IN (${onlyFrom.map(() => '?').join(', ')})` : '';
+    const row = this.sql(
+      `UPDATE submission_recipients SET status = ?, last_smtp_code = ?, last_enhanced_code = ?, last_diagnostic = ?,
+         next_attempt_at = CASE WHEN ? THEN ? ELSE next_attempt_at END, attempts = attempts + ?, updated_at = ?
+       WHERE id = ? ${guard} RETURNING ${RECIPIENT_COLUMNS}`,
+    ).get(
+      change.status, change.smtpCode ?? null, change.enhancedCode ?? null, change.diagnostic ?? null,
+      change.nextAttemptAt === undefined ? 0 : 1, change.nextAttemptAt ?? null, change.countAttempt ? 1 : 0, now,
+      recipientId, ...(onlyFrom ?? []),
+    ) as Flagged<RecipientRecord, 'creditReserved' | 'refunded'> | undefined;
+    if (!row) return false;
+    this.recordEvent(toRecipient(row), change, now);
+    return true;
+  }
+
+  /**
+   * Gives a recipient's credit back at most once (contract: a definite rejection refunds
+   * once). The flag flips only while it is 0, and the credit is added only when it did,
+   * in one transaction. Returns whether a credit was refunded now.
+   */
+  refundOnce(recipientId: number): boolean {
+    const work = this.db.transaction((): boolean => {
+      const row = this.sql(
+        `UPDATE submission_recipients SET refunded = 1
+         WHERE id = ? AND refunded = 0 AND credit_reserved = 1 RETURNING account_id AS accountId`,
+      ).get(recipientId) as { accountId: string } | undefined;
+      if (!row) return false;
+      this.sql('UPDATE accounts SET credits = credits + 1 WHERE id = ?').run(row.accountId);
+      return true;
+    });
+    return this.db.inTransaction ? work() : work.immediate();
+  }
+
+  /** Recipients waiting for the delivery worker whose next attempt is due, oldest first. */
+  due(now: number, limit: number): RecipientRecord[] {
+    const rows = this.sql(
+      `SELECT ${RECIPIENT_COLUMNS} FROM submission_recipients
+       WHERE status IN ('queued', 'deferred') AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+    ).all(now, limit) as Flagged<RecipientRecord, 'creditReserved' | 'refunded'>[];
+    return rows.map(toRecipient);
+  }
+
+  /** True when an identical earlier message of the account has an unresolved recipient. */
+  hasUnresolvedIdentical(accountId: string, contentHash: string): boolean {
+    return this.sql(
+      `SELECT 1 FROM submissions s JOIN submission_recipients r ON r.submission_id = s.id
+       WHERE s.account_id = ? AND s.content_hash = ? AND r.status = 'unresolved' LIMIT 1`,
+    ).get(accountId, contentHash) !== undefined;
+  }
+
+  /** Charged recipients of the account since `since` (sending limits count these). */
+  countAccountRecipientsSince(accountId: string, since: number): number {
+    return (this.sql(
+      'SELECT count(*) AS n FROM submission_recipients WHERE account_id = ? AND created_at >= ? AND credit_reserved = 1',
+    ).get(accountId, since) as { n: number }).n;
+  }
+
+  /** Budget units a key holds since `since` (0 for all time): charged and not refunded. */
+  countKeyUnitsSince(keyId: string, since: number): number {
+    return (this.sql(
+      `SELECT count(*) AS n FROM submission_recipients
+       WHERE key_id = ? AND created_at >= ? AND credit_reserved = 1 AND refunded = 0`,
+    ).get(keyId, since) as { n: number }).n;
+  }
+
+  private recordEvent(recipient: RecipientRecord, change: Omit<RecipientChange, 'nextAttemptAt' | 'countAttempt'>, at: number): void {
+    this.sql(
+      `INSERT INTO recipient_events (recipient_id, submission_id, status, smtp_code, enhanced_code, diagnostic, at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(recipient.id, recipient.submissionId, change.status, change.smtpCode ?? null, change.enhancedCode ?? null,
+      change.diagnostic ?? null, at);
+    const event: OutboundRecipientUpdatedEvent = {
+      accountId: recipient.accountId, submissionId: recipient.submissionId, recipient: recipient.address,
+      status: change.status, at,
+      ...(change.smtpCode !== undefined && { smtpCode: change.smtpCode }),
+      ...(change.enhancedCode !== undefined && { enhancedCode: change.enhancedCode }),
+      ...(change.diagnostic !== undefined && { diagnostic: change.diagnostic }),
+    };
+    this.outbox.add(OUTBOUND_RECIPIENT_UPDATED, event, at);
+  }
+}
