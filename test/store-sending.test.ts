@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { OUTBOUND_RECIPIENT_UPDATED } from '../src/core/events.js';
 import { Store } from '../src/store/index.js';
 
-const open = (t: Parameters<Parameters<typeof t.test>[1]>[0]): Store => {
+const open = (t: Test): Store => {
   const store = Store.open(join(t.testdir({}), 'agentpost.db'));
   t.teardown(() => store.close());
   store.accounts.insert({
