@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 
@@ -15,3 +16,51 @@ export const smtpSend = async (port: number, message: Mail.Options): Promise<{ r
 /** Sends exact bytes, as a fixture file holds them. */
 export const smtpSendRaw = (port: number, from: string, to: string[], raw: Buffer | string) =>
   smtpSend(port, { envelope: { from, to }, raw });
+
+/**
+ * A bare SMTP client over a socket, for dialogs nodemailer will not produce (RFC 5321
+ * command by command). Each step is one command line, or a DATA payload that ends in
+ * "\r\n.\r\n". Returns the greeting and then the reply to each step.
+ */
+export const smtpDialog = async (port: number, steps: string[]): Promise<string[]> => {
+  const socket = connect(port, '127.0.0.1');
+  socket.setEncoding('utf8');
+  let buffer = '';
+  let failure: Error | null = null;
+  const ready: string[] = [];
+  let wake: (() => void) | null = null;
+  socket.on('data', (chunk: string) => {
+    buffer += chunk;
+    // A reply ends with a line "NNN text", no hyphen after the code (RFC 5321 section 4.2.1).
+    let match: RegExpExecArray | null;
+    while ((match = /^(?:\d{3}-[^\r\n]*\r\n)*\d{3}(?: [^\r\n]*)?\r\n/.exec(buffer))) {
+      buffer = buffer.slice(match[0].length);
+      ready.push(match[0].trimEnd());
+    }
+    wake?.();
+  });
+  const stop = (error: Error) => {
+    failure ??= error;
+    wake?.();
+  };
+  socket.on('error', stop);
+  socket.on('close', () => stop(new Error('connection closed')));
+  const next = async (): Promise<string> => {
+    while (ready.length === 0) {
+      if (failure) throw failure;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = null;
+    }
+    return ready.shift() as string;
+  };
+  try {
+    const out = [await next()];
+    for (const step of steps) {
+      socket.write(step.endsWith('\r\n') ? step : `${step}\r\n`);
+      out.push(await next());
+    }
+    return out;
+  } finally {
+    socket.destroy();
+  }
+};

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { App } from '../../src/main.js';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
+
+/** A raw RFC 822 fixture from test/fixtures, byte for byte. */
+export const fixture = (name: string): Buffer => readFileSync(join(FIXTURES, name));
+
+/** The folder record of a mailbox address, read through the store. */
+export const folderOf = (app: App, address: string, folder = 'INBOX') => {
+  const mailbox = app.store.accounts.mailboxByAddress(address.toLowerCase());
+  if (!mailbox) throw new Error(`no mailbox ${address}`);
+  const record = app.store.folders.byName(mailbox.id, folder);
+  if (!record) throw new Error(`no folder ${folder} in ${address}`);
+  return record;
+};
+
+/** The raw bytes the store keeps for a message, exactly as received (with our Received header). */
+export const storedRaw = (app: App, address: string, uid: number | string, folder = 'INBOX'): Buffer => {
+  const message = app.store.messages.byUid(folderOf(app, address, folder).id, Number(uid));
+  if (!message) throw new Error(`no message ${uid} in ${folder} of ${address}`);
+  return message.raw;
+};
+
+/** Delivers through the inbound service directly (no SMTP), for seeding many messages fast. */
+export const deliverDirect = (app: App, to: string[], raw: Buffer | string): Promise<void> =>
+  app.services.inbound.deliver({
+    session: { id: 'seed', remoteAddress: '127.0.0.1', heloName: 'seed.test', protocol: 'ESMTP' },
+    recipients: to,
+    raw: Buffer.isBuffer(raw) ? raw : Buffer.from(raw),
+  });
+
+/** A small RFC 5322 message with CRLF line ends. */
+export const simpleMessage = (fields: { from?: string; to?: string; subject: string; body?: string; headers?: string[] }): Buffer =>
+  Buffer.from(
+    [
+      `From: ${fields.from ?? 'sender@example.org'}`,
+      `To: ${fields.to ?? 'agent@agents.localhost'}`,
+      `Subject: ${fields.subject}`,
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      ...(fields.headers ?? []),
+      '',
+      fields.body ?? 'body',
+      '',
+    ].join('\r\n'),
+  );
