@@ -8,10 +8,12 @@ import address from './address.json' with { type: 'json' };
 import attachment from './attachment.json' with { type: 'json' };
 import balance from './balance.json' with { type: 'json' };
 import emailQuery from './email-query.json' with { type: 'json' };
+import empty from './empty.json' with { type: 'json' };
 import error from './error.json' with { type: 'json' };
 import health from './health.json' with { type: 'json' };
 import inboxQuery from './inbox-query.json' with { type: 'json' };
 import inbox from './inbox.json' with { type: 'json' };
+import mcpMessage from './mcp-message.json' with { type: 'json' };
 import messageFull from './message-full.json' with { type: 'json' };
 import message from './message.json' with { type: 'json' };
 import openapi from './openapi.json' with { type: 'json' };
@@ -22,6 +24,7 @@ export type JsonSchema = { $id: string } & Record<string, unknown>;
 export const SCHEMAS: readonly JsonSchema[] = [
   account, address, attachment, balance, emailQuery, error, health, inboxQuery, inbox, messageFull, message,
   registerRequest,
+  empty, mcpMessage,
 ];
 
 export const OPENAPI_SOURCE: Record<string, unknown> = openapi;

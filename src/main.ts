@@ -6,6 +6,7 @@ import type { Config } from './config/types.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createLogger, type Logger } from './core/logger.js';
 import { createHttpApp } from './http/app.js';
+import { createMcpEndpoint, MCP_PATHS } from './mcp/endpoint.js';
 import { createServices, type Services } from './services/index.js';
 import { createInboundServer } from './smtp/inbound.js';
 import { Store } from './store/index.js';
@@ -59,8 +60,15 @@ export const openCore = (config: Config, options: AppOptions = {}) => {
 export const createApp = (config: Config, options: AppOptions = {}): App => {
   const { logger, store, services } = openCore(config, options);
   let ready = false;
+  // The MCP adapter shares the HTTP listener. It is wired here rather than in an HTTP routes
+  // file so neither adapter imports the other (DESIGN.md rules 2 and 3): the HTTP app only
+  // lends the paths and Node's raw request/response to whatever main.ts mounts.
+  const mcpEndpoint = createMcpEndpoint({
+    services, logger, trustProxy: config.http.trustProxy, maxBodyBytes: config.http.maxBodyBytes,
+  });
   const httpApp = createHttpApp({
     services, logger, trustProxy: config.http.trustProxy, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready,
+    nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }],
   });
   const httpServer = createServer(httpApp.callback());
   const smtpServer = createInboundServer(services, logger, { hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes });

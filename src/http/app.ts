@@ -2,12 +2,14 @@ import { Router } from '@koa/router';
 import Koa from 'koa';
 import type { HttpDeps } from './context.js';
 import { errorMiddleware } from './errors.js';
+import { mountNodeHandlers } from './mount.js';
 import { ROUTES } from './routes/index.js';
 
 export const createHttpApp = (deps: HttpDeps): Koa => {
   const app = new Koa();
   const router = new Router();
   for (const register of ROUTES) register(router, deps);
+  mountNodeHandlers(router, deps.nodeMounts ?? []);
   app.use(errorMiddleware(deps.logger));
   app.use(async (ctx, next) => {
     ctx.set('Cache-Control', 'no-store');

@@ -1,5 +1,6 @@
 import type { Logger } from '../core/logger.js';
 import type { Services } from '../services/index.js';
+import type { NodeMount } from './mount.js';
 
 /** What every routes file receives. */
 export interface HttpDeps {
@@ -9,4 +10,6 @@ export interface HttpDeps {
   maxBodyBytes: number;
   /** True once every listener is bound; /healthz answers 503 before. */
   isReady: () => boolean;
+  /** Other adapters on this listener (the MCP endpoint), wired by main.ts. */
+  nodeMounts?: readonly NodeMount[];
 }

@@ -1,0 +1,40 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import packageJson from '../../package.json' with { type: 'json' };
+import type { Logger } from '../core/logger.js';
+import type { Services } from '../services/index.js';
+import { toolFailure, toolSuccess } from './results.js';
+import { TOOLS, toolNamed, type CallerContext } from './tools.js';
+
+export interface McpDeps {
+  services: Services;
+  logger: Logger;
+  trustProxy: boolean;
+  maxBodyBytes: number;
+}
+
+export const SERVER_INFO = { name: 'agentpost', version: packageJson.version };
+
+/** tools/list: the raw JSON Schema files, which is why this uses the low-level Server (McpServer wants zod). */
+const TOOL_LIST = TOOLS.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+
+/**
+ * One server per HTTP request (the SDK's stateless pattern): it knows this request's
+ * caller, and there is no session to share. initialize, ping and unknown methods are the SDK's.
+ */
+export const buildMcpServer = (deps: McpDeps, caller: CallerContext): Server => {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: args } = request.params;
+    const tool = toolNamed(name);
+    // An unknown tool is a protocol error, not a tool failure (MCP 2025-11-25, tools: error handling).
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
+    try {
+      return toolSuccess(await tool.call(deps.services, args, caller));
+    } catch (error) {
+      return toolFailure(error, name, deps.logger);
+    }
+  });
+  return server;
+};

@@ -1,0 +1,84 @@
+import { schemaById, type JsonSchema } from '../../schema/index.js';
+import { bearerToken } from '../core/bearer.js';
+import type { Principal } from '../core/types.js';
+import { validateInput } from '../core/validate.js';
+import { balanceOf, type RegisterInput } from '../services/accounts.js';
+import type { Services } from '../services/index.js';
+import type { ListQuery } from '../services/mailbox.js';
+
+/** What one HTTP request tells a tool about its caller. */
+export interface CallerContext {
+  /** The raw Authorization header; the key is never taken from arguments or the URL. */
+  authorization: string | undefined;
+  /** Counted by the registration limit (contract Limits: 5 per IP per hour). */
+  clientIp: string;
+}
+
+/**
+ * One MCP tool. `inputSchema` is the very schema file that validates the REST request
+ * (DESIGN.md rule 4); `call` returns exactly what the REST endpoint answers.
+ */
+export interface McpTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  call(services: Services, args: Record<string, unknown> | undefined, caller: CallerContext): Promise<unknown>;
+}
+
+/** Arguments are JSON already, so they are validated as sent (no coercion, unlike a query string). */
+const validArguments = <T>(schemaId: string, args: Record<string, unknown> | undefined): T =>
+  validateInput<T>(schemaId, { ...args });
+
+/** A tool that needs no key (only register_agent). */
+const keyless = <T>(name: string, description: string, schemaId: string, run: (services: Services, input: T, clientIp: string) => unknown): McpTool => ({
+  name, description, inputSchema: schemaById(schemaId),
+  call: async (services, args, caller) => run(services, validArguments<T>(schemaId, args), caller.clientIp),
+});
+
+/** A tool that needs the Bearer key; like REST, the key is checked before the arguments. */
+const withKey = <T>(name: string, description: string, schemaId: string, run: (services: Services, input: T, principal: Principal) => unknown): McpTool => ({
+  name, description, inputSchema: schemaById(schemaId),
+  call: async (services, args, caller) => {
+    const principal = services.auth.authenticate(bearerToken(caller.authorization));
+    return run(services, validArguments<T>(schemaId, args), principal);
+  },
+});
+
+interface EmailQuery {
+  id: string;
+  folder: string;
+  markAsRead?: boolean;
+  uidValidity?: string;
+}
+
+/** Contract "MCP over HTTP": the tool names are case-sensitive. */
+export const TOOLS: readonly McpTool[] = [
+  keyless<RegisterInput>(
+    'register_agent',
+    'Create an account and its mailbox (POST /api/v1/agent/register). No key needed; 5 per client IP per hour. The apiKey in the result is shown only once: store it and send it as "Authorization: Bearer <apiKey>".',
+    'register-request.json',
+    (services, input, clientIp) => services.accounts.register(input, clientIp),
+  ),
+  withKey<ListQuery>(
+    'check_inbox',
+    'List a folder, newest first (GET /api/v1/agent/inbox). Needs the Bearer key.',
+    'inbox-query.json',
+    (services, query, principal) => services.mailbox.list(principal, query),
+  ),
+  withKey<EmailQuery>(
+    'get_email',
+    'Read one message by its id in a folder (GET /api/v1/agent/email/{id}). A full key marks it read unless markAsRead is false. Needs the Bearer key.',
+    'email-query.json',
+    (services, query, principal) => services.mailbox.read(principal, {
+      uid: Number(query.id), folder: query.folder, markAsRead: query.markAsRead, uidValidity: query.uidValidity,
+    }),
+  ),
+  withKey<Record<string, never>>(
+    'check_balance',
+    'Credits, address and account status (GET /api/v1/agent/balance). Needs the Bearer key.',
+    'empty.json',
+    (services, _input, principal) => balanceOf(services.accounts.get(principal.accountId)),
+  ),
+];
+
+export const toolNamed = (name: string): McpTool | undefined => TOOLS.find((tool) => tool.name === name);
