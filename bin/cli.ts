@@ -2,17 +2,21 @@ import { loadConfig, ConfigError } from '../src/config/load.js';
 import type { Config } from '../src/config/types.js';
 import { isAppError } from '../src/core/errors.js';
 import { createApp, openCore, type AppOptions } from '../src/main.js';
+import { bridgeEndpoint, runStdioBridge } from '../src/mcp/bridge.js';
 import { parseArgs } from './args.js';
 
 const USAGE = `usage: agentpost [serve] [--config FILE] [--data-dir DIR] [--http-host H] [--http-port N]
                  [--smtp-host H] [--smtp-port N] [--mail-domain D] [--base-url URL]
        agentpost credits add <email> <n>     add sending credits, print the new balance
-       agentpost accounts list               list accounts as JSON lines`;
+       agentpost accounts list               list accounts as JSON lines
+       agentpost mcp --url <base>            stdio MCP server forwarding to <base>/mcp; key in AGENTPOST_API_KEY`;
 
 /** Exit codes: 0 ok, 1 failure, 2 bad usage or invalid setting. */
 export const runCli = async (argv: readonly string[], options: AppOptions = {}): Promise<number> => {
   const { words, flags } = parseArgs(argv);
   if (flags.help) return print(USAGE, 0);
+  // The bridge is a client of a running service: it needs neither the config nor the store.
+  if (words[0] === 'mcp') return mcpCommand(flags);
   let config: Config;
   try {
     config = loadConfig({ env: process.env, flags });
@@ -47,6 +51,22 @@ const serve = async (config: Config, options: AppOptions): Promise<number> => {
     process.once('SIGTERM', stop);
   });
   await app.stop();
+  return 0;
+};
+
+/** The key comes only from the environment and is never printed (it would land in client logs). */
+const mcpCommand = async (flags: Record<string, string | true>): Promise<number> => {
+  if (typeof flags.url !== 'string') return fail('usage: agentpost mcp --url <base>  (key in AGENTPOST_API_KEY)', 2);
+  let endpoint: URL;
+  try {
+    endpoint = bridgeEndpoint(flags.url);
+  } catch {
+    return fail(`--url: "${flags.url}" is not a URL`, 2);
+  }
+  if (endpoint.username || endpoint.password) return fail('--url: no credentials in the URL; put the key in AGENTPOST_API_KEY', 2);
+  const apiKey = process.env.AGENTPOST_API_KEY || undefined;
+  process.stderr.write(`agentpost: MCP stdio bridge to ${endpoint.href} (AGENTPOST_API_KEY ${apiKey ? 'set' : 'not set: only register_agent will work'})\n`);
+  await runStdioBridge({ url: endpoint.href, apiKey });
   return 0;
 };
 

@@ -1,0 +1,92 @@
+import { createServer, type AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import t, { type Test } from 'tap';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { bridgeEndpoint } from '../src/mcp/bridge.js';
+import { startApp } from './helpers/app.js';
+import { callTool, mcpClient } from './helpers/mcp.js';
+import { smtpSend } from './helpers/smtp.js';
+
+const AGENTPOST = new URL('../bin/agentpost', import.meta.url).pathname;
+
+/** `agentpost mcp --url <base>` as a child process, driven by the SDK's stdio client. */
+const bridgeClient = async (t: Test, url: string, apiKey?: string) => {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== 'AGENTPOST_API_KEY') env[name] = value;
+  if (apiKey) env.AGENTPOST_API_KEY = apiKey;
+  const stderr = new PassThrough();
+  let stderrText = '';
+  stderr.on('data', (chunk: Buffer) => (stderrText += chunk.toString()));
+  const transport = new StdioClientTransport({ command: AGENTPOST, args: ['mcp', '--url', url], env, stderr: 'pipe' });
+  const client = new Client({ name: 'desktop-client', version: '1.0.0' });
+  await client.connect(transport);
+  transport.stderr?.pipe(stderr);
+  t.teardown(() => client.close());
+  return { client, stderr: () => stderrText };
+};
+
+t.test('bridgeEndpoint appends /mcp to a base URL and keeps an endpoint URL', async (t) => {
+  t.equal(bridgeEndpoint('http://127.0.0.1:8080').href, 'http://127.0.0.1:8080/mcp');
+  t.equal(bridgeEndpoint('http://h/base/').href, 'http://h/base/mcp');
+  t.equal(bridgeEndpoint('http://h/api/mcp').href, 'http://h/api/mcp');
+  t.throws(() => bridgeEndpoint('not a url'));
+});
+
+t.test('the stdio bridge offers the same tools and forwards calls with the key', async (t) => {
+  const { baseUrl, register, smtpPort } = await startApp(t);
+  const { apiKey, email } = await register();
+  await smtpSend(smtpPort, { from: 'ada@example.org', to: email, subject: 'via bridge', text: 'hello' });
+  const { client, stderr } = await bridgeClient(t, baseUrl, apiKey);
+  const direct = await mcpClient(t, baseUrl, { key: apiKey });
+
+  t.equal(client.getServerVersion()?.name, 'agentpost');
+  t.same((await client.listTools()).tools, (await direct.listTools()).tools, 'the same tools and schemas as over HTTP');
+
+  const inbox = await callTool(client, 'check_inbox');
+  t.equal(inbox.isError, false);
+  t.same(inbox.body, (await callTool(direct, 'check_inbox')).body);
+  const read = await callTool(client, 'get_email', { id: inbox.body.emails[0].id, markAsRead: false });
+  t.equal(read.body.subject, 'via bridge');
+  t.same((await callTool(client, 'check_balance')).body, { credits: 0, email, accountStatus: 'active' });
+
+  const missing = await callTool(client, 'get_email', { id: '42' });
+  t.equal(missing.isError, true);
+  t.equal(missing.body.code, 'not_found');
+  await t.rejects(client.callTool({ name: 'nope', arguments: {} }), { code: ErrorCode.InvalidParams }, 'JSON-RPC errors pass through');
+
+  const registered = await callTool(client, 'register_agent', { agentId: 'desktop' });
+  t.equal(registered.isError, false);
+  t.not(registered.body.apiKey, apiKey);
+
+  await client.close();
+  t.match(stderr(), /MCP stdio bridge to http:\/\/.*\/mcp \(AGENTPOST_API_KEY set\)/);
+  t.notMatch(stderr(), apiKey, 'the key is never printed');
+  t.notMatch(stderr(), /svc_[0-9a-f]{64}/);
+});
+
+t.test('without AGENTPOST_API_KEY only register_agent works', async (t) => {
+  const { baseUrl } = await startApp(t);
+  const { client } = await bridgeClient(t, `${baseUrl}/api/mcp`);
+  const balance = await callTool(client, 'check_balance');
+  t.same(balance, { isError: true, body: { error: 'missing or invalid API key', code: 'unauthorized' } });
+  t.equal((await callTool(client, 'register_agent', { agentId: 'anon' })).isError, false);
+});
+
+t.test('a service that is not up yet is reached on a later call', async (t) => {
+  const port = await freePort();
+  const { client } = await bridgeClient(t, `http://127.0.0.1:${port}`);
+  await t.rejects(client.listTools(), { code: ErrorCode.InternalError }, 'nothing listens yet');
+  await startApp(t, { http: { port } });
+  t.equal((await client.listTools()).tools.length, 4, 'connected once the service is up');
+});
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
