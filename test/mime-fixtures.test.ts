@@ -195,3 +195,15 @@ t.test('remote content in a message is never fetched, by listing or by reading',
   t.equal(read.body.html, html);
   t.equal(hits, 0, 'the tracker was never contacted');
 });
+
+t.test('an unreadable Date header gives no date, not the time the message was parsed', async (t) => {
+  const harness = await startApp(t);
+  const agent = await harness.register();
+  const raw = 'From: a@example.org\r\nSubject: when?\r\nDate: sometime next week\r\n\r\nbody\r\n';
+  await smtpSendRaw(harness.smtpPort, 'a@example.org', [agent.email], raw);
+  const list = await harness.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
+  t.notOk('date' in list.body.emails[0], 'no date in the list');
+  const read = await harness.api('GET', '/api/v1/agent/email/1', { key: agent.apiKey });
+  t.notOk('date' in read.body, 'no date on read');
+  t.equal(read.body.subject, 'when?');
+});

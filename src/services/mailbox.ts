@@ -120,12 +120,15 @@ export class MailboxService {
   }
 
   private page(folder: Folder, query: ListQuery): MessagePage {
+    // The contract sets no upper bound on offset; past the last UID the page is empty, and
+    // SQLite cannot bind an integer beyond 64 bits, so any larger offset is the same page.
+    const offset = Math.min(query.offset, MAX_OFFSET);
     if (query.search === undefined || query.search.trim() === '') {
-      return { total: folder.messageCount, items: this.store.messages.page(folder.id, query.limit, query.offset) };
+      return { total: folder.messageCount, items: this.store.messages.page(folder.id, query.limit, offset) };
     }
     const match = toFtsQuery(query.search);
     // A search with no letters or digits in it can match nothing.
-    return match ? this.store.messages.search(folder.id, match, query.limit, query.offset) : { total: 0, items: [] };
+    return match ? this.store.messages.search(folder.id, match, query.limit, offset) : { total: 0, items: [] };
   }
 
   async read(principal: Principal, query: ReadQuery): Promise<FullMessageView> {
@@ -160,9 +163,16 @@ export class MailboxService {
   }
 }
 
-/** Each whitespace-separated term becomes a quoted prefix phrase; terms are ANDed (FTS5 syntax). */
+/** Larger than any folder can hold (UIDs are 32-bit, RFC 3501 section 2.3.1.1) and bindable by SQLite. */
+const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Each whitespace-separated term becomes a quoted prefix phrase; terms are ANDed (FTS5 syntax).
+ * Control characters separate terms: FTS5 reads its query as a C string, so a NUL inside a
+ * quoted term would cut the query short and fail it.
+ */
 export const toFtsQuery = (search: string): string | null => {
-  const terms = search.split(/\s+/).filter((term) => /[\p{L}\p{N}]/u.test(term));
+  const terms = search.split(/[\s\p{Cc}]+/u).filter((term) => /[\p{L}\p{N}]/u.test(term));
   if (terms.length === 0) return null;
   return terms.map((term) => `"${term.replaceAll('"', '""')}"*`).join(' ');
 };

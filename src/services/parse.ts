@@ -43,7 +43,7 @@ export const parseMessage = async (raw: Buffer): Promise<ParsedMessage> => {
     from: firstAddress(mail.from),
     to: addressList(mail.to),
     cc: addressList(mail.cc),
-    date: mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date.getTime() : null,
+    date: dateOf(mail),
     text: mail.text ?? null,
     html: typeof mail.html === 'string' ? mail.html : null,
     attachments: mail.attachments.map(toAttachment),
@@ -94,6 +94,17 @@ const toAttachment = (attachment: Attachment): ParsedAttachment => ({
   size: attachment.size ?? attachment.content.length,
   content: attachment.content,
 });
+
+/**
+ * The Date header (RFC 5322 section 3.6.1), or null. mailparser substitutes the time of
+ * parsing for a Date it cannot read; that is not the message's date, so it is dropped.
+ */
+const dateOf = (mail: ParsedMail): number | null => {
+  const header = mail.headerLines.find((line) => line.key === 'date');
+  if (!header || !mail.date) return null;
+  const value = header.line.slice(header.line.indexOf(':') + 1).replace(/\r?\n[ \t]/g, ' ').trim();
+  return Number.isNaN(new Date(value).getTime()) ? null : mail.date.getTime();
+};
 
 const ENCRYPTED_TYPES = /^(multipart\/encrypted|application\/(pkcs7-mime|x-pkcs7-mime))/i;
 
