@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import t, { type Test } from 'tap';
@@ -5,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { bridgeEndpoint } from '../src/mcp/bridge.js';
+import { TOOLS } from '../src/mcp/tools.js';
 import { startApp } from './helpers/app.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
 import { smtpSend } from './helpers/smtp.js';
@@ -74,12 +76,31 @@ t.test('without AGENTPOST_API_KEY only register_agent works', async (t) => {
   t.equal((await callTool(client, 'register_agent', { agentId: 'anon' })).isError, false);
 });
 
+t.test('a piped caller that closes its input right away still gets every answer', async (t) => {
+  const { baseUrl, register } = await startApp(t);
+  const { apiKey, email } = await register();
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'check_balance', arguments: {} } },
+  ];
+  const child = spawn(AGENTPOST, ['mcp', '--url', baseUrl], { env: { ...process.env, AGENTPOST_API_KEY: apiKey }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stdin.end(lines.map((line) => JSON.stringify(line) + '\n').join(''));
+  const code = await new Promise((resolve) => child.once('close', resolve));
+  t.equal(code, 0, 'exits when its input ends');
+  const answers = stdout.trim().split('\n').map((line) => JSON.parse(line));
+  t.same(answers.map((answer) => answer.id), [1, 2]);
+  t.same(JSON.parse(answers[1].result.content[0].text), { credits: 0, email, accountStatus: 'active' });
+});
+
 t.test('a service that is not up yet is reached on a later call', async (t) => {
   const port = await freePort();
   const { client } = await bridgeClient(t, `http://127.0.0.1:${port}`);
   await t.rejects(client.listTools(), { code: ErrorCode.InternalError }, 'nothing listens yet');
   await startApp(t, { http: { port } });
-  t.equal((await client.listTools()).tools.length, 4, 'connected once the service is up');
+  t.equal((await client.listTools()).tools.length, TOOLS.length, 'connected once the service is up');
 });
 
 const freePort = (): Promise<number> =>

@@ -65,17 +65,25 @@ const upstreamConnector = (endpoint: URL, apiKey: string | undefined) => {
 export const runStdioBridge = async (options: BridgeOptions): Promise<void> => {
   const input = options.input ?? process.stdin;
   const upstream = upstreamConnector(bridgeEndpoint(options.url), options.apiKey);
+  const inFlight = new Set<Promise<unknown>>();
+  const forward = <T>(work: (client: Client) => Promise<T>): Promise<T> => {
+    const call = upstream.get().then(work).catch((error: unknown) => Promise.reject(forwardedError(error)));
+    inFlight.add(call);
+    void call.finally(() => inFlight.delete(call)).catch(() => undefined);
+    return call;
+  };
   const server = new Server({ name: 'agentpost', version: packageJson.version }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async (request) =>
-    (await upstream.get()).listTools(request.params).catch((error: unknown) => Promise.reject(forwardedError(error))));
-  server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    (await upstream.get()).callTool(request.params).catch((error: unknown) => Promise.reject(forwardedError(error))));
+  server.setRequestHandler(ListToolsRequestSchema, (request) => forward((client) => client.listTools(request.params)));
+  server.setRequestHandler(CallToolRequestSchema, (request) => forward((client) => client.callTool(request.params)));
   const ended = new Promise<void>((resolve) => {
     input.once('end', resolve);
     input.once('close', resolve);
   });
   await server.connect(new StdioServerTransport(input, options.output ?? process.stdout));
   await ended;
+  // A piped caller may close its end right after its last request: answer what was asked first.
+  while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  await new Promise((resolve) => setImmediate(resolve));
   await server.close();
   await upstream.close();
 };
