@@ -5,7 +5,10 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import t from 'tap';
+import { callTool, mcpClient } from './helpers/mcp.js';
 import { restCall, runCommand, startServerProcess } from './helpers/process.js';
 import { smtpSend, smtpSendRaw } from './helpers/smtp.js';
 
@@ -92,4 +95,34 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   t.equal(accounts.code, 0, accounts.stderr);
   t.match(JSON.parse(accounts.stdout), { email, credits: 7, agentId: 'sea.smoke' });
   t.same(readdirSync(temp), [], 'no temp files left behind');
+});
+
+t.test('the executable serves MCP over HTTP and runs the stdio bridge (issue 5)', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'agentpost-sea-mcp-'));
+  t.teardown(() => rmSync(home, { recursive: true, force: true }));
+  const executable = join(home, 'agentpost');
+  copyFileSync(built, executable);
+  chmodSync(executable, 0o755);
+  mkdirSync(join(home, 'tmp'));
+  const env = { TMPDIR: join(home, 'tmp') };
+  const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0'], { cwd: home, env });
+
+  const http = await mcpClient(t, server.baseUrl);
+  const registered = await callTool(http, 'register_agent', { agentId: 'sea.mcp' });
+  t.equal(registered.isError, false);
+  const { apiKey, email } = registered.body as { apiKey: string; email: string };
+
+  const transport = new StdioClientTransport({ command: executable, args: ['mcp', '--url', server.baseUrl], env: { ...env, AGENTPOST_API_KEY: apiKey }, cwd: home, stderr: 'pipe' });
+  let bridgeStderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (bridgeStderr += chunk.toString()));
+  const bridge = new Client({ name: 'sea-desktop', version: '1.0.0' });
+  await bridge.connect(transport);
+  t.teardown(() => bridge.close());
+  t.same((await bridge.listTools()).tools, (await http.listTools()).tools, 'the same tools through the bridge');
+  t.same((await callTool(bridge, 'check_balance')).body, { credits: 0, email, accountStatus: 'active' });
+  await bridge.close();
+  t.notMatch(bridgeStderr, apiKey, 'the bridge never prints the key');
+
+  const stopped = await server.stop('SIGTERM');
+  t.equal(stopped.code, 0, 'clean exit on SIGTERM');
 });
