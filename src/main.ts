@@ -64,7 +64,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   // file so neither adapter imports the other (DESIGN.md rules 2 and 3): the HTTP app only
   // lends the paths and Node's raw request/response to whatever main.ts mounts.
   const mcpEndpoint = createMcpEndpoint({
-    services, logger, trustProxy: config.http.trustProxy, maxBodyBytes: config.http.maxBodyBytes,
+    services, logger, trustProxy: config.http.trustProxy, maxBodyBytes: config.http.maxBodyBytes, baseUrl: () => app.baseUrl,
   });
   const httpApp = createHttpApp({
     services, logger, trustProxy: config.http.trustProxy, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready,

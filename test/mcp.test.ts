@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import t from 'tap';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { validateInput } from '../src/core/validate.js';
@@ -218,3 +219,37 @@ t.test('keyed tools report failures as isError results with the REST {error, cod
   t.equal(raw.status, 200, 'a tool failure is HTTP 200');
   t.equal(raw.body.result.isError, true);
 });
+
+t.test('a foreign browser Origin answers 403 (MCP transport security: DNS rebinding)', async (t) => {
+  const { baseUrl } = await startApp(t);
+  const { port } = new URL(baseUrl);
+  const cases: [Record<string, string>, number, string][] = [
+    [{ origin: 'http://evil.example' }, 403, 'a foreign origin'],
+    [{ origin: `http://evil.example:${port}`, host: `evil.example:${port}` }, 403, 'a rebound name, even when Host agrees'],
+    [{ origin: 'null' }, 403, 'an opaque origin'],
+    [{ origin: new URL(baseUrl).origin }, 200, 'our own origin'],
+    [{ origin: `http://localhost:${port}`, host: `localhost:${port}` }, 200, 'a loopback page of this listener'],
+    [{ origin: `http://localhost:${port}` }, 403, 'a loopback origin that is not this Host'],
+    [{}, 200, 'no Origin: not a browser'],
+  ];
+  for (const [headers, status, label] of cases) {
+    const response = await postWithHost(baseUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
+    t.equal(response.status, status, label);
+    if (status === 403) t.equal(JSON.parse(response.text).error.code, -32000);
+  }
+});
+
+/** fetch may not set Host, so a rebinding request is made with node:http. */
+const postWithHost = (baseUrl: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; text: string }> =>
+  new Promise((resolve, reject) => {
+    const request = httpRequest(new URL('/mcp', baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOL, ...headers },
+    }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+    });
+    request.once('error', reject);
+    request.end(JSON.stringify(body));
+  });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { clientAddress } from '../core/client-ip.js';
+import { isAllowedOrigin } from './origin.js';
 import { buildMcpServer, type McpDeps } from './server.js';
 
 /** Contract "MCP over HTTP": the endpoint and its alias. */
@@ -19,10 +20,15 @@ const headerText = (value: string | string[] | undefined): string | undefined =>
  * answer 405, as the MCP Streamable HTTP transport allows for a server that offers no stream.
  * The SDK transport does the rest: Accept and Content-Type checks, JSON-RPC parsing, the
  * MCP-Protocol-Version check (400 when unsupported), 202 for notifications, JSON responses.
+ * A browser Origin other than our own answers 403 first (origin.ts).
  */
 export const createMcpEndpoint = (deps: McpDeps) => async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
   if (req.method !== 'POST') {
     jsonRpcError(res, 405, -32000, 'Method not allowed: the MCP endpoint takes POST only (no SSE stream).', { Allow: 'POST' });
+    return;
+  }
+  if (!isAllowedOrigin(headerText(req.headers.origin), req.headers.host, deps.baseUrl())) {
+    jsonRpcError(res, 403, -32000, 'Forbidden: this Origin may not call the MCP endpoint.');
     return;
   }
   const server = buildMcpServer(deps, {

@@ -11,6 +11,8 @@ export interface McpDeps {
   logger: Logger;
   trustProxy: boolean;
   maxBodyBytes: number;
+  /** The public base URL (known once the listener is bound); its origin may call from a browser. */
+  baseUrl: () => string;
 }
 
 export const SERVER_INFO = { name: 'agentpost', version: packageJson.version };
