@@ -4,11 +4,19 @@ export interface ParsedArgs {
   flags: Record<string, string | true>;
 }
 
-export const parseArgs = (argv: readonly string[]): ParsedArgs => {
+/**
+ * Boolean flags never take the next word as their value (`--trust-proxy serve` keeps `serve`
+ * a command); give them one with `--trust-proxy=false`.
+ */
+export const parseArgs = (argv: readonly string[], booleanFlags: ReadonlySet<string> = new Set()): ParsedArgs => {
   const words: string[] = [];
   const flags: Record<string, string | true> = {};
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
+    if (arg === '-h') {
+      flags.help = true;
+      continue;
+    }
     if (!arg.startsWith('--')) {
       words.push(arg);
       continue;
@@ -16,7 +24,7 @@ export const parseArgs = (argv: readonly string[]): ParsedArgs => {
     const body = arg.slice(2);
     const eq = body.indexOf('=');
     if (eq >= 0) flags[body.slice(0, eq)] = body.slice(eq + 1);
-    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) flags[body] = argv[++i];
+    else if (!booleanFlags.has(body) && i + 1 < argv.length && !argv[i + 1].startsWith('--')) flags[body] = argv[++i];
     else flags[body] = true;
   }
   return { words, flags };

@@ -1,22 +1,34 @@
+import { existsSync } from 'node:fs';
 import { loadConfig, ConfigError } from '../src/config/load.js';
+import { CONFIG_FILE_ENV, CONFIG_FILE_FLAG, SETTING_SOURCES } from '../src/config/settings.js';
 import type { Config } from '../src/config/types.js';
 import { isAppError } from '../src/core/errors.js';
-import { createApp, openCore, type AppOptions } from '../src/main.js';
+import { createApp, databasePath, openCore, type AppOptions } from '../src/main.js';
 import { bridgeEndpoint, runStdioBridge } from '../src/mcp/bridge.js';
 import { parseArgs } from './args.js';
 
-const USAGE = `usage: agentpost [serve] [--config FILE] [--data-dir DIR] [--http-host H] [--http-port N]
-                 [--smtp-host H] [--smtp-port N] [--mail-domain D] [--base-url URL]
-       agentpost credits add <email> <n>     add sending credits, print the new balance
-       agentpost accounts list               list accounts as JSON lines
-       agentpost mcp --url <base>            stdio MCP server forwarding to <base>/mcp; key in AGENTPOST_API_KEY`;
+const SETTING_FLAGS = SETTING_SOURCES.map((source) => `  --${source.flag.padEnd(12)} ${source.env}`).join('\n');
+
+const USAGE = `usage: agentpost [serve] [--config FILE] [options]   run the server (the default command)
+       agentpost credits add <email> <n>            add sending credits, print the new balance
+       agentpost accounts list                      list accounts as JSON lines
+       agentpost mcp --url <base>                   stdio MCP server forwarding to <base>/mcp; key in AGENTPOST_API_KEY
+
+--config FILE (or ${CONFIG_FILE_ENV}) reads a JSON config file. Settings apply in the order
+defaults < config file < environment < flags. Each option and its environment variable:
+${SETTING_FLAGS}`;
+
+const BOOLEAN_FLAGS = new Set(['help', ...SETTING_SOURCES.filter((source) => source.type === 'boolean').map((source) => source.flag)]);
+const KNOWN_FLAGS = new Set([...BOOLEAN_FLAGS, CONFIG_FILE_FLAG, ...SETTING_SOURCES.map((source) => source.flag)]);
 
 /** Exit codes: 0 ok, 1 failure, 2 bad usage or invalid setting. */
 export const runCli = async (argv: readonly string[], options: AppOptions = {}): Promise<number> => {
-  const { words, flags } = parseArgs(argv);
+  const { words, flags } = parseArgs(argv, BOOLEAN_FLAGS);
   if (flags.help) return print(USAGE, 0);
   // The bridge is a client of a running service: it needs neither the config nor the store.
   if (words[0] === 'mcp') return mcpCommand(flags);
+  const unknown = Object.keys(flags).find((flag) => !KNOWN_FLAGS.has(flag));
+  if (unknown) return fail(`unknown option --${unknown}\n${USAGE}`, 2);
   let config: Config;
   try {
     config = loadConfig({ env: process.env, flags });
@@ -28,6 +40,7 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
   try {
     switch (command) {
       case 'serve':
+        if (rest.length > 0) return fail(`unexpected argument "${rest[0]}"\n${USAGE}`, 2);
         return await serve(config, options);
       case 'credits':
         return creditsCommand(config, options, rest);
@@ -38,9 +51,19 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
     }
   } catch (error) {
     if (isAppError(error)) return fail(error.message, error.code === 'invalid_input' ? 2 : 1);
+    if (isListenError(error)) return fail(`cannot listen on ${error.address}:${error.port}: ${error.code}`, 1);
     throw error;
   }
 };
+
+interface ListenError extends Error {
+  code: string;
+  address: string;
+  port: number;
+}
+
+const isListenError = (error: unknown): error is ListenError =>
+  error instanceof Error && 'syscall' in error && error.syscall === 'listen' && 'code' in error;
 
 const serve = async (config: Config, options: AppOptions): Promise<number> => {
   const app = createApp(config, options);
@@ -72,12 +95,13 @@ const mcpCommand = async (flags: Record<string, string | true>): Promise<number>
 
 const creditsCommand = (config: Config, options: AppOptions, args: string[]): number => {
   const [action, email, amount] = args;
-  if (action !== 'add' || !email || !amount || !/^\d+$/.test(amount)) return fail(`usage: agentpost credits add <email> <n>`, 2);
+  if (action !== 'add' || !email || !amount || args.length > 3) return fail('usage: agentpost credits add <email> <n>', 2);
+  if (!/^\d+$/.test(amount)) return fail(`credits to add must be a positive whole number, got "${amount}"`, 2);
   return withCore(config, options, (core) => print(String(core.services.accounts.addCredits(email, Number(amount))), 0));
 };
 
 const accountsCommand = (config: Config, options: AppOptions, args: string[]): number => {
-  if (args[0] !== 'list') return fail('usage: agentpost accounts list', 2);
+  if (args[0] !== 'list' || args.length > 1) return fail('usage: agentpost accounts list', 2);
   return withCore(config, options, (core) => {
     for (const account of core.services.accounts.list()) {
       const { id, agentId, email, credits, status, sendingState, createdAt } = account;
@@ -87,7 +111,10 @@ const accountsCommand = (config: Config, options: AppOptions, args: string[]): n
   });
 };
 
-const withCore = <T>(config: Config, options: AppOptions, work: (core: ReturnType<typeof openCore>) => T): T => {
+/** Admin commands work on an existing database; a mistyped --data-dir must not create a new one. */
+const withCore = (config: Config, options: AppOptions, work: (core: ReturnType<typeof openCore>) => number): number => {
+  const file = databasePath(config);
+  if (!existsSync(file)) return fail(`no database at ${file} (check --data-dir or AGENTPOST_DATA_DIR)`, 1);
   const core = openCore({ ...config, log: { level: 'warn' } }, options);
   try {
     return work(core);

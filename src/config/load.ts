@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
+import { Ajv, type ErrorObject } from 'ajv';
 import configSchema from '../../schema/config.json' with { type: 'json' };
 import { defaultConfig } from './defaults.js';
 import { CONFIG_FILE_ENV, CONFIG_FILE_FLAG, SETTING_SOURCES, type SettingSource } from './settings.js';
@@ -7,8 +7,12 @@ import type { Config, ConfigLayer } from './types.js';
 
 /** An invalid setting: the CLI prints it and exits with code 2. */
 export class ConfigError extends Error {
-  constructor(readonly setting: string, message: string) {
-    super(`invalid setting ${setting}: ${message}`);
+  /**
+   * @param setting the setting's key in the config (`http.port`), or the config file's own flag/variable
+   * @param origin where the bad value came from (`--http-port`, `AGENTPOST_HTTP_PORT`, `file cfg.json`)
+   */
+  constructor(readonly setting: string, message: string, readonly origin?: string) {
+    super(`invalid setting ${setting}${origin ? ` (from ${origin})` : ''}: ${message}`);
     this.name = 'ConfigError';
   }
 }
@@ -21,34 +25,53 @@ export interface ConfigInputs {
   overrides?: ConfigLayer;
 }
 
+/** Which layer set each setting path last, so an error can say where a bad value came from. */
+type Origins = Map<string, string>;
+
 /** Defaults, then the JSON file, then the environment, then flags, then overrides. */
 export const loadConfig = (inputs: ConfigInputs = {}): Config => {
   const env = inputs.env ?? {};
   const flags = inputs.flags ?? {};
+  const origins: Origins = new Map();
   let merged: ConfigLayer = defaultConfig() as unknown as ConfigLayer;
-  const file = flags[CONFIG_FILE_FLAG] ?? env[CONFIG_FILE_ENV];
-  if (typeof file === 'string' && file !== '') merged = deepMerge(merged, readConfigFile(file));
-  merged = deepMerge(merged, layerFrom(SETTING_SOURCES, (s) => env[s.env], (s) => s.env));
-  merged = deepMerge(merged, layerFrom(SETTING_SOURCES, (s) => flags[s.flag], (s) => `--${s.flag}`));
-  if (inputs.overrides) merged = deepMerge(merged, inputs.overrides);
-  return validate(merged);
+  const apply = (layer: ConfigLayer, originOf: (path: string) => string) => {
+    for (const path of leafPaths(layer)) origins.set(path, originOf(path));
+    merged = deepMerge(merged, layer);
+  };
+  const file = configFileOf(env, flags);
+  if (file) apply(readConfigFile(file.path, file.origin), () => `file ${file.path}`);
+  apply(layerFrom(SETTING_SOURCES, (s) => env[s.env], (s) => s.env), (path) => sourceAt(path).env);
+  apply(layerFrom(SETTING_SOURCES, (s) => flags[s.flag], (s) => `--${s.flag}`), (path) => `--${sourceAt(path).flag}`);
+  if (inputs.overrides) apply(inputs.overrides, () => 'overrides');
+  return validate(merged, origins);
 };
 
-const readConfigFile = (file: string): ConfigLayer => {
+const configFileOf = (env: NodeJS.ProcessEnv, flags: Record<string, string | true>): { path: string; origin: string } | undefined => {
+  const flag = flags[CONFIG_FILE_FLAG];
+  if (flag === true) throw new ConfigError(`--${CONFIG_FILE_FLAG}`, 'a file name is required');
+  if (flag !== undefined) return { path: flag, origin: `--${CONFIG_FILE_FLAG}` };
+  const fromEnv = env[CONFIG_FILE_ENV];
+  return fromEnv ? { path: fromEnv, origin: CONFIG_FILE_ENV } : undefined;
+};
+
+const readConfigFile = (file: string, origin: string): ConfigLayer => {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(CONFIG_FILE_FLAG, `cannot read ${file}: ${(error as Error).message}`);
+    throw new ConfigError(origin, `cannot read ${file}: ${(error as Error).message}`);
   }
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (!isPlainObject(parsed)) throw new Error('the top level must be an object');
-    return parsed;
+    parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(CONFIG_FILE_FLAG, `${file} is not a JSON object: ${(error as Error).message}`);
+    throw new ConfigError(origin, `${file} is not valid JSON: ${(error as Error).message}`);
   }
+  if (!isPlainObject(parsed)) throw new ConfigError(origin, `${file} must hold a JSON object`);
+  return parsed;
 };
+
+const sourceAt = (path: string): SettingSource => SETTING_SOURCES.find((source) => source.path === path) as SettingSource;
 
 const layerFrom = (
   sources: readonly SettingSource[],
@@ -64,45 +87,70 @@ const layerFrom = (
   return layer;
 };
 
-const convert = (source: SettingSource, value: string | true, name: string): unknown => {
+const convert = (source: SettingSource, value: string | true, origin: string): unknown => {
   if (source.type === 'boolean') {
     if (value === true || value === 'true' || value === '1') return true;
     if (value === 'false' || value === '0') return false;
-    throw new ConfigError(name, 'expected true or false');
+    throw new ConfigError(source.path, `expected true or false, got "${value}"`, origin);
   }
-  if (value === true) throw new ConfigError(name, 'a value is required');
+  if (value === true) throw new ConfigError(source.path, 'a value is required', origin);
   if (source.type === 'integer') {
-    if (!/^\d+$/.test(value)) throw new ConfigError(name, `expected a whole number, got "${value}"`);
+    if (!/^\d+$/.test(value)) throw new ConfigError(source.path, `expected a whole number, got "${value}"`, origin);
     return Number(value);
   }
   return value;
 };
 
-const ajv = new Ajv({ allErrors: false, strict: true });
+const ajv = new Ajv({ allErrors: false, strict: true, verbose: true });
 const validateSchema = ajv.compile<Config>(configSchema);
 
-const validate = (candidate: ConfigLayer): Config => {
+/** What a pattern means, for settings whose pattern alone would be a poor error message. */
+const PATTERN_HINTS: Record<string, string> = {
+  mailDomain: 'a lowercase domain name with at least two labels, e.g. agents.example.com',
+  baseUrl: 'an http:// or https:// URL, e.g. https://mail.example.com',
+};
+
+const validate = (candidate: ConfigLayer, origins: Origins): Config => {
   if (!validateSchema(candidate)) {
-    const error = validateSchema.errors?.[0];
-    const path = (error?.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.');
-    const extra = error?.params && 'additionalProperty' in error.params ? String(error.params.additionalProperty) : '';
-    const setting = [path, extra].filter(Boolean).join('.') || '(root)';
-    throw new ConfigError(setting, error?.message ?? 'invalid');
+    const error = validateSchema.errors?.[0] as ErrorObject;
+    const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    if (error.keyword === 'additionalProperties') {
+      const setting = [path, String(error.params.additionalProperty)].filter(Boolean).join('.');
+      throw new ConfigError(setting, 'unknown setting', originFor(origins, setting));
+    }
+    throw new ConfigError(path || '(root)', describe(error, path), originFor(origins, path));
   }
-  assertTimeZone(candidate.timeZone);
+  assertTimeZone(candidate.timeZone, originFor(origins, 'timeZone'));
   return candidate;
 };
 
-const assertTimeZone = (timeZone: string): void => {
+const describe = (error: ErrorObject, path: string): string => {
+  const got = error.data !== null && typeof error.data === 'object' ? '' : `, got ${JSON.stringify(error.data)}`;
+  if (error.keyword === 'pattern' && PATTERN_HINTS[path]) return `expected ${PATTERN_HINTS[path]}${got}`;
+  return `${error.message ?? 'invalid'}${got}`;
+};
+
+/** The layer that set this path, or one under it; undefined for a default. */
+const originFor = (origins: Origins, path: string): string | undefined => {
+  if (origins.has(path)) return origins.get(path);
+  for (const [key, origin] of origins) if (key.startsWith(`${path}.`) || path.startsWith(`${key}.`)) return origin;
+  return undefined;
+};
+
+const assertTimeZone = (timeZone: string, origin: string | undefined): void => {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone });
   } catch {
-    throw new ConfigError('timeZone', `unknown time zone "${timeZone}"`);
+    throw new ConfigError('timeZone', `unknown time zone "${timeZone}"`, origin);
   }
 };
 
 const isPlainObject = (value: unknown): value is ConfigLayer =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const leafPaths = (layer: ConfigLayer, prefix = ''): string[] =>
+  Object.entries(layer).flatMap(([key, value]) =>
+    isPlainObject(value) && Object.keys(value).length > 0 ? leafPaths(value, `${prefix}${key}.`) : [`${prefix}${key}`]);
 
 const deepMerge = (base: ConfigLayer, over: ConfigLayer): ConfigLayer => {
   const out: ConfigLayer = { ...base };
