@@ -66,6 +66,12 @@ export interface MessagePage {
 
 const MATCHING_IDS = 'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?';
 
+/**
+ * Up to this many full-text hits (in all folders) a search looks each hit up; beyond it,
+ * walking the folder's own index is cheaper. Exported for the test that covers both plans.
+ */
+export const FEW_HITS = 2000;
+
 export class MessageRepo extends Repo {
   insert(message: NewMessage): number {
     const { lastInsertRowid } = this.sql(
@@ -97,8 +103,39 @@ export class MessageRepo extends Repo {
     return rows.map(toSummary);
   }
 
-  /** `match` is an FTS5 query built by the caller from quoted terms. */
+  /**
+   * `match` is an FTS5 query built by the caller from quoted terms. Two plans, because the
+   * full-text index spans every folder: when the index matches few messages overall, walk
+   * its hits and look each row up; when it matches many, walk the folder's UID index and
+   * test each UID against the hit set (the cost then follows the folder, not the hits).
+   */
   search(folderId: number, match: string, limit: number, offset: number): MessagePage {
+    const hits = this.fewHits(folderId, match);
+    if (hits === null) return this.searchByFolderWalk(folderId, match, limit, offset);
+    hits.sort((a, b) => b[1] - a[1]);
+    const ids = hits.slice(offset, offset + limit).map(([id]) => id);
+    const rows = ids.length === 0 ? [] : this.sql(
+      `SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.uid DESC`,
+    ).all(JSON.stringify(ids)) as SummaryRow[];
+    return { total: hits.length, items: rows.map(toSummary) };
+  }
+
+  /** [row id, uid] of this folder's hits, or null once the index yields more than FEW_HITS rows. */
+  private fewHits(folderId: number, match: string): [number, number][] | null {
+    const statement = this.sql(
+      `SELECT m.id, m.uid, m.folder_id FROM messages_fts f JOIN messages m ON m.id = f.rowid WHERE f.messages_fts MATCH ?`,
+    ).raw();
+    const hits: [number, number][] = [];
+    let seen = 0;
+    for (const [id, uid, folder] of statement.iterate(match) as IterableIterator<[number, number, number]>) {
+      // Leaving the loop early resets the statement.
+      if ((seen += 1) > FEW_HITS) return null;
+      if (folder === folderId) hits.push([id, uid]);
+    }
+    return hits;
+  }
+
+  private searchByFolderWalk(folderId: number, match: string, limit: number, offset: number): MessagePage {
     const total = this.sql(
       `SELECT count(*) AS n FROM messages m WHERE m.folder_id = ? AND m.id IN (${MATCHING_IDS})`,
     ).get(folderId, match) as { n: number };

@@ -1,0 +1,148 @@
+/**
+ * `npm run bench:inbox`: one mailbox with 100,000 messages; p50/p99 of the inbox list
+ * (limit 50, first page and offset 99,000), of read, and of full-text searches, measured
+ * through the service layer and over HTTP (keep-alive fetch, one request at a time).
+ * Options: --messages N (default 100000), --iterations N (default 300), --data DIR (reuse a
+ * data folder built by an earlier run with the same --messages; it is kept).
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { loadConfig } from '../src/config/load.js';
+import { createLogger } from '../src/core/logger.js';
+import type { AddressEntry, Principal } from '../src/core/types.js';
+import { createApp, type App } from '../src/main.js';
+import type { ParsedMessage } from '../src/services/parse.js';
+import { argValue, fmt, percentile, prng, tempDir, vocabulary } from './lib.js';
+
+const messages = argValue('messages', 100_000);
+const iterations = argValue('iterations', 300);
+const dataIndex = process.argv.indexOf('--data');
+const keptDir = dataIndex >= 0 ? process.argv[dataIndex + 1] : null;
+
+const random = prng(42);
+const words = vocabulary(20_000, random);
+const SENDERS: AddressEntry[] = Array.from({ length: 500 }, (_, i) => ({ name: `${words.words[i * 7]} ${words.words[i * 7 + 1]}`, email: `user${i}@example${i % 40}.org` }));
+
+/** The parsed fields and a raw message built from the same values (no parser: it is a benchmark). */
+const makeMessage = (index: number, to: string): { raw: Buffer; parsed: ParsedMessage } => {
+  const from = SENDERS[Math.floor(random() * SENDERS.length)];
+  const subject = words.sentence(3 + Math.floor(random() * 5));
+  const text = Array.from({ length: 8 }, () => words.sentence(12)).join('\n') + '\n';
+  const date = Date.UTC(2025, 0, 1) + index * 60_000;
+  const messageId = `<inbox-bench-${index}@example.org>`;
+  const raw = Buffer.from([
+    `From: "${from.name}" <${from.email}>`, `To: <${to}>`, `Subject: ${subject}`, `Date: ${new Date(date).toUTCString()}`,
+    `Message-ID: ${messageId}`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', text.replaceAll('\n', '\r\n'),
+  ].join('\r\n'));
+  return {
+    raw,
+    parsed: {
+      messageId, inReplyTo: null, references: [], subject, from, to: [{ email: to }], cc: [], date, text, html: null,
+      attachments: [], encrypted: false,
+    },
+  };
+};
+
+const fill = (app: App, address: string): void => {
+  const mailbox = app.services.mailbox.mailboxForAddress(address);
+  if (!mailbox) throw new Error('no mailbox');
+  const started = performance.now();
+  const batch = 2000;
+  for (let from = 0; from < messages; from += batch) {
+    const items = Array.from({ length: Math.min(batch, messages - from) }, (_, i) => makeMessage(from + i, address));
+    app.store.transaction(() => {
+      for (const item of items) app.services.mailbox.append(mailbox, 'INBOX', item.raw, item.parsed);
+    });
+  }
+  console.log(`filled ${messages} messages in ${fmt((performance.now() - started) / 1000, 1)} s`);
+};
+
+const time = async (run: () => unknown, count: number): Promise<number[]> => {
+  for (let i = 0; i < Math.min(20, count); i += 1) await run(); // warm caches and statements
+  const samples: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const started = performance.now();
+    await run();
+    samples.push(performance.now() - started);
+  }
+  return samples;
+};
+
+const report = (label: string, samples: number[]): void => {
+  console.log(`${label.padEnd(44)} p50 ${fmt(percentile(samples, 50)).padStart(7)} ms   p99 ${fmt(percentile(samples, 99)).padStart(7)} ms`);
+};
+
+interface Case { label: string; path: () => string; service: (principal: Principal) => unknown }
+
+const cases = (app: App, total: number): Case[] => {
+  const list = (offset: number, search?: string) => (principal: Principal) =>
+    app.services.mailbox.list(principal, { folder: 'INBOX', limit: 50, offset, ...(search ? { search } : {}) });
+  const uid = () => 1 + Math.floor(random() * total);
+  const common = words.words[0];
+  const mid = words.words[300];
+  const rare = words.words[15_000];
+  const sender = SENDERS[3].email;
+  const searches: [string, string][] = [
+    [`search common word "${common}"`, common],
+    [`search mid-frequency word "${mid}"`, mid],
+    [`search rare word "${rare}"`, rare],
+    [`search two words "${words.words[1]} ${words.words[2]}"`, `${words.words[1]} ${words.words[2]}`],
+    [`search sender "${sender}"`, sender],
+  ];
+  const far = Math.max(0, total - 1000);
+  return [
+    { label: 'list limit 50, offset 0', path: () => '/api/v1/agent/inbox?limit=50', service: list(0) },
+    { label: `list limit 50, offset ${far}`, path: () => `/api/v1/agent/inbox?limit=50&offset=${far}`, service: list(far) },
+    {
+      label: 'read a random message (markAsRead=false)',
+      path: () => `/api/v1/agent/email/${uid()}?markAsRead=false`,
+      service: (principal) => app.services.mailbox.read(principal, { uid: uid(), folder: 'INBOX', markAsRead: false }),
+    },
+    ...searches.map(([label, text]) => ({
+      label, path: () => `/api/v1/agent/inbox?limit=50&search=${encodeURIComponent(text)}`, service: list(0, text),
+    })),
+  ];
+};
+
+const main = async (): Promise<void> => {
+  const dir = keptDir ? { path: keptDir, remove: () => undefined } : tempDir('agentpost-bench-inbox-');
+  const reuse = keptDir !== null && existsSync(`${keptDir}/agentpost.db`);
+  const config = loadConfig({ overrides: { dataDir: dir.path, http: { port: 0 }, smtp: { port: 0 }, log: { level: 'silent' } } });
+  const app = createApp(config, { logger: createLogger('silent', () => {}) });
+  await app.start();
+  try {
+    // The key is stored only hashed, so a kept data folder keeps the bench key beside it.
+    const credentials = join(dir.path, 'bench-credentials.json');
+    let apiKey: string;
+    if (reuse) {
+      apiKey = (JSON.parse(readFileSync(credentials, 'utf8')) as { apiKey: string }).apiKey;
+    } else {
+      const agent = app.services.accounts.register({ agentId: 'bench' }, '127.0.0.1');
+      apiKey = agent.apiKey;
+      if (keptDir) writeFileSync(credentials, JSON.stringify({ apiKey }));
+      fill(app, agent.email);
+    }
+    const principal = app.services.auth.authenticate(apiKey);
+    console.log(`bench:inbox  ${messages} messages, ${iterations} iterations each, load ${loadavg().map((v) => fmt(v)).join(' ')}`);
+    console.log('-- service layer');
+    for (const entry of cases(app, messages)) report(entry.label, await time(() => entry.service(principal), iterations));
+    console.log('-- HTTP (fetch, keep-alive)');
+    const headers = { authorization: `Bearer ${apiKey}`, 'user-agent': 'agentpost-bench' };
+    for (const entry of cases(app, messages)) {
+      report(entry.label, await time(async () => {
+        const path = entry.path();
+        const response = await fetch(app.baseUrl + path, { headers });
+        if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+        await response.arrayBuffer();
+      }, iterations));
+    }
+    console.log(`load after ${loadavg().map((v) => fmt(v)).join(' ')}`);
+  } finally {
+    await app.stop();
+    dir.remove();
+  }
+};
+
+await main();
