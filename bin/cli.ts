@@ -26,7 +26,7 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
   const { words, flags } = parseArgs(argv, BOOLEAN_FLAGS);
   if (flags.help) return print(USAGE, 0);
   // The bridge is a client of a running service: it needs neither the config nor the store.
-  if (words[0] === 'mcp') return mcpCommand(flags);
+  if (words[0] === 'mcp') return mcpCommand(words.slice(1), flags);
   const unknown = Object.keys(flags).find((flag) => !KNOWN_FLAGS.has(flag));
   if (unknown) return fail(`unknown option --${unknown}\n${USAGE}`, 2);
   let config: Config;
@@ -78,8 +78,13 @@ const serve = async (config: Config, options: AppOptions): Promise<number> => {
 };
 
 /** The key comes only from the environment and is never printed (it would land in client logs). */
-const mcpCommand = async (flags: Record<string, string | true>): Promise<number> => {
-  if (typeof flags.url !== 'string') return fail('usage: agentpost mcp --url <base>  (key in AGENTPOST_API_KEY)', 2);
+const MCP_USAGE = 'usage: agentpost mcp --url <base>  (key in AGENTPOST_API_KEY)';
+
+const mcpCommand = async (args: string[], flags: Record<string, string | true>): Promise<number> => {
+  const unknown = Object.keys(flags).find((flag) => flag !== 'url');
+  if (unknown) return fail(`unknown option --${unknown}\n${MCP_USAGE}`, 2);
+  if (args.length > 0) return fail(`unexpected argument "${args[0]}"\n${MCP_USAGE}`, 2);
+  if (typeof flags.url !== 'string') return fail(MCP_USAGE, 2);
   let endpoint: URL;
   try {
     endpoint = bridgeEndpoint(flags.url);

@@ -8,6 +8,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { bridgeEndpoint } from '../src/mcp/bridge.js';
 import { TOOLS } from '../src/mcp/tools.js';
 import { startApp } from './helpers/app.js';
+import { runCommand } from './helpers/process.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
 import { smtpSend } from './helpers/smtp.js';
 
@@ -34,6 +35,22 @@ t.test('bridgeEndpoint appends /mcp to a base URL and keeps an endpoint URL', as
   t.equal(bridgeEndpoint('http://h/base/').href, 'http://h/base/mcp');
   t.equal(bridgeEndpoint('http://h/api/mcp').href, 'http://h/api/mcp');
   t.throws(() => bridgeEndpoint('not a url'));
+});
+
+t.test('agentpost mcp: bad usage exits 2 and never echoes a key', async (t) => {
+  const cases: [string[], RegExp][] = [
+    [['mcp'], /usage: agentpost mcp --url/],
+    [['mcp', '--url', 'not a url'], /is not a URL/],
+    [['mcp', '--url', 'http://user:secret@127.0.0.1:9'], /no credentials in the URL/],
+    [['mcp', '--url', 'http://127.0.0.1:9', '--api-key', 'svc_x'], /unknown option --api-key/],
+    [['mcp', 'extra', '--url', 'http://127.0.0.1:9'], /unexpected argument "extra"/],
+  ];
+  for (const [args, message] of cases) {
+    const result = await runCommand(AGENTPOST, args);
+    t.equal(result.code, 2, args.join(' '));
+    t.match(result.stderr, message);
+    t.notMatch(result.stderr, /secret|svc_x/);
+  }
 });
 
 t.test('the stdio bridge offers the same tools and forwards calls with the key', async (t) => {
