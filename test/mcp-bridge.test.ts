@@ -5,14 +5,17 @@ import t, { type Test } from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { runCli } from '../bin/cli.js';
 import { bridgeEndpoint } from '../src/mcp/bridge.js';
 import { TOOLS } from '../src/mcp/tools.js';
 import { startApp } from './helpers/app.js';
-import { runCommand } from './helpers/process.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
 import { smtpSend } from './helpers/smtp.js';
 
 const AGENTPOST = new URL('../bin/agentpost', import.meta.url).pathname;
+
+// Each bridge is a child process started through tsx: slow on a loaded machine.
+t.setTimeout(600_000);
 
 /** `agentpost mcp --url <base>` as a child process, driven by the SDK's stdio client. */
 const bridgeClient = async (t: Test, url: string, apiKey?: string) => {
@@ -46,12 +49,27 @@ t.test('agentpost mcp: bad usage exits 2 and never echoes a key', async (t) => {
     [['mcp', 'extra', '--url', 'http://127.0.0.1:9'], /unexpected argument "extra"/],
   ];
   for (const [args, message] of cases) {
-    const result = await runCommand(AGENTPOST, args);
-    t.equal(result.code, 2, args.join(' '));
-    t.match(result.stderr, message);
-    t.notMatch(result.stderr, /secret|svc_x/);
+    const { code, stderr } = await runCliCapturingStderr(args);
+    t.equal(code, 2, args.join(' '));
+    t.match(stderr, message);
+    t.notMatch(stderr, /secret|svc_x/);
   }
 });
+
+/** In process: these exit before the bridge starts, so no child process is needed. */
+const runCliCapturingStderr = async (args: string[]): Promise<{ code: number; stderr: string }> => {
+  const write = process.stderr.write.bind(process.stderr);
+  let stderr = '';
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    stderr += chunk.toString();
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    return { code: await runCli(args), stderr };
+  } finally {
+    process.stderr.write = write;
+  }
+};
 
 t.test('the stdio bridge offers the same tools and forwards calls with the key', async (t) => {
   const { baseUrl, register, smtpPort } = await startApp(t);
