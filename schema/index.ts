@@ -19,12 +19,27 @@ import message from './message.json' with { type: 'json' };
 import openapi from './openapi.json' with { type: 'json' };
 import registerRequest from './register-request.json' with { type: 'json' };
 
+// Issue 6: key rotation, access keys, two-factor.
+import accessKeyList from './access-key-list.json' with { type: 'json' };
+import accessKeyRequest from './access-key-request.json' with { type: 'json' };
+import accessKeyRevokeRequest from './access-key-revoke-request.json' with { type: 'json' };
+import accessKey from './access-key.json' with { type: 'json' };
+import accountKey from './account-key.json' with { type: 'json' };
+import keyRotationRequest from './key-rotation-request.json' with { type: 'json' };
+import keyRotationResult from './key-rotation-result.json' with { type: 'json' };
+import keyRotationState from './key-rotation-state.json' with { type: 'json' };
+import pendingKey from './pending-key.json' with { type: 'json' };
+import twoFactorRequest from './two-factor-request.json' with { type: 'json' };
+import twoFactorResult from './two-factor-result.json' with { type: 'json' };
+
 export type JsonSchema = { $id: string } & Record<string, unknown>;
 
 export const SCHEMAS: readonly JsonSchema[] = [
   account, address, attachment, balance, emailQuery, error, health, inboxQuery, inbox, messageFull, message,
   registerRequest,
   empty, mcpMessage,
+  accessKeyList, accessKeyRequest, accessKeyRevokeRequest, accessKey, accountKey, keyRotationRequest,
+  keyRotationResult, keyRotationState, pendingKey, twoFactorRequest, twoFactorResult,
 ];
 
 export const OPENAPI_SOURCE: Record<string, unknown> = openapi;

@@ -10,7 +10,9 @@ import { createMcpEndpoint, MCP_PATHS } from './mcp/endpoint.js';
 import { createServices, type Services } from './services/index.js';
 import { createInboundServer } from './smtp/inbound.js';
 import { Store } from './store/index.js';
+import { loadSecretKey } from './store/secret-key.js';
 import { Scheduler } from './workers/scheduler.js';
+import { keyExpiryRunOnce } from './workers/key-expiry.js';
 import { sweepRunOnce } from './workers/sweep.js';
 
 export interface AppOptions {
@@ -51,6 +53,11 @@ export const openCore = (config: Config, options: AppOptions = {}) => {
       smtpHostname: config.smtp.hostname,
       registrationsPerIpPerHour: config.limits.registrationsPerIpPerHour,
       readMaxBytes: config.limits.readMaxBytes,
+      timeZone: config.timeZone,
+      secretKey: loadSecretKey(config.dataDir),
+      keyRotationMutationsPer15Minutes: config.limits.keyRotationMutationsPer15Minutes,
+      keyReplacementMinutes: config.limits.keyReplacementMinutes,
+      factorAttemptsPer15Minutes: config.limits.factorAttemptsPer15Minutes,
     },
   });
   return { clock, logger, store, services };
@@ -85,7 +92,10 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         smtp: await listen(smtpServer.server, config.smtp.host, config.smtp.port),
       };
       app.baseUrl = config.baseUrl ?? `http://${hostForUrl(config.http.host)}:${app.ports.http}`;
-      scheduler.start([{ name: 'sweep', schedule: '0 */10 * * * *', run: () => sweepRunOnce(services) }]);
+      scheduler.start([
+        { name: 'sweep', schedule: '0 */10 * * * *', run: () => sweepRunOnce(services) },
+        { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },
+      ]);
       ready = true;
       logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, baseUrl: app.baseUrl, dataDir: config.dataDir });
       return app.ports;

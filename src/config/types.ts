@@ -7,7 +7,13 @@ export interface Config {
   timeZone: string;
   http: { host: string; port: number; trustProxy: boolean; maxBodyBytes: number };
   smtp: { host: string; port: number; hostname: string; maxMessageBytes: number };
-  limits: { registrationsPerIpPerHour: number; readMaxBytes: number };
+  limits: {
+    registrationsPerIpPerHour: number;
+    readMaxBytes: number;
+    keyRotationMutationsPer15Minutes: number;
+    keyReplacementMinutes: number;
+    factorAttemptsPer15Minutes: number;
+  };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 

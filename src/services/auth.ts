@@ -3,6 +3,7 @@ import type { Clock } from '../core/clock.js';
 import { hashKey, keyKindOf } from '../core/keys.js';
 import type { Permission, Principal } from '../core/types.js';
 import type { Store } from '../store/index.js';
+import type { KeyRecord } from '../store/keys.js';
 
 export const ALL_PERMISSIONS: readonly Permission[] = ['mail:read', 'mail:send', 'domains:read', 'domains:write'];
 
@@ -12,21 +13,44 @@ const UNAUTHORIZED = 'missing or invalid API key';
 export class AuthService {
   constructor(private readonly store: Store, private readonly clock: Clock) {}
 
+  /**
+   * Contract Authentication 10: a missing, unknown, revoked or expired key is 401. A
+   * replacement past its 30 minutes is refused here by time even before the sweep marks it.
+   */
   authenticate(secret: string | null): Principal {
     if (!secret || keyKindOf(secret) === null) throw new AppError('unauthorized', UNAUTHORIZED);
     const key = this.store.keys.byHash(hashKey(secret));
-    const now = this.clock.now().getTime();
-    if (!key || !isUsable(key.status) || (key.expiresAt !== null && key.expiresAt <= now)) {
-      throw new AppError('unauthorized', UNAUTHORIZED);
-    }
+    if (!key || !this.isUsable(key)) throw new AppError('unauthorized', UNAUTHORIZED);
     const account = this.store.accounts.byId(key.accountId);
     if (!account) throw new AppError('unauthorized', UNAUTHORIZED);
-    return { accountId: account.id, keyId: key.id, kind: key.kind, permissions: ALL_PERMISSIONS };
+    return { accountId: account.id, keyId: key.id, kind: key.kind, permissions: this.permissionsOf(key) };
+  }
+
+  /**
+   * SMTP submission and IMAP (contract Authentication 6, DESIGN.md): the mailbox address and
+   * the full account key. A limited key is refused like a wrong password.
+   */
+  authenticateMailboxLogin(address: string, secret: string): Principal {
+    if (keyKindOf(secret) !== 'full') throw new AppError('unauthorized', 'a full account key is required');
+    const principal = this.authenticate(secret);
+    const mailbox = this.store.accounts.mailboxByAddress(address.trim().toLowerCase());
+    if (!mailbox || mailbox.accountId !== principal.accountId) throw new AppError('unauthorized', UNAUTHORIZED);
+    return principal;
+  }
+
+  private isUsable(key: KeyRecord): boolean {
+    const now = this.clock.now().getTime();
+    if (key.expiresAt !== null && key.expiresAt <= now) return false;
+    // A pending replacement works before activation (contract: key rotation).
+    return key.status === 'active' || key.status === 'pending';
+  }
+
+  /** A full key holds every permission; a limited key exactly those it was issued with. */
+  private permissionsOf(key: KeyRecord): readonly Permission[] {
+    if (key.kind === 'full') return ALL_PERMISSIONS;
+    return this.store.accessKeys.policy(key.id)?.permissions ?? [];
   }
 }
-
-/** A pending replacement key works before activation (contract: key rotation). */
-const isUsable = (status: string): boolean => status === 'active' || status === 'pending';
 
 export const requirePermission = (principal: Principal, permission: Permission): void => {
   if (!principal.permissions.includes(permission)) {

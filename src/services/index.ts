@@ -1,11 +1,14 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Store } from '../store/index.js';
+import { AccessKeyService } from './access-keys.js';
 import { AccountService } from './accounts.js';
 import { AuthService } from './auth.js';
 import { InboundService } from './inbound.js';
+import { KeyRotationService } from './key-rotation.js';
 import { MailboxService } from './mailbox.js';
 import { RateLimiter } from './rate-limiter.js';
+import { TwoFactorService } from './two-factor.js';
 
 /** The settings services need; main.ts derives them from the validated config. */
 export interface ServicesConfig {
@@ -13,6 +16,13 @@ export interface ServicesConfig {
   smtpHostname: string;
   registrationsPerIpPerHour: number;
   readMaxBytes: number;
+  /** IANA zone of day boundaries (daily limits, access-key daily budgets). */
+  timeZone: string;
+  /** The data folder's secret key: seals TOTP seeds. */
+  secretKey: Buffer;
+  keyRotationMutationsPer15Minutes: number;
+  keyReplacementMinutes: number;
+  factorAttemptsPer15Minutes: number;
 }
 
 export interface ServiceDeps {
@@ -28,6 +38,9 @@ export interface Services {
   mailbox: MailboxService;
   inbound: InboundService;
   rateLimiter: RateLimiter;
+  keyRotation: KeyRotationService;
+  accessKeys: AccessKeyService;
+  twoFactor: TwoFactorService;
 }
 
 export const createServices = ({ store, clock, config }: ServiceDeps): Services => {
@@ -37,11 +50,20 @@ export const createServices = ({ store, clock, config }: ServiceDeps): Services 
     mailDomain: config.mailDomain,
     registrationsPerIpPerHour: config.registrationsPerIpPerHour,
   });
+  const twoFactor = new TwoFactorService(store, clock, rateLimiter, {
+    secretKey: config.secretKey, issuer: 'agentpost', attemptsPer15Minutes: config.factorAttemptsPer15Minutes,
+  });
+  const keyRotation = new KeyRotationService(store, clock, rateLimiter, {
+    mutationsPer15Minutes: config.keyRotationMutationsPer15Minutes, replacementMinutes: config.keyReplacementMinutes,
+  });
   return {
     accounts,
     auth: new AuthService(store, clock),
     mailbox,
     inbound: new InboundService(store, clock, mailbox, config.smtpHostname),
     rateLimiter,
+    keyRotation,
+    accessKeys: new AccessKeyService(store, clock, twoFactor),
+    twoFactor,
   };
 };

@@ -1,3 +1,4 @@
+import { AccessKeyRepo } from './access-keys.js';
 import { AccountRepo } from './accounts.js';
 import { openDatabase, type Db, type OpenOptions } from './db.js';
 import { FolderRepo } from './folders.js';
@@ -9,6 +10,7 @@ import { OutboxRepo } from './outbox.js';
 import { RateLimitRepo } from './rate-limits.js';
 import { SubmissionRepo } from './submissions.js';
 import { SuppressionRepo } from './suppressions.js';
+import { TwoFactorRepo } from './two-factor.js';
 
 export type { OpenOptions } from './db.js';
 
@@ -23,6 +25,8 @@ export class Store {
   readonly submissions: SubmissionRepo;
   readonly idempotency: IdempotencyRepo;
   readonly suppressions: SuppressionRepo;
+  readonly accessKeys: AccessKeyRepo;
+  readonly twoFactor: TwoFactorRepo;
   private readonly committer: GroupCommitter;
 
   constructor(readonly db: Db) {
@@ -35,6 +39,8 @@ export class Store {
     this.submissions = new SubmissionRepo(db, this.outbox);
     this.idempotency = new IdempotencyRepo(db);
     this.suppressions = new SuppressionRepo(db);
+    this.accessKeys = new AccessKeyRepo(db);
+    this.twoFactor = new TwoFactorRepo(db);
     this.committer = new GroupCommitter(db);
   }
 

@@ -29,4 +29,38 @@ export class KeyRepo extends Repo {
     const row = this.sql(`SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ?`).get(keyHash) as KeyRecord | undefined;
     return row ?? null;
   }
+
+  byId(id: string): KeyRecord | null {
+    const row = this.sql(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`).get(id) as KeyRecord | undefined;
+    return row ?? null;
+  }
+
+  /** The account's full key in `status` (at most one each: partial unique indexes, migration 005). */
+  fullKey(accountId: string, status: 'active' | 'pending'): KeyRecord | null {
+    const row = this.sql(`SELECT ${COLUMNS} FROM api_keys WHERE account_id = ? AND kind = 'full' AND status = ?`)
+      .get(accountId, status) as KeyRecord | undefined;
+    return row ?? null;
+  }
+
+  /** Moves an active or pending key to `status`; returns false when it was already neither. */
+  close(id: string, status: 'revoked' | 'expired', at: number): boolean {
+    return this.sql(
+      `UPDATE api_keys SET status = ?, revoked_at = CASE WHEN ? = 'revoked' THEN ? ELSE revoked_at END
+       WHERE id = ? AND status IN ('active', 'pending')`,
+    ).run(status, status, at, id).changes === 1;
+  }
+
+  /** The pending replacement becomes the account key: no expiry any more. */
+  activate(id: string): boolean {
+    return this.sql(`UPDATE api_keys SET status = 'active', expires_at = NULL WHERE id = ? AND status = 'pending'`)
+      .run(id).changes === 1;
+  }
+
+  /** Marks replacements past their 30 minutes expired; one account or (null) all. */
+  expirePending(accountId: string | null, now: number): number {
+    return this.sql(
+      `UPDATE api_keys SET status = 'expired'
+       WHERE status = 'pending' AND expires_at <= ? AND (? IS NULL OR account_id = ?)`,
+    ).run(now, accountId, accountId).changes;
+  }
 }

@@ -1,5 +1,6 @@
 import { foundation } from './001_foundation.js';
 import { sending } from './002_sending.js';
+import { keys } from './005_keys.js';
 
 export interface Migration {
   version: number;
@@ -8,4 +9,4 @@ export interface Migration {
 }
 
 /** Applied in order, each once, recorded in PRAGMA user_version. Append only. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, keys];

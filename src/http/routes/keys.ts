@@ -1,0 +1,54 @@
+import type { Router } from '@koa/router';
+import type { Context, Next } from 'koa';
+import { validateInput } from '../../core/validate.js';
+import type { AccessKeyRequest } from '../../services/access-keys.js';
+import type { RotationAction } from '../../services/key-rotation.js';
+import type { TwoFactorAction } from '../../services/two-factor.js';
+import { requireFullKey } from '../../services/auth.js';
+import { principalOf, requireAuth } from '../auth.js';
+import { readJsonBody } from '../body.js';
+import type { HttpDeps } from '../context.js';
+
+/** Small JSON bodies only: these requests carry an action, a policy or a code. */
+const KEY_BODY_BYTES = 64 * 1024;
+
+/** Key rotation, limited access keys and two-factor: full key only (the services check). */
+export const keyRoutes = (router: Router, deps: HttpDeps): void => {
+  const { services } = deps;
+  const authenticate = requireAuth(services.auth);
+  // A limited key is refused (403) before its body is even validated.
+  const auth = async (ctx: Context, next: Next): Promise<void> => authenticate(ctx, async () => {
+    requireFullKey(principalOf(ctx));
+    await next();
+  });
+
+  router.get('/api/v1/agent/keys', auth, (ctx) => {
+    ctx.body = services.keyRotation.state(principalOf(ctx));
+  });
+  router.post('/api/v1/agent/keys', auth, async (ctx) => {
+    const input = validateInput<{ action: RotationAction }>('key-rotation-request.json', await readJsonBody(ctx, KEY_BODY_BYTES));
+    ctx.body = services.keyRotation.mutate(principalOf(ctx), input.action);
+  });
+
+  router.post('/api/v1/agent/access-keys', auth, async (ctx) => {
+    const principal = principalOf(ctx);
+    const input = validateInput<AccessKeyRequest>('access-key-request.json', await readJsonBody(ctx, KEY_BODY_BYTES));
+    ctx.body = services.accessKeys.create(principal, input);
+    ctx.status = 201;
+  });
+  router.get('/api/v1/agent/access-keys', auth, (ctx) => {
+    ctx.body = services.accessKeys.list(principalOf(ctx));
+  });
+  router.delete('/api/v1/agent/access-keys/:id', auth, async (ctx) => {
+    const input = validateInput<{ factorCode?: string }>('access-key-revoke-request.json', await readJsonBody(ctx, KEY_BODY_BYTES));
+    ctx.body = services.accessKeys.revoke(principalOf(ctx), ctx.params.id, input.factorCode);
+  });
+
+  router.post('/api/v1/agent/2fa', auth, async (ctx) => {
+    const input = validateInput<{ action: TwoFactorAction; factorCode?: string }>('two-factor-request.json', await readJsonBody(ctx, KEY_BODY_BYTES));
+    const principal = principalOf(ctx);
+    if (input.action === 'enroll') ctx.body = services.twoFactor.enroll(principal);
+    else if (input.action === 'confirm') ctx.body = services.twoFactor.confirm(principal, input.factorCode);
+    else ctx.body = services.twoFactor.disable(principal, input.factorCode);
+  });
+};

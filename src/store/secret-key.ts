@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The data folder's 32-byte secret key (`secret.key`, mode 0600, hex), created on first
+ * start. It seals secrets the service must read back (TOTP seeds) so that a copy of the
+ * database alone does not reveal them. Losing it invalidates enrolled second factors.
+ */
+export const loadSecretKey = (dataDir: string): Buffer => {
+  const file = join(dataDir, 'secret.key');
+  try {
+    return parse(readFileSync(file, 'utf8'), file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return parse(readFileSync(file, 'utf8'), file);
+};
+
+const parse = (text: string, file: string): Buffer => {
+  const hex = text.trim();
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`${file} is not 64 hex characters`);
+  return Buffer.from(hex, 'hex');
+};
