@@ -1,0 +1,167 @@
+import t from 'tap';
+import { ManualClock } from '../src/core/clock.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { issueAccessKey } from './helpers/keys.js';
+import { smtpSend } from './helpers/smtp.js';
+
+/**
+ * Every endpoint x every kind of caller -> the status it must get (issue 6 tests).
+ * Each scenario gets its own account, so a row that changes state (prepare, activate)
+ * only changes that scenario's account; rows run in the order listed.
+ */
+type Scenario =
+  | 'full' | 'read' | 'send' | 'readSend' | 'domainsRead'
+  | 'revoked' | 'expired' | 'replacementBefore' | 'replacementAfter' | 'oldAfterActivation';
+
+const SCENARIOS: readonly Scenario[] = [
+  'full', 'read', 'send', 'readSend', 'domainsRead', 'revoked', 'expired', 'replacementBefore', 'replacementAfter', 'oldAfterActivation',
+];
+
+interface Fixture {
+  app: TestApp;
+  key: string;
+  /** The full key that set this account up (for setup only). */
+  owner: string;
+  messageId: string;
+  victimKeyId: string;
+}
+
+interface Row {
+  name: string;
+  method: string;
+  path: (f: Fixture) => string;
+  body?: (f: Fixture) => unknown;
+  headers?: () => Record<string, string>;
+  expect: Record<Scenario, number>;
+}
+
+const SEND_POLICY = { dailyRecipientLimit: 5, totalRecipientLimit: 10 };
+
+/**
+ * Statuses by caller class: `full` for the full key and a pending or activated replacement,
+ * one per limited permission set, 401 for the revoked, expired and superseded keys.
+ */
+const expect = (
+  full: number,
+  limited: { read: number; send: number; readSend: number; domainsRead: number },
+  overrides: Partial<Record<Scenario, number>> = {},
+): Record<Scenario, number> => ({
+  full, ...limited, revoked: 401, expired: 401, replacementBefore: full, replacementAfter: full, oldAfterActivation: 401, ...overrides,
+});
+const allLimited = (status: number) => ({ read: status, send: status, readSend: status, domainsRead: status });
+const noAuth = (status: number): Record<Scenario, number> =>
+  Object.fromEntries(SCENARIOS.map((scenario) => [scenario, status])) as Record<Scenario, number>;
+
+let forwarded = 0;
+const ROWS: Row[] = [
+  { name: 'GET /healthz', method: 'GET', path: () => '/healthz', expect: noAuth(200) },
+  { name: 'GET /api/v1/openapi.json', method: 'GET', path: () => '/api/v1/openapi.json', expect: noAuth(200) },
+  {
+    name: 'POST /register (no authentication)', method: 'POST', path: () => '/api/v1/agent/register',
+    body: () => ({ agentId: 'table' }), headers: () => ({ 'x-forwarded-for': `10.9.${Math.floor((forwarded += 1) / 250)}.${forwarded % 250}` }),
+    expect: noAuth(201),
+  },
+  { name: 'GET /inbox', method: 'GET', path: () => '/api/v1/agent/inbox', expect: expect(200, { read: 200, send: 403, readSend: 200, domainsRead: 403 }) },
+  {
+    name: 'GET /inbox?folder=Sent', method: 'GET', path: () => '/api/v1/agent/inbox?folder=Sent',
+    expect: expect(200, { read: 200, send: 403, readSend: 200, domainsRead: 403 }),
+  },
+  {
+    name: 'GET /email/{id}?markAsRead=false', method: 'GET', path: (f) => `/api/v1/agent/email/${f.messageId}?markAsRead=false`,
+    expect: expect(200, { read: 200, send: 403, readSend: 200, domainsRead: 403 }),
+  },
+  {
+    name: 'GET /email/{id}?markAsRead=true', method: 'GET', path: (f) => `/api/v1/agent/email/${f.messageId}?markAsRead=true`,
+    expect: expect(200, { read: 400, send: 403, readSend: 400, domainsRead: 403 }),
+  },
+  { name: 'GET /email/{id}', method: 'GET', path: (f) => `/api/v1/agent/email/${f.messageId}`, expect: expect(200, { read: 200, send: 403, readSend: 200, domainsRead: 403 }) },
+  { name: 'GET /balance', method: 'GET', path: () => '/api/v1/agent/balance', expect: expect(200, allLimited(200)) },
+  { name: 'GET /keys', method: 'GET', path: () => '/api/v1/agent/keys', expect: expect(200, allLimited(403)) },
+  {
+    name: 'POST /access-keys', method: 'POST', path: () => '/api/v1/agent/access-keys',
+    body: () => ({ name: 'table', kind: 'mail', permissions: ['mail:read'] }), expect: expect(201, allLimited(403)),
+  },
+  { name: 'GET /access-keys', method: 'GET', path: () => '/api/v1/agent/access-keys', expect: expect(200, allLimited(403)) },
+  {
+    name: 'DELETE /access-keys/{id}', method: 'DELETE', path: (f) => `/api/v1/agent/access-keys/${f.victimKeyId}`,
+    expect: expect(200, allLimited(403)),
+  },
+  { name: 'POST /2fa enroll', method: 'POST', path: () => '/api/v1/agent/2fa', body: () => ({ action: 'enroll' }), expect: expect(200, allLimited(403)) },
+  {
+    name: 'POST /2fa disable (2FA off)', method: 'POST', path: () => '/api/v1/agent/2fa',
+    body: () => ({ action: 'disable', factorCode: '123456' }), expect: expect(409, allLimited(403)),
+  },
+  {
+    name: 'POST /keys prepare', method: 'POST', path: () => '/api/v1/agent/keys', body: () => ({ action: 'prepare' }),
+    // The replacement-before account already has a pending replacement.
+    expect: expect(200, allLimited(403), { replacementBefore: 409 }),
+  },
+  {
+    name: 'POST /keys cancel', method: 'POST', path: () => '/api/v1/agent/keys', body: () => ({ action: 'cancel' }),
+    // Only the original may cancel; the pending replacement itself may not.
+    expect: expect(200, allLimited(403), { replacementBefore: 403 }),
+  },
+  {
+    name: 'POST /keys activate', method: 'POST', path: () => '/api/v1/agent/keys', body: () => ({ action: 'activate' }),
+    // Nothing pending after the cancel row, except for the replacement-before account, which activates itself.
+    expect: expect(409, allLimited(403), { replacementBefore: 200 }),
+  },
+];
+
+const permissionsOf: Partial<Record<Scenario, string[]>> = {
+  read: ['mail:read'], send: ['mail:send'], readSend: ['mail:read', 'mail:send'], domainsRead: ['domains:read'],
+};
+
+const setUp = async (app: TestApp, clock: ManualClock, scenario: Scenario): Promise<Fixture> => {
+  const { apiKey: owner, email } = await app.register();
+  await smtpSend(app.smtpPort, { from: 'someone@example.org', to: email, subject: `for ${scenario}`, text: 'hello' });
+  const messageId = (await app.api('GET', '/api/v1/agent/inbox', { key: owner })).body.emails[0].id;
+  const victim = await issueAccessKey(app, owner, { name: 'victim', kind: 'mail', permissions: ['mail:read'] });
+  const base = { app, owner, messageId, victimKeyId: victim.id };
+  const permissions = permissionsOf[scenario];
+  if (permissions) {
+    const sendPolicy = permissions.includes('mail:send') ? SEND_POLICY : {};
+    const kind = permissions[0].startsWith('domains') ? 'domain' : 'mail';
+    return { ...base, key: (await issueAccessKey(app, owner, { name: scenario, kind, permissions, ...sendPolicy })).apiKey };
+  }
+  if (scenario === 'revoked') {
+    const key = await issueAccessKey(app, owner, { name: 'revoked', kind: 'mail', permissions: ['mail:read', 'mail:send'], ...SEND_POLICY });
+    await app.api('DELETE', `/api/v1/agent/access-keys/${key.id}`, { key: owner });
+    return { ...base, key: key.apiKey };
+  }
+  if (scenario === 'expired') {
+    const expiresAt = new Date(clock.now().getTime() + 60_000).toISOString();
+    return { ...base, key: (await issueAccessKey(app, owner, { name: 'expiring', kind: 'mail', permissions: ['mail:read'], expiresAt })).apiKey };
+  }
+  if (scenario === 'full') return { ...base, key: owner };
+  const replacement: string = (await app.api('POST', '/api/v1/agent/keys', { key: owner, body: { action: 'prepare' } })).body.apiKey;
+  if (scenario === 'replacementBefore') return { ...base, key: replacement };
+  await app.api('POST', '/api/v1/agent/keys', { key: replacement, body: { action: 'activate' } });
+  return { ...base, owner: replacement, key: scenario === 'replacementAfter' ? replacement : owner };
+};
+
+t.test('every endpoint x every caller', async (t) => {
+  const clock = new ManualClock('2026-03-01T10:00:00Z');
+  const app = await startApp(t, {}, { clock });
+  const fixtures = new Map<Scenario, Fixture>();
+  for (const scenario of SCENARIOS) fixtures.set(scenario, await setUp(app, clock, scenario));
+  // Past the expiring key's minute, well inside the replacement's 30 minutes.
+  clock.advance(5 * 60_000);
+  for (const scenario of SCENARIOS) {
+    const fixture = fixtures.get(scenario) as Fixture;
+    for (const row of ROWS) {
+      const response = await app.api(row.method, row.path(fixture), { key: fixture.key, body: row.body?.(fixture), headers: row.headers?.() });
+      t.equal(response.status, row.expect[scenario], `${scenario}: ${row.name} -> ${JSON.stringify(response.body).slice(0, 120)}`);
+    }
+  }
+});
+
+t.test('a limited key never reaches key management even with a malformed body', async (t) => {
+  const app = await startApp(t);
+  const { apiKey } = await app.register();
+  const limited = await issueAccessKey(app, apiKey, { name: 'r', kind: 'mail', permissions: ['mail:read'] });
+  for (const path of ['/api/v1/agent/keys', '/api/v1/agent/access-keys', '/api/v1/agent/2fa']) {
+    t.equal((await app.api('POST', path, { key: limited.apiKey, body: { nonsense: true } })).status, 403, path);
+  }
+  t.equal((await app.api('GET', '/api/v1/agent/inbox', { key: 'svc_access_' + '0'.repeat(64) })).status, 401, 'unknown limited key');
+});
