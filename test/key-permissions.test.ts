@@ -2,6 +2,7 @@ import t from 'tap';
 import { ManualClock } from '../src/core/clock.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { issueAccessKey } from './helpers/keys.js';
+import { rawMcp } from './helpers/mcp.js';
 import { smtpSend } from './helpers/smtp.js';
 
 /**
@@ -28,6 +29,8 @@ interface Fixture {
 
 interface Row {
   name: string;
+  /** An MCP tool call: compared as the HTTP status its error code maps to (200 when it succeeds). */
+  mcp?: { tool: string; args: (f: Fixture) => Record<string, unknown> };
   method: string;
   path: (f: Fixture) => string;
   body?: (f: Fixture) => unknown;
@@ -108,6 +111,30 @@ const ROWS: Row[] = [
   },
 ];
 
+const READERS = { read: 200, send: 403, readSend: 200, domainsRead: 403 };
+const mcpRow = (tool: string, args: (f: Fixture) => Record<string, unknown>, statuses: Record<Scenario, number>): Row => ({
+  name: `MCP ${tool}`, mcp: { tool, args }, method: 'POST', path: () => '/mcp', expect: statuses,
+});
+const MCP_ROWS: Row[] = [
+  mcpRow('check_inbox', () => ({}), expect(200, READERS)),
+  mcpRow('get_email', (f) => ({ id: f.messageId, markAsRead: false }), expect(200, READERS)),
+  mcpRow('check_balance', () => ({}), expect(200, allLimited(200))),
+];
+
+/** The HTTP status of each error code (src/http/errors.ts), to compare MCP outcomes with REST ones. */
+const STATUS_OF_CODE: Record<string, number> = {
+  invalid_input: 400, unauthorized: 401, insufficient_credits: 402, forbidden: 403, not_found: 404,
+  conflict: 409, too_large: 413, rate_limited: 429, submission_failed: 502, unavailable: 503,
+};
+
+const callMcp = async (f: Fixture, row: Row): Promise<{ status: number; body: unknown }> => {
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: row.mcp?.tool, arguments: row.mcp?.args(f) } };
+  const response = await rawMcp(f.app.baseUrl, call, { 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${f.key}` });
+  const result = response.body.result as { isError?: boolean; content: { text: string }[] };
+  const body = JSON.parse(result.content[0].text) as { code?: string };
+  return { status: result.isError ? STATUS_OF_CODE[body.code ?? ''] ?? 500 : 200, body };
+};
+
 const permissionsOf: Partial<Record<Scenario, string[]>> = {
   read: ['mail:read'], send: ['mail:send'], readSend: ['mail:read', 'mail:send'], domainsRead: ['domains:read'],
 };
@@ -149,8 +176,10 @@ t.test('every endpoint x every caller', async (t) => {
   clock.advance(5 * 60_000);
   for (const scenario of SCENARIOS) {
     const fixture = fixtures.get(scenario) as Fixture;
-    for (const row of ROWS) {
-      const response = await app.api(row.method, row.path(fixture), { key: fixture.key, body: row.body?.(fixture), headers: row.headers?.() });
+    for (const row of [...MCP_ROWS, ...ROWS]) {
+      const response = row.mcp
+        ? await callMcp(fixture, row)
+        : await app.api(row.method, row.path(fixture), { key: fixture.key, body: row.body?.(fixture), headers: row.headers?.() });
       t.equal(response.status, row.expect[scenario], `${scenario}: ${row.name} -> ${JSON.stringify(response.body).slice(0, 120)}`);
     }
   }

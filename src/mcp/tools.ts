@@ -2,7 +2,7 @@ import { schemaById, type JsonSchema } from '../../schema/index.js';
 import { bearerToken } from '../core/bearer.js';
 import type { Principal } from '../core/types.js';
 import { validateInput } from '../core/validate.js';
-import { balanceOf, type RegisterInput } from '../services/accounts.js';
+import type { RegisterInput } from '../services/accounts.js';
 import type { Services } from '../services/index.js';
 import type { ListQuery } from '../services/mailbox.js';
 
@@ -77,7 +77,7 @@ export const TOOLS: readonly McpTool[] = [
     'check_balance',
     'Credits, address and account status (GET /api/v1/agent/balance). Needs the Bearer key.',
     'empty.json',
-    (services, _input, principal) => balanceOf(services.accounts.get(principal.accountId)),
+    (services, _input, principal) => services.balance.of(principal),
   ),
 ];
 

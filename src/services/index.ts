@@ -1,9 +1,11 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Store } from '../store/index.js';
+import { AccessKeyPolicyService } from './access-key-policy.js';
 import { AccessKeyService } from './access-keys.js';
 import { AccountService } from './accounts.js';
 import { AuthService } from './auth.js';
+import { BalanceService } from './balance.js';
 import { InboundService } from './inbound.js';
 import { KeyRotationService } from './key-rotation.js';
 import { MailboxService } from './mailbox.js';
@@ -41,6 +43,9 @@ export interface Services {
   keyRotation: KeyRotationService;
   accessKeys: AccessKeyService;
   twoFactor: TwoFactorService;
+  /** Limited keys' address lists and recipient budgets: the send path's seam (issue 6). */
+  accessKeyPolicy: AccessKeyPolicyService;
+  balance: BalanceService;
 }
 
 export const createServices = ({ store, clock, config }: ServiceDeps): Services => {
@@ -56,6 +61,7 @@ export const createServices = ({ store, clock, config }: ServiceDeps): Services 
   const keyRotation = new KeyRotationService(store, clock, rateLimiter, {
     mutationsPer15Minutes: config.keyRotationMutationsPer15Minutes, replacementMinutes: config.keyReplacementMinutes,
   });
+  const accessKeyPolicy = new AccessKeyPolicyService(store, clock, config.timeZone);
   return {
     accounts,
     auth: new AuthService(store, clock),
@@ -65,5 +71,7 @@ export const createServices = ({ store, clock, config }: ServiceDeps): Services 
     keyRotation,
     accessKeys: new AccessKeyService(store, clock, twoFactor),
     twoFactor,
+    accessKeyPolicy,
+    balance: new BalanceService(accounts, accessKeyPolicy),
   };
 };

@@ -1,6 +1,6 @@
 import type { Router } from '@koa/router';
 import { validateInput } from '../../core/validate.js';
-import { balanceOf, type RegisterInput } from '../../services/accounts.js';
+import type { RegisterInput } from '../../services/accounts.js';
 import { principalOf, requireAuth } from '../auth.js';
 import { readJsonBody } from '../body.js';
 import { clientIp } from '../client-ip.js';
@@ -14,6 +14,6 @@ export const accountRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = services.accounts.register(input, clientIp(ctx, deps.trustProxy));
   });
   router.get('/api/v1/agent/balance', requireAuth(services.auth), (ctx) => {
-    ctx.body = balanceOf(services.accounts.get(principalOf(ctx).accountId));
+    ctx.body = services.balance.of(principalOf(ctx));
   });
 };
