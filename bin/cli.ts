@@ -13,6 +13,7 @@ const USAGE = `usage: agentpost [serve] [--config FILE] [options]   run the serv
        agentpost credits add <email> <n>            add sending credits, print the new balance
        agentpost accounts list                      list accounts as JSON lines
        agentpost mcp --url <base>                   stdio MCP server forwarding to <base>/mcp; key in AGENTPOST_API_KEY
+       agentpost 2fa reset <email>                  turn two-factor off for an account whose device is lost
 
 --config FILE (or ${CONFIG_FILE_ENV}) reads a JSON config file. Settings apply in the order
 defaults < config file < environment < flags. Each option and its environment variable:
@@ -46,6 +47,8 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
         return creditsCommand(config, options, rest);
       case 'accounts':
         return accountsCommand(config, options, rest);
+      case '2fa':
+        return twoFactorCommand(config, options, rest);
       default:
         return fail(`unknown command "${command}"\n${USAGE}`, 2);
     }
@@ -113,6 +116,16 @@ const accountsCommand = (config: Config, options: AppOptions, args: string[]): n
       process.stdout.write(JSON.stringify({ id, agentId, email, credits, status, sendingState, createdAt: new Date(createdAt).toISOString() }) + '\n');
     }
     return 0;
+  });
+};
+
+/** Operator recovery for a lost authenticator: the agent can then enroll again. */
+const twoFactorCommand = (config: Config, options: AppOptions, args: string[]): number => {
+  const [action, email] = args;
+  if (action !== 'reset' || !email) return fail('usage: agentpost 2fa reset <email>', 2);
+  return withCore(config, options, (core) => {
+    const account = core.services.accounts.byEmail(email);
+    return print(core.services.twoFactor.reset(account.id) ? 'two-factor turned off' : 'two-factor was not on', 0);
   });
 };
 

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { runCli } from '../bin/cli.js';
 import { ManualClock } from '../src/core/clock.js';
 import { startApp } from './helpers/app.js';
-import { issueAccessKey, totpFromUrl } from './helpers/keys.js';
+import { enableTwoFactor, issueAccessKey, totpFromUrl } from './helpers/keys.js';
 
 const STEP = 30_000;
 
@@ -81,4 +82,26 @@ t.test('limited keys cannot manage two-factor', async (t) => {
   const limited = await issueAccessKey(app, apiKey, { name: 'r', kind: 'mail', permissions: ['mail:read'] });
   t.equal((await app.api('POST', '/api/v1/agent/2fa', { key: limited.apiKey, body: { action: 'enroll' } })).status, 403);
   t.equal((await app.api('POST', '/api/v1/agent/2fa', { key: apiKey, body: { action: 'off' } })).status, 400);
+});
+
+t.test('an operator resets two-factor for a lost device with the admin CLI', async (t) => {
+  const clock = new ManualClock('2026-03-01T10:00:00Z');
+  const app = await startApp(t, {}, { clock });
+  const { apiKey, email } = await app.register();
+  const key = await issueAccessKey(app, apiKey, { name: 'r', kind: 'mail', permissions: ['mail:read'] });
+  await enableTwoFactor(app, apiKey, () => clock.now().getTime());
+  t.equal((await app.api('DELETE', `/api/v1/agent/access-keys/${key.id}`, { key: apiKey })).status, 403);
+  const output: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => output.push(String(chunk)) > 0) as typeof process.stdout.write;
+  let code: number;
+  try {
+    code = await runCli(['2fa', 'reset', email, '--data-dir', app.app.config.dataDir]);
+  } finally {
+    process.stdout.write = write;
+  }
+  t.equal(code, 0);
+  t.same(output, ['two-factor turned off\n']);
+  t.equal((await app.api('DELETE', `/api/v1/agent/access-keys/${key.id}`, { key: apiKey })).status, 200, 'no code needed any more');
+  t.equal((await app.api('POST', '/api/v1/agent/2fa', { key: apiKey, body: { action: 'enroll' } })).status, 200, 'enroll again');
 });

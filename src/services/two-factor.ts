@@ -71,6 +71,15 @@ export class TwoFactorService {
     return { action: 'disable', status: 'off' };
   }
 
+  /** Operator reset (`agentpost 2fa reset`): drops the seed; true when one was there. */
+  reset(accountId: string): boolean {
+    return this.store.transaction(() => {
+      const had = this.store.twoFactor.byAccount(accountId) !== null;
+      this.store.twoFactor.remove(accountId);
+      return had;
+    });
+  }
+
   isEnabled(accountId: string): boolean {
     return this.store.twoFactor.byAccount(accountId)?.status === 'enabled';
   }
