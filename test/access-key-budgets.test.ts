@@ -16,6 +16,7 @@ interface Harness {
   app: TestApp;
   principal: Principal;
   limitedKey: string;
+  ownerKey: string;
   /** Accepts one submission of `addresses` under the key, as the send path would; returns the row ids. */
   accept(addresses: string[], suppressed?: string[]): number[];
   statusOf(thunk: () => void): string;
@@ -50,7 +51,7 @@ const harness = async (t: Test, clock: ManualClock, policy: Record<string, unkno
       return isAppError(error) ? error.code : 'thrown';
     }
   };
-  return { app, principal, limitedKey: limited.apiKey, accept, statusOf };
+  return { app, principal, limitedKey: limited.apiKey, ownerKey: apiKey, accept, statusOf };
 };
 
 const usage = async (h: Harness) => {
@@ -82,6 +83,8 @@ t.test('accepted and unresolved recipients keep their unit; a definite rejection
   t.equal(h.statusOf(() => h.accept(['d@example.org', 'e@example.org', 'f@example.org'])), 'ok', '2 + 3 = 5');
   t.same(await usage(h), [5, 5]);
   t.equal(h.statusOf(() => h.accept(['h@example.org'])), 'rate_limited', 'the day is spent');
+  const owner = (await h.app.api('GET', '/api/v1/agent/access-keys', { key: h.ownerKey })).body.accessKeys[0];
+  t.match(owner, { dailyRecipientsUsed: 5, totalRecipientsUsed: 5 }, 'the owner sees the same usage in the list');
 });
 
 t.test('the daily budget resets at midnight in the service time zone; the total never does', async (t) => {

@@ -5,6 +5,7 @@ import { hashKey, newAccessKey } from '../core/keys.js';
 import type { Permission, Principal } from '../core/types.js';
 import type { AccessKeyKind, AccessKeyRecord, AccessPolicy } from '../store/access-keys.js';
 import type { Store } from '../store/index.js';
+import type { AccessKeyPolicyService } from './access-key-policy.js';
 import { requireFullKey } from './auth.js';
 import type { TwoFactorService } from './two-factor.js';
 
@@ -32,7 +33,9 @@ export interface AccessKeyView {
   allowedSenders: string[] | null;
   allowedRecipients: string[] | null;
   dailyRecipientLimit: number | null;
+  dailyRecipientsUsed: number;
   totalRecipientLimit: number | null;
+  totalRecipientsUsed: number;
   /** The secret: in the creation response only. */
   apiKey?: string;
 }
@@ -55,6 +58,7 @@ export class AccessKeyService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly twoFactor: TwoFactorService,
+    private readonly policy: AccessKeyPolicyService,
   ) {}
 
   create(principal: Principal, request: AccessKeyRequest): AccessKeyView {
@@ -106,6 +110,7 @@ export class AccessKeyService {
 
   view(key: AccessKeyRecord, now: number): AccessKeyView {
     const expired = key.expiresAt !== null && key.expiresAt <= now;
+    const usage = this.policy.usage(key.keyId, now);
     return {
       id: key.keyId,
       name: key.name,
@@ -118,7 +123,9 @@ export class AccessKeyService {
       allowedSenders: key.allowedSenders,
       allowedRecipients: key.allowedRecipients,
       dailyRecipientLimit: key.dailyRecipientLimit,
+      dailyRecipientsUsed: usage.dailyRecipientsUsed,
       totalRecipientLimit: key.totalRecipientLimit,
+      totalRecipientsUsed: usage.totalRecipientsUsed,
     };
   }
 

@@ -69,7 +69,7 @@ export const createServices = ({ store, clock, config }: ServiceDeps): Services 
     inbound: new InboundService(store, clock, mailbox, config.smtpHostname),
     rateLimiter,
     keyRotation,
-    accessKeys: new AccessKeyService(store, clock, twoFactor),
+    accessKeys: new AccessKeyService(store, clock, twoFactor, accessKeyPolicy),
     twoFactor,
     accessKeyPolicy,
     balance: new BalanceService(accounts, accessKeyPolicy),
