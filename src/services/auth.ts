@@ -26,18 +26,6 @@ export class AuthService {
     return { accountId: account.id, keyId: key.id, kind: key.kind, permissions: this.permissionsOf(key) };
   }
 
-  /**
-   * SMTP submission and IMAP (contract Authentication 6, DESIGN.md): the mailbox address and
-   * the full account key. A limited key is refused like a wrong password.
-   */
-  authenticateMailboxLogin(address: string, secret: string): Principal {
-    if (keyKindOf(secret) !== 'full') throw new AppError('unauthorized', 'a full account key is required');
-    const principal = this.authenticate(secret);
-    const mailbox = this.store.accounts.mailboxByAddress(address.trim().toLowerCase());
-    if (!mailbox || mailbox.accountId !== principal.accountId) throw new AppError('unauthorized', UNAUTHORIZED);
-    return principal;
-  }
-
   private isUsable(key: KeyRecord): boolean {
     const now = this.clock.now().getTime();
     if (key.expiresAt !== null && key.expiresAt <= now) return false;
