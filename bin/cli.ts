@@ -3,8 +3,7 @@ import { loadConfig, ConfigError } from '../src/config/load.js';
 import { CONFIG_FILE_ENV, CONFIG_FILE_FLAG, SETTING_SOURCES } from '../src/config/settings.js';
 import type { Config } from '../src/config/types.js';
 import { isAppError } from '../src/core/errors.js';
-import { createApp, databasePath, openCore, type AppOptions } from '../src/main.js';
-import { bridgeEndpoint, runStdioBridge } from '../src/mcp/bridge.js';
+import type { AppOptions, openCore } from '../src/main.js';
 import { parseArgs } from './args.js';
 
 const SETTING_FLAGS = SETTING_SOURCES.map((source) => `  --${source.flag.padEnd(12)} ${source.env}`).join('\n');
@@ -21,6 +20,12 @@ ${SETTING_FLAGS}`;
 
 const BOOLEAN_FLAGS = new Set(['help', ...SETTING_SOURCES.filter((source) => source.type === 'boolean').map((source) => source.flag)]);
 const KNOWN_FLAGS = new Set([...BOOLEAN_FLAGS, CONFIG_FILE_FLAG, ...SETTING_SOURCES.map((source) => source.flag)]);
+
+/**
+ * The app (koa, smtp-server, mailparser, the MCP SDK, ...) loads only for the commands that use
+ * it, so usage and setting errors answer at once.
+ */
+const loadApp = () => import('../src/main.js');
 
 /** Exit codes: 0 ok, 1 failure, 2 bad usage or invalid setting. */
 export const runCli = async (argv: readonly string[], options: AppOptions = {}): Promise<number> => {
@@ -44,11 +49,11 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
         if (rest.length > 0) return fail(`unexpected argument "${rest[0]}"\n${USAGE}`, 2);
         return await serve(config, options);
       case 'credits':
-        return creditsCommand(config, options, rest);
+        return await creditsCommand(config, options, rest);
       case 'accounts':
-        return accountsCommand(config, options, rest);
+        return await accountsCommand(config, options, rest);
       case '2fa':
-        return twoFactorCommand(config, options, rest);
+        return await twoFactorCommand(config, options, rest);
       default:
         return fail(`unknown command "${command}"\n${USAGE}`, 2);
     }
@@ -69,6 +74,7 @@ const isListenError = (error: unknown): error is ListenError =>
   error instanceof Error && 'syscall' in error && error.syscall === 'listen' && 'code' in error;
 
 const serve = async (config: Config, options: AppOptions): Promise<number> => {
+  const { createApp } = await loadApp();
   const app = createApp(config, options);
   await app.start();
   await new Promise<void>((resolve) => {
@@ -84,6 +90,7 @@ const serve = async (config: Config, options: AppOptions): Promise<number> => {
 const MCP_USAGE = 'usage: agentpost mcp --url <base>  (key in AGENTPOST_API_KEY)';
 
 const mcpCommand = async (args: string[], flags: Record<string, string | true>): Promise<number> => {
+  const { bridgeEndpoint, runStdioBridge } = await import('../src/mcp/bridge.js');
   const unknown = Object.keys(flags).find((flag) => flag !== 'url');
   if (unknown) return fail(`unknown option --${unknown}\n${MCP_USAGE}`, 2);
   if (args.length > 0) return fail(`unexpected argument "${args[0]}"\n${MCP_USAGE}`, 2);
@@ -101,14 +108,14 @@ const mcpCommand = async (args: string[], flags: Record<string, string | true>):
   return 0;
 };
 
-const creditsCommand = (config: Config, options: AppOptions, args: string[]): number => {
+const creditsCommand = async (config: Config, options: AppOptions, args: string[]): Promise<number> => {
   const [action, email, amount] = args;
   if (action !== 'add' || !email || !amount || args.length > 3) return fail('usage: agentpost credits add <email> <n>', 2);
   if (!/^\d+$/.test(amount)) return fail(`credits to add must be a positive whole number, got "${amount}"`, 2);
   return withCore(config, options, (core) => print(String(core.services.accounts.addCredits(email, Number(amount))), 0));
 };
 
-const accountsCommand = (config: Config, options: AppOptions, args: string[]): number => {
+const accountsCommand = async (config: Config, options: AppOptions, args: string[]): Promise<number> => {
   if (args[0] !== 'list' || args.length > 1) return fail('usage: agentpost accounts list', 2);
   return withCore(config, options, (core) => {
     for (const account of core.services.accounts.list()) {
@@ -120,7 +127,7 @@ const accountsCommand = (config: Config, options: AppOptions, args: string[]): n
 };
 
 /** Operator recovery for a lost authenticator: the agent can then enroll again. */
-const twoFactorCommand = (config: Config, options: AppOptions, args: string[]): number => {
+const twoFactorCommand = async (config: Config, options: AppOptions, args: string[]): Promise<number> => {
   const [action, email] = args;
   if (action !== 'reset' || !email) return fail('usage: agentpost 2fa reset <email>', 2);
   return withCore(config, options, (core) => {
@@ -130,7 +137,8 @@ const twoFactorCommand = (config: Config, options: AppOptions, args: string[]): 
 };
 
 /** Admin commands work on an existing database; a mistyped --data-dir must not create a new one. */
-const withCore = (config: Config, options: AppOptions, work: (core: ReturnType<typeof openCore>) => number): number => {
+const withCore = async (config: Config, options: AppOptions, work: (core: ReturnType<typeof openCore>) => number): Promise<number> => {
+  const { databasePath, openCore } = await loadApp();
   const file = databasePath(config);
   if (!existsSync(file)) return fail(`no database at ${file} (check --data-dir or AGENTPOST_DATA_DIR)`, 1);
   const core = openCore({ ...config, log: { level: 'warn' } }, options);

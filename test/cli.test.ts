@@ -7,7 +7,7 @@ import t from 'tap';
 import { restCall, runCommand, startServerProcess } from './helpers/process.js';
 
 // Each case starts a process through tsx: generous for a loaded 2-core machine.
-t.setTimeout(300_000);
+t.setTimeout(900_000);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const agentpost = join(root, 'bin', 'agentpost');
