@@ -13,6 +13,7 @@ const USAGE = `usage: agentpost [serve] [--config FILE] [options]   run the serv
        agentpost accounts list                      list accounts as JSON lines
        agentpost mcp --url <base>                   stdio MCP server forwarding to <base>/mcp; key in AGENTPOST_API_KEY
        agentpost 2fa reset <email>                  turn two-factor off for an account whose device is lost
+       agentpost sending set <email> <state>        set the sending state: probation, standard, reviewed, paused
 
 --config FILE (or ${CONFIG_FILE_ENV}) reads a JSON config file. Settings apply in the order
 defaults < config file < environment < flags. Each option and its environment variable:
@@ -54,6 +55,8 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
         return await accountsCommand(config, options, rest);
       case '2fa':
         return await twoFactorCommand(config, options, rest);
+      case 'sending':
+        return await sendingCommand(config, options, rest);
       default:
         return fail(`unknown command "${command}"\n${USAGE}`, 2);
     }
@@ -134,6 +137,12 @@ const twoFactorCommand = async (config: Config, options: AppOptions, args: strin
     const account = core.services.accounts.byEmail(email);
     return print(core.services.twoFactor.reset(account.id) ? 'two-factor turned off' : 'two-factor was not on', 0);
   });
+};
+
+const sendingCommand = async (config: Config, options: AppOptions, args: string[]): Promise<number> => {
+  const [action, email, state] = args;
+  if (action !== 'set' || !email || !state) return fail('usage: agentpost sending set <email> <probation|standard|reviewed|paused>', 2);
+  return withCore(config, options, (core) => print(`${email.trim().toLowerCase()} ${core.services.sending.setState(email, state)}`, 0));
 };
 
 /** Admin commands work on an existing database; a mistyped --data-dir must not create a new one. */

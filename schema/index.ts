@@ -17,7 +17,13 @@ import mcpMessage from './mcp-message.json' with { type: 'json' };
 import messageFull from './message-full.json' with { type: 'json' };
 import message from './message.json' with { type: 'json' };
 import openapi from './openapi.json' with { type: 'json' };
+import outboundDetail from './outbound-detail.json' with { type: 'json' };
+import outboundList from './outbound-list.json' with { type: 'json' };
+import outboundQuery from './outbound-query.json' with { type: 'json' };
 import registerRequest from './register-request.json' with { type: 'json' };
+import sendRequest from './send-request.json' with { type: 'json' };
+import sendResult from './send-result.json' with { type: 'json' };
+import sending from './sending.json' with { type: 'json' };
 
 // Issue 6: key rotation, access keys, two-factor.
 import accessKeyList from './access-key-list.json' with { type: 'json' };
@@ -40,6 +46,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   empty, mcpMessage,
   accessKeyList, accessKeyRequest, accessKeyRevokeRequest, accessKey, accountKey, keyRotationRequest,
   keyRotationResult, keyRotationState, pendingKey, twoFactorRequest, twoFactorResult,
+  sendRequest, sendResult, sending, outboundQuery, outboundList, outboundDetail,
 ];
 
 export const OPENAPI_SOURCE: Record<string, unknown> = openapi;

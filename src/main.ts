@@ -9,6 +9,7 @@ import { createHttpApp } from './http/app.js';
 import { createMcpEndpoint, MCP_PATHS } from './mcp/endpoint.js';
 import { createServices, type Services } from './services/index.js';
 import { createInboundServer } from './smtp/inbound.js';
+import { createSubmissionServer } from './smtp/submission.js';
 import { Store } from './store/index.js';
 import { loadSecretKey } from './store/secret-key.js';
 import { Scheduler } from './workers/scheduler.js';
@@ -25,6 +26,7 @@ export interface AppOptions {
 export interface BoundPorts {
   http: number;
   smtp: number;
+  submission: number;
 }
 
 export interface App {
@@ -58,6 +60,13 @@ export const openCore = (config: Config, options: AppOptions = {}) => {
       keyRotationMutationsPer15Minutes: config.limits.keyRotationMutationsPer15Minutes,
       keyReplacementMinutes: config.limits.keyReplacementMinutes,
       factorAttemptsPer15Minutes: config.limits.factorAttemptsPer15Minutes,
+      sending: {
+        limits: { sendRequestsPerMinute: config.limits.sendRequestsPerMinute, states: config.limits.sendingStates },
+        textMaxBytes: config.limits.sendTextMaxBytes,
+        attachmentsMaxBytes: config.limits.sendAttachmentsMaxBytes,
+        idempotencyRetentionMs: config.limits.idempotencyRetentionHours * 60 * 60 * 1000,
+        trackingMs: config.limits.outboundTrackingDays * 24 * 60 * 60 * 1000,
+      },
     },
   });
   return { clock, logger, store, services };
@@ -79,17 +88,21 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   });
   const httpServer = createServer(httpApp.callback());
   const smtpServer = createInboundServer(services, logger, { hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes });
+  const submissionServer = createSubmissionServer(services, logger, {
+    hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes, allowInsecureAuth: config.submission.allowInsecureAuth,
+  });
   const scheduler = new Scheduler(logger);
   let stopping: Promise<void> | null = null;
 
   const app: App = {
     config, store, services, logger,
-    ports: { http: 0, smtp: 0 },
+    ports: { http: 0, smtp: 0, submission: 0 },
     baseUrl: config.baseUrl ?? '',
     async start() {
       app.ports = {
         http: await listen(httpServer, config.http.host, config.http.port),
         smtp: await listen(smtpServer.server, config.smtp.host, config.smtp.port),
+        submission: await listen(submissionServer.server, config.submission.host, config.submission.port),
       };
       app.baseUrl = config.baseUrl ?? `http://${hostForUrl(config.http.host)}:${app.ports.http}`;
       scheduler.start([
@@ -97,14 +110,14 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },
       ]);
       ready = true;
-      logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, baseUrl: app.baseUrl, dataDir: config.dataDir });
+      logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, submission: app.ports.submission, baseUrl: app.baseUrl, dataDir: config.dataDir });
       return app.ports;
     },
     stop() {
       stopping ??= (async () => {
         ready = false;
         await scheduler.stop();
-        await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer)]);
+        await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer), closeSmtp(submissionServer)]);
         store.close();
       })();
       return stopping;

@@ -72,6 +72,8 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     timeZone: ['Europe/Berlin', 'Europe/Berlin'],
     'http.trustProxy': ['true', true],
     'log.level': ['debug', 'debug'],
+    'submission.host': ['0.0.0.0', '0.0.0.0'],
+    'submission.port': ['587', 587],
   };
   for (const source of SETTING_SOURCES) {
     if (!values[source.path]) {

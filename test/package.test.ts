@@ -36,7 +36,7 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   const env = { TMPDIR: temp };
   const run = (...args: string[]) => runCommand(executable, args, { cwd: home, env });
 
-  const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0'], { cwd: home, env });
+  const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0', '--submission-port', '0'], { cwd: home, env });
   t.ok(server.ports.http > 0 && server.ports.smtp > 0, 'port 0 bound free ports and logged them');
   t.same(readdirSync(temp), [], 'the native addon was loaded from a temp file that is gone again');
 

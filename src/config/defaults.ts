@@ -7,12 +7,25 @@ export const defaultConfig = (): Config => ({
   timeZone: 'UTC',
   http: { host: '127.0.0.1', port: 8080, trustProxy: false, maxBodyBytes: 16 * 1024 * 1024 },
   smtp: { host: '127.0.0.1', port: 2525, hostname: 'localhost', maxMessageBytes: 25 * 1024 * 1024 },
+  submission: { host: '127.0.0.1', port: 2587, allowInsecureAuth: false },
   limits: {
     registrationsPerIpPerHour: 5,
     readMaxBytes: 10 * 1024 * 1024,
     keyRotationMutationsPer15Minutes: 12,
     keyReplacementMinutes: 30,
     factorAttemptsPer15Minutes: 10,
+    sendRequestsPerMinute: 100,
+    sendTextMaxBytes: 1024 * 1024,
+    sendAttachmentsMaxBytes: 8 * 1024 * 1024,
+    // Contract Limits: probation 10/day and 3/min, standard 100/day. Reviewed and the
+    // per-minute numbers of standard and reviewed are ours (README "Limits").
+    sendingStates: {
+      probation: { recipientsPerDay: 10, recipientsPerMinute: 3 },
+      standard: { recipientsPerDay: 100, recipientsPerMinute: 50 },
+      reviewed: { recipientsPerDay: 1000, recipientsPerMinute: 200 },
+    },
+    idempotencyRetentionHours: 24,
+    outboundTrackingDays: 90,
   },
   log: { level: 'info' },
 });

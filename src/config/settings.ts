@@ -19,6 +19,8 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_BASE_URL', flag: 'base-url', path: 'baseUrl', type: 'string' },
   { env: 'AGENTPOST_TIME_ZONE', flag: 'time-zone', path: 'timeZone', type: 'string' },
   { env: 'AGENTPOST_TRUST_PROXY', flag: 'trust-proxy', path: 'http.trustProxy', type: 'boolean' },
+  { env: 'AGENTPOST_SUBMISSION_HOST', flag: 'submission-host', path: 'submission.host', type: 'string' },
+  { env: 'AGENTPOST_SUBMISSION_PORT', flag: 'submission-port', path: 'submission.port', type: 'integer' },
   { env: 'AGENTPOST_LOG_LEVEL', flag: 'log-level', path: 'log.level', type: 'string' },
 ];
 

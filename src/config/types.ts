@@ -7,14 +7,26 @@ export interface Config {
   timeZone: string;
   http: { host: string; port: number; trustProxy: boolean; maxBodyBytes: number };
   smtp: { host: string; port: number; hostname: string; maxMessageBytes: number };
+  submission: { host: string; port: number; allowInsecureAuth: boolean };
   limits: {
     registrationsPerIpPerHour: number;
     readMaxBytes: number;
     keyRotationMutationsPer15Minutes: number;
     keyReplacementMinutes: number;
     factorAttemptsPer15Minutes: number;
+    sendRequestsPerMinute: number;
+    sendTextMaxBytes: number;
+    sendAttachmentsMaxBytes: number;
+    sendingStates: Record<'probation' | 'standard' | 'reviewed', RecipientLimits>;
+    idempotencyRetentionHours: number;
+    outboundTrackingDays: number;
   };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
+}
+
+export interface RecipientLimits {
+  recipientsPerDay: number;
+  recipientsPerMinute: number;
 }
 
 /** A partial config, as a file, the environment or flags give it. */

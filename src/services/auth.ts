@@ -38,6 +38,19 @@ export class AuthService {
     if (key.kind === 'full') return ALL_PERMISSIONS;
     return this.store.accessKeys.policy(key.id)?.permissions ?? [];
   }
+
+  /**
+   * SMTP submission AUTH: the mailbox address as username and the full account key as
+   * password. Limited access keys cannot use SMTP (contract Authentication 6): 403.
+   */
+  authenticateMailbox(username: string, secret: string): Principal {
+    if (keyKindOf(secret) === 'access') throw new AppError('forbidden', 'limited access keys cannot use SMTP; use the full account key');
+    const principal = this.authenticate(secret);
+    if (principal.kind !== 'full') throw new AppError('forbidden', 'limited access keys cannot use SMTP; use the full account key');
+    const mailbox = this.store.accounts.mailboxOfAccount(principal.accountId);
+    if (!mailbox || mailbox.address !== username.trim().toLowerCase()) throw new AppError('unauthorized', 'wrong mailbox address or key');
+    return principal;
+  }
 }
 
 export const requirePermission = (principal: Principal, permission: Permission): void => {

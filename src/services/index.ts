@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { Signal } from '../core/signal.js';
 import type { Store } from '../store/index.js';
 import { AccessKeyPolicyService } from './access-key-policy.js';
 import { AccessKeyService } from './access-keys.js';
@@ -9,8 +10,11 @@ import { BalanceService } from './balance.js';
 import { InboundService } from './inbound.js';
 import { KeyRotationService } from './key-rotation.js';
 import { MailboxService } from './mailbox.js';
+import { OutboundService } from './outbound.js';
 import { RateLimiter } from './rate-limiter.js';
 import { TwoFactorService } from './two-factor.js';
+import { SendingLimits, type SendingLimitsConfig } from './send-limits.js';
+import { SendingService } from './sending.js';
 
 /** The settings services need; main.ts derives them from the validated config. */
 export interface ServicesConfig {
@@ -25,6 +29,13 @@ export interface ServicesConfig {
   keyRotationMutationsPer15Minutes: number;
   keyReplacementMinutes: number;
   factorAttemptsPer15Minutes: number;
+  sending: {
+    limits: Omit<SendingLimitsConfig, 'timeZone'>;
+    textMaxBytes: number;
+    attachmentsMaxBytes: number;
+    idempotencyRetentionMs: number;
+    trackingMs: number;
+  };
 }
 
 export interface ServiceDeps {
@@ -46,6 +57,10 @@ export interface Services {
   /** Limited keys' address lists and recipient budgets: the send path's seam (issue 6). */
   accessKeyPolicy: AccessKeyPolicyService;
   balance: BalanceService;
+  sending: SendingService;
+  outbound: OutboundService;
+  /** Announced after a send committed remote recipients as queued; main.ts wires the delivery worker to it. */
+  outboundQueued: Signal;
 }
 
 export const createServices = ({ store, clock, config }: ServiceDeps): Services => {
@@ -62,6 +77,14 @@ export const createServices = ({ store, clock, config }: ServiceDeps): Services 
     mutationsPer15Minutes: config.keyRotationMutationsPer15Minutes, replacementMinutes: config.keyReplacementMinutes,
   });
   const accessKeyPolicy = new AccessKeyPolicyService(store, clock, config.timeZone);
+  const outboundQueued = new Signal();
+  const limits = new SendingLimits(store, clock, rateLimiter, { ...config.sending.limits, timeZone: config.timeZone });
+  const sending = new SendingService(store, clock, mailbox, limits, accessKeyPolicy, outboundQueued, {
+    mailDomain: config.mailDomain,
+    textMaxBytes: config.sending.textMaxBytes,
+    attachmentsMaxBytes: config.sending.attachmentsMaxBytes,
+    idempotencyRetentionMs: config.sending.idempotencyRetentionMs,
+  });
   return {
     accounts,
     auth: new AuthService(store, clock),
@@ -73,5 +96,8 @@ export const createServices = ({ store, clock, config }: ServiceDeps): Services 
     twoFactor,
     accessKeyPolicy,
     balance: new BalanceService(accounts, accessKeyPolicy),
+    sending,
+    outbound: new OutboundService(store, clock, config.sending.trackingMs),
+    outboundQueued,
   };
 };

@@ -21,7 +21,8 @@ export class RateLimiter {
   take(rule: RateRule, subject: string, count = 1): void {
     const now = this.clock.now().getTime();
     this.store.transaction(() => {
-      const times = this.store.rateLimits.timesSince(rule.bucket, subject, now - rule.windowMs);
+      // An event exactly windowMs old has left the window, so Retry-After (freeAt) is exact.
+      const times = this.store.rateLimits.timesSince(rule.bucket, subject, now - rule.windowMs + 1);
       if (times.length + count > rule.limit) {
         const freeAt = times[Math.max(0, times.length + count - rule.limit - 1)] + rule.windowMs;
         throw new AppError('rate_limited', rule.message, { retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) });

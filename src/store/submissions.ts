@@ -252,6 +252,15 @@ export class SubmissionRepo extends Repo {
     ).get(accountId, since) as { n: number }).n;
   }
 
+  /** Creation times of the account's charged recipients since `since`, oldest first. */
+  recipientTimesSince(accountId: string, since: number): number[] {
+    const rows = this.sql(
+      `SELECT created_at AS at FROM submission_recipients
+       WHERE account_id = ? AND created_at >= ? AND credit_reserved = 1 ORDER BY created_at`,
+    ).all(accountId, since) as { at: number }[];
+    return rows.map((row) => row.at);
+  }
+
   /** Budget units a key holds since `since` (0 for all time): charged and not refunded. */
   countKeyUnitsSince(keyId: string, since: number): number {
     return (this.sql(

@@ -22,6 +22,8 @@ export interface TestApp {
   app: App;
   baseUrl: string;
   smtpPort: number;
+  /** SMTP submission (AUTH with the mailbox address and the full key). */
+  submissionPort: number;
   /** A REST call whose response is checked against the OpenAPI document. */
   api<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** Registers an agent and returns its address and key. */
@@ -32,7 +34,7 @@ export interface TestApp {
 export const startApp = async (t: Test, overrides: ConfigLayer = {}, options: { clock?: Clock } = {}): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
   const config = loadConfig({
-    overrides: deepMerge({ dataDir, http: { port: 0, trustProxy: true }, smtp: { port: 0 }, log: { level: 'silent' } }, overrides),
+    overrides: deepMerge({ dataDir, http: { port: 0, trustProxy: true }, smtp: { port: 0 }, submission: { port: 0 }, log: { level: 'silent' } }, overrides),
   });
   const app = createApp(config, { clock: options.clock, logger: createLogger('silent', () => {}) });
   await app.start();
@@ -57,7 +59,7 @@ export const startApp = async (t: Test, overrides: ConfigLayer = {}, options: { 
     if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body as { email: string; apiKey: string; userId: string };
   };
-  return { app, baseUrl: app.baseUrl, smtpPort: app.ports.smtp, api, register };
+  return { app, baseUrl: app.baseUrl, smtpPort: app.ports.smtp, submissionPort: app.ports.submission, api, register };
 };
 
 const deepMerge = (base: ConfigLayer, over: ConfigLayer): ConfigLayer => {

@@ -4,6 +4,7 @@ import { accountRoutes } from './account.js';
 import { keyRoutes } from './keys.js';
 import { mailRoutes } from './mail.js';
 import { metaRoutes } from './meta.js';
+import { sendingRoutes } from './sending.js';
 
 /** One routes file per resource; each later resource adds its line here. */
-export const ROUTES: readonly ((router: Router, deps: HttpDeps) => void)[] = [metaRoutes, accountRoutes, mailRoutes, keyRoutes];
+export const ROUTES: readonly ((router: Router, deps: HttpDeps) => void)[] = [metaRoutes, accountRoutes, mailRoutes, keyRoutes, sendingRoutes];

@@ -1,0 +1,36 @@
+import type { Router } from '@koa/router';
+import type { Context, Next } from 'koa';
+import { validateInput } from '../../core/validate.js';
+import type { SendRequest } from '../../services/send-input.js';
+import { principalOf, requireAuth } from '../auth.js';
+import { readJsonBody } from '../body.js';
+import type { HttpDeps } from '../context.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const sendingRoutes = (router: Router, deps: HttpDeps): void => {
+  const { services } = deps;
+  const auth = requireAuth(services.auth);
+  router.post('/api/v1/agent/send', auth, async (ctx) => {
+    const input = validateInput<SendRequest>('send-request.json', await readJsonBody(ctx, deps.maxBodyBytes));
+    const header = ctx.get('idempotency-key');
+    ctx.body = await services.sending.send(principalOf(ctx), input, {
+      idempotencyKey: ctx.headers['idempotency-key'] === undefined ? undefined : header,
+      via: 'rest',
+    });
+  });
+  router.get('/api/v1/agent/sending', auth, (ctx) => {
+    ctx.body = services.sending.status(principalOf(ctx));
+  });
+  router.get('/api/v1/agent/outbound', auth, (ctx) => {
+    const query = validateInput<{ before?: string }>('outbound-query.json', { ...ctx.query }, { coerce: true });
+    ctx.body = services.outbound.list(principalOf(ctx), query.before);
+  });
+  // Only UUIDs: other literal paths beneath /outbound (e.g. /outbound/suppressions) fall through.
+  router.get('/api/v1/agent/outbound/:id', async (ctx: Context, next: Next) => {
+    if (!UUID.test(ctx.params.id)) return next();
+    await auth(ctx, async () => {
+      ctx.body = services.outbound.detail(principalOf(ctx), ctx.params.id.toLowerCase());
+    });
+  });
+};

@@ -1,0 +1,96 @@
+import ipaddr from 'ipaddr.js';
+import { SMTPServer, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { isValidAddress } from '../core/addresses.js';
+import { isAppError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { Principal } from '../core/types.js';
+import type { Services } from '../services/index.js';
+import { readMessage } from './read-stream.js';
+import { replyForError, smtpReply } from './replies.js';
+
+export interface SubmissionOptions {
+  hostname: string;
+  maxMessageBytes: number;
+  /** Allow AUTH without TLS from non-loopback clients (config submission.allowInsecureAuth). */
+  allowInsecureAuth: boolean;
+}
+
+/** RFC 5321 section 4.5.3.1.8 allows a server to cap recipients; the contract caps at 50. */
+const MAX_RCPT = 50;
+
+/**
+ * SMTP submission (RFC 6409): AUTH PLAIN or LOGIN with the mailbox address and the full
+ * account key, then the message goes through the same send service as REST: same rules,
+ * credits, limits and idempotency (by Message-ID). No TLS is offered, so AUTH from a
+ * non-loopback address is refused unless the operator allows it (RFC 4954 section 4: 538).
+ */
+export const createSubmissionServer = (services: Services, logger: Logger, options: SubmissionOptions): SMTPServer =>
+  new SMTPServer({
+    name: options.hostname,
+    banner: 'agentpost ESMTP submission',
+    size: options.maxMessageBytes,
+    authMethods: ['PLAIN', 'LOGIN'],
+    // Our own rule below decides; smtp-server's would refuse loopback too.
+    allowInsecureAuth: true,
+    disabledCommands: ['STARTTLS'],
+    disableReverseLookup: true,
+    logger: false,
+    closeTimeout: 5000,
+    onAuth(auth, session, callback) {
+      callback(...authenticate(services, auth, session, options));
+    },
+    onRcptTo(address, session, callback) {
+      if (!isValidAddress(address.address)) return callback(smtpReply(553, `5.1.3 <${address.address}>: not a valid address`));
+      if (session.envelope.rcptTo.length >= MAX_RCPT) return callback(smtpReply(452, `4.5.3 at most ${MAX_RCPT} recipients per message`));
+      callback();
+    },
+    onData(stream, session, callback) {
+      submit(services, logger, stream, session, options).then(
+        (reply) => callback(null, reply),
+        (error: unknown) => callback(error instanceof Error && 'responseCode' in error ? error : replyForError(error)),
+      );
+    },
+  });
+
+type AuthOutcome = [Error | null, { user?: unknown }?];
+
+const authenticate = (services: Services, auth: SMTPServerAuthentication, session: SMTPServerSession, options: SubmissionOptions): AuthOutcome => {
+  if (!session.secure && !options.allowInsecureAuth && !isLoopback(session.remoteAddress)) {
+    return [smtpReply(538, '5.7.11 Encryption required for requested authentication mechanism')];
+  }
+  try {
+    const principal = services.auth.authenticateMailbox(auth.username ?? '', auth.password ?? '');
+    return [null, { user: principal }];
+  } catch (error) {
+    // A refused access key says why; anything else is the usual 535 (RFC 4954 section 6).
+    const why = isAppError(error) && error.code === 'forbidden' ? error.message : 'Authentication credentials invalid';
+    return [smtpReply(535, `5.7.8 ${why}`)];
+  }
+};
+
+const isLoopback = (address: string): boolean => {
+  try {
+    return ipaddr.process(address).range() === 'loopback';
+  } catch {
+    return false;
+  }
+};
+
+const submit = async (
+  services: Services, logger: Logger, stream: SMTPServerDataStream, session: SMTPServerSession, options: SubmissionOptions,
+): Promise<string> => {
+  const raw = await readMessage(stream);
+  if (raw === null) throw smtpReply(552, `5.3.4 Message exceeds the ${options.maxMessageBytes}-byte size limit`);
+  const principal = session.user as Principal;
+  const envelope = {
+    from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
+    to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+  };
+  try {
+    const result = await services.sending.submitRaw(principal, envelope, raw);
+    return `2.0.0 Ok: accepted as ${result.id}${result.replayed ? ' (already accepted earlier)' : ''}`;
+  } catch (error) {
+    logger.info('submission refused', { session: session.id, error: error instanceof Error ? error.message : String(error) });
+    throw error;
+  }
+};

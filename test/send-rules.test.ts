@@ -1,0 +1,160 @@
+import t from 'tap';
+import { startApp, type TestApp } from './helpers/app.js';
+
+
+const ready = async (app: TestApp, credits = 100) => {
+  const agent = await app.register();
+  app.app.services.accounts.addCredits(agent.email, credits);
+  app.app.services.sending.setState(agent.email, 'reviewed');
+  return agent;
+};
+
+const nothingHappened = async (t: any, app: TestApp, agent: { apiKey: string }, credits: number, label: string) => {
+  t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, credits, `${label}: nothing charged`);
+  t.same((await app.api('GET', '/api/v1/agent/outbound', { key: agent.apiKey })).body.submissions, [], `${label}: nothing queued`);
+};
+
+t.test('every send request rule answers 400 naming the field, and charges nothing', async (t) => {
+  const app = await startApp(t);
+  const agent = await ready(app);
+  const ok = { to: 'a@example.com', subject: 's', text: 'x' };
+  const many = (n: number, domain = 'example.com') => Array.from({ length: n }, (_, i) => `r${i}@${domain}`);
+  const cases: [string, unknown, RegExp][] = [
+    ['missing to', { subject: 's', text: 'x' }, /to/],
+    ['missing subject', { to: 'a@example.com', text: 'x' }, /subject/],
+    ['invalid to', { ...ok, to: 'not-an-address' }, /to/],
+    ['invalid in a comma list', { ...ok, to: 'a@example.com, b@@example.com' }, /to/],
+    ['invalid cc', { ...ok, cc: ['fine@example.com', 'nope'] }, /cc/],
+    ['invalid bcc', { ...ok, bcc: 'x@' }, /bcc/],
+    ['invalid replyTo', { ...ok, replyTo: 'broken' }, /replyTo/],
+    ['empty to list', { ...ok, to: [] }, /to/],
+    ['array of 51', { ...ok, to: many(51) }, /to/],
+    ['comma string of 51', { ...ok, to: many(51).join(',') }, /to/],
+    ['51 distinct across to/cc/bcc', { ...ok, to: many(20), cc: many(20, 'example.org'), bcc: many(11, 'example.net') }, /50/],
+    ['subject too long', { ...ok, subject: 's'.repeat(999) }, /subject/],
+    ['subject with LF', { ...ok, subject: 'a\nb' }, /subject/],
+    ['subject with CR', { ...ok, subject: 'a\rb' }, /subject/],
+    ['no body', { to: 'a@example.com', subject: 's' }, /body/],
+    ['empty bodies', { ...ok, text: '', html: '', body: '' }, /body/],
+    ['header not allowed', { ...ok, headers: { 'X-Custom': '1' } }, /X-Custom/],
+    ['header with CRLF', { ...ok, headers: { 'List-Unsubscribe': '<https://a.example/u>\r\nBcc: x@example.com' } }, /List-Unsubscribe/],
+    ['one-click without https', { ...ok, headers: { 'List-Unsubscribe': '<mailto:u@example.com>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } }, /https/],
+    ['one-click with http', { ...ok, headers: { 'List-Unsubscribe': '<http://example.com/u>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } }, /https/],
+    ['one-click without List-Unsubscribe', { ...ok, headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } }, /https/],
+    ['wrong one-click value', { ...ok, headers: { 'List-Unsubscribe': '<https://a.example/u>', 'List-Unsubscribe-Post': 'List-Unsubscribe=one-click' } }, /List-Unsubscribe-Post/],
+    ['malformed List-Unsubscribe', { ...ok, headers: { 'List-Unsubscribe': 'https://a.example/u' } }, /List-Unsubscribe/],
+    ['21 attachments', { ...ok, attachments: Array.from({ length: 21 }, (_, i) => ({ filename: `f${i}.txt`, content: 'x' })) }, /attachments/],
+    ['filename of 256', { ...ok, attachments: [{ filename: 'f'.repeat(256), content: 'x' }] }, /filename/],
+    ['attachment without content', { ...ok, attachments: [{ filename: 'a.txt' }] }, /content/],
+    ['unknown encoding', { ...ok, attachments: [{ filename: 'a.txt', content: 'x', encoding: 'hex' }] }, /encoding/],
+    ['invalid base64', { ...ok, attachments: [{ filename: 'a.bin', content: '!!!', encoding: 'base64' }] }, /content/],
+    ['a path is not an attachment source', { ...ok, attachments: [{ filename: 'a.txt', path: '/etc/passwd' }] }, /path|content/],
+    ['idempotencyKey too long', { ...ok, idempotencyKey: 'k'.repeat(129) }, /idempotencyKey/],
+    ['idempotencyKey empty', { ...ok, idempotencyKey: '' }, /idempotencyKey/],
+    ['unknown field', { ...ok, priority: 'high' }, /priority/],
+    ['from invalid', { ...ok, from: 'not an address' }, /from/],
+  ];
+  for (const [label, body, field] of cases) {
+    const response = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body });
+    t.equal(response.status, 400, label);
+    t.equal(response.body.code, 'invalid_input', label);
+    t.match(response.body.error, field, `${label}: ${response.body.error}`);
+  }
+  const header = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { ...ok, idempotencyKey: 'a' }, headers: { 'idempotency-key': 'b' } });
+  t.equal(header.status, 400, 'header and body keys differ');
+  t.match(header.body.error, /Idempotency-Key/);
+  const longHeader = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: ok, headers: { 'idempotency-key': 'k'.repeat(129) } });
+  t.equal(longHeader.status, 400);
+  await nothingHappened(t, app, agent, 100, 'after every 400');
+});
+
+t.test('50 distinct recipients are fine; duplicates across lists count once', async (t) => {
+  const app = await startApp(t);
+  const agent = await ready(app);
+  const fifty = Array.from({ length: 50 }, (_, i) => `r${i}@example.com`);
+  const response = await app.api('POST', '/api/v1/agent/send', {
+    key: agent.apiKey, body: { to: fifty, cc: fifty.slice(0, 10).map((a) => a.toUpperCase()), bcc: fifty[49], subject: 's', text: 'x' },
+  });
+  t.equal(response.status, 200);
+  t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 50);
+});
+
+t.test('413 for text plus html over 1 MB and attachments over 8 MB decoded', async (t) => {
+  const app = await startApp(t);
+  const agent = await ready(app);
+  const half = 'x'.repeat(512 * 1024);
+  const ok = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'a@example.com', subject: 's', text: half, html: half } });
+  t.equal(ok.status, 200, 'exactly 1 MB is allowed');
+  const text = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'a@example.com', subject: 's', text: half, html: half + 'x' } });
+  t.equal(text.status, 413);
+  t.match(text.body, { code: 'too_large', error: /1048576/ });
+  const fourMb = Buffer.alloc(4 * 1024 * 1024, 1).toString('base64');
+  const attachments = await app.api('POST', '/api/v1/agent/send', {
+    key: agent.apiKey,
+    body: { to: 'a@example.com', subject: 's', text: 'x', attachments: [{ filename: 'a', content: fourMb, encoding: 'base64' }, { filename: 'b', content: fourMb, encoding: 'base64' }, { filename: 'c', content: 'x' }] },
+  });
+  t.equal(attachments.status, 413);
+  t.match(attachments.body.error, /attachments/);
+  t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 99, 'only the 1 MB send was charged');
+});
+
+t.test('from must be the account address (no aliases exist yet): 403', async (t) => {
+  const app = await startApp(t);
+  const agent = await ready(app);
+  const other = await ready(app);
+  for (const from of [other.email, { email: 'ceo@example.com', name: 'CEO' }, `Someone <${other.email}>`]) {
+    const response = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'a@example.com', subject: 's', text: 'x', from } });
+    t.equal(response.status, 403, JSON.stringify(from));
+    t.match(response.body.error, /from/);
+  }
+  await nothingHappened(t, app, agent, 100, 'after 403');
+  const own = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'a@example.com', subject: 's', text: 'x', from: `Me <${agent.email.toUpperCase()}>` } });
+  t.equal(own.status, 200, 'the own address in any case, with a display name');
+});
+
+t.test('idempotency: replay, conflicting content, an unresolved earlier send', async (t) => {
+  const app = await startApp(t);
+  const agent = await ready(app);
+  const body = { to: 'a@example.com, b@example.com', subject: 'once', text: 'x', idempotencyKey: 'order-17' };
+  const first = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body });
+  t.equal(first.status, 200);
+  t.equal(first.body.sentCopySaved, true);
+  const again = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body });
+  t.same(again.body, { success: true, id: first.body.id, messageId: first.body.messageId, status: 'accepted', replayed: true });
+  const viaHeader = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { ...body, idempotencyKey: undefined }, headers: { 'idempotency-key': 'order-17' } });
+  t.equal(viaHeader.body.replayed, true, 'the header carries the same key');
+  const different = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { ...body, text: 'y' } });
+  t.equal(different.status, 409);
+  t.equal(different.body.code, 'conflict');
+  t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 98, 'charged once');
+  t.equal((await app.api('GET', '/api/v1/agent/outbound', { key: agent.apiKey })).body.submissions.length, 1);
+  t.equal((await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: agent.apiKey })).body.totalMessages, 1);
+
+  // The delivery worker reports an unknown outcome for one recipient.
+  const [recipient] = app.app.store.submissions.recipientsOf(first.body.id);
+  app.app.store.submissions.transition(recipient.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, Date.now());
+  const newKey = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { ...body, idempotencyKey: 'order-17-retry' } });
+  t.equal(newKey.status, 409, 'an identical message may not go out under a new key while unresolved');
+  t.match(newKey.body.error, /unresolved/);
+  const noKey = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { ...body, idempotencyKey: undefined } });
+  t.equal(noKey.status, 409, 'nor without a key');
+  const sameKey = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body });
+  t.equal(sameKey.body.replayed, true, 'the original key still replays');
+  const changed = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { ...body, subject: 'once more', idempotencyKey: undefined } });
+  t.equal(changed.status, 200, 'a different message is fine');
+});
+
+t.test('20 identical requests racing on one key: one submission, one charge', async (t) => {
+  const app = await startApp(t);
+  const agent = await ready(app, 10);
+  const body = { to: 'a@example.com, b@example.com', subject: 'race', text: 'x' };
+  const responses = await Promise.all(Array.from({ length: 20 }, () =>
+    app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body, headers: { 'idempotency-key': 'race-1' } })));
+  t.same(responses.map((r) => r.status), Array(20).fill(200));
+  t.equal(new Set(responses.map((r) => r.body.id)).size, 1, 'one id');
+  t.equal(responses.filter((r) => r.body.replayed === true).length, 19);
+  t.equal(responses.filter((r) => r.body.sentCopySaved === true).length, 1);
+  t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 8);
+  t.equal((await app.api('GET', '/api/v1/agent/outbound', { key: agent.apiKey })).body.submissions.length, 1);
+  t.equal((await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: agent.apiKey })).body.totalMessages, 1);
+});
