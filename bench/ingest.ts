@@ -91,7 +91,11 @@ const ask = <T>(child: ChildProcess, type: string): Promise<T> =>
 
 const startServer = (target: Target): Promise<{ child: ChildProcess; ready: ServerReady }> =>
   new Promise((resolve, reject) => {
-    const child = fork(process.argv[1], ['--serve', target], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // BENCH_CPU_PROF=DIR writes a V8 CPU profile of each server process into DIR.
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const child = fork(process.argv[1], ['--serve', target], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...profile],
+    });
     child.once('message', (ready) => resolve({ child, ready: ready as ServerReady }));
     child.once('exit', (code) => reject(new Error(`${target} server exited with ${code}`)));
   });
@@ -125,7 +129,7 @@ const sendAll = async (port: number, to: string, messages: Buffer[], sessions: n
   for (const transport of transports) transport.close();
 };
 
-interface Measured { target: Target; rate: number; serverCpuMs: number; clientCpuMs: number; stored: number; load: string }
+interface Measured { target: Target; rate: number; serverCpuMs: number; serverSysMs: number; clientCpuMs: number; stored: number; load: string }
 
 const measure = async (target: Target, count: number, sessions: number, bytes: number): Promise<Measured> => {
   const { child, ready } = await startServer(target);
@@ -148,6 +152,7 @@ const measure = async (target: Target, count: number, sessions: number, bytes: n
   const serverMicros = after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system;
   return {
     target, load, rate: count / seconds, serverCpuMs: serverMicros / 1000 / count,
+    serverSysMs: (after.cpu.system - before.cpu.system) / 1000 / count,
     clientCpuMs: (client.user + client.system) / 1000 / count, stored: (after.stored ?? 0) - (before.stored ?? 0),
   };
 };
@@ -164,7 +169,8 @@ const main = async (): Promise<void> => {
       const result = await measure(target, count, sessions, bytes);
       results.push(result);
       console.log(
-        `${target.padEnd(9)} ${fmt(result.rate, 0).padStart(6)} msg/s  server CPU ${fmt(result.serverCpuMs, 3)} ms/msg  ` +
+        `${target.padEnd(9)} ${fmt(result.rate, 0).padStart(6)} msg/s  server CPU ${fmt(result.serverCpuMs, 3)} ms/msg ` +
+        `(system ${fmt(result.serverSysMs, 3)})  ` +
         `client CPU ${fmt(result.clientCpuMs, 3)} ms/msg  stored ${result.stored}  load before ${result.load}`,
       );
     }
