@@ -25,6 +25,10 @@ interface Fixture {
   owner: string;
   messageId: string;
   victimKeyId: string;
+  /** The account's own address, a local recipient every send policy below allows. */
+  email: string;
+  /** A submission the full key sent: limited keys must not see it. */
+  ownerSubmissionId: string;
 }
 
 interface Row {
@@ -52,6 +56,7 @@ const expect = (
   full, ...limited, revoked: 401, expired: 401, replacementBefore: full, replacementAfter: full, oldAfterActivation: 401, ...overrides,
 });
 const allLimited = (status: number) => ({ read: status, send: status, readSend: status, domainsRead: status });
+const SENDERS = { read: 403, send: 200, readSend: 200, domainsRead: 403 };
 const noAuth = (status: number): Record<Scenario, number> =>
   Object.fromEntries(SCENARIOS.map((scenario) => [scenario, status])) as Record<Scenario, number>;
 
@@ -78,6 +83,17 @@ const ROWS: Row[] = [
     expect: expect(200, { read: 400, send: 403, readSend: 400, domainsRead: 403 }),
   },
   { name: 'GET /email/{id}', method: 'GET', path: (f) => `/api/v1/agent/email/${f.messageId}`, expect: expect(200, { read: 200, send: 403, readSend: 200, domainsRead: 403 }) },
+  {
+    name: 'POST /send', method: 'POST', path: () => '/api/v1/agent/send', body: (f) => ({ to: f.email, subject: 'table', text: 'x' }),
+    expect: expect(200, SENDERS),
+  },
+  { name: 'GET /sending (either key)', method: 'GET', path: () => '/api/v1/agent/sending', expect: expect(200, allLimited(200)) },
+  { name: 'GET /outbound', method: 'GET', path: () => '/api/v1/agent/outbound', expect: expect(200, SENDERS) },
+  {
+    name: "GET /outbound/{id} of the full key's send", method: 'GET', path: (f) => `/api/v1/agent/outbound/${f.ownerSubmissionId}`,
+    // A limited key reads only its own receipts.
+    expect: expect(200, { read: 403, send: 404, readSend: 404, domainsRead: 403 }),
+  },
   { name: 'GET /balance', method: 'GET', path: () => '/api/v1/agent/balance', expect: expect(200, allLimited(200)) },
   { name: 'GET /keys', method: 'GET', path: () => '/api/v1/agent/keys', expect: expect(200, allLimited(403)) },
   {
@@ -130,6 +146,7 @@ const STATUS_OF_CODE: Record<string, number> = {
 const callMcp = async (f: Fixture, row: Row): Promise<{ status: number; body: unknown }> => {
   const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: row.mcp?.tool, arguments: row.mcp?.args(f) } };
   const response = await rawMcp(f.app.baseUrl, call, { 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${f.key}` });
+  if (!response.body.result) throw new Error(`${row.name}: ${JSON.stringify(response.body)}`);
   const result = response.body.result as { isError?: boolean; content: { text: string }[] };
   const body = JSON.parse(result.content[0].text) as { code?: string };
   return { status: result.isError ? STATUS_OF_CODE[body.code ?? ''] ?? 500 : 200, body };
@@ -141,10 +158,13 @@ const permissionsOf: Partial<Record<Scenario, string[]>> = {
 
 const setUp = async (app: TestApp, clock: ManualClock, scenario: Scenario): Promise<Fixture> => {
   const { apiKey: owner, email } = await app.register();
+  app.app.services.accounts.addCredits(email, 20);
+  app.app.services.sending.setState(email, 'standard');
+  const ownerSubmissionId = (await app.api('POST', '/api/v1/agent/send', { key: owner, body: { to: email, subject: 'by the owner', text: 'x' } })).body.id;
   await smtpSend(app.smtpPort, { from: 'someone@example.org', to: email, subject: `for ${scenario}`, text: 'hello' });
   const messageId = (await app.api('GET', '/api/v1/agent/inbox', { key: owner })).body.emails[0].id;
   const victim = await issueAccessKey(app, owner, { name: 'victim', kind: 'mail', permissions: ['mail:read'] });
-  const base = { app, owner, messageId, victimKeyId: victim.id };
+  const base = { app, owner, messageId, victimKeyId: victim.id, email, ownerSubmissionId };
   const permissions = permissionsOf[scenario];
   if (permissions) {
     const sendPolicy = permissions.includes('mail:send') ? SEND_POLICY : {};
