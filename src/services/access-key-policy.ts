@@ -4,16 +4,8 @@ import { startOfDay } from '../core/time-zone.js';
 import type { Principal } from '../core/types.js';
 import type { AccessPolicy } from '../store/access-keys.js';
 import type { Store } from '../store/index.js';
+import type { AccessKeySendPolicy, SendAddresses } from './access-key-send-policy.js';
 import { requirePermission } from './auth.js';
-
-/** The addresses of one send request that a limited key's lists restrict (contract Authentication 7). */
-export interface SendAddresses {
-  /** The envelope/header sender, after defaults (the account address when `from` was omitted). */
-  from: string;
-  replyTo: readonly string[];
-  /** To, Cc and Bcc. */
-  recipients: readonly string[];
-}
 
 export interface KeyUsage {
   dailyRecipientsUsed: number;
@@ -40,7 +32,7 @@ const DAY_PLUS_MS = 36 * 60 * 60 * 1000;
  * refunded (the send path's rows), so a unit is taken and released in the very
  * transaction that reserves or refunds the credit.
  */
-export class AccessKeyPolicyService {
+export class AccessKeyPolicyService implements AccessKeySendPolicy {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
