@@ -1,4 +1,6 @@
 import t from 'tap';
+import { ManualClock } from '../src/core/clock.js';
+import { sweepRunOnce } from '../src/workers/sweep.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
 
@@ -157,4 +159,22 @@ t.test('20 identical requests racing on one key: one submission, one charge', as
   t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 8);
   t.equal((await app.api('GET', '/api/v1/agent/outbound', { key: agent.apiKey })).body.submissions.length, 1);
   t.equal((await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: agent.apiKey })).body.totalMessages, 1);
+});
+
+t.test('idempotency keys are kept 24 hours, then swept; the key can then send anew', async (t) => {
+  const clock = new ManualClock('2026-04-01T08:00:00Z');
+  const app = await startApp(t, {}, { clock });
+  const agent = await ready(app, 10);
+  const body = { to: 'a@example.com', subject: 'daily report', text: 'x', idempotencyKey: 'report-2026-04-01' };
+  const first = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body });
+  clock.advance(24 * 60 * 60 * 1000 - 1);
+  t.equal(sweepRunOnce(app.app.services).idempotencyRecordsSwept, 0);
+  t.equal((await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body })).body.replayed, true, 'still a replay just under 24 h');
+  clock.advance(2);
+  t.equal(sweepRunOnce(app.app.services).idempotencyRecordsSwept, 1);
+  const fresh = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body });
+  t.equal(fresh.status, 200);
+  t.not(fresh.body.id, first.body.id);
+  t.equal(fresh.body.sentCopySaved, true);
+  t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 8);
 });
