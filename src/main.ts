@@ -91,6 +91,10 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const submissionServer = createSubmissionServer(services, logger, {
     hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes, allowInsecureAuth: config.submission.allowInsecureAuth,
   });
+  // smtp-server re-emits listener errors (EADDRINUSE) on itself; listen() below reports them,
+  // so this only keeps an unhandled 'error' event from ending the process.
+  smtpServer.on('error', (error: Error) => logger.warn('smtp listener error', { error: error.message }));
+  submissionServer.on('error', (error: Error) => logger.warn('submission listener error', { error: error.message }));
   const scheduler = new Scheduler(logger);
   let stopping: Promise<void> | null = null;
 

@@ -105,7 +105,7 @@ t.test('the executable serves MCP over HTTP and runs the stdio bridge (issue 5)'
   chmodSync(executable, 0o755);
   mkdirSync(join(home, 'tmp'));
   const env = { TMPDIR: join(home, 'tmp') };
-  const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0'], { cwd: home, env });
+  const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0', '--submission-port', '0'], { cwd: home, env });
 
   const http = await mcpClient(t, server.baseUrl);
   const registered = await callTool(http, 'register_agent', { agentId: 'sea.mcp' });
