@@ -55,6 +55,11 @@ const harness = async (t: Test, clock: ManualClock, policy: Record<string, unkno
 };
 
 const usage = async (h: Harness) => {
+  const { store } = h.app.app;
+  // The trigger-kept total (migration 006) must always equal the count derived from the rows.
+  if (store.accessKeys.totalUnitsHeld(h.principal.keyId) !== store.submissions.countKeyUnitsSince(h.principal.keyId, 0)) {
+    throw new Error('the total units counter drifted from the recipient rows');
+  }
   const balance = await h.app.api('GET', '/api/v1/agent/balance', { key: h.limitedKey });
   return [balance.body.accessKey.dailyRecipientsUsed, balance.body.accessKey.totalRecipientsUsed];
 };
@@ -76,6 +81,7 @@ t.test('accepted and unresolved recipients keep their unit; a definite rejection
   });
   t.same(await usage(h), [2, 2], 'the rejection released one unit');
   t.equal(store.submissions.refundOnce(rejected), false, 'released once only');
+  store.transaction(() => store.submissions.transition(rejected, { status: 'failed', diagnostic: 'again' }, now()));
   t.same(await usage(h), [2, 2]);
 
   t.equal(h.statusOf(() => h.accept(['d@example.org', 'e@example.org', 'f@example.org', 'g@example.org'])), 'rate_limited', '2 + 4 > 5 a day');
@@ -132,6 +138,19 @@ t.test('address lists match exactly; full keys are not restricted', async (t) =>
   t.equal(h.statusOf(() => policy.checkAddresses(readerPrincipal, { from: 'x@y.z', replyTo: [], recipients: [] })), 'forbidden', 'mail:read cannot send');
 });
 
+t.test('the total survives the deletion of old recipient rows (retention never gives units back)', async (t) => {
+  const clock = new ManualClock('2026-03-02T15:00:00Z');
+  const h = await harness(t, clock, { dailyRecipientLimit: 5, totalRecipientLimit: 5 });
+  h.accept(['a@example.org', 'b@example.org']);
+  const { db } = h.app.app.store;
+  db.prepare('DELETE FROM recipient_events').run();
+  db.prepare('DELETE FROM submission_recipients').run();
+  clock.set('2026-03-05T15:00:00Z');
+  const balance = await h.app.api('GET', '/api/v1/agent/balance', { key: h.limitedKey });
+  t.match(balance.body.accessKey, { dailyRecipientsUsed: 0, totalRecipientsUsed: 2 });
+  t.equal(h.statusOf(() => h.accept(['c@example.org', 'd@example.org', 'e@example.org', 'f@example.org'])), 'forbidden', '2 + 4 > 5');
+});
+
 t.test('balance shows a limited key its policy; a full key sees none', async (t) => {
   const clock = new ManualClock('2026-03-02T15:00:00Z');
   const h = await harness(t, clock, { dailyRecipientLimit: 20, totalRecipientLimit: 50, expiresAt: '2026-06-01T00:00:00Z', allowedRecipients: ['one@example.org'] });
@@ -144,4 +163,6 @@ t.test('balance shows a limited key its policy; a full key sees none', async (t)
     },
   });
   t.equal(balance.body.accessKey.id, h.principal.keyId);
+  const full = await h.app.api('GET', '/api/v1/agent/balance', { key: h.ownerKey });
+  t.notOk('accessKey' in full.body, 'a full key sees no accessKey');
 });

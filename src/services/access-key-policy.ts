@@ -85,7 +85,7 @@ export class AccessKeyPolicyService implements AccessKeySendPolicy {
   usage(keyId: string, now: number): KeyUsage {
     return {
       dailyRecipientsUsed: this.store.submissions.countKeyUnitsSince(keyId, startOfDay(this.timeZone, now)),
-      totalRecipientsUsed: this.store.submissions.countKeyUnitsSince(keyId, 0),
+      totalRecipientsUsed: this.store.accessKeys.totalUnitsHeld(keyId),
     };
   }
 

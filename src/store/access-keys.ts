@@ -103,6 +103,12 @@ export class AccessKeyRepo extends Repo {
     return rows.map(toRecord);
   }
 
+  /** Units the key holds in all time: kept by triggers on its recipient rows (migration 006). */
+  totalUnitsHeld(keyId: string): number {
+    const row = this.sql('SELECT total_units_held AS n FROM access_key_policies WHERE key_id = ?').get(keyId) as { n: number } | undefined;
+    return row?.n ?? 0;
+  }
+
   countUsable(accountId: string, now: number): number {
     const row = this.sql(
       `SELECT COUNT(*) AS n FROM api_keys k WHERE k.account_id = @accountId AND k.kind = 'access' AND ${USABLE}`,

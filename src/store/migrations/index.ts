@@ -1,6 +1,7 @@
 import { foundation } from './001_foundation.js';
 import { sending } from './002_sending.js';
 import { keys } from './005_keys.js';
+import { keyBudgetCounters } from './006_key_budget_counters.js';
 
 export interface Migration {
   version: number;
@@ -9,4 +10,4 @@ export interface Migration {
 }
 
 /** Applied in order, each once, recorded in PRAGMA user_version. Append only. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, keys];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, keys, keyBudgetCounters];
