@@ -15,6 +15,7 @@ const TOOL_SCHEMAS: Record<string, string> = {
   check_inbox: 'inbox-query.json',
   get_email: 'email-query.json',
   check_balance: 'empty.json',
+  send_email: 'send-request.json',
 };
 
 t.test('initialize answers protocol 2025-11-25, serverInfo and the tools capability', async (t) => {

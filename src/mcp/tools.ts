@@ -5,6 +5,7 @@ import { validateInput } from '../core/validate.js';
 import type { RegisterInput } from '../services/accounts.js';
 import type { Services } from '../services/index.js';
 import type { ListQuery } from '../services/mailbox.js';
+import type { SendRequest } from '../services/send-input.js';
 
 /** What one HTTP request tells a tool about its caller. */
 export interface CallerContext {
@@ -78,6 +79,13 @@ export const TOOLS: readonly McpTool[] = [
     'Credits, address and account status (GET /api/v1/agent/balance). Needs the Bearer key.',
     'empty.json',
     (services, _input, principal) => services.balance.of(principal),
+  ),
+  withKey<SendRequest>(
+    'send_email',
+    'Send a message (POST /api/v1/agent/send): one credit per recipient. Put idempotencyKey (1 to 128 characters) in the arguments to make a retry safe: the same key with the same message answers the first result with replayed true and sends nothing; the same key with other content is refused (conflict). After a submission_failed result the outcome may be unknown: retry with the same key and the identical message. Needs the Bearer key.',
+    'send-request.json',
+    // Contract "MCP over HTTP": idempotencyKey travels in the arguments, with the REST semantics.
+    (services, input, principal) => services.sending.send(principal, input, { idempotencyKey: input.idempotencyKey, via: 'mcp' }),
   ),
 ];
 
