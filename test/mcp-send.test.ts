@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startApp, type TestApp } from './helpers/app.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
+import { issueAccessKey } from './helpers/keys.js';
 
 /** send_email over MCP: the same send service, rules and idempotency as POST /api/v1/agent/send. */
 
@@ -101,4 +102,25 @@ t.test('send_email shares the probation per-minute limit with REST (429 as rate_
   const fourth = await callTool(client, 'send_email', { to: 'd@example.com', subject: 's', text: 't' });
   t.equal(fourth.isError, true);
   t.equal(fourth.body.code, 'rate_limited');
+});
+
+t.test('send_email with a limited access key: permission and budget as over REST', async (t) => {
+  const app = await startApp(t);
+  const owner = await funded(app, 10);
+  const reader = await issueAccessKey(app, owner.apiKey, { name: 'reader', kind: 'mail', permissions: ['mail:read'] });
+  const sender = await issueAccessKey(app, owner.apiKey, {
+    name: 'sender', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 2, totalRecipientLimit: 5,
+  });
+  const message = { to: 'remote@example.com', subject: 'limited', text: 'from an access key' };
+  const refused = await callTool(await mcpClient(t, app.baseUrl, { key: reader.apiKey }), 'send_email', message);
+  t.equal(refused.isError, true);
+  t.equal(refused.body.code, 'forbidden', 'mail:read alone cannot send');
+
+  const client = await mcpClient(t, app.baseUrl, { key: sender.apiKey });
+  t.equal((await callTool(client, 'send_email', message)).isError, false);
+  const balance = await callTool(client, 'check_balance');
+  t.match(balance.body.accessKey, { id: sender.id, dailyRecipientsUsed: 1, totalRecipientsUsed: 1 });
+  const overBudget = await callTool(client, 'send_email', { ...message, to: ['a@example.com', 'b@example.com'] });
+  t.equal(overBudget.isError, true);
+  t.equal(overBudget.body.code, 'rate_limited', 'the daily recipient limit of the key');
 });
