@@ -132,6 +132,7 @@ const mcpRow = (tool: string, args: (f: Fixture) => Record<string, unknown>, sta
   name: `MCP ${tool}`, mcp: { tool, args }, method: 'POST', path: () => '/mcp', expect: statuses,
 });
 const MCP_ROWS: Row[] = [
+  mcpRow('send_email', (f) => ({ to: f.email, subject: 'by mcp', text: 'x' }), expect(200, SENDERS)),
   mcpRow('check_inbox', () => ({}), expect(200, READERS)),
   mcpRow('get_email', (f) => ({ id: f.messageId, markAsRead: false }), expect(200, READERS)),
   mcpRow('check_balance', () => ({}), expect(200, allLimited(200))),
