@@ -1,0 +1,161 @@
+import { Readable } from 'node:stream';
+import DKIM from 'nodemailer/lib/dkim/index.js';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
+import {
+  parseSmtpReply, statusOfCode,
+  type DkimKey, type Handoff, type HandoffRequest, type RecipientResult, type SmtpAnswer,
+} from '../core/outbound.js';
+import { ConnectionPool, type ConnectionOptions, type PooledConnection } from './outbound-pool.js';
+
+type SmtpError = SMTPConnection.SMTPError & { recipient?: string; rejectedErrors?: SmtpError[] };
+
+/** One transaction's outcome, or a reason to try the next host (nothing was handed over). */
+type Attempt = { done: RecipientResult[] } | { retry: SmtpAnswer };
+
+/** Errors where the server answered; everything else is the connection failing. */
+const ANSWERED = new Set(['EENVELOPE', 'EMESSAGE']);
+
+/**
+ * Hands one domain's recipients to the next server with nodemailer's SMTP connection and
+ * classifies the answer per recipient (contract Delivery; RFC 5321 sections 4.2 and 6.1).
+ */
+export class SmtpHandoff implements Handoff {
+  private readonly pool: ConnectionPool;
+
+  constructor(options: ConnectionOptions) {
+    this.pool = new ConnectionPool(options);
+  }
+
+  async deliver(request: HandoffRequest): Promise<RecipientResult[]> {
+    const message = request.dkim ? await dkimSign(request.raw, request.dkim) : request.raw;
+    let last: SmtpAnswer = { diagnostic: 'no server to try' };
+    for (const host of request.route.hosts) {
+      let pooled: PooledConnection;
+      try {
+        pooled = await this.pool.acquire(request.route, host);
+      } catch (error) {
+        last = answerOfError(error as SmtpError, `${host.servername} [${host.host}]`);
+        continue;
+      }
+      let attempt = await transact(pooled, request, message);
+      if ('retry' in attempt && pooled.reused) {
+        // The server closed the idle session meanwhile; nothing was handed over, so start fresh.
+        this.pool.discard(pooled);
+        try {
+          pooled = await this.pool.acquire(request.route, host, { fresh: true });
+          attempt = await transact(pooled, request, message);
+        } catch (error) {
+          last = answerOfError(error as SmtpError, `${host.servername} [${host.host}]`);
+          continue;
+        }
+      }
+      if ('done' in attempt) {
+        this.settle(pooled, attempt.done);
+        return attempt.done;
+      }
+      this.pool.discard(pooled);
+      last = attempt.retry;
+    }
+    // RFC 5321 section 4.5.4.1: no server took the message; that is temporary.
+    return request.recipients.map((recipient) => ({ recipient, status: 'deferred', ...temporary(last) }));
+  }
+
+  close(): Promise<void> {
+    return this.pool.closeAll();
+  }
+
+  private settle(pooled: PooledConnection, results: RecipientResult[]): void {
+    const clean = results.every((result) => result.status === 'delivered');
+    if (clean) this.pool.release(pooled);
+    else this.pool.discard(pooled);
+  }
+}
+
+const transact = (pooled: PooledConnection, request: HandoffRequest, message: Buffer): Promise<Attempt> =>
+  new Promise((resolve) => {
+    const { connection } = pooled;
+    let handedOver = false;
+    // nodemailer pipes the message only after the server answered DATA with 354.
+    const stream = new Readable({
+      read() {
+        handedOver = true;
+        this.push(message);
+        this.push(null);
+      },
+    });
+    const finish = (attempt: Attempt) => {
+      connection.off('error', lost);
+      connection.off('end', ended);
+      resolve(attempt);
+    };
+    // nodemailer reports a lost connection or a timeout only as an 'error' or 'end' event.
+    const lost = (error: SmtpError) => {
+      const answer = answerOfError(error, connection.host);
+      if (!handedOver) return finish({ retry: answer });
+      // Lost or timed out after the content went out: the outcome is unknown (RFC 5321 section 6.1).
+      const known = rejectionsOf(error, connection);
+      finish({ done: request.recipients.map((recipient) => known.get(recipient.toLowerCase()) ?? { recipient, status: 'unresolved', ...answer }) });
+    };
+    const ended = () => lost(Object.assign(new Error('Connection closed unexpectedly'), { code: 'ECONNECTION' }));
+    connection.once('error', lost);
+    connection.once('end', ended);
+    connection.send({ from: request.from, to: request.recipients }, stream, (error, info) => {
+      if (!error) return finish({ done: fromInfo(request.recipients, info) });
+      const smtpError = error as SmtpError;
+      if (ANSWERED.has(smtpError.code ?? '')) return finish({ done: fromAnswer(request.recipients, smtpError, connection) });
+      lost(smtpError);
+    });
+  });
+
+const fromInfo = (recipients: string[], info: SMTPConnection.SentMessageInfo): RecipientResult[] => {
+  const answer = parseSmtpReply(info.response);
+  const rejected = new Map((info.rejectedErrors ?? []).map((error) => [String((error as SmtpError).recipient).toLowerCase(), error]));
+  return recipients.map((recipient) => {
+    const error = rejected.get(recipient.toLowerCase());
+    return error ? resultOfReply(recipient, error) : { recipient, status: 'delivered', ...answer };
+  });
+};
+
+/** The server refused MAIL, every RCPT, DATA or the content: each recipient gets its answer. */
+const fromAnswer = (recipients: string[], error: SmtpError, connection: SMTPConnection): RecipientResult[] => {
+  const known = rejectionsOf(error, connection);
+  return recipients.map((recipient) => known.get(recipient.toLowerCase()) ?? resultOfReply(recipient, error));
+};
+
+/**
+ * Per-RCPT refusals. nodemailer hands them over on success and when all were refused; when
+ * DATA fails after some were accepted, they are only in its envelope state.
+ */
+const rejectionsOf = (error: SmtpError, connection: SMTPConnection): Map<string, RecipientResult> => {
+  const envelope = (connection as unknown as { _envelope?: { rejectedErrors?: SmtpError[] } | false })._envelope;
+  const errors = error.rejectedErrors ?? (envelope ? envelope.rejectedErrors : undefined) ?? [];
+  return new Map(errors.filter((item) => item.recipient).map((item) => [String(item.recipient).toLowerCase(), resultOfReply(String(item.recipient), item)]));
+};
+
+const resultOfReply = (recipient: string, error: SmtpError): RecipientResult => {
+  if (!error.response) {
+    // nodemailer refused locally (message over the advertised SIZE): a permanent failure.
+    return { recipient, status: 'failed', smtpCode: 552, enhancedCode: '5.3.4', diagnostic: error.message };
+  }
+  const answer = parseSmtpReply(error.response);
+  return { recipient, status: answer.smtpCode ? statusOfCode(answer.smtpCode) : 'deferred', ...answer };
+};
+
+const answerOfError = (error: SmtpError, where: string): SmtpAnswer => {
+  if (error.response) return parseSmtpReply(error.response);
+  return { diagnostic: `${where}: ${error.code ?? 'error'} ${error.message}`.slice(0, 500) };
+};
+
+/** A deferral never carries a 5xx code: a refused greeting on every host is still worth retrying. */
+const temporary = (answer: SmtpAnswer): SmtpAnswer => {
+  if (answer.smtpCode !== undefined && answer.smtpCode >= 400 && answer.smtpCode < 500) return answer;
+  return { diagnostic: answer.diagnostic };
+};
+
+/** RFC 6376 signature with nodemailer's signer (relaxed/relaxed, rsa-sha256). */
+export const dkimSign = async (raw: Buffer, key: DkimKey): Promise<Buffer> => {
+  const signer = new DKIM({ domainName: key.domain, keySelector: key.selector, privateKey: key.privateKeyPem });
+  const chunks: Buffer[] = [];
+  for await (const chunk of signer.sign(raw)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+};

@@ -1,0 +1,85 @@
+import type { Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import type { Test } from 'tap';
+
+export interface SinkMessage {
+  from: string;
+  to: string[];
+  raw: Buffer;
+}
+
+/**
+ * What the remote MTA does with a recipient, chosen by its local part's prefix:
+ * defer... 451 4.2.0 at RCPT, unknown... 550 5.1.1, policy... 554 5.7.1, drop... accepted at RCPT
+ * and then the socket is destroyed after the message (the unknown outcome); anything else 250.
+ */
+export type SinkBehavior = 'accept' | 'defer' | 'unknown' | 'policy' | 'drop';
+
+export const behaviorOf = (address: string): SinkBehavior => {
+  const local = address.toLowerCase();
+  for (const behavior of ['defer', 'unknown', 'policy', 'drop'] as const) if (local.startsWith(behavior)) return behavior;
+  return 'accept';
+};
+
+export interface Sink {
+  port: number;
+  messages: SinkMessage[];
+  /** TCP connections accepted so far (connection reuse shows here). */
+  connections: number;
+  /** Resolves when `count` messages have arrived. */
+  waitFor(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const readAll = async (stream: NodeJS.ReadableStream): Promise<Buffer> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+};
+
+/** A loopback smtp-server playing the remote MTA; `t` closes it when the test ends. */
+export const startSink = async (t: Test | null, options: { behavior?: (address: string) => SinkBehavior } = {}): Promise<Sink> => {
+  const behavior = options.behavior ?? behaviorOf;
+  const sockets = new Map<number, Socket>();
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const sink: Sink = { port: 0, messages: [], connections: 0, waitFor: (count) => new Promise((resolve) => {
+    if (sink.messages.length >= count) return resolve();
+    waiters.push({ count, resolve });
+  }), close: () => new Promise((resolve) => server.close(() => resolve())) };
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    disableReverseLookup: true,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      const kind = behavior(address.address);
+      if (kind === 'defer') return callback(Object.assign(new Error('4.2.0 mailbox busy, try later'), { responseCode: 451 }));
+      if (kind === 'unknown') return callback(Object.assign(new Error('5.1.1 <' + address.address + '>: no such user'), { responseCode: 550 }));
+      if (kind === 'policy') return callback(Object.assign(new Error('5.7.1 refused by policy'), { responseCode: 554 }));
+      callback();
+    },
+    onData(stream, session, callback) {
+      readAll(stream).then((raw) => {
+        const to = session.envelope.rcptTo.map((rcpt) => rcpt.address);
+        if (to.some((address) => behavior(address) === 'drop')) {
+          sockets.get(session.remotePort)?.destroy();
+          return;
+        }
+        sink.messages.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to, raw });
+        for (const waiter of waiters.filter((w) => sink.messages.length >= w.count)) waiter.resolve();
+        callback(null, '2.0.0 queued as ' + sink.messages.length);
+      }, callback);
+    },
+  });
+  server.server.on('connection', (socket: Socket) => {
+    sink.connections += 1;
+    const port = socket.remotePort ?? 0;
+    sockets.set(port, socket);
+    socket.on('close', () => sockets.delete(port));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  sink.port = (server.server.address() as AddressInfo).port;
+  t?.teardown(() => sink.close());
+  return sink;
+};
