@@ -5,6 +5,7 @@ import type { Config } from '../src/config/types.js';
 import { isAppError } from '../src/core/errors.js';
 import type { AppOptions, openCore } from '../src/main.js';
 import { parseArgs } from './args.js';
+import { DELIVERY_USAGE, dkimCommand, outboundCommand, suppressionsCommand, type WithServices } from './delivery-cli.js';
 
 const SETTING_FLAGS = SETTING_SOURCES.map((source) => `  --${source.flag.padEnd(12)} ${source.env}`).join('\n');
 
@@ -14,6 +15,7 @@ const USAGE = `usage: agentpost [serve] [--config FILE] [options]   run the serv
        agentpost mcp --url <base>                   stdio MCP server forwarding to <base>/mcp; key in AGENTPOST_API_KEY
        agentpost 2fa reset <email>                  turn two-factor off for an account whose device is lost
        agentpost sending set <email> <state>        set the sending state: probation, standard, reviewed, paused
+${DELIVERY_USAGE}
 
 --config FILE (or ${CONFIG_FILE_ENV}) reads a JSON config file. Settings apply in the order
 defaults < config file < environment < flags. Each option and its environment variable:
@@ -57,6 +59,12 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
         return await twoFactorCommand(config, options, rest);
       case 'sending':
         return await sendingCommand(config, options, rest);
+      case 'dkim':
+        return await dkimCommand(rest, flags, servicesOf(config, options), print, fail);
+      case 'outbound':
+        return await outboundCommand(rest, servicesOf(config, options), print, fail);
+      case 'suppressions':
+        return await suppressionsCommand(rest, servicesOf(config, options), print, fail);
       default:
         return fail(`unknown command "${command}"\n${USAGE}`, 2);
     }
@@ -157,6 +165,8 @@ const withCore = async (config: Config, options: AppOptions, work: (core: Return
     core.store.close();
   }
 };
+
+const servicesOf = (config: Config, options: AppOptions): WithServices => (work) => withCore(config, options, (core) => work(core.services));
 
 const print = (text: string, code: number): number => {
   process.stdout.write(text + '\n');

@@ -24,6 +24,9 @@ import registerRequest from './register-request.json' with { type: 'json' };
 import sendRequest from './send-request.json' with { type: 'json' };
 import sendResult from './send-result.json' with { type: 'json' };
 import sending from './sending.json' with { type: 'json' };
+import suppressionList from './suppression-list.json' with { type: 'json' };
+import suppressionRelease from './suppression-release.json' with { type: 'json' };
+import suppression from './suppression.json' with { type: 'json' };
 
 // Issue 6: key rotation, access keys, two-factor.
 import accessKeyList from './access-key-list.json' with { type: 'json' };
@@ -47,6 +50,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   accessKeyList, accessKeyRequest, accessKeyRevokeRequest, accessKey, accountKey, keyRotationRequest,
   keyRotationResult, keyRotationState, pendingKey, twoFactorRequest, twoFactorResult,
   sendRequest, sendResult, sending, outboundQuery, outboundList, outboundDetail,
+  suppression, suppressionList, suppressionRelease,
 ];
 
 export const OPENAPI_SOURCE: Record<string, unknown> = openapi;

@@ -1,3 +1,4 @@
+import * as dns from 'node:dns/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -5,13 +6,16 @@ import type { SMTPServer } from 'smtp-server';
 import type { Config } from './config/types.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createLogger, type Logger } from './core/logger.js';
+import type { MxResolver } from './core/outbound.js';
 import { createHttpApp } from './http/app.js';
 import { createMcpEndpoint, MCP_PATHS } from './mcp/endpoint.js';
 import { createServices, type Services } from './services/index.js';
 import { createInboundServer } from './smtp/inbound.js';
 import { createSubmissionServer } from './smtp/submission.js';
+import { SmtpHandoff } from './smtp/outbound.js';
 import { Store } from './store/index.js';
 import { loadSecretKey } from './store/secret-key.js';
+import { DeliveryWorker } from './workers/delivery.js';
 import { Scheduler } from './workers/scheduler.js';
 import { keyExpiryRunOnce } from './workers/key-expiry.js';
 import { sweepRunOnce } from './workers/sweep.js';
@@ -21,6 +25,8 @@ export interface AppOptions {
   logger?: Logger;
   /** better-sqlite3's addon, when the single executable loaded it from its assets. */
   nativeBinding?: object;
+  /** DNS for direct MX delivery; tests pass a fake (DESIGN.md: DNS only through an injected resolver). */
+  resolver?: MxResolver;
 }
 
 export interface BoundPorts {
@@ -34,6 +40,7 @@ export interface App {
   readonly store: Store;
   readonly services: Services;
   readonly logger: Logger;
+  readonly workers: { delivery: DeliveryWorker };
   /** Known after start(). */
   ports: BoundPorts;
   baseUrl: string;
@@ -48,8 +55,13 @@ export const openCore = (config: Config, options: AppOptions = {}) => {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
   const store = Store.open(databasePath(config), { nativeBinding: options.nativeBinding });
+  // No connection is opened until a delivery run needs one; admin commands never do.
+  const handoff = new SmtpHandoff({
+    heloName: config.smtp.hostname, timeoutMs: config.outbound.timeoutMs,
+    maxIdlePerHost: config.outbound.maxIdlePerHost, idleMs: 30_000,
+  });
   const services = createServices({
-    store, clock, logger,
+    store, clock, logger, handoff, resolver: options.resolver ?? dns,
     config: {
       mailDomain: config.mailDomain,
       smtpHostname: config.smtp.hostname,
@@ -67,14 +79,19 @@ export const openCore = (config: Config, options: AppOptions = {}) => {
         idempotencyRetentionMs: config.limits.idempotencyRetentionHours * 60 * 60 * 1000,
         trackingMs: config.limits.outboundTrackingDays * 24 * 60 * 60 * 1000,
       },
+      outbound: {
+        relay: config.outbound.relay, port: config.outbound.port,
+        retryMs: config.outbound.retryHours * 60 * 60 * 1000, concurrency: config.outbound.concurrency,
+      },
     },
   });
-  return { clock, logger, store, services };
+  return { clock, logger, store, services, handoff };
 };
 
 /** Wiring: config -> store -> services -> adapters (DESIGN.md). Nothing listens until start(). */
 export const createApp = (config: Config, options: AppOptions = {}): App => {
-  const { logger, store, services } = openCore(config, options);
+  const { clock, logger, store, services, handoff } = openCore(config, options);
+  const deliveryWorker = new DeliveryWorker(services.delivery, clock, logger);
   let ready = false;
   // The MCP adapter shares the HTTP listener. It is wired here rather than in an HTTP routes
   // file so neither adapter imports the other (DESIGN.md rules 2 and 3): the HTTP app only
@@ -100,6 +117,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
 
   const app: App = {
     config, store, services, logger,
+    workers: { delivery: deliveryWorker },
     ports: { http: 0, smtp: 0, submission: 0 },
     baseUrl: config.baseUrl ?? '',
     async start() {
@@ -109,10 +127,16 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         submission: await listen(submissionServer.server, config.submission.host, config.submission.port),
       };
       app.baseUrl = config.baseUrl ?? `http://${hostForUrl(config.http.host)}:${app.ports.http}`;
+      // Claims still held come from a process that stopped mid-handoff (see DeliveryService.recoverClaims).
+      services.delivery.recoverClaims();
       scheduler.start([
         { name: 'sweep', schedule: '0 */10 * * * *', run: () => sweepRunOnce(services) },
         { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },
       ]);
+      if (options.autoDeliver ?? true) {
+        scheduler.start([{ name: 'delivery', schedule: '*/30 * * * * *', run: () => deliveryWorker.kick() }]);
+        services.outboundQueued.subscribe(() => deliveryWorker.kick());
+      }
       ready = true;
       logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, submission: app.ports.submission, baseUrl: app.baseUrl, dataDir: config.dataDir });
       return app.ports;
@@ -121,6 +145,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       stopping ??= (async () => {
         ready = false;
         await scheduler.stop();
+        await deliveryWorker.stop();
+        await handoff.close();
         await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer), closeSmtp(submissionServer)]);
         store.close();
       })();

@@ -21,6 +21,14 @@ export interface Config {
     idempotencyRetentionHours: number;
     outboundTrackingDays: number;
   };
+  outbound: {
+    relay?: string;
+    port: number;
+    timeoutMs: number;
+    concurrency: number;
+    maxIdlePerHost: number;
+    retryHours: number;
+  };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 

@@ -1,6 +1,7 @@
 import { AppError } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import type { Store } from '../store/index.js';
+import type { BounceService } from './bounces.js';
 import { INBOX, type MailboxService } from './mailbox.js';
 import { parseMessage } from './parse.js';
 import { receivedHeader, type SmtpSessionInfo } from './trace.js';
@@ -19,17 +20,26 @@ export class InboundService {
     private readonly clock: Clock,
     private readonly mailboxes: MailboxService,
     private readonly hostname: string,
+    private readonly bounces?: BounceService,
   ) {}
 
+  /** A local mailbox, or a signed bounce address whose token verifies (a forged one is refused). */
   acceptsRecipient(address: string): boolean {
+    if (this.bounces?.isBounceAddress(address)) return this.bounces.acceptsRecipient(address);
     return this.mailboxes.mailboxForAddress(address) !== null;
   }
 
   /** Resolves after the copies are durably committed; the adapter answers 250 only then. */
   async deliver(message: InboundMessage): Promise<void> {
+    const recipients = unique(message.recipients);
+    const bounceRecipients = recipients.filter((recipient) => this.bounces?.isBounceAddress(recipient));
+    // A DSN to a bounce address is evidence about our own outgoing mail, never stored as mail.
+    for (const recipient of bounceRecipients) this.bounces?.ingest(message.raw, recipient);
+    const mailboxRecipients = recipients.filter((recipient) => !bounceRecipients.includes(recipient));
+    if (mailboxRecipients.length === 0) return;
     const parsed = await parseMessage(message.raw);
     const now = this.clock.now();
-    const targets = unique(message.recipients).map((recipient) => {
+    const targets = mailboxRecipients.map((recipient) => {
       const mailbox = this.mailboxes.mailboxForAddress(recipient);
       if (!mailbox) throw new AppError('not_found', `no mailbox for ${recipient}`);
       const trace = Buffer.from(receivedHeader(message.session, this.hostname, recipient, now), 'utf8');

@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import type { Handoff, MxResolver } from '../core/outbound.js';
 import { Signal } from '../core/signal.js';
 import type { Store } from '../store/index.js';
 import { AccessKeyPolicyService } from './access-key-policy.js';
@@ -7,14 +8,20 @@ import { AccessKeyService } from './access-keys.js';
 import { AccountService } from './accounts.js';
 import { AuthService } from './auth.js';
 import { BalanceService } from './balance.js';
+import { BounceService } from './bounces.js';
+import { DeliveryService } from './delivery.js';
+import { DkimService } from './dkim.js';
 import { InboundService } from './inbound.js';
 import { KeyRotationService } from './key-rotation.js';
 import { MailboxService } from './mailbox.js';
+import { NextHopResolver } from './next-hop.js';
 import { OutboundService } from './outbound.js';
 import { RateLimiter } from './rate-limiter.js';
 import { TwoFactorService } from './two-factor.js';
+import { SendingReputation } from './reputation.js';
 import { SendingLimits, type SendingLimitsConfig } from './send-limits.js';
 import { SendingService } from './sending.js';
+import { SuppressionService } from './suppressions.js';
 
 /** The settings services need; main.ts derives them from the validated config. */
 export interface ServicesConfig {
@@ -36,6 +43,13 @@ export interface ServicesConfig {
     idempotencyRetentionMs: number;
     trackingMs: number;
   };
+  /** Remote delivery (config `outbound.*`). */
+  outbound: {
+    relay?: string;
+    port: number;
+    retryMs: number;
+    concurrency: number;
+  };
 }
 
 export interface ServiceDeps {
@@ -43,6 +57,9 @@ export interface ServiceDeps {
   clock: Clock;
   logger: Logger;
   config: ServicesConfig;
+  /** The SMTP client and DNS that remote delivery uses; adapters, so main.ts passes them in. */
+  handoff: Handoff;
+  resolver: MxResolver;
 }
 
 export interface Services {
@@ -61,9 +78,13 @@ export interface Services {
   outbound: OutboundService;
   /** Announced after a send committed remote recipients as queued; main.ts wires the delivery worker to it. */
   outboundQueued: Signal;
+  delivery: DeliveryService;
+  bounces: BounceService;
+  suppressions: SuppressionService;
+  dkim: DkimService;
 }
 
-export const createServices = ({ store, clock, config }: ServiceDeps): Services => {
+export const createServices = ({ store, clock, logger, config, handoff, resolver }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const mailbox = new MailboxService(store, clock, config.readMaxBytes);
   const accounts = new AccountService(store, clock, rateLimiter, mailbox, {
@@ -85,11 +106,20 @@ export const createServices = ({ store, clock, config }: ServiceDeps): Services 
     attachmentsMaxBytes: config.sending.attachmentsMaxBytes,
     idempotencyRetentionMs: config.sending.idempotencyRetentionMs,
   });
+  const reputation = new SendingReputation(store);
+  const bounces = new BounceService(store, clock, logger, reputation, config.mailDomain);
+  const dkim = new DkimService(store, clock);
+  const nextHops = new NextHopResolver(resolver, { relay: config.outbound.relay, port: config.outbound.port });
+  const delivery = new DeliveryService(store, clock, logger, nextHops, handoff, dkim, bounces, reputation, {
+    retryMs: config.outbound.retryMs,
+    concurrency: config.outbound.concurrency,
+    claimLimit: config.outbound.concurrency * 50,
+  });
   return {
     accounts,
     auth: new AuthService(store, clock),
     mailbox,
-    inbound: new InboundService(store, clock, mailbox, config.smtpHostname),
+    inbound: new InboundService(store, clock, mailbox, config.smtpHostname, bounces),
     rateLimiter,
     keyRotation,
     accessKeys: new AccessKeyService(store, clock, twoFactor, accessKeyPolicy),
@@ -99,5 +129,9 @@ export const createServices = ({ store, clock, config }: ServiceDeps): Services 
     sending,
     outbound: new OutboundService(store, clock, config.sending.trackingMs),
     outboundQueued,
+    delivery,
+    bounces,
+    suppressions: new SuppressionService(store, clock, rateLimiter, reputation),
+    dkim,
   };
 };

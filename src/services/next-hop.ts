@@ -40,6 +40,11 @@ export class NextHopResolver {
     this.relay = config.relay ? relayRoute(config.relay) : null;
   }
 
+  /** Through a relay every domain goes to one place, so one transaction can carry them all. */
+  get usesRelay(): boolean {
+    return this.relay !== null;
+  }
+
   async resolve(domain: string): Promise<NextHop> {
     if (this.relay) return { ok: true, route: this.relay };
     const name = domain.toLowerCase().replace(/\.$/, '');

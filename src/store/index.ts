@@ -1,5 +1,7 @@
 import { AccessKeyRepo } from './access-keys.js';
 import { AccountRepo } from './accounts.js';
+import { DeliveryRepo } from './delivery.js';
+import { DkimKeyRepo } from './dkim-keys.js';
 import { openDatabase, type Db, type OpenOptions } from './db.js';
 import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
@@ -8,6 +10,7 @@ import { KeyRepo } from './keys.js';
 import { MessageRepo } from './messages.js';
 import { OutboxRepo } from './outbox.js';
 import { RateLimitRepo } from './rate-limits.js';
+import { SettingsRepo } from './settings.js';
 import { SubmissionRepo } from './submissions.js';
 import { SuppressionRepo } from './suppressions.js';
 import { TwoFactorRepo } from './two-factor.js';
@@ -27,6 +30,9 @@ export class Store {
   readonly suppressions: SuppressionRepo;
   readonly accessKeys: AccessKeyRepo;
   readonly twoFactor: TwoFactorRepo;
+  readonly delivery: DeliveryRepo;
+  readonly settings: SettingsRepo;
+  readonly dkimKeys: DkimKeyRepo;
   private readonly committer: GroupCommitter;
 
   constructor(readonly db: Db) {
@@ -41,6 +47,9 @@ export class Store {
     this.suppressions = new SuppressionRepo(db);
     this.accessKeys = new AccessKeyRepo(db);
     this.twoFactor = new TwoFactorRepo(db);
+    this.delivery = new DeliveryRepo(db);
+    this.settings = new SettingsRepo(db);
+    this.dkimKeys = new DkimKeyRepo(db);
     this.committer = new GroupCommitter(db);
   }
 

@@ -2,6 +2,7 @@ import type { Test } from 'tap';
 import { loadConfig } from '../../src/config/load.js';
 import type { ConfigLayer } from '../../src/config/types.js';
 import type { Clock } from '../../src/core/clock.js';
+import type { MxResolver } from '../../src/core/outbound.js';
 import { createLogger } from '../../src/core/logger.js';
 import { createApp, type App } from '../../src/main.js';
 import { assertMatchesOpenApi } from './openapi.js';
@@ -31,12 +32,12 @@ export interface TestApp {
 }
 
 /** Starts the real app on port 0 in a temp folder; stopped when the test ends. */
-export const startApp = async (t: Test, overrides: ConfigLayer = {}, options: { clock?: Clock } = {}): Promise<TestApp> => {
+export const startApp = async (t: Test, overrides: ConfigLayer = {}, options: { clock?: Clock; resolver?: MxResolver } = {}): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
   const config = loadConfig({
     overrides: deepMerge({ dataDir, http: { port: 0, trustProxy: true }, smtp: { port: 0 }, submission: { port: 0 }, log: { level: 'silent' } }, overrides),
   });
-  const app = createApp(config, { clock: options.clock, logger: createLogger('silent', () => {}) });
+  const app = createApp(config, { clock: options.clock, resolver: options.resolver, logger: createLogger('silent', () => {}) });
   await app.start();
   t.teardown(() => app.stop());
   const api = async <T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> => {

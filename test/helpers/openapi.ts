@@ -16,7 +16,8 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
 ajv.addSchema({ $id: 'openapi', components: document.components });
 
-const templates = Object.keys(document.paths).map((template) => ({
+// Literal paths before templated ones, so /outbound/suppressions is not read as /outbound/{id}.
+const templates = Object.keys(document.paths).sort((a, b) => a.split('{').length - b.split('{').length).map((template) => ({
   template,
   regex: new RegExp('^' + template.replace(/\{[^}]+\}/g, '[^/]+') + '$'),
 }));

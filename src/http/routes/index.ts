@@ -5,6 +5,7 @@ import { keyRoutes } from './keys.js';
 import { mailRoutes } from './mail.js';
 import { metaRoutes } from './meta.js';
 import { sendingRoutes } from './sending.js';
+import { suppressionRoutes } from './suppressions.js';
 
 /** One routes file per resource; each later resource adds its line here. */
-export const ROUTES: readonly ((router: Router, deps: HttpDeps) => void)[] = [metaRoutes, accountRoutes, mailRoutes, keyRoutes, sendingRoutes];
+export const ROUTES: readonly ((router: Router, deps: HttpDeps) => void)[] = [metaRoutes, accountRoutes, mailRoutes, keyRoutes, sendingRoutes, suppressionRoutes];

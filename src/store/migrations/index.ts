@@ -1,5 +1,6 @@
 import { foundation } from './001_foundation.js';
 import { sending } from './002_sending.js';
+import { delivery } from './003_delivery.js';
 import { keys } from './005_keys.js';
 import { keyBudgetCounters } from './006_key_budget_counters.js';
 
@@ -10,4 +11,4 @@ export interface Migration {
 }
 
 /** Applied in order, each once, recorded in PRAGMA user_version. Append only. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, keys, keyBudgetCounters];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, keys, keyBudgetCounters];

@@ -1,0 +1,70 @@
+import { Repo } from './repo.js';
+
+/** Bounce and complaint counts over an account's most recent charged recipients. */
+export interface RecentOutcomes {
+  recipients: number;
+  bounces: number;
+  complaints: number;
+}
+
+/**
+ * The delivery worker's own queries over 002's recipient rows (migration 003 adds
+ * claimed_at). State changes themselves go through SubmissionRepo.transition.
+ */
+export class DeliveryRepo extends Repo {
+
+  /**
+   * Claims up to `limit` due recipients (queued, or deferred whose next attempt is due) that
+   * nobody holds, oldest first. Run inside a transaction: a claimed row is not due to anyone else.
+   */
+  claimDue(now: number, limit: number): number[] {
+    const rows = this.sql(
+      `UPDATE submission_recipients SET claimed_at = ?
+       WHERE id IN (
+         SELECT id FROM submission_recipients
+         WHERE status IN ('queued', 'deferred') AND next_attempt_at <= ? AND claimed_at IS NULL
+         ORDER BY next_attempt_at, id LIMIT ?)
+       RETURNING id`,
+    ).all(now, now, limit) as { id: number }[];
+    return rows.map((row) => row.id).sort((a, b) => a - b);
+  }
+
+  unclaim(id: number): void {
+    this.sql('UPDATE submission_recipients SET claimed_at = NULL WHERE id = ?').run(id);
+  }
+
+  /** Claims taken at or before `before`: left behind by a process that stopped mid-handoff. */
+  claimedBefore(before: number): number[] {
+    const rows = this.sql('SELECT id FROM submission_recipients WHERE claimed_at IS NOT NULL AND claimed_at <= ? ORDER BY id')
+      .all(before) as { id: number }[];
+    return rows.map((row) => row.id);
+  }
+
+  /** The recipient of a submission with this address, if any. */
+  recipientIdByAddress(submissionId: string, address: string): number | null {
+    const row = this.sql('SELECT id FROM submission_recipients WHERE submission_id = ? AND address = ?')
+      .get(submissionId, address) as { id: number } | undefined;
+    return row ? row.id : null;
+  }
+
+  unresolvedOf(submissionId: string): number[] {
+    const rows = this.sql(`SELECT id FROM submission_recipients WHERE submission_id = ? AND status = 'unresolved' ORDER BY id`)
+      .all(submissionId) as { id: number }[];
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Over the account's last `window` charged recipients: how many failed or bounced, and how
+   * many went to an address the account has an active complaint suppression for.
+   */
+  recentOutcomes(accountId: string, window: number): RecentOutcomes {
+    return this.sql(
+      `SELECT count(*) AS recipients,
+         coalesce(sum(r.status IN ('failed', 'bounced')), 0) AS bounces,
+         coalesce(sum(EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = r.account_id AND s.address = r.address
+           AND s.reason = 'complaint' AND s.released_at IS NULL)), 0) AS complaints
+       FROM (SELECT account_id, address, status FROM submission_recipients
+             WHERE account_id = ? AND credit_reserved = 1 ORDER BY id DESC LIMIT ?) r`,
+    ).get(accountId, window) as RecentOutcomes;
+  }
+}
