@@ -27,6 +27,6 @@ export const defaultConfig = (): Config => ({
     idempotencyRetentionHours: 24,
     outboundTrackingDays: 90,
   },
-  outbound: { port: 25, timeoutMs: 60_000, concurrency: 8, maxIdlePerHost: 4, retryHours: 48 },
+  outbound: { port: 25, timeoutMs: 60_000, concurrency: 8, maxIdlePerHost: 8, retryHours: 48 },
   log: { level: 'info' },
 });

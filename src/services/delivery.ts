@@ -78,7 +78,13 @@ export class DeliveryService {
       while (next < batches.length) {
         const batch = batches[next++];
         const results = await this.attempt(batch);
-        this.apply(batch, results, at, report);
+        try {
+          await this.apply(batch, results, at, report);
+        } catch (error) {
+          // The outcome could not be recorded: the claim stays, so the recipients are later
+          // settled as unresolved by recoverClaims instead of being handed over a second time.
+          this.logger.error('recording a delivery outcome failed', { submission: batch.submissionId, error: error instanceof Error ? error.message : String(error) });
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.config.concurrency, batches.length) }, lane));
@@ -159,9 +165,10 @@ export class DeliveryService {
     }
   }
 
-  private apply(batch: Batch, results: RecipientResult[], at: number, report: DeliveryReport): void {
+  /** Group commit: batches finishing in the same turn (and sends being accepted) share one fsync. */
+  private async apply(batch: Batch, results: RecipientResult[], at: number, report: DeliveryReport): Promise<void> {
     const byAddress = new Map(results.map((result) => [result.recipient.toLowerCase(), result]));
-    this.store.transaction(() => {
+    await this.store.groupCommit(() => {
       let definiteFailures = 0;
       for (const row of batch.recipients) {
         this.store.delivery.unclaim(row.id);
