@@ -60,7 +60,7 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
       case 'sending':
         return await sendingCommand(config, options, rest);
       case 'dkim':
-        return await dkimCommand(rest, flags, servicesOf(config, options), print, fail);
+        return await dkimCommand(rest, servicesOf(config, options), print, fail);
       case 'outbound':
         return await outboundCommand(rest, servicesOf(config, options), print, fail);
       case 'suppressions':

@@ -19,7 +19,7 @@ const cliOf = (dataDir: string) => async (...args: string[]) => {
 t.test('dkim generate prints the TXT record; show repeats it; a bad domain is a usage error', async (t) => {
   const app = await startApp(t);
   const cli = cliOf(app.app.config.dataDir);
-  const generated = await cli('dkim', 'generate', 'Mail.Example.com', '--selector', 's2026');
+  const generated = await cli('dkim', 'generate', 'Mail.Example.com', 's2026');
   t.equal(generated.code, 0);
   t.match(generated.out, /^s2026\._domainkey\.mail\.example\.com IN TXT "v=DKIM1; k=rsa; p=MIIBIjAN[A-Za-z0-9+/]+" "[A-Za-z0-9+/=]+"\n/);
   const shown = await cli('dkim', 'show', 'mail.example.com');
