@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import * as net from 'node:net';
 import t from 'tap';
 import type { Route } from '../src/core/outbound.js';
 import { SmtpHandoff } from '../src/smtp/outbound.js';
@@ -47,6 +48,20 @@ t.test('connection lost after DATA: unresolved; refused connection: deferred aft
   await closed.close();
   const refused = await handoff(t).deliver({ route: route(closed.port, ['127.0.0.1', '127.0.0.2']), from: 'b@agents.localhost', recipients: ['ok@remote.test'], raw: RAW });
   t.match(refused, [{ recipient: 'ok@remote.test', status: 'deferred', smtpCode: undefined, diagnostic: /ECONNREFUSED|ECONNECTION/ }]);
+});
+
+t.test('a timeout waiting for the answer after the content is unresolved; a silent server before it defers', async (t) => {
+  const sink = await startSink(t);
+  const quick = new SmtpHandoff({ heloName: 'agents.localhost', timeoutMs: 300, maxIdlePerHost: 0, idleMs: 1000 });
+  t.teardown(() => quick.close());
+  const hung = await quick.deliver({ route: route(sink.port), from: 'b@agents.localhost', recipients: ['hang@remote.test'], raw: RAW });
+  t.match(hung, [{ recipient: 'hang@remote.test', status: 'unresolved', diagnostic: /ETIMEDOUT|Timeout/i }]);
+  const silent = net.createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+  t.teardown(() => silent.close());
+  const port = (silent.address() as net.AddressInfo).port;
+  const noGreeting = await quick.deliver({ route: route(port), from: 'b@agents.localhost', recipients: ['ok@remote.test'], raw: RAW });
+  t.match(noGreeting, [{ recipient: 'ok@remote.test', status: 'deferred' }]);
 });
 
 t.test('the next MX host is tried when the first refuses the connection', async (t) => {

@@ -12,13 +12,14 @@ export interface SinkMessage {
 /**
  * What the remote MTA does with a recipient, chosen by its local part's prefix:
  * defer... 451 4.2.0 at RCPT, unknown... 550 5.1.1, policy... 554 5.7.1, drop... accepted at RCPT
- * and then the socket is destroyed after the message (the unknown outcome); anything else 250.
+ * and then the socket is destroyed after the message (the unknown outcome); hang... never answers
+ * the message (a timeout after DATA); anything else 250.
  */
-export type SinkBehavior = 'accept' | 'defer' | 'unknown' | 'policy' | 'drop';
+export type SinkBehavior = 'accept' | 'defer' | 'unknown' | 'policy' | 'drop' | 'hang';
 
 export const behaviorOf = (address: string): SinkBehavior => {
   const local = address.toLowerCase();
-  for (const behavior of ['defer', 'unknown', 'policy', 'drop'] as const) if (local.startsWith(behavior)) return behavior;
+  for (const behavior of ['defer', 'unknown', 'policy', 'drop', 'hang'] as const) if (local.startsWith(behavior)) return behavior;
   return 'accept';
 };
 
@@ -62,6 +63,7 @@ export const startSink = async (t: Test | null, options: { behavior?: (address: 
     onData(stream, session, callback) {
       readAll(stream).then((raw) => {
         const to = session.envelope.rcptTo.map((rcpt) => rcpt.address);
+        if (to.some((address) => behavior(address) === 'hang')) return;
         if (to.some((address) => behavior(address) === 'drop')) {
           sockets.get(session.remotePort)?.destroy();
           return;
