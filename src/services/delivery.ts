@@ -69,7 +69,8 @@ export class DeliveryService {
   async runOnce(now: Date = this.clock.now()): Promise<DeliveryReport> {
     const at = now.getTime();
     this.recoverClaims(at - STALE_CLAIM_MS);
-    const ids = this.store.transaction(() => this.store.delivery.claimDue(at, this.config.claimLimit));
+    // Group commit: the claim shares its fsync with sends being accepted in the same turn.
+    const ids = await this.store.groupCommit(() => this.store.delivery.claimDue(at, this.config.claimLimit));
     const report: DeliveryReport = { claimed: ids.length, batches: 0, delivered: 0, deferred: 0, failed: 0, unresolved: 0 };
     const batches = this.batchesOf(ids);
     report.batches = batches.length;
@@ -97,6 +98,7 @@ export class DeliveryService {
    */
   recoverClaims(before: number = Number.MAX_SAFE_INTEGER): number {
     const now = this.clock.now().getTime();
+    if (this.store.delivery.claimedBefore(before).length === 0) return 0;
     return this.store.transaction(() => {
       let recovered = 0;
       for (const id of this.store.delivery.claimedBefore(before)) {
