@@ -3,16 +3,13 @@
 // installed, the same load (same messages, same recipients, same client concurrency) is
 // submitted to a private Postfix instance relaying to the same sink, and the ratio printed.
 // Everything shares this machine (2 cores), so the figures include that contention.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
-import { loadConfig } from '../src/config/load.js';
-import { createLogger } from '../src/core/logger.js';
-import { createApp } from '../src/main.js';
 
 const SENDS = Number(process.env.BENCH_SENDS ?? 1000);
 const RECIPIENTS_PER_SEND = Number(process.env.BENCH_RECIPIENTS ?? 2);
@@ -59,41 +56,51 @@ const pool = async (total: number, concurrency: number, work: (i: number) => Pro
   }));
 };
 
+/**
+ * agentpost runs as its own process (`agentpost serve`), as Postfix does, so the client and
+ * the sink in this process do not share its event loop.
+ */
 const benchAgentpost = async (relayPort: number, sink: Awaited<ReturnType<typeof startSink>>) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'agentpost-bench-send-'));
   const unlimited = { recipientsPerDay: 10_000_000, recipientsPerMinute: 10_000_000 };
-  const config = loadConfig({
-    overrides: {
-      dataDir, http: { port: 0 }, smtp: { port: 0 }, submission: { port: 0 }, log: { level: 'warn' },
-      limits: { sendRequestsPerMinute: 10_000_000, sendingStates: { probation: unlimited, standard: unlimited, reviewed: unlimited } },
-      outbound: { relay: `smtp://127.0.0.1:${relayPort}` },
-    },
-  });
-  const app = createApp(config, { logger: createLogger('warn', (line) => process.stderr.write(line)) });
-  await app.start();
-  const register = await fetch(`${app.baseUrl}/api/v1/agent/register`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'agentpost-bench/1.0' }, body: JSON.stringify({ agentId: 'bench' }),
-  });
-  const agent = (await register.json()) as { email: string; apiKey: string };
-  app.services.accounts.addCredits(agent.email, TOTAL_RECIPIENTS);
-  app.services.sending.setState(agent.email, 'reviewed');
-  sink.reset();
-  const started = performance.now();
-  await pool(SENDS, CLIENTS, async (i) => {
-    const response = await fetch(`${app.baseUrl}/api/v1/agent/send`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'agentpost-bench/1.0', authorization: `Bearer ${agent.apiKey}` },
-      body: JSON.stringify({ to: recipientsOf(i), subject: `bench ${i}`, text: TEXT }),
+  const [httpPort, smtpPort, submissionPort] = [await freePort(), await freePort(), await freePort()];
+  const configFile = join(dataDir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({
+    dataDir, http: { port: httpPort }, smtp: { port: smtpPort }, submission: { port: submissionPort }, log: { level: 'warn' },
+    limits: { sendRequestsPerMinute: 10_000_000, sendingStates: { probation: unlimited, standard: unlimited, reviewed: unlimited } },
+    outbound: { relay: `smtp://127.0.0.1:${relayPort}` },
+  }));
+  const cli = (...args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'bin/main.ts', ...args, '--config', configFile], { stdio: 'pipe' });
+  const server = spawn(process.execPath, ['--import', 'tsx', 'bin/main.ts', 'serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const baseUrl = `http://127.0.0.1:${httpPort}`;
+  try {
+    await waitForPort(httpPort);
+    const register = await fetch(`${baseUrl}/api/v1/agent/register`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'agentpost-bench/1.0' }, body: JSON.stringify({ agentId: 'bench' }),
     });
-    if (response.status !== 200) throw new Error(`send ${i}: ${response.status} ${await response.text()}`);
-    await response.arrayBuffer();
-  });
-  const acceptedSeconds = (performance.now() - started) / 1000;
-  await sink.waitFor(TOTAL_RECIPIENTS);
-  const deliveredSeconds = (performance.now() - started) / 1000;
-  await app.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-  return { acceptedSeconds, deliveredSeconds };
+    const agent = (await register.json()) as { email: string; apiKey: string };
+    cli('credits', 'add', agent.email, String(TOTAL_RECIPIENTS));
+    cli('sending', 'set', agent.email, 'reviewed');
+    sink.reset();
+    const started = performance.now();
+    await pool(SENDS, CLIENTS, async (i) => {
+      const response = await fetch(`${baseUrl}/api/v1/agent/send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'agentpost-bench/1.0', authorization: `Bearer ${agent.apiKey}` },
+        body: JSON.stringify({ to: recipientsOf(i), subject: `bench ${i}`, text: TEXT }),
+      });
+      if (response.status !== 200) throw new Error(`send ${i}: ${response.status} ${await response.text()}`);
+      await response.arrayBuffer();
+    });
+    const acceptedSeconds = (performance.now() - started) / 1000;
+    await sink.waitFor(TOTAL_RECIPIENTS);
+    const deliveredSeconds = (performance.now() - started) / 1000;
+    return { acceptedSeconds, deliveredSeconds };
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.once('exit', resolve));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 };
 
 /**
