@@ -76,8 +76,18 @@ t.test('a forged token is refused at RCPT with 550 5.1.1; mail without a DSN is 
   t.match((await smtpSendRaw(app.smtpPort, '', [bounceAddress], plain)).response, /^250 /);
   const delayed = dsn(bounceAddress, 'ok1@remote.test', '4.2.2').replace('Action: failed', 'Action: delayed');
   await smtpSendRaw(app.smtpPort, '', [bounceAddress], delayed);
+  const relayed = dsn(bounceAddress, 'ok1@remote.test', '2.0.0').replace('Action: failed', 'Action: relayed');
+  await smtpSendRaw(app.smtpPort, '', [bounceAddress], relayed);
   const stranger = dsn(bounceAddress, 'someone-else@remote.test', '5.1.1');
   await smtpSendRaw(app.smtpPort, '', [bounceAddress], stranger);
   t.same(await statuses(app, agent.apiKey, id), { 'ok1@remote.test': 'delivered', 'ok2@remote.test': 'delivered' });
   t.equal((await app.api('GET', '/api/v1/agent/outbound/suppressions', { key: agent.apiKey })).body.suppressions.length, 0);
+});
+
+t.test('a remote server giving up after retries (failed, 4.4.7) bounces without suppressing', async (t) => {
+  const { app, agent, id, bounceAddress } = await setup(t);
+  await smtpSendRaw(app.smtpPort, '', [bounceAddress], dsn(bounceAddress, 'ok1@remote.test', '4.4.7'));
+  t.same(await statuses(app, agent.apiKey, id), { 'ok1@remote.test': 'bounced', 'ok2@remote.test': 'delivered' });
+  t.equal((await app.api('GET', '/api/v1/agent/outbound/suppressions', { key: agent.apiKey })).body.suppressions.length, 0);
+  t.equal(await balance(app, agent.apiKey), 3);
 });

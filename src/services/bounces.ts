@@ -57,7 +57,9 @@ export class BounceService {
     const now = this.clock.now().getTime();
     this.store.transaction(() => {
       for (const entry of dsn.recipients) {
-        if (entry.action !== 'failed' || !entry.status.startsWith('5.')) continue;
+        // RFC 3464 section 2.3.3: only "failed" reports a message that will not be delivered
+        // (a 4.x.x status with it means the remote server gave up retrying).
+        if (entry.action !== 'failed') continue;
         const rowId = this.store.delivery.recipientIdByAddress(origin.submissionId, entry.finalRecipient);
         if (rowId === null) continue;
         this.applyBounce(rowId, origin.accountId, entry, now, report);
