@@ -27,6 +27,8 @@ export interface AppOptions {
   nativeBinding?: object;
   /** DNS for direct MX delivery; tests pass a fake (DESIGN.md: DNS only through an injected resolver). */
   resolver?: MxResolver;
+  /** False: no cron run and no kick after a send; the caller drives `workers.delivery` (tests). Default true. */
+  autoDeliver?: boolean;
 }
 
 export interface BoundPorts {

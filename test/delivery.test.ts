@@ -124,7 +124,7 @@ t.test('direct MX: resolver-driven, null MX fails 556 5.1.10, A fallback deliver
 
 t.test('the immediate kick after a send delivers without waiting for cron', async (t) => {
   const sink = await startSink(t);
-  const app = await relayApp(t, sink);
+  const app = await startApp(t, { outbound: { relay: `smtp://127.0.0.1:${sink.port}`, timeoutMs: 5000 } }, { autoDeliver: true });
   const agent = await funded(app, 1);
   await send(app, agent.apiKey, ['ok@remote.test']);
   await sink.waitFor(1);

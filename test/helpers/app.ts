@@ -31,13 +31,16 @@ export interface TestApp {
   register(agentId?: string): Promise<{ email: string; apiKey: string; userId: string }>;
 }
 
-/** Starts the real app on port 0 in a temp folder; stopped when the test ends. */
-export const startApp = async (t: Test, overrides: ConfigLayer = {}, options: { clock?: Clock; resolver?: MxResolver } = {}): Promise<TestApp> => {
+/**
+ * Starts the real app on port 0 in a temp folder; stopped when the test ends. Remote delivery
+ * runs only when a test calls `app.workers.delivery.runOnce()`, or with `autoDeliver: true`.
+ */
+export const startApp = async (t: Test, overrides: ConfigLayer = {}, options: { clock?: Clock; resolver?: MxResolver; autoDeliver?: boolean } = {}): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
   const config = loadConfig({
     overrides: deepMerge({ dataDir, http: { port: 0, trustProxy: true }, smtp: { port: 0 }, submission: { port: 0 }, log: { level: 'silent' } }, overrides),
   });
-  const app = createApp(config, { clock: options.clock, resolver: options.resolver, logger: createLogger('silent', () => {}) });
+  const app = createApp(config, { clock: options.clock, resolver: options.resolver, autoDeliver: options.autoDeliver ?? false, logger: createLogger('silent', () => {}) });
   await app.start();
   t.teardown(() => app.stop());
   const api = async <T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> => {
