@@ -75,20 +75,22 @@ export class DeliveryService {
     const batches = this.batchesOf(ids);
     report.batches = batches.length;
     let next = 0;
+    const recording: Promise<void>[] = [];
     const lane = async (): Promise<void> => {
       while (next < batches.length) {
         const batch = batches[next++];
         const results = await this.attempt(batch);
-        try {
-          await this.apply(batch, results, at, report);
-        } catch (error) {
+        // Not awaited: the lane starts its next transaction while outcomes queue up for one
+        // shared commit, so a commit's fsync is paid per group of batches, not per batch.
+        recording.push(this.apply(batch, results, at, report).catch((error: unknown) => {
           // The outcome could not be recorded: the claim stays, so the recipients are later
           // settled as unresolved by recoverClaims instead of being handed over a second time.
           this.logger.error('recording a delivery outcome failed', { submission: batch.submissionId, error: error instanceof Error ? error.message : String(error) });
-        }
+        }));
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.config.concurrency, batches.length) }, lane));
+    await Promise.all(recording);
     return report;
   }
 
