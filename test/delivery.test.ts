@@ -4,6 +4,7 @@ import { OUTBOUND_RECIPIENT_UPDATED } from '../src/core/events.js';
 import type { MxResolver } from '../src/core/outbound.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { verifyDkim } from './helpers/dkim.js';
+import { issueAccessKey } from './helpers/keys.js';
 import { startSink, type Sink } from './helpers/sink.js';
 
 const MINUTE = 60_000;
@@ -178,4 +179,19 @@ t.test('more than 10 failures over the last 100 recipients pause the account', a
   t.equal(await balance(app, agent.apiKey), 20 - 1, 'every failure refunded');
   const refused = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'x@remote.test', subject: 's', text: 't' } });
   t.equal(refused.status, 403);
+});
+
+t.test('a definite failure releases the access key budget unit with the credit; an unknown outcome keeps both', async (t) => {
+  const sink = await startSink(t);
+  const app = await relayApp(t, sink);
+  const owner = await funded(app, 10);
+  const limited = await issueAccessKey(app, owner.apiKey, {
+    name: 'sender', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 5, totalRecipientLimit: 5,
+  });
+  await send(app, limited.apiKey, ['ok@remote.test', 'unknown@remote.test']);
+  await send(app, limited.apiKey, ['drop@remote.test']);
+  const policy = async () => (await app.api('GET', '/api/v1/agent/balance', { key: limited.apiKey })).body;
+  t.match(await policy(), { credits: 7, accessKey: { dailyRecipientsUsed: 3, totalRecipientsUsed: 3 } });
+  await app.app.workers.delivery.runOnce();
+  t.match(await policy(), { credits: 8, accessKey: { dailyRecipientsUsed: 2, totalRecipientsUsed: 2 } }, 'delivered and unresolved hold theirs');
 });
