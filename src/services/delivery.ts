@@ -172,19 +172,20 @@ export class DeliveryService {
   /** Group commit: batches finishing in the same turn (and sends being accepted) share one fsync. */
   private async apply(batch: Batch, results: RecipientResult[], at: number, report: DeliveryReport): Promise<void> {
     const byAddress = new Map(results.map((result) => [result.recipient.toLowerCase(), result]));
-    await this.store.groupCommit(() => {
-      let definiteFailures = 0;
-      for (const row of batch.recipients) {
+    // The job may run again alone if its group's transaction fails, so it only returns counts.
+    const statuses = await this.store.groupCommit(() => {
+      const settled = batch.recipients.map((row) => {
         this.store.delivery.unclaim(row.id);
         const result = byAddress.get(row.address.toLowerCase())
           ?? { recipient: row.address, status: 'deferred', diagnostic: 'the next server gave no answer for this recipient' };
-        const status = this.settle(row, result, at);
-        report[status] += 1;
-        if (status === 'failed') definiteFailures += 1;
-      }
-      if (definiteFailures > 0) this.reputation.check(batch.recipients[0].accountId);
+        return this.settle(row, result, at);
+      });
+      if (settled.includes('failed')) this.reputation.check(batch.recipients[0].accountId);
+      return settled;
     });
+    for (const status of statuses) report[status] += 1;
   }
+
 
   /** Records one recipient's outcome; returns the status it ended in. */
   private settle(row: RecipientRecord, result: RecipientResult, at: number): 'delivered' | 'deferred' | 'failed' | 'unresolved' {
