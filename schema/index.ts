@@ -27,6 +27,19 @@ import sending from './sending.json' with { type: 'json' };
 import suppressionList from './suppression-list.json' with { type: 'json' };
 import suppressionRelease from './suppression-release.json' with { type: 'json' };
 import suppression from './suppression.json' with { type: 'json' };
+import webhookAttempt from './webhook-attempt.json' with { type: 'json' };
+import webhookCreateRequest from './webhook-create-request.json' with { type: 'json' };
+import webhookCreated from './webhook-created.json' with { type: 'json' };
+import webhookDeleted from './webhook-deleted.json' with { type: 'json' };
+import webhookDeliveriesQuery from './webhook-deliveries-query.json' with { type: 'json' };
+import webhookDeliveries from './webhook-deliveries.json' with { type: 'json' };
+import webhookDeliveryDetail from './webhook-delivery-detail.json' with { type: 'json' };
+import webhookDelivery from './webhook-delivery.json' with { type: 'json' };
+import webhookEnvelope from './webhook-envelope.json' with { type: 'json' };
+import webhookList from './webhook-list.json' with { type: 'json' };
+import webhookReplayResult from './webhook-replay-result.json' with { type: 'json' };
+import webhookVerifyResult from './webhook-verify-result.json' with { type: 'json' };
+import webhook from './webhook.json' with { type: 'json' };
 
 // Issue 6: key rotation, access keys, two-factor.
 import accessKeyList from './access-key-list.json' with { type: 'json' };
@@ -51,6 +64,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   keyRotationResult, keyRotationState, pendingKey, twoFactorRequest, twoFactorResult,
   sendRequest, sendResult, sending, outboundQuery, outboundList, outboundDetail,
   suppression, suppressionList, suppressionRelease,
+  webhookAttempt, webhookCreateRequest, webhookCreated, webhookDeleted, webhookDeliveriesQuery, webhookDeliveries, webhookDeliveryDetail, webhookDelivery, webhookEnvelope, webhookList, webhookReplayResult, webhookVerifyResult, webhook,
 ];
 
 export const OPENAPI_SOURCE: Record<string, unknown> = openapi;

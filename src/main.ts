@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SMTPServer } from 'smtp-server';
 import type { Config } from './config/types.js';
+import type { AddressResolver } from './core/address-resolver.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createLogger, type Logger } from './core/logger.js';
 import type { MxResolver } from './core/outbound.js';
@@ -19,6 +20,12 @@ import { DeliveryWorker } from './workers/delivery.js';
 import { Scheduler } from './workers/scheduler.js';
 import { keyExpiryRunOnce } from './workers/key-expiry.js';
 import { sweepRunOnce } from './workers/sweep.js';
+import { systemAddressResolver } from './workers/system-resolver.js';
+import { WebhookDispatcher } from './workers/webhook-dispatcher.js';
+import { HttpWebhookSender } from './workers/webhook-http.js';
+
+/** Contract Events 2: the receiver answers "a small response"; more than this is not read. */
+const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024;
 
 export interface AppOptions {
   clock?: Clock;
@@ -29,6 +36,8 @@ export interface AppOptions {
   resolver?: MxResolver;
   /** False: no cron run and no kick after a send; the caller drives `workers.delivery` (tests). Default true. */
   autoDeliver?: boolean;
+  /** DNS for webhook target checks; tests inject one (DESIGN.md "How to test"). */
+  addressResolver?: AddressResolver;
 }
 
 export interface BoundPorts {
@@ -42,7 +51,7 @@ export interface App {
   readonly store: Store;
   readonly services: Services;
   readonly logger: Logger;
-  readonly workers: { delivery: DeliveryWorker };
+  readonly workers: { delivery: DeliveryWorker; webhooks: WebhookDispatcher };
   /** Known after start(). */
   ports: BoundPorts;
   baseUrl: string;
@@ -62,8 +71,12 @@ export const openCore = (config: Config, options: AppOptions = {}) => {
     heloName: config.smtp.hostname, timeoutMs: config.outbound.timeoutMs,
     maxIdlePerHost: config.outbound.maxIdlePerHost, idleMs: 30_000,
   });
+  const addressResolver = options.addressResolver ?? systemAddressResolver;
+  const webhookSender = new HttpWebhookSender(addressResolver, {
+    allowInsecure: config.webhooks.allowInsecure, timeoutMs: config.webhooks.timeoutMs, maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES,
+  });
   const services = createServices({
-    store, clock, logger, handoff, resolver: options.resolver ?? dns,
+    store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, webhookSender,
     config: {
       mailDomain: config.mailDomain,
       smtpHostname: config.smtp.hostname,
@@ -85,6 +98,7 @@ export const openCore = (config: Config, options: AppOptions = {}) => {
         relay: config.outbound.relay, port: config.outbound.port,
         retryMs: config.outbound.retryHours * 60 * 60 * 1000, concurrency: config.outbound.concurrency,
       },
+      webhooksAllowInsecure: config.webhooks.allowInsecure,
     },
   });
   return { clock, logger, store, services, handoff };
@@ -115,11 +129,13 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   smtpServer.on('error', (error: Error) => logger.warn('smtp listener error', { error: error.message }));
   submissionServer.on('error', (error: Error) => logger.warn('submission listener error', { error: error.message }));
   const scheduler = new Scheduler(logger);
+  const webhookDispatcher = new WebhookDispatcher(services.webhookDispatch, clock, logger, { concurrency: config.webhooks.concurrency });
+  let unsubscribeWebhooks = (): void => {};
   let stopping: Promise<void> | null = null;
 
   const app: App = {
     config, store, services, logger,
-    workers: { delivery: deliveryWorker },
+    workers: { delivery: deliveryWorker, webhooks: webhookDispatcher },
     ports: { http: 0, smtp: 0, submission: 0 },
     baseUrl: config.baseUrl ?? '',
     async start() {
@@ -131,9 +147,12 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       app.baseUrl = config.baseUrl ?? `http://${hostForUrl(config.http.host)}:${app.ports.http}`;
       // Claims still held come from a process that stopped mid-handoff (see DeliveryService.recoverClaims).
       services.delivery.recoverClaims();
+      // A committed outbox row kicks the dispatcher at once; the per-second tick is for retries.
+      unsubscribeWebhooks = store.outbox.written.subscribe(() => webhookDispatcher.kick());
       scheduler.start([
         { name: 'sweep', schedule: '0 */10 * * * *', run: () => sweepRunOnce(services) },
         { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },
+        { name: 'webhooks', schedule: '* * * * * *', run: () => webhookDispatcher.start(clock.now()) },
       ]);
       if (options.autoDeliver ?? true) {
         scheduler.start([{ name: 'delivery', schedule: '*/30 * * * * *', run: () => deliveryWorker.kick() }]);
@@ -149,6 +168,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         await scheduler.stop();
         await deliveryWorker.stop();
         await handoff.close();
+        unsubscribeWebhooks();
+        await webhookDispatcher.stop();
         await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer), closeSmtp(submissionServer)]);
         store.close();
       })();

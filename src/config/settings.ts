@@ -22,6 +22,7 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_SUBMISSION_HOST', flag: 'submission-host', path: 'submission.host', type: 'string' },
   { env: 'AGENTPOST_SUBMISSION_PORT', flag: 'submission-port', path: 'submission.port', type: 'integer' },
   { env: 'AGENTPOST_LOG_LEVEL', flag: 'log-level', path: 'log.level', type: 'string' },
+  { env: 'AGENTPOST_WEBHOOKS_ALLOW_INSECURE', flag: 'webhooks-allow-insecure', path: 'webhooks.allowInsecure', type: 'boolean' },
 ];
 
 export const CONFIG_FILE_ENV = 'AGENTPOST_CONFIG';

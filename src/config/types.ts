@@ -29,6 +29,8 @@ export interface Config {
     maxIdlePerHost: number;
     retryHours: number;
   };
+  /** allowInsecure is for local development and tests only: it lets webhooks reach http and loopback. */
+  webhooks: { allowInsecure: boolean; timeoutMs: number; concurrency: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 

@@ -1,7 +1,9 @@
+import type { AddressResolver } from '../core/address-resolver.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Handoff, MxResolver } from '../core/outbound.js';
 import { Signal } from '../core/signal.js';
+import type { WebhookSender } from '../core/webhooks.js';
 import type { Store } from '../store/index.js';
 import { AccessKeyPolicyService } from './access-key-policy.js';
 import { AccessKeyService } from './access-keys.js';
@@ -22,6 +24,9 @@ import { SendingReputation } from './reputation.js';
 import { SendingLimits, type SendingLimitsConfig } from './send-limits.js';
 import { SendingService } from './sending.js';
 import { SuppressionService } from './suppressions.js';
+import { WebhookDeliveryService } from './webhooks/deliveries.js';
+import { WebhookDispatchService } from './webhooks/dispatch.js';
+import { WebhookService } from './webhooks/endpoints.js';
 
 /** The settings services need; main.ts derives them from the validated config. */
 export interface ServicesConfig {
@@ -50,6 +55,8 @@ export interface ServicesConfig {
     retryMs: number;
     concurrency: number;
   };
+  /** webhooks.allowInsecure: http, any port and loopback targets (local development and tests only). */
+  webhooksAllowInsecure: boolean;
 }
 
 export interface ServiceDeps {
@@ -60,6 +67,10 @@ export interface ServiceDeps {
   /** The SMTP client and DNS that remote delivery uses; adapters, so main.ts passes them in. */
   handoff: Handoff;
   resolver: MxResolver;
+  /** DNS for webhook target checks; tests inject their own. */
+  addressResolver: AddressResolver;
+  /** The outgoing HTTP adapter that performs webhook attempts, injected by main.ts. */
+  webhookSender: WebhookSender;
 }
 
 export interface Services {
@@ -82,9 +93,12 @@ export interface Services {
   bounces: BounceService;
   suppressions: SuppressionService;
   dkim: DkimService;
+  webhooks: WebhookService;
+  webhookDeliveries: WebhookDeliveryService;
+  webhookDispatch: WebhookDispatchService;
 }
 
-export const createServices = ({ store, clock, logger, config, handoff, resolver }: ServiceDeps): Services => {
+export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const mailbox = new MailboxService(store, clock, config.readMaxBytes);
   const accounts = new AccountService(store, clock, rateLimiter, mailbox, {
@@ -115,6 +129,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     concurrency: config.outbound.concurrency,
     claimLimit: config.outbound.concurrency * 50,
   });
+  const webhookDispatch = new WebhookDispatchService(store, clock, webhookSender, logger);
   return {
     accounts,
     auth: new AuthService(store, clock),
@@ -133,5 +148,8 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     bounces,
     suppressions: new SuppressionService(store, clock, rateLimiter, reputation),
     dkim,
+    webhooks: new WebhookService(store, clock, addressResolver, webhookSender, { allowInsecure: config.webhooksAllowInsecure }),
+    webhookDeliveries: new WebhookDeliveryService(store, clock, webhookDispatch),
+    webhookDispatch,
   };
 };

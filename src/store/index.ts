@@ -14,6 +14,8 @@ import { SettingsRepo } from './settings.js';
 import { SubmissionRepo } from './submissions.js';
 import { SuppressionRepo } from './suppressions.js';
 import { TwoFactorRepo } from './two-factor.js';
+import { WebhookEventRepo } from './webhook-events.js';
+import { WebhookEndpointRepo } from './webhooks.js';
 
 export type { OpenOptions } from './db.js';
 
@@ -33,6 +35,8 @@ export class Store {
   readonly delivery: DeliveryRepo;
   readonly settings: SettingsRepo;
   readonly dkimKeys: DkimKeyRepo;
+  readonly webhookEndpoints: WebhookEndpointRepo;
+  readonly webhookEvents: WebhookEventRepo;
   private readonly committer: GroupCommitter;
 
   constructor(readonly db: Db) {
@@ -50,6 +54,8 @@ export class Store {
     this.delivery = new DeliveryRepo(db);
     this.settings = new SettingsRepo(db);
     this.dkimKeys = new DkimKeyRepo(db);
+    this.webhookEndpoints = new WebhookEndpointRepo(db);
+    this.webhookEvents = new WebhookEventRepo(db);
     this.committer = new GroupCommitter(db);
   }
 

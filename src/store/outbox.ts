@@ -1,3 +1,4 @@
+import { Signal } from '../core/signal.js';
 import { Repo } from './repo.js';
 
 export interface OutboxEntry {
@@ -9,10 +10,16 @@ export interface OutboxEntry {
 
 /** DESIGN.md rule 6: written in the transaction of the change, read by workers after it. */
 export class OutboxRepo extends Repo {
+  /**
+   * Notified when a row is written. Transactions here are synchronous, so a listener that
+   * defers its work (setImmediate) runs after the commit; main.ts kicks workers with it.
+   */
+  readonly written = new Signal();
 
   add(topic: string, payload: unknown, now: number): number {
     const result = this.sql('INSERT INTO outbox (topic, payload, created_at) VALUES (?, ?, ?)')
       .run(topic, JSON.stringify(payload), now);
+    this.written.notify();
     return Number(result.lastInsertRowid);
   }
 

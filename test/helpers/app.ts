@@ -1,6 +1,7 @@
 import type { Test } from 'tap';
 import { loadConfig } from '../../src/config/load.js';
 import type { ConfigLayer } from '../../src/config/types.js';
+import type { AddressResolver } from '../../src/core/address-resolver.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { MxResolver } from '../../src/core/outbound.js';
 import { createLogger } from '../../src/core/logger.js';
@@ -35,12 +36,18 @@ export interface TestApp {
  * Starts the real app on port 0 in a temp folder; stopped when the test ends. Remote delivery
  * runs only when a test calls `app.workers.delivery.runOnce()`, or with `autoDeliver: true`.
  */
-export const startApp = async (t: Test, overrides: ConfigLayer = {}, options: { clock?: Clock; resolver?: MxResolver; autoDeliver?: boolean } = {}): Promise<TestApp> => {
+export const startApp = async (
+  t: Test, overrides: ConfigLayer = {},
+  options: { clock?: Clock; resolver?: MxResolver; autoDeliver?: boolean; addressResolver?: AddressResolver } = {},
+): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
   const config = loadConfig({
     overrides: deepMerge({ dataDir, http: { port: 0, trustProxy: true }, smtp: { port: 0 }, submission: { port: 0 }, log: { level: 'silent' } }, overrides),
   });
-  const app = createApp(config, { clock: options.clock, resolver: options.resolver, autoDeliver: options.autoDeliver ?? false, logger: createLogger('silent', () => {}) });
+  const app = createApp(config, {
+    clock: options.clock, resolver: options.resolver, autoDeliver: options.autoDeliver ?? false, addressResolver: options.addressResolver,
+    logger: createLogger('silent', () => {}),
+  });
   await app.start();
   t.teardown(() => app.stop());
   const api = async <T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> => {

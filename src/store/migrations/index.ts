@@ -1,6 +1,7 @@
 import { foundation } from './001_foundation.js';
 import { sending } from './002_sending.js';
 import { delivery } from './003_delivery.js';
+import { webhooks } from './004_webhooks.js';
 import { keys } from './005_keys.js';
 import { keyBudgetCounters } from './006_key_budget_counters.js';
 
@@ -11,4 +12,4 @@ export interface Migration {
 }
 
 /** Applied in order, each once, recorded in PRAGMA user_version. Append only. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, keys, keyBudgetCounters];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters];

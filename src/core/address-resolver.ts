@@ -1,0 +1,8 @@
+/**
+ * DNS only through an injected interface (DESIGN.md "How to test"): the webhook target
+ * check resolves a name once through it, and tests answer with whatever address they need.
+ */
+export interface AddressResolver {
+  /** Every IPv4 and IPv6 address the name resolves to, as text; throws when it does not resolve. */
+  resolveAddresses(hostname: string): Promise<string[]>;
+}

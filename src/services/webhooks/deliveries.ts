@@ -1,0 +1,88 @@
+import type { Clock } from '../../core/clock.js';
+import { AppError } from '../../core/errors.js';
+import type { Principal } from '../../core/types.js';
+import { DELIVERIES_PAGE_SIZE, DELIVERY_RETENTION_MS, MAX_REPLAYS, type WebhookEnvelope } from '../../core/webhooks.js';
+import type { Store } from '../../store/index.js';
+import type { WebhookEventRecord } from '../../store/webhook-events.js';
+import { requireFullKey } from '../auth.js';
+import type { WebhookDispatchService } from './dispatch.js';
+import { pauseIfBaselineBroken } from './inbox-identity.js';
+import { attemptView, deliveryView, type AttemptView, type DeliveryDetailView, type DeliveryView } from './views.js';
+
+export interface DeliveryPage {
+  deliveries: DeliveryView[];
+  /** Pass as `before` for the next (older) page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** schema/webhook-replay-result.json. */
+export interface ReplayResult {
+  id: string;
+  status: string;
+  replays: number;
+  replaysRemaining: number;
+  attempt: AttemptView;
+}
+
+/** Delivery history (30 days, 50 a page, newest first) and replays (at most 3 per event). */
+export class WebhookDeliveryService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly dispatch: WebhookDispatchService,
+  ) {}
+
+  list(principal: Principal, before?: string): DeliveryPage {
+    requireFullKey(principal);
+    const since = this.clock.now().getTime() - DELIVERY_RETENTION_MS;
+    const rows = this.store.webhookEvents.page(principal.accountId, since, before === undefined ? null : Number(before), DELIVERIES_PAGE_SIZE + 1);
+    const page = rows.slice(0, DELIVERIES_PAGE_SIZE);
+    return {
+      deliveries: page.map(deliveryView),
+      nextCursor: rows.length > DELIVERIES_PAGE_SIZE ? String(page[page.length - 1].seq) : null,
+    };
+  }
+
+  get(principal: Principal, id: string): DeliveryDetailView {
+    requireFullKey(principal);
+    const event = this.eventOf(principal, id);
+    return {
+      ...deliveryView(event),
+      event: JSON.parse(event.body) as WebhookEnvelope,
+      attemptLog: this.store.webhookEvents.attemptsOf(event.seq).map(attemptView),
+    };
+  }
+
+  /**
+   * Contract States: a completed (delivered or failed) event can be replayed while fewer
+   * than 3 replays were made; the same event id and body go out as one signed attempt.
+   */
+  async replay(principal: Principal, id: string): Promise<ReplayResult> {
+    requireFullKey(principal);
+    const event = this.eventOf(principal, id);
+    const endpoint = this.store.webhookEndpoints.byId(event.endpointId);
+    if (!endpoint || endpoint.status === 'revoked') throw new AppError('conflict', 'the webhook endpoint of this event was deleted');
+    pauseIfBaselineBroken(this.store, endpoint);
+    if (endpoint.status !== 'verified') throw new AppError('conflict', `the webhook endpoint is ${endpoint.status}; verify it first`);
+    if (event.status !== 'delivered' && event.status !== 'failed') throw new AppError('conflict', `event is ${event.status}; only a delivered or failed event can be replayed`);
+    const replay = this.store.transaction(() => this.store.webhookEvents.claimReplay(event.seq, MAX_REPLAYS));
+    if (replay === null) throw new AppError('conflict', `event was already replayed ${MAX_REPLAYS} times`);
+    await this.dispatch.perform(event, endpoint, replay);
+    const after = this.eventOf(principal, id);
+    const attempts = this.store.webhookEvents.attemptsOf(after.seq);
+    return {
+      id: after.id,
+      status: after.status,
+      replays: after.replays,
+      replaysRemaining: MAX_REPLAYS - after.replays,
+      attempt: attemptView(attempts[attempts.length - 1], attempts.length - 1),
+    };
+  }
+
+  private eventOf(principal: Principal, id: string): WebhookEventRecord {
+    const event = this.store.webhookEvents.byId(principal.accountId, id);
+    const since = this.clock.now().getTime() - DELIVERY_RETENTION_MS;
+    if (!event || event.createdAt < since) throw new AppError('not_found', `no webhook delivery ${id}`);
+    return event;
+  }
+}

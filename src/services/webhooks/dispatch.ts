@@ -1,0 +1,137 @@
+import type { Clock } from '../../core/clock.js';
+import { MESSAGE_STORED, type MessageStoredEvent } from '../../core/events.js';
+import { newUuid } from '../../core/ids.js';
+import type { Logger } from '../../core/logger.js';
+import {
+  DELIVERY_RETENTION_MS, MESSAGE_RECEIVED, RETRY_SCHEDULE_MS, signedHeaders,
+  type AttemptOutcome, type WebhookEnvelope, type WebhookSender,
+} from '../../core/webhooks.js';
+import type { Store } from '../../store/index.js';
+import type { OutboxEntry } from '../../store/outbox.js';
+import type { EventProgress, WebhookEventRecord } from '../../store/webhook-events.js';
+import type { InboxBaseline, WebhookEndpointRecord } from '../../store/webhooks.js';
+import { INBOX } from '../mailbox.js';
+import { currentInbox, pauseIfBaselineBroken } from './inbox-identity.js';
+
+/** Outbox rows read per ingest transaction. */
+const INGEST_BATCH = 500;
+
+/** Per-batch lookups, so a burst for one account reads its endpoint and INBOX once. */
+class IngestContext {
+  private readonly endpoints = new Map<string, WebhookEndpointRecord | null>();
+  private readonly inboxes = new Map<string, InboxBaseline | null>();
+
+  constructor(private readonly store: Store) {}
+
+  endpointOf(accountId: string): WebhookEndpointRecord | null {
+    if (!this.endpoints.has(accountId)) this.endpoints.set(accountId, this.store.webhookEndpoints.currentOfAccount(accountId));
+    return this.endpoints.get(accountId) ?? null;
+  }
+
+  inboxOf(accountId: string): InboxBaseline | null {
+    if (!this.inboxes.has(accountId)) this.inboxes.set(accountId, currentInbox(this.store, accountId));
+    return this.inboxes.get(accountId) ?? null;
+  }
+}
+
+/**
+ * Turns outbox rows into webhook events and performs attempts. Ingest is durable: the
+ * events are created and the outbox rows deleted in one transaction, so a crash between
+ * the two loses nothing and duplicates nothing (DESIGN.md rule 6).
+ */
+export class WebhookDispatchService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly sender: WebhookSender,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Consumes one batch of `message.stored` rows; returns true when a full batch suggests more remain. */
+  ingest(now: number): boolean {
+    return this.store.transaction(() => {
+      const rows = this.store.outbox.after(MESSAGE_STORED, 0, INGEST_BATCH);
+      const context = new IngestContext(this.store);
+      for (const row of rows) this.ingestMessageStored(row, context, now);
+      this.store.outbox.remove(rows.map((row) => row.id));
+      return rows.length === INGEST_BATCH;
+    });
+  }
+
+  /**
+   * Contract Events 5: only INBOX is observed and there is no backfill; a message counts
+   * when its UID is above the baseline recorded at verification, whatever stored it.
+   */
+  private ingestMessageStored(row: OutboxEntry, context: IngestContext, now: number): void {
+    const stored = row.payload as MessageStoredEvent;
+    if (stored.folder !== INBOX) return;
+    const endpoint = context.endpointOf(stored.accountId);
+    if (!endpoint || endpoint.status !== 'verified' || !endpoint.events.includes(MESSAGE_RECEIVED)) return;
+    const inbox = context.inboxOf(stored.accountId);
+    if (pauseIfBaselineBroken(this.store, endpoint, inbox)) return;
+    // A row from an INBOX generation that no longer exists names no message.
+    if (stored.mailboxId !== inbox?.mailboxId || stored.uidValidity !== inbox.uidValidity) return;
+    if (Number(stored.uid) <= (endpoint.baselineUid ?? Number.MAX_SAFE_INTEGER)) return;
+    this.addEvent(endpoint, MESSAGE_RECEIVED, stored.storedAt, { folder: INBOX, uidValidity: stored.uidValidity, uid: stored.uid }, now);
+  }
+
+  private addEvent(endpoint: WebhookEndpointRecord, type: WebhookEnvelope['type'], observedAt: number, data: Record<string, unknown>, now: number): void {
+    const envelope: WebhookEnvelope = { id: newUuid(), type, createdAt: new Date(observedAt).toISOString(), data };
+    this.store.webhookEvents.insert({
+      id: envelope.id, accountId: endpoint.accountId, endpointId: endpoint.id, type, body: JSON.stringify(envelope), createdAt: now,
+    });
+  }
+
+  due(now: number, limit: number): WebhookEventRecord[] {
+    return this.store.webhookEvents.due(now, limit);
+  }
+
+  /** One scheduled attempt of a pending event; the outcome decides the next one (DESIGN.md schedule). */
+  async attemptScheduled(event: WebhookEventRecord, signal?: AbortSignal): Promise<AttemptOutcome | null> {
+    const endpoint = this.store.webhookEndpoints.byId(event.endpointId);
+    if (!endpoint || endpoint.status !== 'verified' || endpoint.signingSecret === null) return null;
+    if (pauseIfBaselineBroken(this.store, endpoint)) return null;
+    return this.perform(event, endpoint, 0, signal);
+  }
+
+  /**
+   * Signs and sends the stored body, then records the attempt. An attempt cut short by
+   * shutdown is not recorded: the event stays due and is sent again after a restart.
+   */
+  async perform(event: WebhookEventRecord, endpoint: WebhookEndpointRecord, replay: number, signal?: AbortSignal): Promise<AttemptOutcome | null> {
+    const startedAt = this.clock.now();
+    const headers = signedHeaders(endpoint.signingSecret ?? '', event.id, startedAt, event.body);
+    const started = performance.now();
+    const outcome = await this.sender.send({ url: endpoint.url, body: event.body, headers }, signal);
+    if (signal?.aborted) return null;
+    const durationMs = Math.round(performance.now() - started);
+    await this.store.groupCommit(() => {
+      const current = this.store.webhookEvents.bySeq(event.seq);
+      if (!current) return;
+      this.store.webhookEvents.recordAttempt(event.seq, {
+        replay, at: startedAt.getTime(), durationMs, httpStatus: outcome.httpStatus ?? null, error: outcome.ok ? null : (outcome.error ?? 'failed'),
+      }, progressAfter(current, outcome, replay));
+    });
+    if (!outcome.ok) this.logger.debug('webhook attempt failed', { event: event.id, error: outcome.error });
+    return outcome;
+  }
+
+  /** Contract: delivery history is kept 30 days. */
+  prune(now = this.clock.now().getTime()): number {
+    return this.store.transaction(() => this.store.webhookEvents.pruneBefore(now - DELIVERY_RETENTION_MS));
+  }
+}
+
+/**
+ * Attempt n of the schedule happens RETRY_SCHEDULE_MS[n-1] after the event; after the 8th
+ * failure the event is failed. A replay is one attempt whose result is the new status. An
+ * event cancelled while its attempt was in flight stays cancelled unless that attempt succeeded.
+ */
+const progressAfter = (event: WebhookEventRecord, outcome: AttemptOutcome, replay: number): EventProgress => {
+  if (outcome.ok) return { status: 'delivered', nextAttemptAt: null };
+  if (replay > 0) return { status: 'failed', nextAttemptAt: null };
+  if (event.status !== 'pending') return { status: event.status, nextAttemptAt: null };
+  const attemptsMade = event.attempts + 1;
+  if (attemptsMade >= RETRY_SCHEDULE_MS.length) return { status: 'failed', nextAttemptAt: null };
+  return { status: 'pending', nextAttemptAt: event.createdAt + RETRY_SCHEDULE_MS[attemptsMade] };
+};

@@ -1,0 +1,36 @@
+import type { Store } from '../../store/index.js';
+import type { InboxBaseline, WebhookEndpointRecord } from '../../store/webhooks.js';
+import { INBOX } from '../mailbox.js';
+
+/** The account's INBOX as it is now: what a verification records as the baseline. */
+export const currentInbox = (store: Store, accountId: string): InboxBaseline | null => {
+  const mailbox = store.accounts.mailboxOfAccount(accountId);
+  if (!mailbox) return null;
+  const folder = store.folders.byName(mailbox.id, INBOX);
+  if (!folder) return null;
+  return { mailboxId: mailbox.id, uidValidity: String(folder.uidValidity), uid: folder.uidNext - 1 };
+};
+
+/**
+ * Contract States: a verified webhook pauses when the mailbox identity or INBOX
+ * UIDVALIDITY changes, and stays paused until verified again. Returns the reason, or null
+ * when the baseline still holds.
+ */
+export const baselineBroken = (endpoint: WebhookEndpointRecord, inbox: InboxBaseline | null): string | null => {
+  if (!inbox || inbox.mailboxId !== endpoint.baselineMailboxId) return 'mailbox_changed';
+  if (inbox.uidValidity !== endpoint.baselineUidValidity) return 'uid_validity_changed';
+  return null;
+};
+
+/** Pauses the endpoint and cancels its queued events when its baseline broke; true when paused. */
+export const pauseIfBaselineBroken = (store: Store, endpoint: WebhookEndpointRecord, inbox?: InboxBaseline | null): boolean => {
+  if (endpoint.status !== 'verified') return false;
+  const reason = baselineBroken(endpoint, inbox === undefined ? currentInbox(store, endpoint.accountId) : inbox);
+  if (!reason) return false;
+  store.transaction(() => {
+    if (store.webhookEndpoints.pause(endpoint.id, reason)) store.webhookEvents.cancelPending(endpoint.id, 'endpoint_paused');
+  });
+  endpoint.status = 'paused';
+  endpoint.pausedReason = reason;
+  return true;
+};

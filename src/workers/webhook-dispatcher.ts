@@ -1,0 +1,86 @@
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { WebhookDispatchService } from '../services/webhooks/dispatch.js';
+
+export interface DispatcherOptions {
+  /** Attempts in flight at once, across all endpoints. */
+  concurrency: number;
+}
+
+/**
+ * Webhook dispatch as a worker: ingest outbox rows into events, then start every due
+ * attempt. node-cron runs it every second for retries; main.ts also kicks it right after
+ * an outbox write commits, so a new message is sent within milliseconds, not at the
+ * next tick. Attempts in flight are tracked so no event is attempted twice at once.
+ */
+export class WebhookDispatcher {
+  private readonly inFlight = new Map<number, Promise<void>>();
+  private readonly shutdown = new AbortController();
+  private kickPending = false;
+  /** Attempts started by each path: a kick after a commit, the per-second tick, or runOnce. */
+  readonly started = { kick: 0, tick: 0, runOnce: 0 };
+
+  constructor(
+    private readonly dispatch: WebhookDispatchService,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: DispatcherOptions,
+  ) {}
+
+  /** Runs start() soon, after the current (synchronous) transaction has committed. */
+  kick(): void {
+    if (this.kickPending || this.shutdown.signal.aborted) return;
+    this.kickPending = true;
+    setImmediate(() => {
+      this.kickPending = false;
+      this.startSafely(this.clock.now(), 'kick');
+    });
+  }
+
+  /** Ingests and starts due attempts without waiting for them; returns how many it started. */
+  start(now: Date, source: keyof WebhookDispatcher['started'] = 'tick'): number {
+    if (this.shutdown.signal.aborted) return 0;
+    while (this.dispatch.ingest(now.getTime())) { /* one batch per transaction until the outbox is drained */ }
+    const free = this.options.concurrency - this.inFlight.size;
+    if (free <= 0) return 0;
+    const due = this.dispatch.due(now.getTime(), free + this.inFlight.size).filter((event) => !this.inFlight.has(event.seq)).slice(0, free);
+    for (const event of due) {
+      const attempt = this.dispatch.attemptScheduled(event, this.shutdown.signal)
+        .then(() => undefined, (error: unknown) => this.logger.error('webhook attempt failed to run', { event: event.id, error: describe(error) }))
+        .finally(() => {
+          this.inFlight.delete(event.seq);
+          this.kick();
+        });
+      this.inFlight.set(event.seq, attempt);
+    }
+    this.started[source] += due.length;
+    return due.length;
+  }
+
+  /** start(), then wait for every attempt in flight: what tests call with a ManualClock's time. */
+  async runOnce(now: Date): Promise<{ started: number }> {
+    const started = this.start(now, 'runOnce');
+    await this.settled();
+    return { started };
+  }
+
+  /** Aborts attempts in flight (they are not recorded and stay due) and waits for them to settle. */
+  async stop(): Promise<void> {
+    this.shutdown.abort();
+    await this.settled();
+  }
+
+  private async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight.values()]);
+  }
+
+  private startSafely(now: Date, source: keyof WebhookDispatcher['started']): void {
+    try {
+      this.start(now, source);
+    } catch (error) {
+      this.logger.error('webhook dispatch failed', { error: describe(error) });
+    }
+  }
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

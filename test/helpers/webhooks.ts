@@ -1,0 +1,59 @@
+import type { Test } from 'tap';
+import { ManualClock } from '../../src/core/clock.js';
+import type { AddressResolver } from '../../src/core/address-resolver.js';
+import { startApp, type TestApp } from './app.js';
+import { smtpSend } from './smtp.js';
+import { startReceiver, type Receiver } from './webhook-receiver.js';
+
+export interface WebhookFixture extends TestApp {
+  clock: ManualClock;
+  receiver: Receiver;
+  agent: { email: string; apiKey: string; userId: string };
+  /** The created endpoint's id. */
+  webhookId: string;
+  /** Runs the dispatcher at the ManualClock's time and waits for its attempts. */
+  runOnce(): Promise<void>;
+  mail(subject: string): Promise<void>;
+}
+
+/**
+ * An app with webhooks.allowInsecure (the receiver is http on loopback), a ManualClock, a
+ * short attempt timeout, a registered agent and a receiver; `verified` also creates and
+ * verifies the endpoint.
+ */
+export const webhookFixture = async (
+  t: Test,
+  options: { events?: string[]; verified?: boolean; resolver?: AddressResolver } = {},
+): Promise<WebhookFixture> => {
+  const clock = new ManualClock('2026-03-01T12:00:00Z');
+  const app = await startApp(t, { webhooks: { allowInsecure: true, timeoutMs: 300 } }, { clock, addressResolver: options.resolver });
+  const receiver = await startReceiver(t);
+  const agent = await app.register();
+  const fixture: WebhookFixture = {
+    ...app, clock, receiver, agent, webhookId: '',
+    runOnce: async () => {
+      await app.app.workers.webhooks.runOnce(clock.now());
+    },
+    mail: async (subject) => {
+      await smtpSend(app.smtpPort, { from: 'sender@example.com', to: agent.email, subject, text: `body of ${subject}` });
+    },
+  };
+  if (options.verified !== false) {
+    const created = await app.api('POST', '/api/v1/agent/webhooks', { key: agent.apiKey, body: { url: receiver.url, ...(options.events && { events: options.events }) } });
+    if (created.status !== 201) throw new Error(`create failed: ${created.status} ${JSON.stringify(created.body)}`);
+    receiver.secret = created.body.signingSecret;
+    fixture.webhookId = created.body.id;
+    const verified = await app.api('POST', `/api/v1/agent/webhooks/${created.body.id}/verify`, { key: agent.apiKey });
+    if (!verified.body?.verified) throw new Error(`verify failed: ${JSON.stringify(verified.body)}`);
+  }
+  return fixture;
+};
+
+/** A resolver that answers from a table and fails for anything else, like NXDOMAIN. */
+export const tableResolver = (table: Record<string, string[]>): AddressResolver => ({
+  async resolveAddresses(hostname) {
+    const answer = table[hostname.toLowerCase()];
+    if (!answer) throw Object.assign(new Error(`queryA ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return answer;
+  },
+});
