@@ -200,9 +200,41 @@ t.test('the pause is noticed at ingest too, before any queued event exists', asy
   t.match((await f.api('GET', '/api/v1/agent/webhooks', { key: f.agent.apiKey })).body.webhooks[0], { status: 'paused' });
 });
 
-t.test('message.delivery_updated is opt-in: an endpoint without it gets only message.received', async (t) => {
+/** The send service is issue 3's; its store writes the outbox topic, which is what webhooks read. */
+const recordOutcome = (f: WebhookFixture, submissionId: string) => {
+  const principal = f.app.services.auth.authenticate(f.agent.apiKey);
+  const at = f.clock.now().getTime();
+  f.app.store.transaction(() => {
+    const [row] = f.app.store.submissions.insert({
+      id: submissionId, accountId: principal.accountId, keyId: principal.keyId, messageId: `<${submissionId}@agents.localhost>`,
+      contentHash: submissionId, fromAddress: f.agent.email, subject: 's', via: 'rest', createdAt: at, raw: Buffer.from('raw'),
+    }, [{ address: 'rcpt@example.com', domain: 'example.com', kind: 'to', status: 'queued' }]);
+    f.app.store.submissions.transition(row.id, { status: 'bounced', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such user' }, at);
+  });
+};
+
+t.test('message.delivery_updated goes only to endpoints that opted in, with the recipient outcome', async (t) => {
+  const f = await webhookFixture(t, { events: ['message.received', 'message.delivery_updated'] });
+  recordOutcome(f, '11111111-1111-4111-8111-111111111111');
+  const events = await f.receiver.waitFor('message.delivery_updated', 2);
+  t.ok(events.every((e) => e.signatureValid));
+  t.same(events.map((e) => e.event.data), [
+    { submissionId: '11111111-1111-4111-8111-111111111111', recipient: 'rcpt@example.com', status: 'queued' },
+    { submissionId: '11111111-1111-4111-8111-111111111111', recipient: 'rcpt@example.com', status: 'bounced', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such user' },
+  ]);
+  t.equal(events[0].event.createdAt, f.clock.now().toISOString());
+
+  const plain = await webhookFixture(t);
+  recordOutcome(plain, '22222222-2222-4222-8222-222222222222');
+  await plain.mail('received is the default');
+  await plain.receiver.waitFor('message.received');
+  await plain.runOnce();
+  t.equal(plain.receiver.ofType('message.delivery_updated').length, 0, 'not opted in: incoming only');
+});
+
+t.test('an endpoint that chose only message.delivery_updated gets no message.received', async (t) => {
   const f = await webhookFixture(t, { events: ['message.delivery_updated'] });
   await f.mail('not subscribed');
   await f.runOnce();
-  t.equal(f.receiver.ofType('message.received').length, 0, 'message.received was not chosen');
+  t.equal(f.receiver.ofType('message.received').length, 0);
 });

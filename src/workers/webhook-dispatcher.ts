@@ -57,11 +57,18 @@ export class WebhookDispatcher {
     return due.length;
   }
 
-  /** start(), then wait for every attempt in flight: what tests call with a ManualClock's time. */
+  /**
+   * start() until nothing is due at `now` and nothing is in flight: what tests call with a
+   * ManualClock's time. Over the concurrency limit it starts the rest as slots free up.
+   */
   async runOnce(now: Date): Promise<{ started: number }> {
-    const started = this.start(now, 'runOnce');
-    await this.settled();
-    return { started };
+    let started = 0;
+    for (;;) {
+      const count = this.start(now, 'runOnce');
+      started += count;
+      if (count === 0 && this.inFlight.size === 0) return { started };
+      await this.settled();
+    }
   }
 
   /** Aborts attempts in flight (they are not recorded and stay due) and waits for them to settle. */

@@ -1,9 +1,11 @@
 import type { Clock } from '../../core/clock.js';
-import { MESSAGE_STORED, type MessageStoredEvent } from '../../core/events.js';
+import {
+  MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type MessageStoredEvent, type OutboundRecipientUpdatedEvent,
+} from '../../core/events.js';
 import { newUuid } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import {
-  DELIVERY_RETENTION_MS, MESSAGE_RECEIVED, RETRY_SCHEDULE_MS, signedHeaders,
+  DELIVERY_RETENTION_MS, MESSAGE_DELIVERY_UPDATED, MESSAGE_RECEIVED, RETRY_SCHEDULE_MS, signedHeaders,
   type AttemptOutcome, type WebhookEnvelope, type WebhookSender,
 } from '../../core/webhooks.js';
 import type { Store } from '../../store/index.js';
@@ -47,14 +49,25 @@ export class WebhookDispatchService {
     private readonly logger: Logger,
   ) {}
 
-  /** Consumes one batch of `message.stored` rows; returns true when a full batch suggests more remain. */
+  /**
+   * Consumes one batch of each topic the webhooks read (this worker is their consumer and
+   * deletes the rows); returns true when a full batch suggests more remain.
+   */
   ingest(now: number): boolean {
     return this.store.transaction(() => {
-      const rows = this.store.outbox.after(MESSAGE_STORED, 0, INGEST_BATCH);
       const context = new IngestContext(this.store);
-      for (const row of rows) this.ingestMessageStored(row, context, now);
-      this.store.outbox.remove(rows.map((row) => row.id));
-      return rows.length === INGEST_BATCH;
+      const handlers: [string, (row: OutboxEntry) => void][] = [
+        [MESSAGE_STORED, (row) => this.ingestMessageStored(row, context, now)],
+        [OUTBOUND_RECIPIENT_UPDATED, (row) => this.ingestRecipientUpdated(row, context, now)],
+      ];
+      let more = false;
+      for (const [topic, handle] of handlers) {
+        const rows = this.store.outbox.after(topic, 0, INGEST_BATCH);
+        for (const row of rows) handle(row);
+        this.store.outbox.remove(rows.map((row) => row.id));
+        more ||= rows.length === INGEST_BATCH;
+      }
+      return more;
     });
   }
 
@@ -73,6 +86,22 @@ export class WebhookDispatchService {
     if (stored.mailboxId !== inbox?.mailboxId || stored.uidValidity !== inbox.uidValidity) return;
     if (Number(stored.uid) <= (endpoint.baselineUid ?? Number.MAX_SAFE_INTEGER)) return;
     this.addEvent(endpoint, MESSAGE_RECEIVED, stored.storedAt, { folder: INBOX, uidValidity: stored.uidValidity, uid: stored.uid }, now);
+  }
+
+  /**
+   * Contract Events: message.delivery_updated only for endpoints that opted in. data is the
+   * recipient outcome: submissionId (the id POST send answered), recipient, status, and the
+   * remote server's codes when there are any.
+   */
+  private ingestRecipientUpdated(row: OutboxEntry, context: IngestContext, now: number): void {
+    const update = row.payload as OutboundRecipientUpdatedEvent;
+    const endpoint = context.endpointOf(update.accountId);
+    if (!endpoint || endpoint.status !== 'verified' || !endpoint.events.includes(MESSAGE_DELIVERY_UPDATED)) return;
+    if (pauseIfBaselineBroken(this.store, endpoint, context.inboxOf(update.accountId))) return;
+    // Like INBOX's baseline: outcomes from before the verification are not sent.
+    if (update.at < (endpoint.verifiedAt ?? Number.MAX_SAFE_INTEGER)) return;
+    const { accountId: _account, at: _at, ...data } = update;
+    this.addEvent(endpoint, MESSAGE_DELIVERY_UPDATED, update.at, data, now);
   }
 
   private addEvent(endpoint: WebhookEndpointRecord, type: WebhookEnvelope['type'], observedAt: number, data: Record<string, unknown>, now: number): void {
