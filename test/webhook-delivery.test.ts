@@ -68,7 +68,7 @@ t.test('fails twice, then succeeds: delivered on the third attempt', async (t) =
 });
 
 t.test('a receiver that does not answer in time and one that redirects both fail', async (t) => {
-  const f = await webhookFixture(t);
+  const f = await webhookFixture(t, { timeoutMs: 1000 });
   const start = f.clock.now().getTime();
   f.receiver.reply = (event, all) => (all.filter((r) => r.event?.type === 'message.received').length === 1
     ? 'hang'

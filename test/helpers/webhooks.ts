@@ -17,16 +17,16 @@ export interface WebhookFixture extends TestApp {
 }
 
 /**
- * An app with webhooks.allowInsecure (the receiver is http on loopback), a ManualClock, a
- * short attempt timeout, a registered agent and a receiver; `verified` also creates and
+ * An app with webhooks.allowInsecure (the receiver is http on loopback), a ManualClock, an
+ * attempt timeout (roomy by default: the suite runs on a loaded machine), a registered agent and a receiver; `verified` also creates and
  * verifies the endpoint.
  */
 export const webhookFixture = async (
   t: Test,
-  options: { events?: string[]; verified?: boolean; resolver?: AddressResolver } = {},
+  options: { events?: string[]; verified?: boolean; resolver?: AddressResolver; timeoutMs?: number } = {},
 ): Promise<WebhookFixture> => {
   const clock = new ManualClock('2026-03-01T12:00:00Z');
-  const app = await startApp(t, { webhooks: { allowInsecure: true, timeoutMs: 300 } }, { clock, addressResolver: options.resolver });
+  const app = await startApp(t, { webhooks: { allowInsecure: true, timeoutMs: options.timeoutMs ?? 5000 } }, { clock, addressResolver: options.resolver });
   const receiver = await startReceiver(t);
   const agent = await app.register();
   const fixture: WebhookFixture = {
