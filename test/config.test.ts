@@ -74,6 +74,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'log.level': ['debug', 'debug'],
     'submission.host': ['0.0.0.0', '0.0.0.0'],
     'submission.port': ['587', 587],
+    'webhooks.allowInsecure': ['true', true],
   };
   for (const source of SETTING_SOURCES) {
     if (!values[source.path]) {
