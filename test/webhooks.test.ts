@@ -1,5 +1,4 @@
 import t from 'tap';
-import { hashKey, newAccessKey } from '../src/core/keys.js';
 import { startApp } from './helpers/app.js';
 import { webhookFixture } from './helpers/webhooks.js';
 
@@ -36,17 +35,23 @@ t.test('create input is validated', async (t) => {
 });
 
 t.test('webhooks need a key, and a full one: a limited key gets 403', async (t) => {
-  const { app, api, register } = await startApp(t, { webhooks: { allowInsecure: true } });
+  const { api, register } = await startApp(t, { webhooks: { allowInsecure: true } });
   const agent = await register();
   t.equal((await api('GET', '/api/v1/agent/webhooks')).status, 401);
-  // Issue 6 issues limited keys; until then one is written through the store to check the rule.
-  const limited = newAccessKey();
-  const { accountId } = app.services.auth.authenticate(agent.apiKey);
-  app.store.transaction(() => app.store.keys.insert({
-    id: 'limited-1', accountId, kind: 'access', keyHash: hashKey(limited), status: 'active', createdAt: 0, expiresAt: null, revokedAt: null,
-  }));
-  for (const [method, path] of [['GET', '/api/v1/agent/webhooks'], ['POST', '/api/v1/agent/webhooks'], ['GET', '/api/v1/agent/webhooks/deliveries']]) {
-    const response = await api(method, path, { key: limited, body: method === 'POST' ? { url: 'http://127.0.0.1:9/' } : undefined });
+  const issued = await api('POST', '/api/v1/agent/access-keys', { key: agent.apiKey, body: { name: 'reader', kind: 'mail', permissions: ['mail:read'] } });
+  t.equal(issued.status, 201);
+  const limited = issued.body.apiKey;
+  const calls: [string, string, unknown?][] = [
+    ['GET', '/api/v1/agent/webhooks'],
+    ['POST', '/api/v1/agent/webhooks', { url: 'http://127.0.0.1:9/' }],
+    ['GET', '/api/v1/agent/webhooks/deliveries'],
+    ['GET', '/api/v1/agent/webhooks/deliveries/00000000-0000-4000-8000-000000000000'],
+    ['POST', '/api/v1/agent/webhooks/deliveries/00000000-0000-4000-8000-000000000000'],
+    ['POST', '/api/v1/agent/webhooks/00000000-0000-4000-8000-000000000000/verify'],
+    ['DELETE', '/api/v1/agent/webhooks/00000000-0000-4000-8000-000000000000'],
+  ];
+  for (const [method, path, body] of calls) {
+    const response = await api(method, path, { key: limited, body });
     t.equal(response.status, 403, `${method} ${path}`);
   }
 });
