@@ -9,6 +9,7 @@ import { IdempotencyRepo } from './idempotency.js';
 import { KeyRepo } from './keys.js';
 import { MessageRepo } from './messages.js';
 import { OutboxRepo } from './outbox.js';
+import { OutboxCursorRepo } from './outbox-cursors.js';
 import { RateLimitRepo } from './rate-limits.js';
 import { SettingsRepo } from './settings.js';
 import { SubmissionRepo } from './submissions.js';
@@ -36,6 +37,7 @@ export class Store {
   readonly settings: SettingsRepo;
   readonly dkimKeys: DkimKeyRepo;
   readonly webhookEndpoints: WebhookEndpointRepo;
+  readonly outboxCursors: OutboxCursorRepo;
   readonly webhookEvents: WebhookEventRepo;
   private readonly committer: GroupCommitter;
 
@@ -55,6 +57,7 @@ export class Store {
     this.settings = new SettingsRepo(db);
     this.dkimKeys = new DkimKeyRepo(db);
     this.webhookEndpoints = new WebhookEndpointRepo(db);
+    this.outboxCursors = new OutboxCursorRepo(db);
     this.webhookEvents = new WebhookEventRepo(db);
     this.committer = new GroupCommitter(db);
   }

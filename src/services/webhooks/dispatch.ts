@@ -17,6 +17,10 @@ import { currentInbox, pauseIfBaselineBroken } from './inbox-identity.js';
 
 /** Outbox rows read per ingest transaction. */
 const INGEST_BATCH = 500;
+/** The name of this consumer's outbox cursors. */
+const CONSUMER = 'webhooks';
+/** Outbox rows this consumer has read are kept this long (a record for debugging), then pruned. */
+const OUTBOX_KEEP_MS = 60 * 60 * 1000;
 
 /** Per-batch lookups, so a burst for one account reads its endpoint and INBOX once. */
 class IngestContext {
@@ -38,7 +42,7 @@ class IngestContext {
 
 /**
  * Turns outbox rows into webhook events and performs attempts. Ingest is durable: the
- * events are created and the outbox rows deleted in one transaction, so a crash between
+ * events are created and the read cursor advanced in one transaction, so a crash between
  * the two loses nothing and duplicates nothing (DESIGN.md rule 6).
  */
 export class WebhookDispatchService {
@@ -50,8 +54,9 @@ export class WebhookDispatchService {
   ) {}
 
   /**
-   * Consumes one batch of each topic the webhooks read (this worker is their consumer and
-   * deletes the rows); returns true when a full batch suggests more remain.
+   * Reads one batch of each topic the webhooks consume and advances this consumer's cursor
+   * in the same transaction as the events it creates; returns true when a full batch
+   * suggests more remain.
    */
   ingest(now: number): boolean {
     return this.store.transaction(() => {
@@ -62,9 +67,9 @@ export class WebhookDispatchService {
       ];
       let more = false;
       for (const [topic, handle] of handlers) {
-        const rows = this.store.outbox.after(topic, 0, INGEST_BATCH);
+        const rows = this.store.outbox.after(topic, this.store.outboxCursors.position(CONSUMER, topic), INGEST_BATCH);
         for (const row of rows) handle(row);
-        this.store.outbox.remove(rows.map((row) => row.id));
+        if (rows.length > 0) this.store.outboxCursors.advance(CONSUMER, topic, rows[rows.length - 1].id);
         more ||= rows.length === INGEST_BATCH;
       }
       return more;
@@ -145,9 +150,12 @@ export class WebhookDispatchService {
     return outcome;
   }
 
-  /** Contract: delivery history is kept 30 days. */
+  /** Contract: delivery history is kept 30 days. Also drops outbox rows read over an hour ago. */
   prune(now = this.clock.now().getTime()): number {
-    return this.store.transaction(() => this.store.webhookEvents.pruneBefore(now - DELIVERY_RETENTION_MS));
+    return this.store.transaction(() => {
+      this.store.outboxCursors.pruneConsumed(now - OUTBOX_KEEP_MS);
+      return this.store.webhookEvents.pruneBefore(now - DELIVERY_RETENTION_MS);
+    });
   }
 }
 

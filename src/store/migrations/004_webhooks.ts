@@ -1,6 +1,6 @@
 import type { Migration } from './index.js';
 
-/** Webhook endpoints, their events (the exact body sent each time) and every attempt. */
+/** Webhook endpoints, their events (the exact body sent each time), every attempt, and outbox read cursors. */
 export const webhooks: Migration = {
   version: 4,
   name: 'webhooks',
@@ -56,5 +56,13 @@ export const webhooks: Migration = {
       error TEXT
     );
     CREATE INDEX webhook_attempts_event ON webhook_attempts(event_seq, id);
+
+    -- How far each consumer has read each outbox topic (rows are not deleted by reading).
+    CREATE TABLE outbox_cursors (
+      consumer TEXT NOT NULL,
+      topic TEXT NOT NULL,
+      last_id INTEGER NOT NULL,
+      PRIMARY KEY (consumer, topic)
+    );
   `,
 };
