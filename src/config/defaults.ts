@@ -27,7 +27,7 @@ export const defaultConfig = (): Config => ({
     idempotencyRetentionHours: 24,
     outboundTrackingDays: 90,
   },
-  outbound: { port: 25, timeoutMs: 60_000, concurrency: 8, maxIdlePerHost: 8, retryHours: 48 },
+  outbound: { port: 25, timeoutMs: 60_000, concurrency: 20, maxIdlePerHost: 20, retryHours: 48 },
   webhooks: { allowInsecure: false, timeoutMs: 7000, concurrency: 32 },
   log: { level: 'info' },
 });
