@@ -60,6 +60,21 @@ const SENDERS = { read: 403, send: 200, readSend: 200, domainsRead: 403 };
 const noAuth = (status: number): Record<Scenario, number> =>
   Object.fromEntries(SCENARIOS.map((scenario) => [scenario, status])) as Record<Scenario, number>;
 
+/** Webhook management is for the full key only (contract Authentication 4 and 6). */
+function webhookRows(): Row[] {
+  const unknown = '00000000-0000-4000-8000-000000000000';
+  const fullOnly = (status: number) => expect(status, allLimited(403));
+  return [
+    { name: 'POST /webhooks (plain http refused)', method: 'POST', path: () => '/api/v1/agent/webhooks', body: () => ({ url: 'http://hooks.example.com/in' }), expect: fullOnly(400) },
+    { name: 'GET /webhooks', method: 'GET', path: () => '/api/v1/agent/webhooks', expect: fullOnly(200) },
+    { name: 'POST /webhooks/{id}/verify', method: 'POST', path: () => `/api/v1/agent/webhooks/${unknown}/verify`, expect: fullOnly(404) },
+    { name: 'DELETE /webhooks/{id}', method: 'DELETE', path: () => `/api/v1/agent/webhooks/${unknown}`, expect: fullOnly(404) },
+    { name: 'GET /webhooks/deliveries', method: 'GET', path: () => '/api/v1/agent/webhooks/deliveries', expect: fullOnly(200) },
+    { name: 'GET /webhooks/deliveries/{id}', method: 'GET', path: () => `/api/v1/agent/webhooks/deliveries/${unknown}`, expect: fullOnly(404) },
+    { name: 'POST /webhooks/deliveries/{id} (replay)', method: 'POST', path: () => `/api/v1/agent/webhooks/deliveries/${unknown}`, expect: fullOnly(404) },
+  ];
+}
+
 let forwarded = 0;
 const ROWS: Row[] = [
   { name: 'GET /healthz', method: 'GET', path: () => '/healthz', expect: noAuth(200) },
@@ -94,6 +109,7 @@ const ROWS: Row[] = [
     // A limited key reads only its own receipts.
     expect: expect(200, { read: 403, send: 404, readSend: 404, domainsRead: 403 }),
   },
+  ...webhookRows(),
   { name: 'GET /balance', method: 'GET', path: () => '/api/v1/agent/balance', expect: expect(200, allLimited(200)) },
   { name: 'GET /keys', method: 'GET', path: () => '/api/v1/agent/keys', expect: expect(200, allLimited(403)) },
   {
