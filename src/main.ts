@@ -10,6 +10,7 @@ import { createLogger, type Logger } from './core/logger.js';
 import type { MxResolver } from './core/outbound.js';
 import { createHttpApp } from './http/app.js';
 import { createMcpEndpoint, MCP_PATHS } from './mcp/endpoint.js';
+import { createImapServer } from './imap/server.js';
 import { createServices, type Services } from './services/index.js';
 import { createInboundServer } from './smtp/inbound.js';
 import { createSubmissionServer } from './smtp/submission.js';
@@ -44,6 +45,7 @@ export interface BoundPorts {
   http: number;
   smtp: number;
   submission: number;
+  imap: number;
 }
 
 export interface App {
@@ -128,6 +130,9 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   // so this only keeps an unhandled 'error' event from ending the process.
   smtpServer.on('error', (error: Error) => logger.warn('smtp listener error', { error: error.message }));
   submissionServer.on('error', (error: Error) => logger.warn('submission listener error', { error: error.message }));
+  const imapServer = createImapServer(services, logger, {
+    allowInsecureAuth: config.imap.allowInsecureAuth, maxLineBytes: config.imap.maxLineBytes, idlePollMs: config.imap.idlePollMs,
+  });
   const scheduler = new Scheduler(logger);
   const webhookDispatcher = new WebhookDispatcher(services.webhookDispatch, clock, logger, { concurrency: config.webhooks.concurrency });
   let unsubscribeWebhooks = (): void => {};
@@ -136,13 +141,14 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const app: App = {
     config, store, services, logger,
     workers: { delivery: deliveryWorker, webhooks: webhookDispatcher },
-    ports: { http: 0, smtp: 0, submission: 0 },
+    ports: { http: 0, smtp: 0, submission: 0, imap: 0 },
     baseUrl: config.baseUrl ?? '',
     async start() {
       app.ports = {
         http: await listen(httpServer, config.http.host, config.http.port),
         smtp: await listen(smtpServer.server, config.smtp.host, config.smtp.port),
         submission: await listen(submissionServer.server, config.submission.host, config.submission.port),
+        imap: await listen(imapServer.server, config.imap.host, config.imap.port),
       };
       app.baseUrl = config.baseUrl ?? `http://${hostForUrl(config.http.host)}:${app.ports.http}`;
       // Claims still held come from a process that stopped mid-handoff (see DeliveryService.recoverClaims).
@@ -159,7 +165,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         services.outboundQueued.subscribe(() => deliveryWorker.kick());
       }
       ready = true;
-      logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, submission: app.ports.submission, baseUrl: app.baseUrl, dataDir: config.dataDir });
+      logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, submission: app.ports.submission, imap: app.ports.imap, baseUrl: app.baseUrl, dataDir: config.dataDir });
       return app.ports;
     },
     stop() {
@@ -170,7 +176,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         await handoff.close();
         unsubscribeWebhooks();
         await webhookDispatcher.stop();
-        await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer), closeSmtp(submissionServer)]);
+        await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer), closeSmtp(submissionServer), imapServer.close()]);
         store.close();
       })();
       return stopping;

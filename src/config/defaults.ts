@@ -8,6 +8,7 @@ export const defaultConfig = (): Config => ({
   http: { host: '127.0.0.1', port: 8080, trustProxy: false, maxBodyBytes: 16 * 1024 * 1024 },
   smtp: { host: '127.0.0.1', port: 2525, hostname: 'localhost', maxMessageBytes: 25 * 1024 * 1024 },
   submission: { host: '127.0.0.1', port: 2587, allowInsecureAuth: false },
+  imap: { host: '127.0.0.1', port: 2143, allowInsecureAuth: false, maxLineBytes: 64 * 1024, idlePollMs: 1000 },
   limits: {
     registrationsPerIpPerHour: 5,
     readMaxBytes: 10 * 1024 * 1024,

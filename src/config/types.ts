@@ -8,6 +8,7 @@ export interface Config {
   http: { host: string; port: number; trustProxy: boolean; maxBodyBytes: number };
   smtp: { host: string; port: number; hostname: string; maxMessageBytes: number };
   submission: { host: string; port: number; allowInsecureAuth: boolean };
+  imap: { host: string; port: number; allowInsecureAuth: boolean; maxLineBytes: number; idlePollMs: number };
   limits: {
     registrationsPerIpPerHour: number;
     readMaxBytes: number;

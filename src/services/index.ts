@@ -13,6 +13,7 @@ import { BalanceService } from './balance.js';
 import { BounceService } from './bounces.js';
 import { DeliveryService } from './delivery.js';
 import { DkimService } from './dkim.js';
+import { ImapSessionService } from './imap-session.js';
 import { InboundService } from './inbound.js';
 import { KeyRotationService } from './key-rotation.js';
 import { MailboxService } from './mailbox.js';
@@ -96,6 +97,7 @@ export interface Services {
   webhooks: WebhookService;
   webhookDeliveries: WebhookDeliveryService;
   webhookDispatch: WebhookDispatchService;
+  imap: ImapSessionService;
 }
 
 export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender }: ServiceDeps): Services => {
@@ -130,9 +132,10 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     claimLimit: config.outbound.concurrency * 50,
   });
   const webhookDispatch = new WebhookDispatchService(store, clock, webhookSender, logger);
+  const auth = new AuthService(store, clock);
   return {
     accounts,
-    auth: new AuthService(store, clock),
+    auth,
     mailbox,
     inbound: new InboundService(store, clock, mailbox, config.smtpHostname, bounces),
     rateLimiter,
@@ -151,5 +154,6 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     webhooks: new WebhookService(store, clock, addressResolver, webhookSender, { allowInsecure: config.webhooksAllowInsecure }),
     webhookDeliveries: new WebhookDeliveryService(store, clock, webhookDispatch),
     webhookDispatch,
+    imap: new ImapSessionService(store, auth, mailbox),
   };
 };

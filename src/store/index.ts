@@ -6,6 +6,7 @@ import { openDatabase, type Db, type OpenOptions } from './db.js';
 import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
 import { IdempotencyRepo } from './idempotency.js';
+import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
 import { MessageRepo } from './messages.js';
 import { OutboxRepo } from './outbox.js';
@@ -39,6 +40,7 @@ export class Store {
   readonly webhookEndpoints: WebhookEndpointRepo;
   readonly outboxCursors: OutboxCursorRepo;
   readonly webhookEvents: WebhookEventRepo;
+  readonly imap: ImapRepo;
   private readonly committer: GroupCommitter;
 
   constructor(readonly db: Db) {
@@ -59,6 +61,7 @@ export class Store {
     this.webhookEndpoints = new WebhookEndpointRepo(db);
     this.outboxCursors = new OutboxCursorRepo(db);
     this.webhookEvents = new WebhookEventRepo(db);
+    this.imap = new ImapRepo(db);
     this.committer = new GroupCommitter(db);
   }
 

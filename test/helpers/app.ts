@@ -26,6 +26,7 @@ export interface TestApp {
   smtpPort: number;
   /** SMTP submission (AUTH with the mailbox address and the full key). */
   submissionPort: number;
+  imapPort: number;
   /** A REST call whose response is checked against the OpenAPI document. */
   api<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** Registers an agent and returns its address and key. */
@@ -42,7 +43,7 @@ export const startApp = async (
 ): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
   const config = loadConfig({
-    overrides: deepMerge({ dataDir, http: { port: 0, trustProxy: true }, smtp: { port: 0 }, submission: { port: 0 }, log: { level: 'silent' } }, overrides),
+    overrides: deepMerge({ dataDir, http: { port: 0, trustProxy: true }, smtp: { port: 0 }, submission: { port: 0 }, imap: { port: 0 }, log: { level: 'silent' } }, overrides),
   });
   const app = createApp(config, {
     clock: options.clock, resolver: options.resolver, autoDeliver: options.autoDeliver ?? false, addressResolver: options.addressResolver,
@@ -70,7 +71,7 @@ export const startApp = async (
     if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body as { email: string; apiKey: string; userId: string };
   };
-  return { app, baseUrl: app.baseUrl, smtpPort: app.ports.smtp, submissionPort: app.ports.submission, api, register };
+  return { app, baseUrl: app.baseUrl, smtpPort: app.ports.smtp, submissionPort: app.ports.submission, imapPort: app.ports.imap, api, register };
 };
 
 const deepMerge = (base: ConfigLayer, over: ConfigLayer): ConfigLayer => {
