@@ -112,8 +112,13 @@ export class ImapSessionService {
   meta(folder: Folder, uids: readonly number[]): MessageMeta[] {
     if (uids.length === 0) return [];
     const wanted = new Set(uids);
-    const low = Math.min(...uids);
-    const high = Math.max(...uids);
+    // A loop, not Math.min(...uids): a folder can hold more UIDs than a call has arguments.
+    let low = uids[0];
+    let high = uids[0];
+    for (const uid of uids) {
+      if (uid < low) low = uid;
+      if (uid > high) high = uid;
+    }
     return this.store.imap.metaBetween(folder.id, low, high).filter((row) => wanted.has(row.uid));
   }
 
