@@ -25,7 +25,7 @@ export const runCommand = (command: string, args: readonly string[], options: Sp
   });
 
 export interface ServerProcess {
-  ports: { http: number; smtp: number };
+  ports: { http: number; smtp: number; imap: number };
   baseUrl: string;
   child: ChildProcess;
   output(): { stdout: string; stderr: string };
@@ -39,7 +39,7 @@ export interface ServerProcess {
  */
 export const startServerProcess = (t: Test, command: string, args: readonly string[], options: SpawnOptions = {}): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: options.cwd, env: withFreeImapPort(args, options.env ?? process.env), stdio: ['ignore', 'pipe', 'pipe'] });
     const output = collect(child);
     const ended = new Promise<CommandResult>((done) => child.once('close', (code, signal) => done({ code, signal, ...output() })));
     t.teardown(() => {
@@ -52,7 +52,7 @@ export const startServerProcess = (t: Test, command: string, args: readonly stri
       if (!listening) return;
       child.stderr?.off('data', watch);
       resolve({
-        ports: { http: listening.http, smtp: listening.smtp },
+        ports: { http: listening.http, smtp: listening.smtp, imap: listening.imap },
         baseUrl: listening.baseUrl,
         child,
         output,
@@ -65,9 +65,17 @@ export const startServerProcess = (t: Test, command: string, args: readonly stri
     child.stderr?.on('data', watch);
   });
 
+/**
+ * Tests that run servers side by side set their HTTP and SMTP ports; the IMAP port they do
+ * not mention is 0 too, so parallel servers never fight over the default 2143.
+ */
+const withFreeImapPort = (args: readonly string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+  args.includes('--imap-port') || env.AGENTPOST_IMAP_PORT !== undefined ? env : { ...env, AGENTPOST_IMAP_PORT: '0' };
+
 interface ListeningLine {
   http: number;
   smtp: number;
+  imap: number;
   baseUrl: string;
 }
 
