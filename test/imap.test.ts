@@ -2,6 +2,7 @@ import t from 'tap';
 import { ManualClock } from '../src/core/clock.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { imapLogin, rawImap } from './helpers/imap.js';
+import { issueAccessKey } from './helpers/keys.js';
 import { smtpSend, smtpSendRaw } from './helpers/smtp.js';
 import { plaintextLoginAllowed } from '../src/imap/session.js';
 
@@ -36,6 +37,27 @@ t.test('LOGIN takes the mailbox address and the full key; anything else is refus
   t.match(await raw.read(/^a4 /m), /^a4 BAD /m, 'SELECT before LOGIN');
   raw.send(`a5 LOGIN "${agent.email.toUpperCase()}" "${agent.apiKey}"${CRLF}`);
   t.match(await raw.read(/^a5 /m), /^a5 OK \[CAPABILITY [^\]]*IMAP4rev1/m, 'the address is case-insensitive');
+});
+
+t.test('a real limited key is refused; a rotated-out key ends its open session', async (t) => {
+  const app = await startApp(t);
+  const agent = await app.register();
+  const reader = await issueAccessKey(app, agent.apiKey, { name: 'reader', kind: 'mail', permissions: ['mail:read'] });
+  const raw = await rawImap(t, app.imapPort);
+  raw.send(`k1 LOGIN ${agent.email} ${reader.apiKey}${CRLF}`);
+  t.match(await raw.read(/^k1 /m), /^k1 NO \[AUTHORIZATIONFAILED\] limited access keys cannot use IMAP/m);
+  raw.send(`k2 LOGIN ${agent.email} ${agent.apiKey}${CRLF}k3 SELECT INBOX${CRLF}`);
+  t.match(await raw.read(/^k3 /m), /^k3 OK/m);
+  const prepared = await app.api('POST', '/api/v1/agent/keys', { key: agent.apiKey, body: { action: 'prepare' } });
+  raw.send(`k4 NOOP${CRLF}`);
+  t.match(await raw.read(/^k4 /m), /^k4 OK/m, 'the original key still works while a replacement is pending');
+  const activated = await app.api('POST', '/api/v1/agent/keys', { key: prepared.body.apiKey, body: { action: 'activate' } });
+  t.equal(activated.status, 200);
+  raw.send(`k5 NOOP${CRLF}`);
+  t.match(await raw.read(/^\* BYE /m), /^\* BYE the key was revoked or expired/m, 'the revoked key is cut off at its next command');
+  await raw.closed();
+  const client = await imapLogin(t, app.imapPort, agent.email, prepared.body.apiKey);
+  t.ok(client.authenticated, 'the new key logs in');
 });
 
 t.test('AUTHENTICATE PLAIN, with an initial response and after a continuation', async (t) => {

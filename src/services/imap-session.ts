@@ -64,14 +64,11 @@ export class ImapSessionService {
     if (keyKindOf(secret) === 'access') throw new AppError('forbidden', 'limited access keys cannot use IMAP; log in with the full account key');
     let principal: Principal;
     try {
-      principal = this.auth.authenticate(secret);
+      principal = this.auth.authenticateMailboxLogin(username, secret);
     } catch {
       throw new AppError('unauthorized', LOGIN_FAILED);
     }
-    if (principal.kind !== 'full') throw new AppError('forbidden', 'limited access keys cannot use IMAP; log in with the full account key');
-    const mailbox = this.store.accounts.mailboxOfAccount(principal.accountId);
-    if (!mailbox || mailbox.address !== username.trim().toLowerCase()) throw new AppError('unauthorized', LOGIN_FAILED);
-    return { principal, mailbox };
+    return { principal, mailbox: this.mailboxes.mailboxOfAccount(principal.accountId) };
   }
 
   /** Re-checks the key before each command, so a revoked key ends its sessions too. */
