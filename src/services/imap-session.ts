@@ -64,11 +64,14 @@ export class ImapSessionService {
     if (keyKindOf(secret) === 'access') throw new AppError('forbidden', 'limited access keys cannot use IMAP; log in with the full account key');
     let principal: Principal;
     try {
-      principal = this.auth.authenticateMailboxLogin(username, secret);
+      principal = this.auth.authenticate(secret);
     } catch {
       throw new AppError('unauthorized', LOGIN_FAILED);
     }
-    return { principal, mailbox: this.mailboxes.mailboxOfAccount(principal.accountId) };
+    if (principal.kind !== 'full') throw new AppError('forbidden', 'limited access keys cannot use IMAP; log in with the full account key');
+    const mailbox = this.mailboxes.mailboxForAddress(username);
+    if (!mailbox || mailbox.accountId !== principal.accountId) throw new AppError('unauthorized', LOGIN_FAILED);
+    return { principal, mailbox };
   }
 
   /** Re-checks the key before each command, so a revoked key ends its sessions too. */
