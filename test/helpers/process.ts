@@ -39,7 +39,7 @@ export interface ServerProcess {
  */
 export const startServerProcess = (t: Test, command: string, args: readonly string[], options: SpawnOptions = {}): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: withFreeImapPort(args, options.env ?? process.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: options.cwd, env: withFreeListenerPorts(args, options.env ?? process.env), stdio: ['ignore', 'pipe', 'pipe'] });
     const output = collect(child);
     const ended = new Promise<CommandResult>((done) => child.once('close', (code, signal) => done({ code, signal, ...output() })));
     t.teardown(() => {
@@ -66,11 +66,16 @@ export const startServerProcess = (t: Test, command: string, args: readonly stri
   });
 
 /**
- * Tests that run servers side by side set their HTTP and SMTP ports; the IMAP port they do
- * not mention is 0 too, so parallel servers never fight over the default 2143.
+ * Tests that run servers side by side set their HTTP and SMTP ports; the IMAP and
+ * submission ports they do not mention are 0 too, so parallel servers (or a server left
+ * running on the machine) never fight over the defaults 2143 and 2587.
  */
-const withFreeImapPort = (args: readonly string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
-  args.includes('--imap-port') || env.AGENTPOST_IMAP_PORT !== undefined ? env : { ...env, AGENTPOST_IMAP_PORT: '0' };
+const withFreeListenerPorts = (args: readonly string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
+  const out = { ...env };
+  if (!args.includes('--imap-port') && env.AGENTPOST_IMAP_PORT === undefined) out.AGENTPOST_IMAP_PORT = '0';
+  if (!args.includes('--submission-port') && env.AGENTPOST_SUBMISSION_PORT === undefined) out.AGENTPOST_SUBMISSION_PORT = '0';
+  return out;
+};
 
 interface ListeningLine {
   http: number;
