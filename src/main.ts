@@ -122,6 +122,10 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }],
   });
   const httpServer = createServer(httpApp.callback());
+  // Idle keep-alive longer than clients keep theirs (undici 4 s, proxies 60 s), so the server
+  // never closes a connection that a client is reusing at that moment (ECONNRESET).
+  httpServer.keepAliveTimeout = 65_000;
+  httpServer.headersTimeout = 66_000;
   const smtpServer = createInboundServer(services, logger, { hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes });
   const submissionServer = createSubmissionServer(services, logger, {
     hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes, allowInsecureAuth: config.submission.allowInsecureAuth,

@@ -25,13 +25,34 @@ export const openDatabase = (file: string, options: OpenOptions = {}): Db => {
   return db;
 };
 
+/**
+ * Each migration is applied once and recorded by version in schema_migrations, so one that
+ * lands after a higher-numbered one (parallel branches) is still applied to an existing
+ * database. Databases from before this table existed recorded only a high-water mark in
+ * user_version: every version up to it counts as applied.
+ */
 const migrate = (db: Db): void => {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const applied = appliedVersions(db);
   for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue;
+    if (applied.has(migration.version)) continue;
     db.transaction(() => {
       db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        migration.version, migration.name, Date.now(),
+      );
+      const highest = Math.max(migration.version, db.pragma('user_version', { simple: true }) as number);
+      db.pragma(`user_version = ${highest}`);
     }).immediate();
   }
+};
+
+const appliedVersions = (db: Db): Set<number> => {
+  const highWater = db.pragma('user_version', { simple: true }) as number;
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  const rows = db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
+  if (rows.length > 0 || highWater === 0) return new Set(rows.map((row) => row.version));
+  const legacy = MIGRATIONS.filter((migration) => migration.version <= highWater);
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  db.transaction(() => legacy.forEach((migration) => record.run(migration.version, migration.name, Date.now()))).immediate();
+  return new Set(legacy.map((migration) => migration.version));
 };

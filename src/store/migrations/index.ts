@@ -11,5 +11,5 @@ export interface Migration {
   sql: string;
 }
 
-/** Applied in order, each once, recorded in PRAGMA user_version. Append only. */
+/** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
 export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters];

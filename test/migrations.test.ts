@@ -1,0 +1,55 @@
+import Database from 'better-sqlite3';
+import t from 'tap';
+import { join } from 'node:path';
+import { openDatabase } from '../src/store/db.js';
+import { MIGRATIONS } from '../src/store/migrations/index.js';
+
+const tableNames = (db: Database.Database): string[] =>
+  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name);
+
+const recorded = (db: Database.Database): number[] =>
+  (db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[]).map((row) => row.version);
+
+const allVersions = MIGRATIONS.map((migration) => migration.version);
+
+t.test('versions are increasing in MIGRATIONS', async (t) => {
+  t.same([...allVersions].sort((a, b) => a - b), allVersions);
+  t.equal(new Set(allVersions).size, allVersions.length);
+});
+
+t.test('a fresh database gets every migration, each recorded', async (t) => {
+  const db = openDatabase(join(t.testdir({}), 'fresh.db'));
+  t.same(recorded(db), allVersions);
+  t.equal(db.pragma('user_version', { simple: true }), Math.max(...allVersions));
+  db.close();
+});
+
+t.test('a migration that landed after a higher-numbered one is still applied', async (t) => {
+  const file = join(t.testdir({}), 'gap.db');
+  const third = MIGRATIONS[2];
+  const raw = new Database(file);
+  raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  for (const migration of MIGRATIONS.filter((item) => item !== third)) {
+    raw.exec(migration.sql);
+    raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
+  }
+  raw.close();
+  const db = openDatabase(file);
+  t.same(recorded(db), allVersions, `migration ${third.version} was applied late`);
+  db.close();
+});
+
+t.test('a database from before schema_migrations counts versions up to user_version as applied, once', async (t) => {
+  const file = join(t.testdir({}), 'legacy.db');
+  const raw = new Database(file);
+  raw.exec(MIGRATIONS[0].sql);
+  raw.pragma(`user_version = ${MIGRATIONS[0].version}`);
+  raw.close();
+  const db = openDatabase(file);
+  t.same(recorded(db), allVersions);
+  t.ok(tableNames(db).includes('submissions'), 'later migrations ran');
+  db.close();
+  const again = openDatabase(file);
+  t.same(recorded(again), allVersions, 'reopening applies nothing twice');
+  again.close();
+});
