@@ -1,17 +1,8 @@
 import t from 'tap';
 import { startApp, type TestApp } from './helpers/app.js';
+import { creditsOf, funded } from './helpers/agents.js';
 import { startSink } from './helpers/sink.js';
 import { smtpSendRaw } from './helpers/smtp.js';
-
-const funded = async (app: TestApp, credits: number) => {
-  const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, credits);
-  app.app.services.sending.setState(agent.email, 'standard');
-  return agent;
-};
-
-const balance = async (app: TestApp, key: string): Promise<number> =>
-  (await app.api('GET', '/api/v1/agent/balance', { key })).body.credits;
 
 const dsn = (to: string, finalRecipient: string, status: string) => [
   'From: MAILER-DAEMON@mx.remote.test',
@@ -53,11 +44,11 @@ const statuses = async (app: TestApp, key: string, id: string) =>
 
 t.test('a DSN to a verified bounce address marks the recipient bounced, without refund, and 5.1.1 suppresses', async (t) => {
   const { app, agent, id, bounceAddress } = await setup(t);
-  t.equal(await balance(app, agent.apiKey), 3);
+  t.equal(await creditsOf(app, agent.apiKey), 3);
   const answer = await smtpSendRaw(app.smtpPort, '', [bounceAddress], dsn(bounceAddress, 'ok2@remote.test', '5.1.1'));
   t.match(answer.response, /^250 /);
   t.same(await statuses(app, agent.apiKey, id), { 'ok1@remote.test': 'delivered', 'ok2@remote.test': 'bounced' });
-  t.equal(await balance(app, agent.apiKey), 3, 'a later bounce is not refunded');
+  t.equal(await creditsOf(app, agent.apiKey), 3, 'a later bounce is not refunded');
   const detail = (await app.api('GET', `/api/v1/agent/outbound/${id}`, { key: agent.apiKey })).body;
   t.match(detail.recipients[1], { status: 'bounced', enhancedCode: '5.1.1', smtpCode: 550, diagnostic: /^DSN: smtp; 550 5\.1\.1/ });
   const list = (await app.api('GET', '/api/v1/agent/outbound/suppressions', { key: agent.apiKey })).body.suppressions;
@@ -89,5 +80,5 @@ t.test('a remote server giving up after retries (failed, 4.4.7) bounces without 
   await smtpSendRaw(app.smtpPort, '', [bounceAddress], dsn(bounceAddress, 'ok1@remote.test', '4.4.7'));
   t.same(await statuses(app, agent.apiKey, id), { 'ok1@remote.test': 'bounced', 'ok2@remote.test': 'delivered' });
   t.equal((await app.api('GET', '/api/v1/agent/outbound/suppressions', { key: agent.apiKey })).body.suppressions.length, 0);
-  t.equal(await balance(app, agent.apiKey), 3);
+  t.equal(await creditsOf(app, agent.apiKey), 3);
 });

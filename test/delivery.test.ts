@@ -3,22 +3,13 @@ import { ManualClock } from '../src/core/clock.js';
 import { OUTBOUND_RECIPIENT_UPDATED } from '../src/core/events.js';
 import type { MxResolver } from '../src/core/outbound.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { creditsOf, funded } from './helpers/agents.js';
 import { verifyDkim } from './helpers/dkim.js';
 import { issueAccessKey } from './helpers/keys.js';
 import { startSink, type Sink } from './helpers/sink.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-
-const funded = async (app: TestApp, credits: number) => {
-  const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, credits);
-  app.app.services.sending.setState(agent.email, 'standard');
-  return agent;
-};
-
-const balance = async (app: TestApp, key: string): Promise<number> =>
-  (await app.api('GET', '/api/v1/agent/balance', { key })).body.credits;
 
 const send = async (app: TestApp, key: string, to: string[], subject = 'hello') => {
   const response = await app.api('POST', '/api/v1/agent/send', { key, body: { to, subject, text: 'Hi there.' } });
@@ -41,13 +32,13 @@ t.test('250, 550 5.1.1, 554 and a drop after DATA, with exact credit arithmetic'
   const agent = await funded(app, 10);
   const first = await send(app, agent.apiKey, ['ok@remote.test', 'unknown@remote.test', 'policy@remote.test']);
   const second = await send(app, agent.apiKey, ['drop@other.test']);
-  t.equal(await balance(app, agent.apiKey), 6, 'four credits reserved at acceptance');
+  t.equal(await creditsOf(app, agent.apiKey), 6, 'four credits reserved at acceptance');
   await app.app.workers.delivery.runOnce();
   await app.app.workers.delivery.idle();
 
   t.same(await statusOf(app, agent.apiKey, first), { 'ok@remote.test': 'delivered', 'unknown@remote.test': 'failed', 'policy@remote.test': 'failed' });
   t.same(await statusOf(app, agent.apiKey, second), { 'drop@other.test': 'unresolved' });
-  t.equal(await balance(app, agent.apiKey), 8, 'the two definite failures are refunded; delivered and unresolved keep theirs');
+  t.equal(await creditsOf(app, agent.apiKey), 8, 'the two definite failures are refunded; delivered and unresolved keep theirs');
   const recipients = (await detail(app, agent.apiKey, first)).recipients;
   t.match(recipients.find((r: any) => r.email === 'unknown@remote.test'), { smtpCode: 550, enhancedCode: '5.1.1', creditRefunded: true, attempts: 1 });
   t.match(recipients.find((r: any) => r.email === 'ok@remote.test'), { smtpCode: 250, creditRefunded: false, diagnostic: /queued as/ });
@@ -69,7 +60,7 @@ t.test('250, 550 5.1.1, 554 and a drop after DATA, with exact credit arithmetic'
   t.same(app.app.services.delivery.resolve(second, 'failed'), { resolved: 1, refunded: 1 });
   t.same(app.app.services.delivery.resolve(second, 'failed'), { resolved: 0, refunded: 0 });
   t.same(await statusOf(app, agent.apiKey, second), { 'drop@other.test': 'failed' });
-  t.equal(await balance(app, agent.apiKey), 9);
+  t.equal(await creditsOf(app, agent.apiKey), 9);
   t.throws(() => app.app.services.delivery.resolve(second, 'bounced'), { code: 'invalid_input' });
 });
 
@@ -97,7 +88,7 @@ t.test('451 is retried with backoff until 48 hours from acceptance, then fails a
   t.equal(clock.now().getTime() - accepted, 48 * HOUR, 'the last attempt is at the 48-hour mark');
   const recipient = (await detail(app, agent.apiKey, id)).recipients[0];
   t.match(recipient, { status: 'failed', attempts: 19, smtpCode: 451, diagnostic: /retries exhausted after 48 h/, creditRefunded: true });
-  t.equal(await balance(app, agent.apiKey), 5);
+  t.equal(await creditsOf(app, agent.apiKey), 5);
 });
 
 t.test('direct MX: resolver-driven, null MX fails 556 5.1.10, A fallback delivers', async (t) => {
@@ -118,7 +109,7 @@ t.test('direct MX: resolver-driven, null MX fails 556 5.1.10, A fallback deliver
   await app.app.workers.delivery.idle();
   t.same(await statusOf(app, agent.apiKey, id), { 'ok@mx.test': 'delivered', 'ok@amx.test': 'delivered', 'ok@nomail.test': 'failed' });
   t.match((await detail(app, agent.apiKey, id)).recipients[2], { smtpCode: 556, enhancedCode: '5.1.10' });
-  t.equal(await balance(app, agent.apiKey), 1);
+  t.equal(await creditsOf(app, agent.apiKey), 1);
   t.equal(sink.messages.length, 2, 'one transaction per domain');
   t.match(sink.messages[0].from, /^bounces\+\d+-[0-9a-f]{16}@agents\.localhost$/);
 });
@@ -160,7 +151,7 @@ t.test('a claim left by a stopped process becomes unresolved, never resent', asy
   t.same(await statusOf(app, agent.apiKey, id), { 'ok@remote.test': 'unresolved' });
   t.equal((await app.app.services.delivery.runOnce()).claimed, 0);
   t.equal(sink.messages.length, 0);
-  t.equal(await balance(app, agent.apiKey), 1, 'the credit stays reserved');
+  t.equal(await creditsOf(app, agent.apiKey), 1, 'the credit stays reserved');
 });
 
 t.test('more than 10 failures over the last 100 recipients pause the account', async (t) => {
@@ -176,7 +167,7 @@ t.test('more than 10 failures over the last 100 recipients pause the account', a
   await app.app.workers.delivery.runOnce();
   await app.app.workers.delivery.idle();
   t.equal(await state(), 'paused', '11 of 100 is');
-  t.equal(await balance(app, agent.apiKey), 20 - 1, 'every failure refunded');
+  t.equal(await creditsOf(app, agent.apiKey), 20 - 1, 'every failure refunded');
   const refused = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'x@remote.test', subject: 's', text: 't' } });
   t.equal(refused.status, 403);
 });

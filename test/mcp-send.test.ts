@@ -1,18 +1,10 @@
 import t from 'tap';
-import { startApp, type TestApp } from './helpers/app.js';
+import { startApp } from './helpers/app.js';
+import { creditsOf, funded } from './helpers/agents.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
 import { issueAccessKey } from './helpers/keys.js';
 
 /** send_email over MCP: the same send service, rules and idempotency as POST /api/v1/agent/send. */
-
-const funded = async (app: TestApp, credits: number, agentId?: string) => {
-  const agent = await app.register(agentId);
-  if (credits > 0) app.app.services.accounts.addCredits(agent.email, credits);
-  app.app.services.sending.setState(agent.email, 'standard');
-  return agent;
-};
-
-const credits = async (app: TestApp, key: string): Promise<number> => (await app.api('GET', '/api/v1/agent/balance', { key })).body.credits;
 
 t.test('send_email sends through the send service, records via mcp and delivers locally', async (t) => {
   const app = await startApp(t);
@@ -25,7 +17,7 @@ t.test('send_email sends through the send service, records via mcp and delivers 
   t.equal(sent.isError, false);
   t.match(sent.body, { success: true, status: 'accepted', id: /^[0-9a-f-]{36}$/, messageId: /^<[0-9a-f-]{36}@agents\.localhost>$/, sentCopySaved: true });
   t.notOk('replayed' in sent.body);
-  t.equal(await credits(app, sender.apiKey), 4, 'one credit for one recipient');
+  t.equal(await creditsOf(app, sender.apiKey), 4, 'one credit for one recipient');
 
   const detail = await app.api('GET', `/api/v1/agent/outbound/${sent.body.id}`, { key: sender.apiKey });
   t.match(detail.body, { via: 'mcp', subject: 'Over MCP' });
@@ -49,7 +41,7 @@ t.test('send_email idempotencyKey in the arguments has the REST semantics', asyn
   const { sentCopySaved, ...firstAnswer } = first.body;
   t.equal(sentCopySaved, true);
   t.same(again.body, { ...firstAnswer, replayed: true }, 'the first answer, marked replayed');
-  t.equal(await credits(app, sender.apiKey), 4, 'charged once');
+  t.equal(await creditsOf(app, sender.apiKey), 4, 'charged once');
 
   const changed = await callTool(client, 'send_email', { ...message, text: 'something else' });
   t.equal(changed.isError, true);
@@ -88,7 +80,7 @@ t.test('send_email failures are isError results with the REST {error, code}', as
     t.equal(outcome.body.code, code, label);
     t.same(Object.keys(outcome.body).sort(), ['code', 'error']);
   }
-  t.equal(await credits(app, rich.apiKey), 5, 'no failure charged anything');
+  t.equal(await creditsOf(app, rich.apiKey), 5, 'no failure charged anything');
 });
 
 t.test('send_email shares the probation per-minute limit with REST (429 as rate_limited)', async (t) => {

@@ -1,17 +1,7 @@
 import t from 'tap';
 import { OUTBOUND_RECIPIENT_UPDATED } from '../src/core/events.js';
-import { startApp, type TestApp } from './helpers/app.js';
-
-const funded = async (app: TestApp, credits: number, agentId?: string) => {
-  const agent = await app.register(agentId);
-  if (credits > 0) app.app.services.accounts.addCredits(agent.email, credits);
-  // Probation allows 3 recipients a minute; limits have their own tests.
-  app.app.services.sending.setState(agent.email, 'standard');
-  return agent;
-};
-
-const balance = async (app: TestApp, key: string): Promise<number> =>
-  (await app.api('GET', '/api/v1/agent/balance', { key })).body.credits;
+import { startApp } from './helpers/app.js';
+import { creditsOf, funded } from './helpers/agents.js';
 
 t.test('a send charges one credit per recipient, delivers locally and saves a Sent copy', async (t) => {
   const app = await startApp(t);
@@ -37,7 +27,7 @@ t.test('a send charges one credit per recipient, delivers locally and saves a Se
   t.match(response.body, { success: true, status: 'accepted', sentCopySaved: true, messageId: /^<[0-9a-f-]{36}@agents\.localhost>$/ });
   t.notOk('replayed' in response.body);
   // 4 recipients charged, the unknown local one refunded at once.
-  t.equal(await balance(app, sender.apiKey), 10 - 4 + 1);
+  t.equal(await creditsOf(app, sender.apiKey), 10 - 4 + 1);
 
   const inbox = await app.api('GET', '/api/v1/agent/inbox', { key: local.apiKey });
   t.equal(inbox.body.emails.length, 1);
@@ -97,14 +87,14 @@ t.test('not enough credits: 402 and nothing reserved, queued or saved', async (t
   });
   t.equal(response.status, 402);
   t.equal(response.body.code, 'insufficient_credits');
-  t.equal(await balance(app, sender.apiKey), 2);
+  t.equal(await creditsOf(app, sender.apiKey), 2);
   t.same((await app.api('GET', '/api/v1/agent/outbound', { key: sender.apiKey })).body.submissions, []);
   t.equal((await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: sender.apiKey })).body.totalMessages, 0);
   const zero = await funded(app, 0);
   t.equal((await app.api('POST', '/api/v1/agent/send', { key: zero.apiKey, body: { to: 'a@example.com', subject: 's', text: 'x' } })).status, 402);
   const exact = await app.api('POST', '/api/v1/agent/send', { key: sender.apiKey, body: { to: 'a@example.com, b@example.com', subject: 's', text: 'x' } });
   t.equal(exact.status, 200, 'exactly enough is enough');
-  t.equal(await balance(app, sender.apiKey), 0);
+  t.equal(await creditsOf(app, sender.apiKey), 0);
 });
 
 t.test('suppressed recipients are neither sent nor charged', async (t) => {
@@ -115,10 +105,10 @@ t.test('suppressed recipients are neither sent nor charged', async (t) => {
   app.app.services.outboundQueued.subscribe(() => (kicks += 1));
   const onlySuppressed = await app.api('POST', '/api/v1/agent/send', { key: sender.apiKey, body: { to: 'Gone@Example.com', subject: 's', text: 'x' } });
   t.equal(onlySuppressed.status, 200);
-  t.equal(await balance(app, sender.apiKey), 5);
+  t.equal(await creditsOf(app, sender.apiKey), 5);
   t.equal(kicks, 0);
   const mixed = await app.api('POST', '/api/v1/agent/send', { key: sender.apiKey, body: { to: 'gone@example.com', cc: 'ok@example.com', subject: 's2', text: 'x' } });
-  t.equal(await balance(app, sender.apiKey), 4);
+  t.equal(await creditsOf(app, sender.apiKey), 4);
   const detail = await app.api('GET', `/api/v1/agent/outbound/${mixed.body.id}`, { key: sender.apiKey });
   t.same(detail.body.recipients.map((r: any) => [r.email, r.status]), [['gone@example.com', 'suppressed'], ['ok@example.com', 'queued']]);
 });

@@ -17,18 +17,9 @@ export interface NewSubmission {
   raw: Buffer;
 }
 
-export interface SubmissionRecord {
+export interface SubmissionRecord extends Omit<NewSubmission, 'raw'> {
   seq: number;
-  id: string;
-  accountId: string;
-  keyId: string;
-  messageId: string;
-  contentHash: string;
-  fromAddress: string;
-  subject: string;
-  via: SubmissionVia;
   sentCopySaved: boolean;
-  createdAt: number;
 }
 
 export interface NewRecipient {
