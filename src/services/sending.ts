@@ -8,7 +8,7 @@ import type { IdempotencyRecord } from '../store/idempotency.js';
 import type { RecipientRecord } from '../store/submissions.js';
 import type { AccessKeySendPolicy } from './access-key-send-policy.js';
 import { requirePermission } from './auth.js';
-import { composeMessage } from './compose.js';
+import { composeMessage, parsedOfComposed } from './compose.js';
 import { INBOX, SENT, type MailboxService } from './mailbox.js';
 import { parseMessage, type ParsedMessage } from './parse.js';
 import { contentHashOf, normalizeSendRequest, recipientsOf, type RecipientTarget, type SendRequest } from './send-input.js';
@@ -42,6 +42,8 @@ export interface PreparedSubmission {
   raw: Buffer;
   /** The sender's Sent copy (Bcc kept). */
   sentRaw: Buffer;
+  /** Known without parsing when we composed the message ourselves (compose.ts). */
+  parsed?: ParsedMessage | null;
 }
 
 export interface SendingConfig {
@@ -88,10 +90,12 @@ export class SendingService {
       if (earlier) return replayOf(earlier, principal, contentHash);
     }
     const messageId = `<${newUuid()}@${this.config.mailDomain}>`;
-    const composed = await composeMessage(message, messageId, this.clock.now());
+    const date = this.clock.now();
+    const composed = await composeMessage(message, messageId, date);
     return this.accept(principal, {
       fromAddress: account.email, replyTo: message.replyTo.map((entry) => entry.address.toLowerCase()),
       subject: message.subject, recipients: recipientsOf(message), contentHash, messageId, ...composed,
+      parsed: parsedOfComposed(message, messageId, date),
     }, idempotencyKey, options.via);
   }
 
@@ -148,6 +152,8 @@ export class SendingService {
 
   /** Parsing is async, so it happens before the transaction; delivered copies only when local. */
   private async parse(prepared: PreparedSubmission): Promise<Parsed> {
+    // Bcc is not among the parsed fields, so one parse serves the Sent and delivered copies.
+    if (prepared.parsed) return { sent: prepared.parsed, delivered: prepared.parsed };
     const sent = await parseMessage(prepared.sentRaw);
     const hasLocal = prepared.recipients.some((recipient) => recipient.domain === this.config.mailDomain);
     if (!hasLocal) return { sent, delivered: null };

@@ -1,0 +1,40 @@
+import t from 'tap';
+import { composeMessage, parsedOfComposed } from '../src/services/compose.js';
+import { parseMessage, participantsOf, previewOf } from '../src/services/parse.js';
+import type { OutgoingMessage } from '../src/services/send-input.js';
+
+const base: OutgoingMessage = {
+  from: { name: 'Ünïcode, Sender', address: 'agent-a-abcdef@agents.localhost' },
+  to: [{ address: 'one@example.com' }, { name: 'Two "Quoted"', address: 'two@example.com' }],
+  cc: [{ name: '日本語', address: 'cc@example.org' }],
+  bcc: [{ address: 'hidden@example.net' }],
+  replyTo: [],
+  subject: `A long subject with ünïcode and 日本語 that the composer must fold ${'word '.repeat(30)}end`,
+  text: 'Line one\nLine two with ünïcode\n\n  indented line\nlast',
+  html: '<p>Hi <b>there</b></p>',
+  attachments: [{ filename: 'report.csv', content: Buffer.from('a,b\n1,2\n'), contentType: 'text/csv' }],
+  headers: {},
+};
+
+t.test('the fields taken from a composed message equal what parsing its MIME gives', async (t) => {
+  const date = new Date('2026-03-04T05:06:07.890Z');
+  const messageId = '<c0ffee@agents.localhost>';
+  const composed = await composeMessage(base, messageId, date);
+  const direct = parsedOfComposed(base, messageId, date);
+  if (!direct) throw new Error('expected the direct path');
+  for (const raw of [composed.raw, composed.sentRaw]) {
+    const parsed = await parseMessage(raw);
+    t.same(
+      { ...direct, text: undefined, attachments: direct.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })) },
+      { ...parsed, text: undefined, attachments: parsed.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })) },
+    );
+    t.equal(previewOf(direct), previewOf(parsed), 'same preview');
+    t.equal(participantsOf(direct), participantsOf(parsed), 'same search participants');
+    t.equal(direct.text?.replace(/\r?\n$/, ''), parsed.text?.replace(/\r?\n$/, ''), 'same text');
+  }
+});
+
+t.test('HTML-only messages and attachments without a type are parsed as before', async (t) => {
+  t.equal(parsedOfComposed({ ...base, text: undefined }, '<x@y>', new Date()), null);
+  t.equal(parsedOfComposed({ ...base, attachments: [{ filename: 'a.bin', content: Buffer.from('x') }] }, '<x@y>', new Date()), null);
+});
