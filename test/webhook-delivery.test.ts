@@ -97,10 +97,7 @@ t.test('a refused connection is recorded as connection_refused', async (t) => {
 t.test('replay: only completed events, at most 3 times, same id and body', async (t) => {
   const f = await webhookFixture(t);
   const key = f.agent.apiKey;
-  f.receiver.reply = () => ({ status: 500 });
-  await f.mail('replay me');
-  await f.receiver.waitFor('message.received');
-  await f.runOnce();
+  await f.mailFailingFirstAttempt('replay me');
   const [pending] = (await deliveries(f)).deliveries;
   const early = await f.api('POST', `/api/v1/agent/webhooks/deliveries/${pending.id}`, { key });
   t.equal(early.status, 409, 'a pending event cannot be replayed');
@@ -168,10 +165,7 @@ const recreateInbox = (f: WebhookFixture): void => {
 t.test('a changed INBOX uidValidity pauses the endpoint and cancels queued events until verified again', async (t) => {
   const f = await webhookFixture(t);
   const key = f.agent.apiKey;
-  f.receiver.reply = () => ({ status: 500 });
-  await f.mail('queued');
-  await f.receiver.waitFor('message.received');
-  await f.runOnce();
+  await f.mailFailingFirstAttempt('queued');
   recreateInbox(f);
   f.clock.advance(SCHEDULE[1]);
   await f.runOnce();

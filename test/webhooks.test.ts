@@ -142,10 +142,7 @@ t.test('only INBOX is observed, whatever stored the message', async (t) => {
 t.test('delete erases the endpoint, cancels queued events and allows a new one', async (t) => {
   const f = await webhookFixture(t);
   const key = f.agent.apiKey;
-  f.receiver.reply = () => ({ status: 500 });
-  await f.mail('will fail');
-  await f.receiver.waitFor('message.received');
-  await f.runOnce();
+  await f.mailFailingFirstAttempt('will fail');
   const [pending] = (await f.api('GET', '/api/v1/agent/webhooks/deliveries', { key })).body.deliveries;
   t.match(pending, { status: 'pending', attempts: 1, lastError: 'http_500', nextAttemptAt: '2026-03-01T12:00:05.000Z' });
   const deleted = await f.api('DELETE', `/api/v1/agent/webhooks/${f.webhookId}`, { key });

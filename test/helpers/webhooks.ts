@@ -14,6 +14,8 @@ export interface WebhookFixture extends TestApp {
   /** Runs the dispatcher at the ManualClock's time and waits for its attempts. */
   runOnce(): Promise<void>;
   mail(subject: string): Promise<void>;
+  /** Mails `subject` while the receiver answers 500, and settles that first failed attempt. */
+  mailFailingFirstAttempt(subject: string): Promise<void>;
 }
 
 /**
@@ -36,6 +38,12 @@ export const webhookFixture = async (
     },
     mail: async (subject) => {
       await smtpSend(app.smtpPort, { from: 'sender@example.com', to: agent.email, subject, text: `body of ${subject}` });
+    },
+    mailFailingFirstAttempt: async (subject) => {
+      receiver.reply = () => ({ status: 500 });
+      await fixture.mail(subject);
+      await receiver.waitFor('message.received');
+      await fixture.runOnce();
     },
   };
   if (options.verified !== false) {
