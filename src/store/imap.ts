@@ -1,3 +1,4 @@
+import { addressesOf, type AddressColumns } from './address-columns.js';
 import type { AddressEntry } from '../core/types.js';
 import { Repo } from './repo.js';
 
@@ -18,7 +19,7 @@ export interface MessageMeta {
   cc: AddressEntry[];
 }
 
-interface MetaRow {
+interface MetaRow extends AddressColumns {
   id: number;
   uid: number;
   size: number;
@@ -27,9 +28,6 @@ interface MetaRow {
   received_at: number;
   date: number | null;
   subject: string;
-  from_json: string | null;
-  to_json: string;
-  cc_json: string;
 }
 
 const META_COLUMNS = 'id, uid, size, seen, flagged, received_at, date, subject, from_json, to_json, cc_json';
@@ -43,9 +41,7 @@ const toMeta = (row: MetaRow): MessageMeta => ({
   receivedAt: row.received_at,
   date: row.date,
   subject: row.subject,
-  from: row.from_json ? (JSON.parse(row.from_json) as AddressEntry) : null,
-  to: JSON.parse(row.to_json) as AddressEntry[],
-  cc: JSON.parse(row.cc_json) as AddressEntry[],
+  ...addressesOf(row),
 });
 
 /** Queries over messages that the IMAP session service needs, all by (folder_id, uid). */

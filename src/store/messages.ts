@@ -1,3 +1,4 @@
+import { addressesOf, type AddressColumns } from './address-columns.js';
 import type { AddressEntry, AttachmentMeta, MessageSummary, StoredMessage } from '../core/types.js';
 import { Repo } from './repo.js';
 
@@ -22,14 +23,11 @@ export interface NewMessage {
   searchText: { subject: string; participants: string; body: string };
 }
 
-interface SummaryRow {
+interface SummaryRow extends AddressColumns {
   id: number;
   uid: number;
   message_id: string | null;
   subject: string;
-  from_json: string | null;
-  to_json: string;
-  cc_json: string;
   date: number | null;
   preview: string;
   size: number;
@@ -47,9 +45,7 @@ const toSummary = (row: SummaryRow): MessageSummary => ({
   uid: row.uid,
   messageId: row.message_id,
   subject: row.subject,
-  from: row.from_json ? (JSON.parse(row.from_json) as AddressEntry) : null,
-  to: JSON.parse(row.to_json) as AddressEntry[],
-  cc: JSON.parse(row.cc_json) as AddressEntry[],
+  ...addressesOf(row),
   date: row.date,
   preview: row.preview,
   size: row.size,
