@@ -4,7 +4,6 @@ import type { Principal } from '../core/types.js';
 import type { AuthService } from '../services/auth.js';
 
 /** The parser lives in core because the MCP adapter reads the same header; re-exported for routes. */
-export { bearerToken };
 
 export interface AuthState {
   principal: Principal;
