@@ -3,8 +3,6 @@ import { bearerToken } from '../core/bearer.js';
 import type { Principal } from '../core/types.js';
 import type { AuthService } from '../services/auth.js';
 
-/** The parser lives in core because the MCP adapter reads the same header; re-exported for routes. */
-
 export interface AuthState {
   principal: Principal;
 }
