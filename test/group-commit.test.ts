@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
+import { parseMessage } from '../src/services/parse.js';
+import { GroupCommitter } from '../src/store/group-commit.js';
 import { Store } from '../src/store/index.js';
+import { startApp } from './helpers/app.js';
 
 /** src/store/group-commit.ts: one transaction per turn, independent outcomes, durable before settling. */
 
@@ -55,4 +58,49 @@ t.test('jobs of later turns get their own transactions', async (t) => {
   const second = await Promise.allSettled([store.groupCommit(insert('x')), store.groupCommit(insert('y'))]);
   t.same(second.map((result) => result.status), ['rejected', 'fulfilled']);
   t.same(store.db.prepare('SELECT name FROM items ORDER BY name').pluck().all(), ['x', 'y']);
+});
+
+t.test('jobs that arrive while a batch is syncing wait for it and commit together', async (t) => {
+  const { store, insert } = openStore(t);
+  let releaseSync = (): void => {};
+  const syncs: Promise<void>[] = [];
+  const heldSync = { sync: () => new Promise<void>((resolve) => { releaseSync = resolve; }).then(() => { syncs.push(Promise.resolve()); }), close: () => {} };
+  const committer = new GroupCommitter(store.db, heldSync);
+  let transactions = 0;
+  const transaction = store.db.transaction.bind(store.db);
+  store.db.transaction = ((body: () => unknown) => {
+    transactions += 1;
+    return transaction(body);
+  }) as typeof store.db.transaction;
+  const first = committer.run(insert('a'));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(transactions, 1, 'the first batch committed and is syncing');
+  const second = committer.run(insert('b'));
+  await new Promise((resolve) => setImmediate(resolve));
+  const third = committer.run(insert('c'));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(transactions, 1, 'nothing else commits while a batch is in flight');
+  releaseSync();
+  await first;
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(transactions, 2, 'the waiting jobs committed in one batch');
+  releaseSync();
+  t.same(await Promise.all([second, third]), [1, 1]);
+  t.equal(syncs.length, 2, 'one sync per batch');
+});
+
+t.test('a batch of message appends writes one full-text segment, whatever else its jobs do', async (t) => {
+  const { app, register } = await startApp(t);
+  const agent = await register();
+  const mailbox = app.services.mailbox.mailboxForAddress(agent.email);
+  if (!mailbox) throw new Error('no mailbox');
+  const segments = () => app.store.db.prepare('SELECT count(*) FROM messages_fts_data').pluck().get() as number;
+  const before = segments();
+  const raw = (i: number) => Buffer.from(`From: a@example.org\r\nTo: ${agent.email}\r\nSubject: note ${i}\r\n\r\nbody word${i} common\r\n`);
+  const parsed = await Promise.all(Array.from({ length: 20 }, (_, i) => parseMessage(raw(i))));
+  await Promise.all(parsed.map((message, i) => app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', raw(i), message))));
+  // UID allocation used UPDATE ... RETURNING, which opens a statement savepoint, where
+  // FTS5 flushed the previous job's terms: 20 appends wrote 20 segments.
+  t.ok(segments() - before <= 2, `rows added to messages_fts_data: ${segments() - before}`);
+  t.equal(app.services.mailbox.folder(mailbox.id, 'INBOX').messageCount, 20);
 });

@@ -1,9 +1,15 @@
-import { open } from 'node:fs/promises';
+import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { Db } from './db.js';
 
 interface Outcome {
   ok: boolean;
   value: unknown;
+}
+
+/** What makes a committed batch durable. */
+export interface Durable {
+  sync(): Promise<void>;
+  close(): void;
 }
 
 interface Job {
@@ -22,6 +28,12 @@ interface Job {
  * job throws, the whole batch rolls back and each job runs again in its own transaction,
  * so one failure does not undo the others. A job must therefore only touch the database.
  *
+ * One batch is in flight at a time: jobs that arrive while a batch is being synced wait
+ * and go into the next batch together, as soon as the sync ends. A commit costs far more
+ * than the work of one job (FTS5 writes its pending index as a new segment at every
+ * commit), so fewer, larger batches are what lets ingest keep up; a lone job still
+ * commits in the next turn.
+ *
  * The flush to disk runs off the event loop. In WAL mode synchronous=FULL differs from
  * NORMAL only in syncing the WAL after each commit (https://sqlite.org/pragma.html#pragma_synchronous);
  * so the batch commits with NORMAL and then fdatasync(2)s the WAL on libuv's thread pool,
@@ -32,35 +44,58 @@ interface Job {
 export class GroupCommitter {
   private pending: Job[] = [];
   private scheduled = false;
-  private readonly walFile: string | null;
+  private syncing = false;
+  private readonly wal: Durable | null;
 
-  constructor(private readonly db: Db) {
-    const wal = db.memory ? false : String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
-    this.walFile = wal ? `${db.name}-wal` : null;
+  /** `wal` replaces the WAL file's sync (tests hold a batch in flight with it). */
+  constructor(private readonly db: Db, wal?: Durable) {
+    const inWalMode = db.memory ? false : String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+    this.wal = inWalMode ? wal ?? new WalFile(`${db.name}-wal`) : null;
   }
 
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.schedule();
     });
   }
 
+  /** Releases the WAL's file descriptor; the store calls it when it closes. */
+  close(): void {
+    this.wal?.close();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.syncing || this.pending.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
   private flush(): void {
+    this.scheduled = false;
+    if (this.syncing) return; // a job queued more work mid-batch: it waits for this sync
     const jobs = this.pending;
     this.pending = [];
-    this.scheduled = false;
     const outcomes = this.runBatch(jobs);
     const settle = () => jobs.forEach((job, index) => {
       const outcome = outcomes[index];
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.value);
     });
-    if (this.walFile === null || outcomes.every((outcome) => !outcome.ok)) return settle();
-    syncFile(this.walFile).then(settle, (error: unknown) => jobs.forEach((job) => job.reject(error)));
+    if (this.wal === null || outcomes.every((outcome) => !outcome.ok)) {
+      settle();
+      return this.schedule();
+    }
+    this.syncing = true;
+    // The next batch is scheduled before callers hear of this one, so it is not held up by them.
+    const ended = () => {
+      this.syncing = false;
+      this.schedule();
+    };
+    this.wal.sync().then(
+      () => (ended(), settle()),
+      (error: unknown) => (ended(), jobs.forEach((job) => job.reject(error))),
+    );
   }
 
   /** All jobs in one transaction; after a failure, each job alone in its own. */
@@ -81,7 +116,7 @@ export class GroupCommitter {
 
   /** One IMMEDIATE transaction; with a WAL its commit leaves the sync to `syncFile`. */
   private commit<T>(body: () => T): T {
-    if (this.walFile === null) return this.db.transaction(body).immediate();
+    if (this.wal === null) return this.db.transaction(body).immediate();
     this.db.pragma('synchronous = NORMAL');
     try {
       return this.db.transaction(body).immediate();
@@ -92,20 +127,40 @@ export class GroupCommitter {
 }
 
 /**
- * fdatasync(2) of a file on the thread pool. A WAL that no longer exists was checkpointed
- * into the database file and synced when the last connection closed.
+ * The WAL, kept open for fdatasync(2) on libuv's thread pool. SQLite never removes the WAL
+ * while a connection (ours) has the database open, so one descriptor serves the store's
+ * life; it is opened at the first sync, because the WAL exists only after a commit.
  */
-const syncFile = async (path: string): Promise<void> => {
-  let handle;
-  try {
-    handle = await open(path, 'r+');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
+class WalFile implements Durable {
+  private fd: number | null = null;
+  private inFlight: Promise<void> | null = null;
+  private closing = false;
+
+  constructor(private readonly path: string) {}
+
+  sync(): Promise<void> {
+    const done = new Promise<void>((resolve, reject) => {
+      try {
+        this.fd ??= openSync(this.path, 'r+');
+      } catch (error) {
+        // A WAL that no longer exists was checkpointed and synced by the last connection's close.
+        return (error as NodeJS.ErrnoException).code === 'ENOENT' ? resolve() : reject(error);
+      }
+      fdatasync(this.fd, (error) => (error ? reject(error) : resolve()));
+    });
+    const ended = () => {
+      this.inFlight = null;
+      if (this.closing) this.close();
+    };
+    this.inFlight = done.then(ended, ended);
+    return done;
   }
-  try {
-    await handle.datasync();
-  } finally {
-    await handle.close();
+
+  /** Closes the descriptor now, or once a sync in flight on it has ended. */
+  close(): void {
+    this.closing = true;
+    if (this.inFlight !== null || this.fd === null) return;
+    closeSync(this.fd);
+    this.fd = null;
   }
-};
+}

@@ -80,6 +80,7 @@ export class Store {
   }
 
   close(): void {
+    this.committer.close();
     if (this.db.open) this.db.close();
   }
 }
