@@ -15,6 +15,8 @@ export interface DispatcherOptions {
  */
 export class WebhookDispatcher {
   private readonly inFlight = new Map<number, Promise<void>>();
+  /** Ingests queued in the group commit, which stop() lets finish before the store closes. */
+  private readonly ingesting = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
   private kickPending = false;
   /** Attempts started by each path: a kick after a commit, the per-second tick, or runOnce. */
@@ -33,14 +35,21 @@ export class WebhookDispatcher {
     this.kickPending = true;
     setImmediate(() => {
       this.kickPending = false;
-      this.startSafely(this.clock.now(), 'kick');
+      void this.startSafely(this.clock.now(), 'kick');
     });
   }
 
-  /** Ingests and starts due attempts without waiting for them; returns how many it started. */
-  start(now: Date, source: keyof WebhookDispatcher['started'] = 'tick'): number {
+  /** Ingests, then starts due attempts without waiting for them; resolves to how many it started. */
+  async start(now: Date, source: keyof WebhookDispatcher['started'] = 'tick'): Promise<number> {
     if (this.shutdown.signal.aborted) return 0;
-    while (this.dispatch.ingest(now.getTime())) { /* one batch per transaction until the outbox is drained */ }
+    const ingest = this.dispatch.ingest(now.getTime());
+    this.ingesting.add(ingest);
+    try {
+      await ingest;
+    } finally {
+      this.ingesting.delete(ingest);
+    }
+    if (this.shutdown.signal.aborted) return 0;
     const free = this.options.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
     const due = this.dispatch.due(now.getTime(), free + this.inFlight.size).filter((event) => !this.inFlight.has(event.seq)).slice(0, free);
@@ -64,7 +73,7 @@ export class WebhookDispatcher {
   async runOnce(now: Date): Promise<{ started: number }> {
     let started = 0;
     for (;;) {
-      const count = this.start(now, 'runOnce');
+      const count = await this.start(now, 'runOnce');
       started += count;
       if (count === 0 && this.inFlight.size === 0) return { started };
       await this.settled();
@@ -74,6 +83,7 @@ export class WebhookDispatcher {
   /** Aborts attempts in flight (they are not recorded and stay due) and waits for them to settle. */
   async stop(): Promise<void> {
     this.shutdown.abort();
+    await Promise.allSettled([...this.ingesting]);
     await this.settled();
   }
 
@@ -81,9 +91,9 @@ export class WebhookDispatcher {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight.values()]);
   }
 
-  private startSafely(now: Date, source: keyof WebhookDispatcher['started']): void {
+  private async startSafely(now: Date, source: keyof WebhookDispatcher['started']): Promise<void> {
     try {
-      this.start(now, source);
+      await this.start(now, source);
     } catch (error) {
       this.logger.error('webhook dispatch failed', { error: describe(error) });
     }
