@@ -19,6 +19,7 @@ import { Store } from './store/index.js';
 import { loadSecretKey } from './store/secret-key.js';
 import { DeliveryWorker } from './workers/delivery.js';
 import { Scheduler } from './workers/scheduler.js';
+import { SearchIndexer } from './workers/search-indexer.js';
 import { keyExpiryRunOnce } from './workers/key-expiry.js';
 import { sweepRunOnce } from './workers/sweep.js';
 import { systemAddressResolver } from './workers/system-resolver.js';
@@ -139,7 +140,9 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   });
   const scheduler = new Scheduler(logger);
   const webhookDispatcher = new WebhookDispatcher(services.webhookDispatch, clock, logger, { concurrency: config.webhooks.concurrency });
+  const searchIndexer = new SearchIndexer(services.searchIndex, logger);
   let unsubscribeWebhooks = (): void => {};
+  let unsubscribeSearch = (): void => {};
   let stopping: Promise<void> | null = null;
 
   const app: App = {
@@ -148,6 +151,10 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     ports: { http: 0, smtp: 0, submission: 0, imap: 0 },
     baseUrl: config.baseUrl ?? '',
     async start() {
+      // Mail stored before migration 007 is indexed again before anyone can search it.
+      await services.searchIndex.backfill();
+      unsubscribeSearch = store.searchIndex.queued.subscribe(() => searchIndexer.kick());
+      searchIndexer.kick(); // mail queued before the last stop
       app.ports = {
         http: await listen(httpServer, config.http.host, config.http.port),
         smtp: await listen(smtpServer.server, config.smtp.host, config.smtp.port),
@@ -180,6 +187,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         await handoff.close();
         unsubscribeWebhooks();
         await webhookDispatcher.stop();
+        unsubscribeSearch();
+        await searchIndexer.stop();
         await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer), closeSmtp(submissionServer), imapServer.close()]);
         store.close();
       })();

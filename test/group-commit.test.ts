@@ -1,10 +1,8 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
-import { parseMessage } from '../src/services/parse.js';
 import { GroupCommitter } from '../src/store/group-commit.js';
 import { Store } from '../src/store/index.js';
-import { startApp } from './helpers/app.js';
 
 /** src/store/group-commit.ts: one transaction per turn, independent outcomes, durable before settling. */
 
@@ -87,20 +85,4 @@ t.test('jobs that arrive while a batch is syncing wait for it and commit togethe
   releaseSync();
   t.same(await Promise.all([second, third]), [1, 1]);
   t.equal(syncs.length, 2, 'one sync per batch');
-});
-
-t.test('a batch of message appends writes one full-text segment, whatever else its jobs do', async (t) => {
-  const { app, register } = await startApp(t);
-  const agent = await register();
-  const mailbox = app.services.mailbox.mailboxForAddress(agent.email);
-  if (!mailbox) throw new Error('no mailbox');
-  const segments = () => app.store.db.prepare('SELECT count(*) FROM messages_fts_data').pluck().get() as number;
-  const before = segments();
-  const raw = (i: number) => Buffer.from(`From: a@example.org\r\nTo: ${agent.email}\r\nSubject: note ${i}\r\n\r\nbody word${i} common\r\n`);
-  const parsed = await Promise.all(Array.from({ length: 20 }, (_, i) => parseMessage(raw(i))));
-  await Promise.all(parsed.map((message, i) => app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', raw(i), message))));
-  // UID allocation used UPDATE ... RETURNING, which opens a statement savepoint, where
-  // FTS5 flushed the previous job's terms: 20 appends wrote 20 segments.
-  t.ok(segments() - before <= 2, `rows added to messages_fts_data: ${segments() - before}`);
-  t.equal(app.services.mailbox.folder(mailbox.id, 'INBOX').messageCount, 20);
 });

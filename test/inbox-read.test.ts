@@ -118,7 +118,9 @@ t.test('full-text search', async (t) => {
   t.same(await search('board quarterly'), ['Quarterly report draft'], 'words are ANDed');
   t.same(await search('board  tacos'), ['Lunch on Friday'], 'repeated whitespace');
   t.same(await search('board zebra'), [], 'one missing word excludes the message');
-  t.same(await search('QUART'), ['Re: Quarterly report draft', 'Quarterly report draft'], 'case-insensitive prefix match');
+  t.same(await search('QUART'), [], 'words match whole words, not fragments');
+  t.same(await search('QUART*'), ['Re: Quarterly report draft', 'Quarterly report draft'], 'a trailing * asks for a prefix, in any case');
+  t.same(await search('invoices'), ['Invoice 4471'], 'words match their English inflections (porter stems)');
   t.same(await search('creme brulee'), ['Re: Quarterly report draft'], 'diacritics are folded');
   t.same(await search('4471'), ['Invoice 4471'], 'digits');
   for (const punctuation of ['!!!', '...', '-', '"', '*', '()', '@', '"*"', '- -']) {

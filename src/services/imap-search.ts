@@ -67,9 +67,9 @@ const matchesHeader = (row: MessageMeta, field: string, text: string, context: S
 
 const matchesText = (row: MessageMeta, scope: 'text' | 'body', text: string, context: SearchContext): boolean => {
   if (scope === 'text' && (contains(row.subject, text) || contains(addressText([row.from, ...row.to, ...row.cc]), text))) return true;
-  const match = toFtsQuery(text);
+  const match = toFtsQuery(text, { columns: scope === 'body' ? 'body' : 'text', prefixAlways: true });
   if (match === null) return text.trim() === '';
-  return context.fullText(scope === 'body' ? `body : (${match})` : match).has(row.uid);
+  return context.fullText(match).has(row.uid);
 };
 
 /** RFC 3501: dates compare by day, disregarding time and time zone; we use UTC days. */

@@ -8,6 +8,7 @@ import type { AuthService } from './auth.js';
 import { canonicalFolderName, type MailboxService } from './mailbox.js';
 import { headerEnd } from './mime-tree.js';
 import { matchesSearch, type SearchContext, type SearchKey } from './imap-search.js';
+import type { SearchIndexService } from './search-index.js';
 
 export type { MessageMeta } from '../store/imap.js';
 export type { SearchKey } from './imap-search.js';
@@ -54,6 +55,7 @@ export class ImapSessionService {
     private readonly store: Store,
     private readonly auth: AuthService,
     private readonly mailboxes: MailboxService,
+    private readonly searchIndex: SearchIndexService,
   ) {}
 
   /**
@@ -160,6 +162,7 @@ export class ImapSessionService {
   /** UIDs among `uids` (the session's view) that match every key (RFC 3501 section 6.4.4). */
   search(folder: Folder, uids: readonly number[], key: SearchKey): number[] {
     const rows = this.meta(folder, uids);
+    this.searchIndex.catchUp();
     const context: SearchContext = {
       fullText: memoize((match) => new Set(this.store.imap.fullTextUids(folder.id, match))),
       raw: (uid) => this.store.imap.raw(folder.id, uid) ?? Buffer.alloc(0),

@@ -20,6 +20,7 @@ import { MailboxService } from './mailbox.js';
 import { NextHopResolver } from './next-hop.js';
 import { OutboundService } from './outbound.js';
 import { RateLimiter } from './rate-limiter.js';
+import { SearchIndexService } from './search-index.js';
 import { TwoFactorService } from './two-factor.js';
 import { SendingReputation } from './reputation.js';
 import { SendingLimits, type SendingLimitsConfig } from './send-limits.js';
@@ -98,11 +99,14 @@ export interface Services {
   webhookDeliveries: WebhookDeliveryService;
   webhookDispatch: WebhookDispatchService;
   imap: ImapSessionService;
+  /** The full-text index's queue and backfill; main.ts runs its worker. */
+  searchIndex: SearchIndexService;
 }
 
 export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
-  const mailbox = new MailboxService(store, clock, config.readMaxBytes);
+  const searchIndex = new SearchIndexService(store, logger);
+  const mailbox = new MailboxService(store, clock, config.readMaxBytes, searchIndex);
   const accounts = new AccountService(store, clock, rateLimiter, mailbox, {
     mailDomain: config.mailDomain,
     registrationsPerIpPerHour: config.registrationsPerIpPerHour,
@@ -154,6 +158,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     webhooks: new WebhookService(store, clock, addressResolver, webhookSender, { allowInsecure: config.webhooksAllowInsecure }),
     webhookDeliveries: new WebhookDeliveryService(store, clock, webhookDispatch),
     webhookDispatch,
-    imap: new ImapSessionService(store, auth, mailbox),
+    imap: new ImapSessionService(store, auth, mailbox, searchIndex),
+    searchIndex,
   };
 };

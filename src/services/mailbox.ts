@@ -7,7 +7,8 @@ import type { MailboxRecord } from '../store/accounts.js';
 import type { Store } from '../store/index.js';
 import type { MessagePage } from '../store/messages.js';
 import { requirePermission } from './auth.js';
-import { parseMessage, participantsOf, previewOf, type ParsedMessage } from './parse.js';
+import { parseMessage, previewOf, searchTextOf, type ParsedMessage } from './parse.js';
+import type { SearchIndexService } from './search-index.js';
 import { fullMessageView, messageView, type FullMessageView, type MessageView } from './views.js';
 
 export const INBOX = 'INBOX';
@@ -54,6 +55,7 @@ export class MailboxService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly readMaxBytes: number,
+    private readonly searchIndex: SearchIndexService,
   ) {}
 
   /** Creates the mailbox with INBOX and Sent; runs inside the caller's transaction. */
@@ -95,7 +97,7 @@ export class MailboxService {
       from: parsed.from, to: parsed.to, cc: parsed.cc, date: parsed.date, preview: previewOf(parsed), size: raw.length,
       attachments: parsed.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })),
       encrypted: parsed.encrypted, seen: options.seen ?? false, receivedAt: now, raw,
-      searchText: { subject: parsed.subject, participants: participantsOf(parsed), body: parsed.text ?? '' },
+      searchText: searchTextOf(parsed),
     });
     const event: MessageStoredEvent = {
       mailboxId: mailbox.id, accountId: mailbox.accountId, folder: folder.name,
@@ -128,6 +130,7 @@ export class MailboxService {
     }
     const match = toFtsQuery(query.search);
     // A search with no letters or digits in it can match nothing.
+    if (match) this.searchIndex.catchUp();
     return match ? this.store.messages.search(folder.id, match, query.limit, offset) : { total: 0, items: [] };
   }
 
@@ -166,13 +169,35 @@ export class MailboxService {
 /** Larger than any folder can hold (UIDs are 32-bit, RFC 3501 section 2.3.1.1) and bindable by SQLite. */
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 
+/** The columns a search looks in: never the folder token (migration 007). */
+const TEXT_COLUMNS = '{subject participants body}';
+
+/** Scripts written without spaces: unicode61 makes a whole run of them one token. */
+const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+
+export interface FtsQueryOptions {
+  /** `body` for IMAP SEARCH BODY; `text` (subject, participants, body) otherwise. */
+  columns?: 'text' | 'body';
+  /** Every word matches as a prefix: IMAP SEARCH TEXT/BODY, whose RFC 3501 meaning is a substring. */
+  prefixAlways?: boolean;
+}
+
 /**
- * Each whitespace-separated term becomes a quoted prefix phrase; terms are ANDed (FTS5 syntax).
- * Control characters separate terms: FTS5 reads its query as a C string, so a NUL inside a
+ * Each whitespace-separated word becomes a quoted FTS5 term in the given columns; terms
+ * are ANDed. A word matches whole words of the same stem (porter: "invoice" finds
+ * "invoices"); a trailing `*` asks for a prefix ("quart*" finds "quarterly"), as does a
+ * word in a script written without spaces, whose runs are single tokens. Prefixes are not
+ * the default because FTS5 merges the doclists of every word a prefix matches.
+ * Control characters separate words: FTS5 reads its query as a C string, so a NUL inside a
  * quoted term would cut the query short and fail it.
  */
-export const toFtsQuery = (search: string): string | null => {
+export const toFtsQuery = (search: string, options: FtsQueryOptions = {}): string | null => {
   const terms = search.split(/[\s\p{Cc}]+/u).filter((term) => /[\p{L}\p{N}]/u.test(term));
   if (terms.length === 0) return null;
-  return terms.map((term) => `"${term.replaceAll('"', '""')}"*`).join(' ');
+  const filter = options.columns === 'body' ? 'body' : TEXT_COLUMNS;
+  return terms.map((term) => {
+    const word = term.replace(/\*+$/, '');
+    const prefix = word !== term || options.prefixAlways || UNSPACED_SCRIPT.test(word) ? '*' : '';
+    return `${filter} : "${word.replaceAll('"', '""')}"${prefix}`;
+  }).join(' AND ');
 };

@@ -1,5 +1,6 @@
 import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
 import type { AddressEntry, AttachmentMeta } from '../core/types.js';
+import type { SearchText } from '../store/search-index.js';
 
 /**
  * What we keep of a parsed message. Received content is untrusted: every field here is
@@ -58,6 +59,11 @@ const emptyParse = (raw: Buffer): ParsedMessage => ({
 
 export const previewOf = (parsed: ParsedMessage): string =>
   (parsed.text ?? '').replace(/\s+/g, ' ').trim().slice(0, PREVIEW_LENGTH);
+
+/** What the full-text index holds of a message: subject, the From/To/Cc names and addresses, the text. */
+export const searchTextOf = (parsed: ParsedMessage): SearchText => ({
+  subject: parsed.subject, participants: participantsOf(parsed), body: parsed.text ?? '',
+});
 
 export const participantsOf = (parsed: ParsedMessage): string =>
   [parsed.from, ...parsed.to, ...parsed.cc]

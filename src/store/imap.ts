@@ -1,6 +1,7 @@
 import { addressesOf, type AddressColumns } from './address-columns.js';
 import type { AddressEntry } from '../core/types.js';
 import { Repo } from './repo.js';
+import { inFolder } from './search-index.js';
 
 /** What IMAP needs of one message besides its bytes: flags, sizes, dates, searchable fields. */
 export interface MessageMeta {
@@ -89,7 +90,7 @@ export class ImapRepo extends Repo {
   /** UIDs whose indexed subject, participants or body match an FTS5 query built by the caller. */
   fullTextUids(folderId: number, match: string): number[] {
     return this.sql(
-      `SELECT uid FROM messages WHERE folder_id = ? AND id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?) ORDER BY uid`,
-    ).pluck().all(folderId, match) as number[];
+      'SELECT uid FROM messages WHERE id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?) ORDER BY uid',
+    ).pluck().all(inFolder(folderId, match)) as number[];
   }
 }

@@ -12,6 +12,7 @@ import { MessageRepo } from './messages.js';
 import { OutboxRepo } from './outbox.js';
 import { OutboxCursorRepo } from './outbox-cursors.js';
 import { RateLimitRepo } from './rate-limits.js';
+import { SearchIndexRepo } from './search-index.js';
 import { SettingsRepo } from './settings.js';
 import { SubmissionRepo } from './submissions.js';
 import { SuppressionRepo } from './suppressions.js';
@@ -41,13 +42,13 @@ export class Store {
   readonly outboxCursors: OutboxCursorRepo;
   readonly webhookEvents: WebhookEventRepo;
   readonly imap: ImapRepo;
+  readonly searchIndex: SearchIndexRepo;
   private readonly committer: GroupCommitter;
 
   constructor(readonly db: Db) {
     this.accounts = new AccountRepo(db);
     this.keys = new KeyRepo(db);
     this.folders = new FolderRepo(db);
-    this.messages = new MessageRepo(db);
     this.rateLimits = new RateLimitRepo(db);
     this.outbox = new OutboxRepo(db);
     this.submissions = new SubmissionRepo(db, this.outbox);
@@ -62,6 +63,8 @@ export class Store {
     this.outboxCursors = new OutboxCursorRepo(db);
     this.webhookEvents = new WebhookEventRepo(db);
     this.imap = new ImapRepo(db);
+    this.searchIndex = new SearchIndexRepo(db);
+    this.messages = new MessageRepo(db, this.searchIndex);
     this.committer = new GroupCommitter(db);
   }
 

@@ -1,6 +1,8 @@
+import type { Db } from './db.js';
 import { addressesOf, type AddressColumns } from './address-columns.js';
 import type { AddressEntry, AttachmentMeta, MessageSummary, StoredMessage } from '../core/types.js';
 import { Repo } from './repo.js';
+import { inFolder, type SearchText, type SearchIndexRepo } from './search-index.js';
 
 export interface NewMessage {
   folderId: number;
@@ -19,8 +21,8 @@ export interface NewMessage {
   seen: boolean;
   receivedAt: number;
   raw: Buffer;
-  /** Text for the full-text index. */
-  searchText: { subject: string; participants: string; body: string };
+  /** Text for the full-text index, queued with the message. */
+  searchText: SearchText;
 }
 
 interface SummaryRow extends AddressColumns {
@@ -60,15 +62,11 @@ export interface MessagePage {
   items: MessageSummary[];
 }
 
-const MATCHING_IDS = 'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?';
-
-/**
- * Up to this many full-text hits (in all folders) a search looks each hit up; beyond it,
- * walking the folder's own index is cheaper. Exported for the test that covers both plans.
- */
-export const FEW_HITS = 2000;
-
 export class MessageRepo extends Repo {
+  constructor(db: Db, private readonly searchIndex: SearchIndexRepo) {
+    super(db);
+  }
+
   insert(message: NewMessage): number {
     const { lastInsertRowid } = this.sql(
       `INSERT INTO messages (folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
@@ -82,10 +80,7 @@ export class MessageRepo extends Repo {
     );
     const rowId = Number(lastInsertRowid);
     this.sql('INSERT INTO message_raw (message_rowid, raw) VALUES (?, ?)').run(rowId, message.raw);
-    const { subject, participants, body } = message.searchText;
-    this.sql('INSERT INTO messages_fts (rowid, subject, participants, body) VALUES (?, ?, ?, ?)').run(
-      rowId, subject, participants, body,
-    );
+    this.searchIndex.queue(rowId, message.folderId, message.searchText);
     return rowId;
   }
 
@@ -100,47 +95,20 @@ export class MessageRepo extends Repo {
   }
 
   /**
-   * `match` is an FTS5 query built by the caller from quoted terms. Two plans, because the
-   * full-text index spans every folder: when the index matches few messages overall, walk
-   * its hits and look each row up; when it matches many, walk the folder's UID index and
-   * test each UID against the hit set (the cost then follows the folder, not the hits).
+   * `match` is an FTS5 query built by the caller; the index itself keeps it to the folder.
+   * Within a folder, row ids grow with UIDs (both are taken when a message is stored, and
+   * messages never move), so the index's rowid order is the folder's UID order.
    */
   search(folderId: number, match: string, limit: number, offset: number): MessagePage {
-    const hits = this.fewHits(folderId, match);
-    if (hits === null) return this.searchByFolderWalk(folderId, match, limit, offset);
-    hits.sort((a, b) => b[1] - a[1]);
-    const ids = hits.slice(offset, offset + limit).map(([id]) => id);
-    const rows = ids.length === 0 ? [] : this.sql(
-      `SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.uid DESC`,
-    ).all(JSON.stringify(ids)) as SummaryRow[];
-    return { total: hits.length, items: rows.map(toSummary) };
-  }
-
-  /** [row id, uid] of this folder's hits, or null once the index yields more than FEW_HITS rows. */
-  private fewHits(folderId: number, match: string): [number, number][] | null {
-    const statement = this.sql(
-      `SELECT m.id, m.uid, m.folder_id FROM messages_fts f JOIN messages m ON m.id = f.rowid WHERE f.messages_fts MATCH ?`,
-    ).raw();
-    const hits: [number, number][] = [];
-    let seen = 0;
-    for (const [id, uid, folder] of statement.iterate(match) as IterableIterator<[number, number, number]>) {
-      // Leaving the loop early resets the statement.
-      if ((seen += 1) > FEW_HITS) return null;
-      if (folder === folderId) hits.push([id, uid]);
-    }
-    return hits;
-  }
-
-  private searchByFolderWalk(folderId: number, match: string, limit: number, offset: number): MessagePage {
-    const total = this.sql(
-      `SELECT count(*) AS n FROM messages m WHERE m.folder_id = ? AND m.id IN (${MATCHING_IDS})`,
-    ).get(folderId, match) as { n: number };
+    const scoped = inFolder(folderId, match);
+    const total = this.sql('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?').pluck().get(scoped) as number;
+    if (total <= offset) return { total, items: [] };
     const rows = this.sql(
       `SELECT ${SUMMARY_COLUMNS} FROM messages m
-       WHERE m.folder_id = ? AND m.id IN (${MATCHING_IDS})
-       ORDER BY m.uid DESC LIMIT ? OFFSET ?`,
-    ).all(folderId, match, limit, offset) as SummaryRow[];
-    return { total: total.n, items: rows.map(toSummary) };
+       WHERE m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ? OFFSET ?)
+       ORDER BY m.uid DESC`,
+    ).all(scoped, limit, offset) as SummaryRow[];
+    return { total, items: rows.map(toSummary) };
   }
 
   byUid(folderId: number, uid: number): StoredMessage | null {
