@@ -4,26 +4,35 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { newUuid } from '../core/ids.js';
 import type { Store } from '../store/index.js';
-import { parseDsn, type DsnRecipient } from './dsn.js';
+import type { RecipientRecord } from '../store/submissions.js';
+import { parseArf } from './arf.js';
+import { ComplaintIntake } from './complaints.js';
+import { parseDsn, type Dsn, type DsnRecipient } from './dsn.js';
 import type { SendingReputation } from './reputation.js';
 
 const SECRET_NAME = 'bounce-token-secret';
 
 export interface BounceReport {
-  /** False when the message was not an RFC 3464 DSN (not processed). */
+  /** False unless the message was an RFC 3464 DSN or a verified RFC 5965 complaint. */
   processed: boolean;
   bounced: string[];
   suppressed: string[];
+  /** Addresses newly suppressed by a feedback-loop complaint. */
+  complained: string[];
 }
 
+const notProcessed = (): BounceReport => ({ processed: false, bounced: [], suppressed: [], complained: [] });
+
 /**
- * Signed bounce addresses and the DSNs that come back to them (contract: only verified
- * bounces are processed). One SMTP transaction carries one envelope sender for all the
- * recipients of a submission on one domain, so the token names one of those recipient rows:
- * it proves the submission, and the DSN's Final-Recipient picks the recipient within it.
+ * Signed bounce addresses and the DSNs and feedback-loop complaints that come back to them
+ * (contract: only verified bounces and complaints are processed). One SMTP transaction
+ * carries one envelope sender for all the recipients of a submission on one domain, so the
+ * token names one of those recipient rows: it proves the submission, and the DSN's
+ * Final-Recipient (or the complaint's recipient, see complaints.ts) picks the one within it.
  */
 export class BounceService {
   private secretCache: Buffer | null = null;
+  private readonly complaints: ComplaintIntake;
 
   constructor(
     private readonly store: Store,
@@ -31,7 +40,9 @@ export class BounceService {
     private readonly logger: Logger,
     private readonly reputation: SendingReputation,
     private readonly mailDomain: string,
-  ) {}
+  ) {
+    this.complaints = new ComplaintIntake(store, clock, logger, reputation, (address) => this.recipientOf(address)?.submissionId ?? null);
+  }
 
   /** The envelope sender for mail of this recipient row: bounces+<token>@<mailDomain>. */
   envelopeSender(recipientId: number): string {
@@ -47,13 +58,23 @@ export class BounceService {
     return this.recipientOf(address) !== null;
   }
 
-  /** A DSN marks the matching recipients bounced (no refund); 5.1.1 also suppresses. */
+  /**
+   * Mail to a signed bounce address: a DSN marks the matching recipients bounced (no
+   * refund; 5.1.1 also suppresses); an RFC 5965 complaint suppresses its recipient.
+   * Anything else is not processed (contract: other bounce-shaped mail).
+   */
   ingest(raw: Buffer, address: string): BounceReport {
-    const report: BounceReport = { processed: false, bounced: [], suppressed: [] };
     const origin = this.recipientOf(address);
+    if (!origin) return notProcessed();
     const dsn = parseDsn(raw);
-    if (!origin || !dsn) return report;
-    report.processed = true;
+    if (dsn) return this.ingestDsn(origin, dsn);
+    const feedback = parseArf(raw);
+    if (!feedback) return notProcessed();
+    return { ...notProcessed(), ...this.complaints.ingest(origin, feedback) };
+  }
+
+  private ingestDsn(origin: RecipientRecord, dsn: Dsn): BounceReport {
+    const report: BounceReport = { ...notProcessed(), processed: true };
     const now = this.clock.now().getTime();
     this.store.transaction(() => {
       for (const entry of dsn.recipients) {
@@ -86,11 +107,10 @@ export class BounceService {
     if (added) report.suppressed.push(entry.finalRecipient);
   }
 
-  private recipientOf(address: string): { submissionId: string; accountId: string } | null {
+  private recipientOf(address: string): RecipientRecord | null {
     const id = verifyBounceAddress(this.secret(), address, this.mailDomain);
     if (id === null || !/^\d+$/.test(id)) return null;
-    const row = this.store.submissions.recipientById(Number(id));
-    return row ? { submissionId: row.submissionId, accountId: row.accountId } : null;
+    return this.store.submissions.recipientById(Number(id));
   }
 
   /** Generated once per installation and kept in the database (settings). */

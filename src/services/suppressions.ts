@@ -75,8 +75,9 @@ export class SuppressionService {
   }
 
   /**
-   * Operator command `agentpost suppressions add <email> <address> <reason>`: the way a
-   * verified complaint enters until a feedback loop exists. Re-checks the sending state.
+   * Operator command `agentpost suppressions add <email> <address> <reason>`: for a
+   * complaint the operator verified by other means than a feedback-loop report (those
+   * arrive through BounceService, see complaints.ts). Re-checks the sending state.
    */
   add(accountEmail: string, addressInput: string, reasonInput: string): SuppressionView {
     const reason = reasonInput as SuppressionReason;

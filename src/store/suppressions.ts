@@ -29,6 +29,17 @@ export class SuppressionRepo extends Repo {
     ).run(record.id, record.accountId, record.address, record.reason, record.canRelease ? 1 : 0, record.createdAt).changes === 1;
   }
 
+  /**
+   * Turns the address's active releasable suppression (bounce or manual) into a complaint,
+   * which the agent may no longer release; false when there is none to turn.
+   */
+  escalateToComplaint(accountId: string, address: string): boolean {
+    return this.sql(
+      `UPDATE suppressions SET reason = 'complaint', can_release = 0
+       WHERE account_id = ? AND address = ? AND released_at IS NULL AND reason <> 'complaint'`,
+    ).run(accountId, address).changes === 1;
+  }
+
   /** Which of `addresses` (normalized) are actively suppressed for the account. */
   activeAmong(accountId: string, addresses: readonly string[]): Set<string> {
     const statement = this.sql('SELECT 1 FROM suppressions WHERE account_id = ? AND address = ? AND released_at IS NULL');
