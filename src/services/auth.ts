@@ -26,6 +26,16 @@ export class AuthService {
     return { accountId: account.id, keyId: key.id, kind: key.kind, permissions: this.permissionsOf(key) };
   }
 
+  /**
+   * Whether the key a principal authenticated with still works, for a session that
+   * authenticated once and acts later (SMTP submission): a key revoked, rotated away or
+   * expired since is refused, as `authenticate` would refuse it now. One lookup by key id.
+   */
+  stillValid(principal: Principal): boolean {
+    const key = this.store.keys.byId(principal.keyId);
+    return key !== null && key.accountId === principal.accountId && this.isUsable(key);
+  }
+
   private isUsable(key: KeyRecord): boolean {
     const now = this.clock.now().getTime();
     if (key.expiresAt !== null && key.expiresAt <= now) return false;

@@ -39,6 +39,9 @@ export const createSubmissionServer = (services: Services, logger: Logger, optio
     onAuth(auth, session, callback) {
       callback(...authenticate(services, auth, session, options));
     },
+    onMailFrom(_address, session, callback) {
+      callback(keyRevokedSinceAuth(services, session));
+    },
     onRcptTo(address, session, callback) {
       if (!isValidAddress(address.address)) return callback(smtpReply(553, `5.1.3 <${address.address}>: not a valid address`));
       if (session.envelope.rcptTo.length >= MAX_RCPT) return callback(smtpReply(452, `4.5.3 at most ${MAX_RCPT} recipients per message`));
@@ -68,6 +71,19 @@ const authenticate = (services: Services, auth: SMTPServerAuthentication, sessio
   }
 };
 
+/**
+ * A key revoked, rotated away or expired after AUTH no longer sends in the open session.
+ * RFC 4954 section 6: 530 5.7.0 answers a command that needs authentication when none is
+ * in force (535 5.7.8 answers the AUTH command itself), so the session forgets the login:
+ * the client may AUTH again with a valid key, in this connection or a new one.
+ */
+const keyRevokedSinceAuth = (services: Services, session: SMTPServerSession): Error | null => {
+  const principal = session.user as Principal | undefined;
+  if (principal && services.auth.stillValid(principal)) return null;
+  session.user = undefined;
+  return smtpReply(530, '5.7.0 Authentication required: the key was revoked or expired since AUTH');
+};
+
 const isLoopback = (address: string): boolean => {
   try {
     return ipaddr.process(address).range() === 'loopback';
@@ -81,6 +97,9 @@ const submit = async (
 ): Promise<string> => {
   const raw = await readMessage(stream);
   if (raw === null) throw smtpReply(552, `5.3.4 Message exceeds the ${options.maxMessageBytes}-byte size limit`);
+  // Checked again after the content arrived, just before anything is charged.
+  const revoked = keyRevokedSinceAuth(services, session);
+  if (revoked) throw revoked;
   const principal = session.user as Principal;
   const envelope = {
     from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,

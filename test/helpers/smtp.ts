@@ -20,9 +20,11 @@ export const smtpSendRaw = (port: number, from: string, to: string[], raw: Buffe
 /**
  * A bare SMTP client over a socket, for dialogs nodemailer will not produce (RFC 5321
  * command by command). Each step is one command line, or a DATA payload that ends in
- * "\r\n.\r\n". Returns the greeting and then the reply to each step.
+ * "\r\n.\r\n". Returns the greeting and then the reply to each step. A step may also be a
+ * function, run at that point of the dialog (something to do between two commands); it
+ * sends nothing and adds no reply.
  */
-export const smtpDialog = async (port: number, steps: string[]): Promise<string[]> => {
+export const smtpDialog = async (port: number, steps: (string | (() => Promise<unknown>))[]): Promise<string[]> => {
   const socket = connect(port, '127.0.0.1');
   socket.setEncoding('utf8');
   let buffer = '';
@@ -56,6 +58,10 @@ export const smtpDialog = async (port: number, steps: string[]): Promise<string[
   try {
     const out = [await next()];
     for (const step of steps) {
+      if (typeof step === 'function') {
+        await step();
+        continue;
+      }
       socket.write(step.endsWith('\r\n') ? step : `${step}\r\n`);
       out.push(await next());
     }
