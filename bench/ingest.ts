@@ -5,6 +5,7 @@
  * nothing, under the same client load. The server runs in a child process so its CPU is
  * measured apart from the client's. Options: --count N (measured messages per target,
  * default 4000), --sessions N (default 16), --bytes N (default 4096), --rounds N (default 1).
+ * AGENTPOST_PARSE_THREADS=N sets the server's parse threads (smtp.parseThreads) for comparison.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
@@ -16,6 +17,7 @@ import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/core/logger.js';
 import { createApp } from '../src/main.js';
+import { sourceParseWorker } from '../src/workers/parse-thread-source.js';
 import { argValue, fmt, messageOfSize, percentile, prng, tempDir, vocabulary } from './lib.js';
 
 type Target = 'sink' | 'agentpost';
@@ -25,10 +27,13 @@ interface ServerReport { cpu: NodeJS.CpuUsage; stored?: number }
 
 // ---- child: one server, driven over IPC ----
 
+/** Only the parse-thread setting comes from the environment; the rest is the bench's own. */
+const parseThreadsEnv = () => ({ AGENTPOST_PARSE_THREADS: process.env.AGENTPOST_PARSE_THREADS });
+
 const serveAgentpost = async (): Promise<{ ready: ServerReady; stored: () => number; stop: () => Promise<void> }> => {
   const dir = tempDir('agentpost-bench-ingest-');
-  const config = loadConfig({ overrides: { dataDir: dir.path, http: { port: 0 }, smtp: { port: 0 }, log: { level: 'silent' } } });
-  const app = createApp(config, { logger: createLogger('silent', () => {}) });
+  const config = loadConfig({ env: parseThreadsEnv(), overrides: { dataDir: dir.path, http: { port: 0 }, smtp: { port: 0 }, log: { level: 'silent' } } });
+  const app = createApp(config, { logger: createLogger('silent', () => {}), parseWorker: sourceParseWorker });
   const ports = await app.start();
   const agent = app.services.accounts.register({ agentId: 'bench' }, '127.0.0.1');
   const mailbox = app.services.mailbox.mailboxForAddress(agent.email);
@@ -165,7 +170,8 @@ const main = async (): Promise<void> => {
   const sessions = argValue('sessions', 16);
   const bytes = argValue('bytes', 4096);
   const rounds = argValue('rounds', 1);
-  console.log(`bench:ingest  ${sessions} sessions, ${count} messages of ~${bytes} bytes per target, ${rounds} round(s)`);
+  const parseThreads = loadConfig({ env: parseThreadsEnv() }).smtp.parseThreads;
+  console.log(`bench:ingest  ${sessions} sessions, ${count} messages of ~${bytes} bytes per target, ${rounds} round(s), ${parseThreads} parse thread(s)`);
   const results: Measured[] = [];
   for (let round = 0; round < rounds; round += 1) {
     for (const target of ['sink', 'agentpost'] as const) {

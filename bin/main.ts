@@ -1,6 +1,7 @@
+import { sourceParseWorker } from '../src/workers/parse-thread-source.js';
 import { runCli } from './cli.js';
 
-runCli(process.argv.slice(2)).then(
+runCli(process.argv.slice(2), { parseWorker: sourceParseWorker }).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`agentpost: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);

@@ -8,6 +8,7 @@ import type { AddressResolver } from './core/address-resolver.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createLogger, type Logger } from './core/logger.js';
 import type { MxResolver } from './core/outbound.js';
+import type { ParseMail } from './core/parsed-message.js';
 import { createHttpApp } from './http/app.js';
 import { createMcpEndpoint, MCP_PATHS } from './mcp/endpoint.js';
 import { createImapServer } from './imap/server.js';
@@ -18,6 +19,7 @@ import { SmtpHandoff } from './smtp/outbound.js';
 import { Store } from './store/index.js';
 import { loadSecretKey } from './store/secret-key.js';
 import { DeliveryWorker } from './workers/delivery.js';
+import { ParsePool, type ParseWorkerFactory } from './workers/parse-pool.js';
 import { Scheduler } from './workers/scheduler.js';
 import { SearchIndexer } from './workers/search-indexer.js';
 import { keyExpiryRunOnce } from './workers/key-expiry.js';
@@ -40,6 +42,12 @@ export interface AppOptions {
   autoDeliver?: boolean;
   /** DNS for webhook target checks; tests inject one (DESIGN.md "How to test"). */
   addressResolver?: AddressResolver;
+  /**
+   * Starts one inbound-parse thread (src/workers/parse-pool.ts). bin/main.ts and the test
+   * helpers pass sourceParseWorker, the executable an eval'd asset; without one, inbound
+   * mail is parsed on the main thread whatever smtp.parseThreads says.
+   */
+  parseWorker?: ParseWorkerFactory;
 }
 
 export interface BoundPorts {
@@ -65,7 +73,7 @@ export interface App {
 export const databasePath = (config: Config): string => join(config.dataDir, 'agentpost.db');
 
 /** Opens the store and builds the services: what both `serve` and the admin commands need. */
-export const openCore = (config: Config, options: AppOptions = {}) => {
+export const openCore = (config: Config, options: AppOptions = {}, parseMail?: ParseMail) => {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
   const store = Store.open(databasePath(config), { nativeBinding: options.nativeBinding });
@@ -79,7 +87,7 @@ export const openCore = (config: Config, options: AppOptions = {}) => {
     allowInsecure: config.webhooks.allowInsecure, timeoutMs: config.webhooks.timeoutMs, maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES,
   });
   const services = createServices({
-    store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, webhookSender,
+    store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, webhookSender, parseMail,
     config: {
       mailDomain: config.mailDomain,
       smtpHostname: config.smtp.hostname,
@@ -109,7 +117,9 @@ export const openCore = (config: Config, options: AppOptions = {}) => {
 
 /** Wiring: config -> store -> services -> adapters (DESIGN.md). Nothing listens until start(). */
 export const createApp = (config: Config, options: AppOptions = {}): App => {
-  const { clock, logger, store, services, handoff } = openCore(config, options);
+  const logger = options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
+  const parsePool = createParsePool(config, options.parseWorker, logger);
+  const { clock, store, services, handoff } = openCore(config, { ...options, logger }, parsePool?.parse);
   const deliveryWorker = new DeliveryWorker(services.delivery, clock, logger);
   let ready = false;
   // The MCP adapter shares the HTTP listener. It is wired here rather than in an HTTP routes
@@ -151,6 +161,9 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     ports: { http: 0, smtp: 0, submission: 0, imap: 0 },
     baseUrl: config.baseUrl ?? '',
     async start() {
+      // The threads load mailparser meanwhile; their failure is settled into a value so that it
+      // is never an unhandled rejection while an earlier step throws, and is handled below.
+      const parsersFailed = parsePool?.start().then(() => null, (error: unknown) => error);
       // Mail stored before migration 007 is indexed again before anyone can search it.
       await services.searchIndex.backfill();
       unsubscribeSearch = store.searchIndex.queued.subscribe(() => searchIndexer.kick());
@@ -162,6 +175,12 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         imap: await listen(imapServer.server, config.imap.host, config.imap.port),
       };
       app.baseUrl = config.baseUrl ?? `http://${hostForUrl(config.http.host)}:${app.ports.http}`;
+      // Mail is accepted only with its parser up: an executable that cannot start one stops here.
+      const parseFailure = await parsersFailed;
+      if (parseFailure) {
+        await app.stop();
+        throw parseFailure;
+      }
       // Claims still held come from a process that stopped mid-handoff (see DeliveryService.recoverClaims).
       services.delivery.recoverClaims();
       // A committed outbox row kicks the dispatcher at once; the per-second tick is for retries.
@@ -176,7 +195,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         services.outboundQueued.subscribe(() => deliveryWorker.kick());
       }
       ready = true;
-      logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, submission: app.ports.submission, imap: app.ports.imap, baseUrl: app.baseUrl, dataDir: config.dataDir });
+      logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, submission: app.ports.submission, imap: app.ports.imap, baseUrl: app.baseUrl, dataDir: config.dataDir, parseThreads: parsePool?.size ?? 0 });
       return app.ports;
     },
     stop() {
@@ -190,12 +209,24 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         unsubscribeSearch();
         await searchIndexer.stop();
         await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer), closeSmtp(submissionServer), imapServer.close()]);
+        // After the MX closed: a session still in DATA got its parse done or a 451.
+        await parsePool?.close();
         store.close();
       })();
       return stopping;
     },
   };
   return app;
+};
+
+/** Null: parse on the main thread (configured 0 threads, or no way to start one was given). */
+const createParsePool = (config: Config, factory: ParseWorkerFactory | undefined, logger: Logger): ParsePool | null => {
+  if (config.smtp.parseThreads === 0) return null;
+  if (!factory) {
+    logger.info('inbound mail is parsed on the main thread: no parse-thread factory was given', { parseThreads: config.smtp.parseThreads });
+    return null;
+  }
+  return new ParsePool(config.smtp.parseThreads, factory, logger);
 };
 
 const listen = (server: Server | SMTPServer['server'], host: string, port: number): Promise<number> =>

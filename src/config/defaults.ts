@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Config } from './types.js';
 
 /** The embedded defaults: `npm start` on a fresh machine runs with exactly these. */
@@ -6,7 +7,8 @@ export const defaultConfig = (): Config => ({
   mailDomain: 'agents.localhost',
   timeZone: 'UTC',
   http: { host: '127.0.0.1', port: 8080, trustProxy: false, maxBodyBytes: 16 * 1024 * 1024 },
-  smtp: { host: '127.0.0.1', port: 2525, hostname: 'localhost', maxMessageBytes: 25 * 1024 * 1024 },
+  // One parse thread only pays when there is a second core for it to run on.
+  smtp: { host: '127.0.0.1', port: 2525, hostname: 'localhost', maxMessageBytes: 25 * 1024 * 1024, parseThreads: availableParallelism() >= 2 ? 1 : 0 },
   submission: { host: '127.0.0.1', port: 2587, allowInsecureAuth: false },
   imap: { host: '127.0.0.1', port: 2143, allowInsecureAuth: false, maxLineBytes: 64 * 1024, idlePollMs: 1000 },
   limits: {

@@ -15,6 +15,7 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_HTTP_PORT', flag: 'http-port', path: 'http.port', type: 'integer' },
   { env: 'AGENTPOST_SMTP_HOST', flag: 'smtp-host', path: 'smtp.host', type: 'string' },
   { env: 'AGENTPOST_SMTP_PORT', flag: 'smtp-port', path: 'smtp.port', type: 'integer' },
+  { env: 'AGENTPOST_PARSE_THREADS', flag: 'parse-threads', path: 'smtp.parseThreads', type: 'integer' },
   { env: 'AGENTPOST_IMAP_HOST', flag: 'imap-host', path: 'imap.host', type: 'string' },
   { env: 'AGENTPOST_IMAP_PORT', flag: 'imap-port', path: 'imap.port', type: 'integer' },
   { env: 'AGENTPOST_MAIL_DOMAIN', flag: 'mail-domain', path: 'mailDomain', type: 'string' },

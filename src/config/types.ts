@@ -6,7 +6,8 @@ export interface Config {
   baseUrl?: string;
   timeZone: string;
   http: { host: string; port: number; trustProxy: boolean; maxBodyBytes: number };
-  smtp: { host: string; port: number; hostname: string; maxMessageBytes: number };
+  /** parseThreads: worker threads for the MIME parse of inbound mail; 0 parses on the main thread. */
+  smtp: { host: string; port: number; hostname: string; maxMessageBytes: number; parseThreads: number };
   submission: { host: string; port: number; allowInsecureAuth: boolean };
   imap: { host: string; port: number; allowInsecureAuth: boolean; maxLineBytes: number; idlePollMs: number };
   limits: {

@@ -1,5 +1,6 @@
 import { AppError } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
+import type { ParseMail } from '../core/parsed-message.js';
 import type { Store } from '../store/index.js';
 import type { BounceService } from './bounces.js';
 import { INBOX, type MailboxService } from './mailbox.js';
@@ -21,6 +22,8 @@ export class InboundService {
     private readonly mailboxes: MailboxService,
     private readonly hostname: string,
     private readonly bounces?: BounceService,
+    /** Where the MIME parse runs is main.ts's choice (a worker pool keeps it off the event loop). */
+    private readonly parse: ParseMail = parseMessage,
   ) {}
 
   /** A local mailbox, or a signed bounce address whose token verifies (a forged one is refused). */
@@ -37,7 +40,7 @@ export class InboundService {
     for (const recipient of bounceRecipients) this.bounces?.ingest(message.raw, recipient);
     const mailboxRecipients = recipients.filter((recipient) => !bounceRecipients.includes(recipient));
     if (mailboxRecipients.length === 0) return;
-    const parsed = await parseMessage(message.raw);
+    const parsed = await this.parse(message.raw);
     const now = this.clock.now();
     const targets = mailboxRecipients.map((recipient) => {
       const mailbox = this.mailboxes.mailboxForAddress(recipient);

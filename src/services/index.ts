@@ -2,6 +2,7 @@ import type { AddressResolver } from '../core/address-resolver.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Handoff, MxResolver } from '../core/outbound.js';
+import type { ParseMail } from '../core/parsed-message.js';
 import { Signal } from '../core/signal.js';
 import type { WebhookSender } from '../core/webhooks.js';
 import type { Store } from '../store/index.js';
@@ -73,6 +74,8 @@ export interface ServiceDeps {
   addressResolver: AddressResolver;
   /** The outgoing HTTP adapter that performs webhook attempts, injected by main.ts. */
   webhookSender: WebhookSender;
+  /** Parses inbound SMTP mail; main.ts passes a worker pool's. Default: parseMessage on this thread. */
+  parseMail?: ParseMail;
 }
 
 export interface Services {
@@ -103,7 +106,7 @@ export interface Services {
   searchIndex: SearchIndexService;
 }
 
-export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender }: ServiceDeps): Services => {
+export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const searchIndex = new SearchIndexService(store, logger);
   const mailbox = new MailboxService(store, clock, config.readMaxBytes, searchIndex);
@@ -141,7 +144,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     accounts,
     auth,
     mailbox,
-    inbound: new InboundService(store, clock, mailbox, config.smtpHostname, bounces),
+    inbound: new InboundService(store, clock, mailbox, config.smtpHostname, bounces, parseMail),
     rateLimiter,
     keyRotation,
     accessKeys: new AccessKeyService(store, clock, twoFactor, accessKeyPolicy),

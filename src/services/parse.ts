@@ -1,30 +1,10 @@
 import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
-import type { AddressEntry, AttachmentMeta } from '../core/types.js';
+import type { ParsedAttachment, ParsedMessage } from '../core/parsed-message.js';
+import type { AddressEntry } from '../core/types.js';
 import type { SearchText } from '../store/search-index.js';
 
-/**
- * What we keep of a parsed message. Received content is untrusted: every field here is
- * plain data; nothing is rendered, fetched or executed, and attachment names are never
- * used as paths.
- */
-export interface ParsedMessage {
-  messageId: string | null;
-  inReplyTo: string | null;
-  references: string[];
-  subject: string;
-  from: AddressEntry | null;
-  to: AddressEntry[];
-  cc: AddressEntry[];
-  date: number | null;
-  text: string | null;
-  html: string | null;
-  attachments: ParsedAttachment[];
-  encrypted: boolean;
-}
-
-export interface ParsedAttachment extends AttachmentMeta {
-  content: Buffer;
-}
+// The shape lives in core so the injected ParseMail type can name it; re-exported for callers here.
+export type { ParsedAttachment, ParsedMessage } from '../core/parsed-message.js';
 
 const PREVIEW_LENGTH = 200;
 

@@ -6,6 +6,8 @@ import type { Clock } from '../../src/core/clock.js';
 import type { MxResolver } from '../../src/core/outbound.js';
 import { createLogger } from '../../src/core/logger.js';
 import { createApp, type App } from '../../src/main.js';
+import type { ParseWorkerFactory } from '../../src/workers/parse-pool.js';
+import { sourceParseWorker } from '../../src/workers/parse-thread-source.js';
 import { assertMatchesOpenApi } from './openapi.js';
 
 export interface ApiResponse<T = any> {
@@ -39,7 +41,7 @@ export interface TestApp {
  */
 export const startApp = async (
   t: Test, overrides: ConfigLayer = {},
-  options: { clock?: Clock; resolver?: MxResolver; autoDeliver?: boolean; addressResolver?: AddressResolver } = {},
+  options: { clock?: Clock; resolver?: MxResolver; autoDeliver?: boolean; addressResolver?: AddressResolver; parseWorker?: ParseWorkerFactory } = {},
 ): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
   const config = loadConfig({
@@ -48,6 +50,8 @@ export const startApp = async (
   const app = createApp(config, {
     clock: options.clock, resolver: options.resolver, autoDeliver: options.autoDeliver ?? false, addressResolver: options.addressResolver,
     logger: createLogger('silent', () => {}),
+    // The real parse threads, as bin/main.ts starts them (smtp.parseThreads decides how many).
+    parseWorker: options.parseWorker ?? sourceParseWorker,
   });
   await app.start();
   t.teardown(() => app.stop());

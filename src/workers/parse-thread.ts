@@ -1,0 +1,36 @@
+/**
+ * The body of a parse thread (see parse-pool.ts): runs mailparser off the main event loop.
+ * From source it starts as this .ts file (the worker inherits `--import tsx`); in the
+ * single executable, scripts/package.mjs bundles it to one CommonJS asset that needs only
+ * Node builtins and is started with `eval: true`.
+ */
+import { parentPort } from 'node:worker_threads';
+import { parseMessage } from '../services/parse.js';
+import type { ParseReply, ParseRequest, WireParsedMessage } from './parse-protocol.js';
+
+const port = parentPort;
+if (!port) throw new Error('parse-thread runs only as a worker thread');
+
+/**
+ * Each attachment gets its own exact-size ArrayBuffer, moved (not copied) to the main
+ * thread. A Buffer that is a view into a larger one (mailparser's chunks, Node's pool)
+ * would otherwise be cloned with its whole backing store.
+ */
+const toWire = (parsed: Awaited<ReturnType<typeof parseMessage>>): { wire: WireParsedMessage; transfer: ArrayBuffer[] } => {
+  const attachments = parsed.attachments.map((attachment) => ({ ...attachment, content: new Uint8Array(attachment.content) }));
+  return { wire: { ...parsed, attachments }, transfer: attachments.map((attachment) => attachment.content.buffer as ArrayBuffer) };
+};
+
+port.on('message', (request: ParseRequest) => {
+  const raw = Buffer.from(request.raw.buffer, request.raw.byteOffset, request.raw.byteLength);
+  parseMessage(raw).then(
+    (parsed) => {
+      const { wire, transfer } = toWire(parsed);
+      port.postMessage({ type: 'parsed', id: request.id, parsed: wire } satisfies ParseReply, transfer);
+    },
+    // parseMessage keeps unparsable mail with empty fields, so this is a bug, reported per message.
+    (error: unknown) => port.postMessage({ type: 'failed', id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies ParseReply),
+  );
+});
+
+port.postMessage({ type: 'ready' } satisfies ParseReply);

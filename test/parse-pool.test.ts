@@ -1,0 +1,127 @@
+// The inbound parse runs on worker threads (src/workers/parse-pool.ts). What a thread returns
+// must be exactly what parseMessage returns on the main thread; a thread that dies fails only
+// its own messages (the MX answers 451, nothing is stored) and is replaced.
+import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import t from 'tap';
+import { loadConfig } from '../src/config/load.js';
+import { isAppError } from '../src/core/errors.js';
+import { createLogger } from '../src/core/logger.js';
+import { parseMessage } from '../src/services/parse.js';
+import { ParsePool, type ParseWorkerFactory } from '../src/workers/parse-pool.js';
+import { sourceParseWorker } from '../src/workers/parse-thread-source.js';
+import { startApp } from './helpers/app.js';
+import { fixture } from './helpers/mail.js';
+import { smtpSendRaw } from './helpers/smtp.js';
+
+const FIXTURES = readdirSync(join(dirname(fileURLToPath(import.meta.url)), 'fixtures')).filter((name) => name.endsWith('.eml'));
+const silent = createLogger('silent', () => {});
+
+/** A real thread that loads, says it is ready, and ends itself on its first request. */
+const dyingWorker: ParseWorkerFactory = () => new Worker(
+  `const { parentPort } = require('node:worker_threads');
+   parentPort.postMessage({ type: 'ready' });
+   parentPort.once('message', () => process.exit(7));`,
+  { eval: true },
+);
+
+/** The first thread it starts dies on its first message; every later one is the real parser. */
+const firstThreadDies = (): { factory: ParseWorkerFactory; started: () => number } => {
+  let count = 0;
+  return { factory: () => (count++ === 0 ? dyingWorker() : sourceParseWorker()), started: () => count };
+};
+
+const rejectionOf = async (promise: Promise<unknown>): Promise<any> => {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+};
+
+t.test('every MIME fixture parses on a thread exactly as on the main thread', async (t) => {
+  const pool = new ParsePool(2, sourceParseWorker, silent);
+  t.teardown(() => pool.close());
+  await pool.start();
+  t.ok(FIXTURES.length >= 10, 'the fixtures are there');
+  // All at once: two threads, replies matched to requests by id, whatever order they finish in.
+  const threaded = await Promise.all(FIXTURES.map((name) => pool.parse(fixture(name))));
+  for (const [index, name] of FIXTURES.entries()) {
+    const expected = await parseMessage(fixture(name));
+    t.strictSame(threaded[index], expected, `${name}: same fields, same types`);
+    for (const attachment of threaded[index].attachments) t.ok(Buffer.isBuffer(attachment.content), `${name}: ${attachment.filename} content is a Buffer`);
+  }
+  const withAttachments = threaded[FIXTURES.indexOf('attachments.eml')];
+  t.equal(withAttachments.attachments.length, 3, 'the attachments fixture is in the comparison');
+});
+
+t.test('a thread that dies fails its request cleanly and is replaced', async (t) => {
+  const threads = firstThreadDies();
+  const pool = new ParsePool(1, threads.factory, silent);
+  t.teardown(() => pool.close());
+  await pool.start();
+  const error = await rejectionOf(pool.parse(fixture('reply.eml')));
+  t.match(error.message, /exited with code 7/);
+  t.notOk(isAppError(error), 'not an AppError: the MX maps it to 451 4.3.0, a retry');
+  const parsed = await pool.parse(fixture('reply.eml'));
+  t.strictSame(parsed, await parseMessage(fixture('reply.eml')), 'the next message goes to a new thread');
+  t.equal(threads.started(), 2);
+});
+
+t.test('start fails when a thread ends before it is ready; close fails what is in flight', async (t) => {
+  const broken = new ParsePool(1, () => new Worker('process.exit(3)', { eval: true }), silent);
+  t.match((await rejectionOf(broken.start())).message, /exited with code 3 before it was ready/);
+  await broken.close();
+
+  const pool = new ParsePool(1, sourceParseWorker, silent);
+  await pool.start();
+  const inFlight = pool.parse(fixture('alternative.eml'));
+  await pool.close();
+  // Either the thread answered before it was stopped, or the request failed; never left hanging.
+  const outcome = await inFlight.then((parsed) => parsed.subject, (error: Error) => error.message);
+  t.match(outcome, /^(Quarterly numbers|the server is shutting down)$/);
+  const after = await rejectionOf(pool.parse(fixture('alternative.eml')));
+  t.ok(isAppError(after) && after.code === 'unavailable', 'no parse after close');
+});
+
+t.test('the MX: a dying parse thread means 451 and nothing stored; the retry lands', async (t) => {
+  const threads = firstThreadDies();
+  const { smtpPort, register, api } = await startApp(t, { smtp: { parseThreads: 1 } }, { parseWorker: threads.factory });
+  const agent = await register();
+  const error = await rejectionOf(smtpSendRaw(smtpPort, 'a@example.org', [agent.email], fixture('reply.eml')));
+  t.equal(error.responseCode, 451, 'a temporary failure: the sender keeps the message');
+  t.match(error.response, /^451 4\.3\.0 /);
+  const empty = await api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
+  t.equal(empty.body.totalMessages, 0);
+  const retry = await smtpSendRaw(smtpPort, 'a@example.org', [agent.email], fixture('reply.eml'));
+  t.match(retry.response, /^250 /);
+  const inbox = await api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
+  t.same(inbox.body.emails.map((email: any) => email.subject), ['Re: Quarterly numbers']);
+  t.equal(threads.started(), 2);
+});
+
+t.test('smtp.parseThreads 0 parses on the main thread and never starts a thread', async (t) => {
+  let started = 0;
+  const counting: ParseWorkerFactory = () => {
+    started += 1;
+    return sourceParseWorker();
+  };
+  const { smtpPort, register, api } = await startApp(t, { smtp: { parseThreads: 0 } }, { parseWorker: counting });
+  const agent = await register();
+  await smtpSendRaw(smtpPort, 'a@example.org', [agent.email], fixture('attachments.eml'));
+  const inbox = await api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
+  t.equal(inbox.body.emails[0].subject, 'Three attachments');
+  t.equal(started, 0);
+});
+
+t.test('smtp.parseThreads: default by CPU count, AGENTPOST_PARSE_THREADS, bounds', async (t) => {
+  t.equal(loadConfig().smtp.parseThreads, availableParallelism() >= 2 ? 1 : 0);
+  t.equal(loadConfig({ env: { AGENTPOST_PARSE_THREADS: '3' } }).smtp.parseThreads, 3);
+  t.equal(loadConfig({ flags: { 'parse-threads': '0' } }).smtp.parseThreads, 0);
+  t.throws(() => loadConfig({ env: { AGENTPOST_PARSE_THREADS: '-1' } }), /smtp\.parseThreads/);
+  t.throws(() => loadConfig({ overrides: { smtp: { parseThreads: 65 } } }), /smtp\.parseThreads/);
+});
