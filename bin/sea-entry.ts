@@ -7,15 +7,22 @@
  * better-sqlite3 as the `nativeBinding` option (runCli -> openCore -> Store.open).
  * Outside a SEA (e.g. `node --import tsx bin/sea-entry.ts`) it runs like bin/main.ts and
  * better-sqlite3 finds its addon in node_modules as usual.
+ *
+ * The inbound-parse thread (src/workers/parse-thread.ts) travels as a second asset, bundled
+ * to CommonJS that needs only Node builtins: there is no file to start a Worker from, so
+ * its source is evaluated. Outside a SEA no factory is passed and mail is parsed on the main
+ * thread (bin/main.ts is the entry that runs threads from source).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
+import { Worker } from 'node:worker_threads';
 import { runCli } from './cli.js';
 
-/** The asset key; scripts/package.mjs stores the addon under the same name. */
+/** The asset keys; scripts/package.mjs stores the addon and the parse thread under the same names. */
 const ADDON_ASSET = 'better_sqlite3.node';
+const PARSE_THREAD_ASSET = 'parse-thread.js';
 
 const loadAddonFromAsset = (): object => {
   const dir = mkdtempSync(join(tmpdir(), 'agentpost-'));
@@ -35,9 +42,16 @@ const loadAddonFromAsset = (): object => {
   }
 };
 
-const nativeBinding = isSea() ? loadAddonFromAsset() : undefined;
+/** Read once; each thread the pool starts (or replaces) evaluates the same source. */
+const parseThreadFromAsset = () => {
+  const source = getAsset(PARSE_THREAD_ASSET, 'utf8');
+  return () => new Worker(source, { eval: true });
+};
 
-runCli(process.argv.slice(2), { nativeBinding }).then(
+const nativeBinding = isSea() ? loadAddonFromAsset() : undefined;
+const parseWorker = isSea() ? parseThreadFromAsset() : undefined;
+
+runCli(process.argv.slice(2), { nativeBinding, parseWorker }).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`agentpost: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);

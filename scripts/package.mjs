@@ -3,8 +3,10 @@
 //   1. esbuild bundles bin/sea-entry.ts with everything it imports (src/, schema/*.json,
 //      koa, smtp-server, mailparser, ajv, ...) into one CommonJS file, the only module
 //      format a SEA main script can be;
+//      The inbound-parse thread (src/workers/parse-thread.ts) is bundled the same way into a
+//      second file: a worker needs its own code, and a SEA has no file to start one from;
 //   2. `node --experimental-sea-config` turns it into a blob, with better-sqlite3's native
-//      addon as an asset (bin/sea-entry.ts loads it from there at start);
+//      addon and the parse thread as assets (bin/sea-entry.ts loads both from there);
 //   3. postject injects the blob into a copy of this node binary.
 // The result needs nothing beside it: no node, no node_modules, no schema files.
 import { execFileSync } from 'node:child_process';
@@ -18,11 +20,13 @@ const require = createRequire(import.meta.url);
 const { inject } = require('postject');
 
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
-const ADDON_ASSET = 'better_sqlite3.node'; // the name bin/sea-entry.ts asks for
+const ADDON_ASSET = 'better_sqlite3.node'; // the names bin/sea-entry.ts asks for
+const PARSE_THREAD_ASSET = 'parse-thread.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const bundle = join(dist, 'agentpost.cjs');
+const parseThreadBundle = join(dist, 'parse-thread.cjs');
 const seaConfig = join(dist, 'sea-config.json');
 const blob = join(dist, 'sea-prep.blob');
 const executable = join(dist, process.platform === 'win32' ? 'agentpost.exe' : 'agentpost');
@@ -57,10 +61,8 @@ statSync(addon); // fails early with a clear path when better-sqlite3 was not bu
 mkdirSync(dist, { recursive: true });
 rmSync(executable, { force: true });
 
-step(`bundling bin/sea-entry.ts -> ${relative(root, bundle)}`);
-await build({
-  entryPoints: [join(root, 'bin', 'sea-entry.ts')],
-  outfile: bundle,
+/** One CommonJS file with everything inside; only Node builtins stay outside. */
+const bundleOptions = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
@@ -70,15 +72,20 @@ await build({
   // import.meta is empty in CommonJS: code that relies on it would break only at run time.
   logOverride: { 'empty-import-meta': 'error' },
   plugins: [preferCommonJsBuilds],
-});
+};
 
-step(`making the SEA blob (addon asset ${relative(root, addon)})`);
+step(`bundling bin/sea-entry.ts -> ${relative(root, bundle)}`);
+await build({ ...bundleOptions, entryPoints: [join(root, 'bin', 'sea-entry.ts')], outfile: bundle });
+step(`bundling src/workers/parse-thread.ts -> ${relative(root, parseThreadBundle)}`);
+await build({ ...bundleOptions, entryPoints: [join(root, 'src', 'workers', 'parse-thread.ts')], outfile: parseThreadBundle });
+
+step(`making the SEA blob (assets ${relative(root, addon)}, ${relative(root, parseThreadBundle)})`);
 writeFileSync(seaConfig, JSON.stringify({
   main: bundle,
   output: blob,
   disableExperimentalSEAWarning: true,
   useCodeCache: true,
-  assets: { [ADDON_ASSET]: addon },
+  assets: { [ADDON_ASSET]: addon, [PARSE_THREAD_ASSET]: parseThreadBundle },
 }, null, 2));
 execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
 
