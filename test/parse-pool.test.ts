@@ -104,6 +104,11 @@ t.test('the MX: a dying parse thread means 451 and nothing stored; the retry lan
   t.equal(threads.started(), 2);
 });
 
+t.test('the app does not start when its parse thread cannot', async (t) => {
+  const broken: ParseWorkerFactory = () => new Worker('process.exit(3)', { eval: true });
+  await t.rejects(startApp(t, { smtp: { parseThreads: 1 } }, { parseWorker: broken }), /exited with code 3 before it was ready/);
+});
+
 t.test('smtp.parseThreads 0 parses on the main thread and never starts a thread', async (t) => {
   let started = 0;
   const counting: ParseWorkerFactory = () => {
