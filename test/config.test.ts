@@ -67,6 +67,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'http.port': ['8181', 8181],
     'smtp.host': ['::1', '::1'],
     'smtp.port': ['25', 25],
+    'smtp.parseThreads': ['2', 2],
     'imap.host': ['::1', '::1'],
     'imap.port': ['143', 143],
     mailDomain: ['mail.example.org', 'mail.example.org'],
