@@ -32,7 +32,7 @@ const parseThreadsEnv = () => ({ AGENTPOST_PARSE_THREADS: process.env.AGENTPOST_
 
 const serveAgentpost = async (): Promise<{ ready: ServerReady; stored: () => number; stop: () => Promise<void> }> => {
   const dir = tempDir('agentpost-bench-ingest-');
-  const config = loadConfig({ env: parseThreadsEnv(), overrides: { dataDir: dir.path, http: { port: 0 }, smtp: { port: 0 }, log: { level: 'silent' } } });
+  const config = loadConfig({ env: parseThreadsEnv(), overrides: { dataDir: dir.path, http: { port: 0 }, smtp: { port: 0 }, submission: { port: 0 }, imap: { port: 0 }, log: { level: 'silent' } } });
   const app = createApp(config, { logger: createLogger('silent', () => {}), parseWorker: sourceParseWorker });
   const ports = await app.start();
   const agent = app.services.accounts.register({ agentId: 'bench' }, '127.0.0.1');

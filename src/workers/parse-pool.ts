@@ -8,7 +8,7 @@ import type { Worker } from 'node:worker_threads';
 import { AppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ParseMail, ParsedMessage } from '../core/parsed-message.js';
-import type { ParseReply, ParseRequest, WireParsedMessage } from './parse-protocol.js';
+import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
 
 /** Starts one parse thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
 export type ParseWorkerFactory = () => Worker;
@@ -16,6 +16,12 @@ export type ParseWorkerFactory = () => Worker;
 interface Pending {
   resolve: (parsed: ParsedMessage) => void;
   reject: (error: Error) => void;
+}
+
+/** Requests of this turn for one thread, posted together at its end (see parse-protocol.ts). */
+interface Outgoing {
+  requests: ParseRequest[];
+  transfer: ArrayBuffer[];
 }
 
 interface Slot {
@@ -30,6 +36,8 @@ export class ParsePool {
   private nextId = 1;
   private cursor = 0;
   private closed = false;
+  /** Keyed by thread, not slot: a batch for a thread that died meanwhile goes nowhere (its requests already failed). */
+  private outgoing = new Map<Worker, Outgoing>();
 
   constructor(readonly size: number, private readonly factory: ParseWorkerFactory, private readonly logger: Logger) {
     if (size < 1) throw new RangeError('a parse pool needs at least one thread');
@@ -55,7 +63,7 @@ export class ParsePool {
     const copy = new Uint8Array(raw);
     return new Promise<ParsedMessage>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, raw: copy } satisfies ParseRequest, [copy.buffer]);
+      this.enqueue(worker, { id, raw: copy });
     });
   };
 
@@ -63,6 +71,20 @@ export class ParsePool {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.slots.map((slot) => slot.worker?.terminate()));
+  }
+
+  private enqueue(worker: Worker, request: ParseRequest): void {
+    if (this.outgoing.size === 0) setImmediate(() => this.post());
+    const batch = this.outgoing.get(worker) ?? { requests: [], transfer: [] };
+    batch.requests.push(request);
+    batch.transfer.push(request.raw.buffer as ArrayBuffer);
+    this.outgoing.set(worker, batch);
+  }
+
+  private post(): void {
+    const batches = this.outgoing;
+    this.outgoing = new Map();
+    for (const [worker, batch] of batches) worker.postMessage(batch.requests, batch.transfer);
   }
 
   private leastBusy(): Slot {
@@ -79,7 +101,7 @@ export class ParsePool {
     const worker = this.factory();
     slot.worker = worker;
     slot.ready = new Promise<void>((resolve, reject) => {
-      worker.on('message', (reply: ParseReply) => (reply.type === 'ready' ? resolve() : this.settle(slot, reply)));
+      worker.on('message', (reply: ParseReply) => (reply.type === 'ready' ? resolve() : reply.results.forEach((result) => this.settle(slot, result))));
       worker.once('exit', (code) => {
         reject(new Error(`parse thread exited with code ${code} before it was ready`));
         this.retire(slot, worker, code);
@@ -92,7 +114,7 @@ export class ParsePool {
     return worker;
   }
 
-  private settle(slot: Slot, reply: Exclude<ParseReply, { type: 'ready' }>): void {
+  private settle(slot: Slot, reply: ParseResult): void {
     const pending = slot.pending.get(reply.id);
     if (!pending) return;
     slot.pending.delete(reply.id);

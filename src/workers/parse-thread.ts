@@ -1,12 +1,12 @@
 /**
  * The body of a parse thread (see parse-pool.ts): runs mailparser off the main event loop.
- * From source it starts as this .ts file (the worker inherits `--import tsx`); in the
+ * From source it starts via parse-thread-source.ts (tsx registered in the thread); in the
  * single executable, scripts/package.mjs bundles it to one CommonJS asset that needs only
  * Node builtins and is started with `eval: true`.
  */
 import { parentPort } from 'node:worker_threads';
 import { parseMessage } from '../services/parse.js';
-import type { ParseReply, ParseRequest, WireParsedMessage } from './parse-protocol.js';
+import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('parse-thread runs only as a worker thread');
@@ -21,16 +21,34 @@ const toWire = (parsed: Awaited<ReturnType<typeof parseMessage>>): { wire: WireP
   return { wire: { ...parsed, attachments }, transfer: attachments.map((attachment) => attachment.content.buffer as ArrayBuffer) };
 };
 
-port.on('message', (request: ParseRequest) => {
+/** Results finished in this turn, posted together at its end (see parse-protocol.ts). */
+let results: ParseResult[] = [];
+let transfer: ArrayBuffer[] = [];
+
+const reply = (result: ParseResult, moved: ArrayBuffer[] = []): void => {
+  if (results.length === 0) setImmediate(flush);
+  results.push(result);
+  transfer.push(...moved);
+};
+
+const flush = (): void => {
+  port.postMessage({ type: 'results', results } satisfies ParseReply, transfer);
+  results = [];
+  transfer = [];
+};
+
+const parseOne = (request: ParseRequest): void => {
   const raw = Buffer.from(request.raw.buffer, request.raw.byteOffset, request.raw.byteLength);
   parseMessage(raw).then(
     (parsed) => {
-      const { wire, transfer } = toWire(parsed);
-      port.postMessage({ type: 'parsed', id: request.id, parsed: wire } satisfies ParseReply, transfer);
+      const { wire, transfer: moved } = toWire(parsed);
+      reply({ type: 'parsed', id: request.id, parsed: wire }, moved);
     },
     // parseMessage keeps unparsable mail with empty fields, so this is a bug, reported per message.
-    (error: unknown) => port.postMessage({ type: 'failed', id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies ParseReply),
+    (error: unknown) => reply({ type: 'failed', id: request.id, error: error instanceof Error ? error.message : String(error) }),
   );
-});
+};
+
+port.on('message', (requests: ParseRequest[]) => requests.forEach(parseOne));
 
 port.postMessage({ type: 'ready' } satisfies ParseReply);
