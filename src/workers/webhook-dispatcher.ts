@@ -2,6 +2,9 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { WebhookDispatchService } from '../services/webhooks/dispatch.js';
 
+/** How long a kick waits for more mail to share its run; far below the contract's latency. */
+const KICK_DELAY_MS = 10;
+
 export interface DispatcherOptions {
   /** Attempts in flight at once, across all endpoints. */
   concurrency: number;
@@ -29,14 +32,18 @@ export class WebhookDispatcher {
     private readonly options: DispatcherOptions,
   ) {}
 
-  /** Runs start() soon, after the current (synchronous) transaction has committed. */
+  /**
+   * Runs start() soon, after the current (synchronous) transaction has committed. Kicks
+   * within KICK_DELAY_MS share one run: under an SMTP burst, a run per group-commit batch
+   * (1 to 2 ms apart) spent about 3% of the ingest CPU reading an outbox of a few rows.
+   */
   kick(): void {
     if (this.kickPending || this.shutdown.signal.aborted) return;
     this.kickPending = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.kickPending = false;
       void this.startSafely(this.clock.now(), 'kick');
-    });
+    }, KICK_DELAY_MS);
   }
 
   /** Ingests, then starts due attempts without waiting for them; resolves to how many it started. */
