@@ -81,6 +81,20 @@ t.test('idle sessions are reused per server', async (t) => {
   t.equal(sink.connections, 1, 'one TCP connection for three messages');
 });
 
+t.test("sessions turn off Nagle's algorithm, so the message's last line is not held for the server's delayed ACK", async (t) => {
+  const sink = await startSink(t);
+  const toSink: boolean[] = [];
+  const setNoDelay = net.Socket.prototype.setNoDelay;
+  net.Socket.prototype.setNoDelay = function (this: net.Socket, noDelay?: boolean) {
+    if (this.remotePort === sink.port) toSink.push(noDelay ?? true);
+    return setNoDelay.call(this, noDelay);
+  };
+  t.teardown(() => { net.Socket.prototype.setNoDelay = setNoDelay; });
+  const results = await handoff(t, 1).deliver({ route: route(sink.port), from: 'b@agents.localhost', recipients: ['ok@remote.test'], raw: RAW });
+  t.match(results, [{ status: 'delivered' }]);
+  t.same(toSink, [true], 'the client socket of the session has TCP_NODELAY');
+});
+
 t.test('DKIM: the signature verifies against the public key (RFC 6376, relaxed/relaxed)', async (t) => {
   const sink = await startSink(t);
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
