@@ -53,6 +53,9 @@ const REVIEW: Record<SendingState, SendingStatus['review']> = {
  * themselves, so they cannot drift from what was charged.
  */
 export class SendingLimits {
+  /** The last local day computed: every send needs it, and Intl formatting is not cheap. */
+  private day: DayBounds = { start: 0, end: 0 };
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -66,7 +69,7 @@ export class SendingLimits {
 
   status(account: Account): SendingStatus {
     const now = this.clock.now().getTime();
-    const today = dayBounds(now, this.config.timeZone);
+    const today = this.dayOf(now);
     return {
       state: account.sendingState,
       limits: { ...this.limitsOf(account.sendingState), sendRequestsPerMinute: this.config.sendRequestsPerMinute },
@@ -94,7 +97,7 @@ export class SendingLimits {
   }
 
   private checkDay(account: Account, recipients: number, perDay: number, now: number): void {
-    const today = dayBounds(now, this.config.timeZone);
+    const today = this.dayOf(now);
     const used = this.store.submissions.countAccountRecipientsSince(account.id, today.start);
     if (used + recipients <= perDay) return;
     throw new AppError(
@@ -102,6 +105,11 @@ export class SendingLimits {
       `daily sending limit of ${perDay} recipients (${account.sendingState}) reached: ${used} used today, ${recipients} requested`,
       { retryAfterSeconds: Math.max(1, Math.ceil((today.end - now) / 1000)) },
     );
+  }
+
+  private dayOf(now: number): DayBounds {
+    if (now < this.day.start || now >= this.day.end) this.day = dayBounds(now, this.config.timeZone);
+    return this.day;
   }
 
   /** Sliding minute: frees up when enough of the last minute's recipients age out. */
