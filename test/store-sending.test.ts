@@ -76,6 +76,28 @@ t.test('a refund happens exactly once and transitions can be guarded', async (t)
   t.equal(store.submissions.eventsOf('s1', 2)[0].status, 'suppressed', 'the cap keeps the latest');
 });
 
+t.test('limits count charged recipients and rate events, and read one time only at the position asked', async (t) => {
+  const store = open(t);
+  store.transaction(() => {
+    store.submissions.insert({ ...submission('s1'), createdAt: 1000 }, [
+      { address: 'a@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
+      { address: 'b@example.com', domain: 'example.com', kind: 'to', status: 'suppressed' },
+    ]);
+    store.submissions.insert({ ...submission('s2'), createdAt: 2000 }, [
+      { address: 'c@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
+      { address: 'd@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
+    ]);
+    for (const at of [10, 20, 30]) store.rateLimits.record('send', 'acc1', at);
+    store.rateLimits.record('send', 'other', 15);
+  });
+  t.equal(store.submissions.countAccountRecipientsSince('acc1', 1000), 3, 'suppressed recipients are not charged');
+  t.equal(store.submissions.countAccountRecipientsSince('acc1', 1001), 2);
+  t.same([0, 1, 2, 3].map((index) => store.submissions.recipientTimeAt('acc1', 0, index)), [1000, 2000, 2000, null]);
+  t.equal(store.submissions.recipientTimeAt('acc1', 1001, 0), 2000);
+  t.equal(store.rateLimits.countSince('send', 'acc1', 15), 2);
+  t.same([0, 1, 2].map((index) => store.rateLimits.timeAt('send', 'acc1', 15, index)), [20, 30, null]);
+});
+
 t.test('unresolved identical messages, idempotency records and suppressions', async (t) => {
   const store = open(t);
   const [x] = store.transaction(() => store.submissions.insert(submission('s1', 'same'), [

@@ -243,13 +243,13 @@ export class SubmissionRepo extends Repo {
     ).get(accountId, since) as { n: number }).n;
   }
 
-  /** Creation times of the account's charged recipients since `since`, oldest first. */
-  recipientTimesSince(accountId: string, since: number): number[] {
-    const rows = this.sql(
-      `SELECT created_at AS at FROM submission_recipients
-       WHERE account_id = ? AND created_at >= ? AND credit_reserved = 1 ORDER BY created_at`,
-    ).all(accountId, since) as { at: number }[];
-    return rows.map((row) => row.at);
+  /** The creation time of the charged recipient at 0-based position `index` since `since`, oldest first. */
+  recipientTimeAt(accountId: string, since: number, index: number): number | null {
+    const at = this.sql(
+      `SELECT created_at FROM submission_recipients
+       WHERE account_id = ? AND created_at >= ? AND credit_reserved = 1 ORDER BY created_at LIMIT 1 OFFSET ?`,
+    ).pluck().get(accountId, since, index) as number | undefined;
+    return at ?? null;
   }
 
   /** Budget units a key holds since `since` (0 for all time): charged and not refunded. */

@@ -5,6 +5,7 @@ import { webhooks } from './004_webhooks.js';
 import { keys } from './005_keys.js';
 import { keyBudgetCounters } from './006_key_budget_counters.js';
 import { searchIndex } from './007_search_index.js';
+import { sendPath } from './008_send_path.js';
 
 export interface Migration {
   version: number;
@@ -13,4 +14,4 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath];
