@@ -97,8 +97,12 @@ const benchAgentpost = async (relayPort: number, sink: Awaited<ReturnType<typeof
     const deliveredSeconds = (performance.now() - started) / 1000;
     return { acceptedSeconds, deliveredSeconds };
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('exit', resolve));
+    // A server that already died (a port taken at start) emits no second 'exit': waiting for one hung the run.
+    const exited = server.exitCode !== null || server.signalCode !== null;
+    if (!exited) {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => server.once('exit', resolve));
+    }
     rmSync(dataDir, { recursive: true, force: true });
   }
 };
@@ -150,13 +154,24 @@ const benchPostfix = async (sink: Awaited<ReturnType<typeof startSink>>) => {
   }
 };
 
-const freePort = () => new Promise<number>((resolve) => {
-  const server = createServer();
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as AddressInfo;
-    server.close(() => resolve(port));
-  });
-});
+/** Ports handed out in this run: the kernel may offer a port again once its probe is closed. */
+const handedOut = new Set<number>();
+
+/** A port nothing listens on, never one already handed out (the server would die of EADDRINUSE and the run hang). */
+const freePort = async (): Promise<number> => {
+  for (;;) {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => {
+        const { port: probed } = server.address() as AddressInfo;
+        server.close(() => resolve(probed));
+      });
+    });
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+};
 
 const waitForPort = async (port: number) => {
   for (let i = 0; i < 100; i += 1) {
