@@ -164,8 +164,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       // The threads load mailparser meanwhile; their failure is settled into a value so that it
       // is never an unhandled rejection while an earlier step throws, and is handled below.
       const parsersFailed = parsePool?.start().then(() => null, (error: unknown) => error);
-      // Mail stored before migration 007 is indexed again before anyone can search it.
-      await services.searchIndex.backfill();
+      // Mail stored before migration 7, or queued when the last process stopped, is indexed before anyone can search.
+      await services.searchIndex.prepare();
       unsubscribeSearch = store.searchIndex.queued.subscribe(() => searchIndexer.kick());
       searchIndexer.kick(); // mail queued before the last stop
       app.ports = {

@@ -106,6 +106,37 @@ t.test('mail stored before the folder-scoped index is indexed again from its raw
   }
 });
 
+t.test('a batch that rolls back keeps the queued texts for its retry', async (t) => {
+  const { app, register } = await startApp(t);
+  const agent = await register();
+  const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
+  await app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf('kept', 'x'), parsed('kept', 'rollback survivor')));
+  // One turn: the index job shares a transaction with a failing job; the batch rolls back
+  // and each job runs again alone (src/store/group-commit.ts).
+  const [indexed, failed] = await Promise.allSettled([
+    app.store.groupCommit(() => app.store.searchIndex.indexQueued(100)),
+    app.store.groupCommit(() => { throw new Error('another job fails'); }),
+  ]);
+  t.same([indexed.status, failed.status], ['fulfilled', 'rejected']);
+  t.equal(app.store.searchIndex.backfillCount(), 0, 'the retry still had the text');
+  t.equal(app.store.db.prepare("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'survivor'").pluck().get(), 1);
+});
+
+t.test('mail still queued when the process stopped is indexed from its raw bytes at the next start', async (t) => {
+  const dataDir = t.testdir({});
+  const first = await startApp(t, { dataDir });
+  const agent = await first.register();
+  const mailbox = first.app.services.mailbox.mailboxForAddress(agent.email)!;
+  const raw = Buffer.from('From: a@example.org\r\nSubject: late\r\n\r\nunindexed pelican\r\n');
+  await first.app.store.groupCommit(() => first.app.services.mailbox.append(mailbox, 'INBOX', raw, parsed('late', 'unindexed pelican')));
+  await first.app.stop(); // before the indexer's delay: the text existed only in that process
+  const second = await startApp(t, { dataDir });
+  t.notOk(second.app.store.searchIndex.hasQueued());
+  const principal = second.app.services.auth.authenticate(agent.apiKey);
+  const found = second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'pelican' });
+  t.same(found.emails.map((email) => email.subject), ['late']);
+});
+
 t.test('search words become column-restricted FTS5 terms', async (t) => {
   t.equal(toFtsQuery('Invoice quart*'), '{subject participants body} : "Invoice" AND {subject participants body} : "quart"*');
   t.equal(toFtsQuery('東京 会議'), '{subject participants body} : "東京"* AND {subject participants body} : "会議"*', 'unspaced scripts match by prefix');

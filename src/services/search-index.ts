@@ -40,23 +40,33 @@ export class SearchIndexService {
   }
 
   /**
-   * Re-indexes, from their raw bytes, the messages stored before the index had a folder
-   * column (migration 007). main.ts runs it before any listener opens, so no search ever
-   * misses them. Returns how many were indexed.
+   * Start-up, before any listener opens: indexes from their raw bytes the messages stored
+   * before the index had a folder column (migration 7) and those still queued when the last
+   * process stopped (their texts were in its memory). So no search ever misses them.
    */
-  async backfill(): Promise<number> {
+  async prepare(): Promise<number> {
+    this.store.transaction(() => this.store.searchIndex.backfillQueued());
     const total = this.store.searchIndex.backfillCount();
     if (total === 0) return 0;
     this.logger.info('re-indexing stored mail for search', { messages: total });
+    const done = await this.indexBackfill();
+    this.logger.info('search index ready', { messages: done });
+    return done;
+  }
+
+  hasBackfill(): boolean {
+    return this.store.searchIndex.backfillCount() > 0;
+  }
+
+  /** Indexes the backfill from the messages' raw bytes; returns how many were indexed. */
+  async indexBackfill(): Promise<number> {
     let done = 0;
     for (;;) {
       const batch = this.store.searchIndex.backfillBatch(BACKFILL_BATCH);
-      if (batch.length === 0) break;
+      if (batch.length === 0) return done;
       const texts = await Promise.all(batch.map(async (item) => searchTextOf(await parseMessage(item.raw))));
       await this.store.groupCommit(() => batch.forEach((item, index) => this.store.searchIndex.indexBackfilled(item, texts[index])));
       done += batch.length;
     }
-    this.logger.info('search index ready', { messages: done });
-    return done;
   }
 }
