@@ -29,10 +29,11 @@ interface Job {
  * so one failure does not undo the others. A job must therefore only touch the database.
  *
  * One batch is in flight at a time: jobs that arrive while a batch is being synced wait
- * and go into the next batch together, as soon as the sync ends. A commit costs far more
- * than the work of one job (FTS5 writes its pending index as a new segment at every
- * commit), so fewer, larger batches are what lets ingest keep up; a lone job still
- * commits in the next turn.
+ * and go into the next batch together, as soon as the sync ends. A commit has a fixed cost
+ * (every page it touched goes whole into the WAL; with the full-text index still written
+ * per batch then, ingest batches averaged 2 messages and each commit wrote an FTS5 segment),
+ * so fewer, larger batches are what lets ingest keep up; a lone job still commits in the
+ * next turn.
  *
  * The flush to disk runs off the event loop. In WAL mode synchronous=FULL differs from
  * NORMAL only in syncing the WAL after each commit (https://sqlite.org/pragma.html#pragma_synchronous);
