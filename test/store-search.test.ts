@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { ParsedMessage } from '../src/services/parse.js';
 import { toFtsQuery } from '../src/services/mailbox.js';
 import { startApp } from './helpers/app.js';
@@ -84,17 +84,23 @@ t.test('the indexer drains the queue without a search', async (t) => {
   t.equal(hits, 1);
 });
 
-t.test('mail stored before the folder-scoped index is indexed again from its raw bytes at start', async (t) => {
-  const dataDir = t.testdir({});
+/** Starts an app in `dataDir`, stores one message with these parsed fields, and stops it. */
+const storeOneAndStop = async (t: Test, dataDir: string, raw: Buffer, fields: ParsedMessage) => {
   const first = await startApp(t, { dataDir });
   const agent = await first.register();
   const mailbox = first.app.services.mailbox.mailboxForAddress(agent.email)!;
-  const raw = Buffer.from('From: "Ada Archer" <ada@example.org>\r\nSubject: Quarterly plans\r\n\r\nThe tacos are on Friday.\r\n');
-  await first.app.store.groupCommit(() => first.app.services.mailbox.append(mailbox, 'INBOX', raw, parsed('listed subject', 'none of the words')));
+  await first.app.store.groupCommit(() => first.app.services.mailbox.append(mailbox, 'INBOX', raw, fields));
   await first.app.stop();
-  // The database as migration 6 left it: no queue, no backfill, migration 7 not recorded.
+  return agent;
+};
+
+t.test('mail stored before the folder-scoped index is indexed again from its raw bytes at start', async (t) => {
+  const dataDir = t.testdir({});
+  const raw = Buffer.from('From: "Ada Archer" <ada@example.org>\r\nSubject: Quarterly plans\r\n\r\nThe tacos are on Friday.\r\n');
+  const agent = await storeOneAndStop(t, dataDir, raw, parsed('listed subject', 'none of the words'));
+  // The search tables as migration 6 left them: migrations 7 and 9 run again at the next start.
   const db = new Database(join(dataDir, 'agentpost.db'));
-  db.exec('DROP TABLE search_queue; DROP TABLE search_backfill; DELETE FROM schema_migrations WHERE version = 7');
+  db.exec('DROP TABLE search_queue; DROP TABLE search_backfill; DELETE FROM schema_migrations WHERE version IN (7, 9)');
   db.close();
   const second = await startApp(t, { dataDir });
   t.equal(second.app.store.searchIndex.backfillCount(), 0, 'start-up re-indexed everything');
@@ -104,6 +110,10 @@ t.test('mail stored before the folder-scoped index is indexed again from its raw
     // The listing shows the stored fields; the words are only in the raw bytes.
     t.same(found.emails.map((email) => email.subject), ['listed subject'], `${search}: found through the raw bytes`);
   }
+  const mailbox = second.app.services.mailbox.mailboxForAddress(agent.email)!;
+  await second.app.store.groupCommit(() => second.app.services.mailbox.append(mailbox, 'INBOX', rawOf('after', 'x'), parsed('after the upgrade', 'newcomer')));
+  const newer = second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'newcomer' });
+  t.same(newer.emails.map((email) => email.subject), ['after the upgrade'], 'mail stored after the upgrade is queued and found');
 });
 
 t.test('a batch that rolls back keeps the queued texts for its retry', async (t) => {
@@ -124,12 +134,9 @@ t.test('a batch that rolls back keeps the queued texts for its retry', async (t)
 
 t.test('mail still queued when the process stopped is indexed from its raw bytes at the next start', async (t) => {
   const dataDir = t.testdir({});
-  const first = await startApp(t, { dataDir });
-  const agent = await first.register();
-  const mailbox = first.app.services.mailbox.mailboxForAddress(agent.email)!;
   const raw = Buffer.from('From: a@example.org\r\nSubject: late\r\n\r\nunindexed pelican\r\n');
-  await first.app.store.groupCommit(() => first.app.services.mailbox.append(mailbox, 'INBOX', raw, parsed('late', 'unindexed pelican')));
-  await first.app.stop(); // before the indexer's delay: the text existed only in that process
+  // Stopped before the indexer's delay: the text existed only in that process.
+  const agent = await storeOneAndStop(t, dataDir, raw, parsed('late', 'unindexed pelican'));
   const second = await startApp(t, { dataDir });
   t.notOk(second.app.store.searchIndex.hasQueued());
   const principal = second.app.services.auth.authenticate(agent.apiKey);
