@@ -72,10 +72,14 @@ export interface App {
 
 export const databasePath = (config: Config): string => join(config.dataDir, 'agentpost.db');
 
+/** The logger the caller gave, or one at the configured level on stderr. */
+const loggerOf = (config: Config, options: AppOptions): Logger =>
+  options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
+
 /** Opens the store and builds the services: what both `serve` and the admin commands need. */
 export const openCore = (config: Config, options: AppOptions = {}, parseMail?: ParseMail) => {
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
+  const logger = loggerOf(config, options);
   const store = Store.open(databasePath(config), { nativeBinding: options.nativeBinding });
   // No connection is opened until a delivery run needs one; admin commands never do.
   const handoff = new SmtpHandoff({
@@ -117,7 +121,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
 
 /** Wiring: config -> store -> services -> adapters (DESIGN.md). Nothing listens until start(). */
 export const createApp = (config: Config, options: AppOptions = {}): App => {
-  const logger = options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
+  const logger = loggerOf(config, options);
   const parsePool = createParsePool(config, options.parseWorker, logger);
   const { clock, store, services, handoff } = openCore(config, { ...options, logger }, parsePool?.parse);
   const deliveryWorker = new DeliveryWorker(services.delivery, clock, logger);
