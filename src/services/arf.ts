@@ -1,6 +1,7 @@
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { normalizeAddress } from '../core/addresses.js';
-import { headerEnd, paramOf, parseHeaderFields, parseMimeTree, type HeaderField, type MimePart } from './mime-tree.js';
+import { headerEnd, paramOf, parseHeaderFields, parseMimeTree } from './mime-tree.js';
+import { decodedBody, firstField, typedAddress, typeOf } from './report-parts.js';
 
 /**
  * RFC 5965 Abuse Reporting Format (feedback-loop complaints): a top-level multipart/report
@@ -57,10 +58,10 @@ export const parseArf = (raw: Buffer): FeedbackReport | null => {
     return null;
   }
   const fields = parseHeaderFields(decodedBody(raw, reportPart));
-  const feedbackType = firstValue(fields, 'feedback-type')?.split(/[\s;(]/)[0].toLowerCase();
+  const feedbackType = firstField(fields, 'feedback-type')?.split(/[\s;(]/)[0].toLowerCase();
   // Section 3.1: Feedback-Type, User-Agent and Version (always 1) are required.
-  if (!feedbackType || !firstValue(fields, 'user-agent') || firstValue(fields, 'version') !== '1') return null;
-  const mailFrom = firstValue(fields, 'original-mail-from');
+  if (!feedbackType || !firstField(fields, 'user-agent') || firstField(fields, 'version') !== '1') return null;
+  const mailFrom = firstField(fields, 'original-mail-from');
   return {
     feedbackType,
     originalRcptTo: fields.filter((field) => field.name === 'original-rcpt-to').map((field) => bareAddress(field.value)).filter(Boolean),
@@ -69,21 +70,15 @@ export const parseArf = (raw: Buffer): FeedbackReport | null => {
   };
 };
 
-const typeOf = (part: MimePart): string => `${part.contentType.type}/${part.contentType.subtype}`;
-
-const firstValue = (fields: HeaderField[], name: string): string | undefined =>
-  fields.find((field) => field.name === name)?.value.trim();
-
-/** "<user@example.com>" or "rfc822; user@example.com" -> "user@example.com" (lower-cased). */
+/** "<user@example.com>" or "rfc822; user@example.com" -> "user@example.com" (normalized); '' when not an address. */
 const bareAddress = (value: string): string => {
-  const semi = value.indexOf(';');
-  const address = (semi >= 0 ? value.slice(semi + 1) : value).trim().replace(/^<(.*)>$/, '$1');
+  const address = typedAddress(value);
   return address.includes('@') ? normalizeAddress(address) : '';
 };
 
 const originalHeaders = (original: Buffer): OriginalHeaders => {
   const fields = parseHeaderFields(original.subarray(0, headerEnd(original, 0, original.length)));
-  const messageId = /<[^<>\s]+>/.exec(firstValue(fields, 'message-id') ?? '')?.[0] ?? null;
+  const messageId = /<[^<>\s]+>/.exec(firstField(fields, 'message-id') ?? '')?.[0] ?? null;
   const returnPath = fields.filter((field) => field.name === 'return-path').map((field) => bareAddress(field.value)).filter(Boolean);
   const recipients = fields
     .filter((field) => field.name === 'to' || field.name === 'cc')
@@ -91,19 +86,4 @@ const originalHeaders = (original: Buffer): OriginalHeaders => {
     .map((entry) => bareAddress(entry.address))
     .filter(Boolean);
   return { messageId, returnPath, recipients: [...new Set(recipients)] };
-};
-
-/**
- * A part's body with its transfer encoding undone (RFC 2045 section 6). message/rfc822
- * may not be encoded (RFC 2046 section 5.2.1), but some reporters do it anyway.
- */
-const decodedBody = (raw: Buffer, part: MimePart): Buffer => {
-  const body = raw.subarray(part.bodyStart, part.end);
-  const encoding = firstValue(part.headers, 'content-transfer-encoding')?.toLowerCase();
-  if (encoding === 'base64') return Buffer.from(body.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
-  if (encoding === 'quoted-printable') {
-    const text = body.toString('latin1').replace(/=\r?\n/g, '');
-    return Buffer.from(text.replace(/=([0-9A-Fa-f]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
-  }
-  return body;
 };

@@ -104,9 +104,12 @@ export const headerBlocks = (header: Buffer): { name: string; bytes: Buffer }[] 
 };
 
 /** RFC 5322 section 2.2: a line starting with WSP continues the previous field. */
-export const parseHeaderFields = (header: Buffer): HeaderField[] => {
+export const parseHeaderFields = (header: Buffer): HeaderField[] => parseHeaderText(header.toString('latin1'));
+
+/** parseHeaderFields over text already decoded (e.g. the UTF-8 blocks of a delivery-status part). */
+export const parseHeaderText = (text: string): HeaderField[] => {
   const fields: HeaderField[] = [];
-  for (const line of header.toString('latin1').split(/\r?\n/)) {
+  for (const line of text.split(/\r?\n/)) {
     if (line === '') continue;
     if ((line[0] === ' ' || line[0] === '\t') && fields.length > 0) {
       fields[fields.length - 1].value += line;
