@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/core/logger.js';
 import type { AddressEntry, Principal } from '../src/core/types.js';
 import { createApp, type App } from '../src/main.js';
+import { sourceSearchWorker } from '../src/workers/search-thread-source.js';
 import type { ParsedMessage } from '../src/services/parse.js';
 import { argValue, fmt, percentile, prng, tempDir, vocabulary } from './lib.js';
 
@@ -113,7 +114,7 @@ const main = async (): Promise<void> => {
   const dir = keptDir ? { path: keptDir, remove: () => undefined } : tempDir('agentpost-bench-inbox-');
   const reuse = keptDir !== null && existsSync(`${keptDir}/agentpost.db`);
   const config = loadConfig({ overrides: { dataDir: dir.path, http: { port: 0 }, smtp: { port: 0 }, log: { level: 'silent' } } });
-  const app = createApp(config, { logger: createLogger('silent', () => {}) });
+  const app = createApp(config, { logger: createLogger('silent', () => {}), searchWorker: sourceSearchWorker });
   await app.start();
   try {
     // The key is stored only hashed, so a kept data folder keeps the bench key beside it.

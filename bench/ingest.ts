@@ -18,6 +18,7 @@ import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/core/logger.js';
 import { createApp } from '../src/main.js';
 import { sourceParseWorker } from '../src/workers/parse-thread-source.js';
+import { sourceSearchWorker } from '../src/workers/search-thread-source.js';
 import { argValue, fmt, messageOfSize, percentile, prng, tempDir, vocabulary } from './lib.js';
 
 type Target = 'sink' | 'agentpost';
@@ -33,7 +34,7 @@ const parseThreadsEnv = () => ({ AGENTPOST_PARSE_THREADS: process.env.AGENTPOST_
 const serveAgentpost = async (): Promise<{ ready: ServerReady; stored: () => number; stop: () => Promise<void> }> => {
   const dir = tempDir('agentpost-bench-ingest-');
   const config = loadConfig({ env: parseThreadsEnv(), overrides: { dataDir: dir.path, http: { port: 0 }, smtp: { port: 0 }, submission: { port: 0 }, imap: { port: 0 }, log: { level: 'silent' } } });
-  const app = createApp(config, { logger: createLogger('silent', () => {}), parseWorker: sourceParseWorker });
+  const app = createApp(config, { logger: createLogger('silent', () => {}), parseWorker: sourceParseWorker, searchWorker: sourceSearchWorker });
   const ports = await app.start();
   const agent = app.services.accounts.register({ agentId: 'bench' }, '127.0.0.1');
   const mailbox = app.services.mailbox.mailboxForAddress(agent.email);

@@ -162,6 +162,7 @@ const withCore = async (config: Config, options: AppOptions, work: (core: Return
   try {
     return work(core);
   } finally {
+    await core.indexWriter.close();
     core.store.close();
   }
 };

@@ -1,7 +1,8 @@
 import { sourceParseWorker } from '../src/workers/parse-thread-source.js';
+import { sourceSearchWorker } from '../src/workers/search-thread-source.js';
 import { runCli } from './cli.js';
 
-runCli(process.argv.slice(2), { parseWorker: sourceParseWorker }).then(
+runCli(process.argv.slice(2), { parseWorker: sourceParseWorker, searchWorker: sourceSearchWorker }).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`agentpost: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);

@@ -23,15 +23,16 @@ import { runCli } from './cli.js';
 /** The asset keys; scripts/package.mjs stores the addon and the parse thread under the same names. */
 const ADDON_ASSET = 'better_sqlite3.node';
 const PARSE_THREAD_ASSET = 'parse-thread.js';
+const SEARCH_THREAD_ASSET = 'search-thread.js';
 
-const loadAddonFromAsset = (): object => {
+const loadAddonFromAsset = (): { exports: object; file: string } => {
   const dir = mkdtempSync(join(tmpdir(), 'agentpost-'));
   const file = join(dir, ADDON_ASSET);
   try {
     writeFileSync(file, new Uint8Array(getAsset(ADDON_ASSET)), { mode: 0o700 });
     const addon = { exports: {} };
     process.dlopen(addon, file);
-    return addon.exports;
+    return { exports: addon.exports, file };
   } finally {
     // The loaded library stays mapped after its file is gone (POSIX), so nothing is left behind.
     try {
@@ -42,16 +43,18 @@ const loadAddonFromAsset = (): object => {
   }
 };
 
-/** Read once; each thread the pool starts (or replaces) evaluates the same source. */
-const parseThreadFromAsset = () => {
-  const source = getAsset(PARSE_THREAD_ASSET, 'utf8');
-  return () => new Worker(source, { eval: true });
+/** Read once; each thread started (or replaced) evaluates the same source. */
+const threadFromAsset = (asset: string) => {
+  const source = getAsset(asset, 'utf8');
+  return (workerData?: unknown) => new Worker(source, { eval: true, workerData });
 };
 
-const nativeBinding = isSea() ? loadAddonFromAsset() : undefined;
-const parseWorker = isSea() ? parseThreadFromAsset() : undefined;
+const addon = isSea() ? loadAddonFromAsset() : undefined;
+const threads = isSea()
+  ? { parseWorker: threadFromAsset(PARSE_THREAD_ASSET), searchWorker: threadFromAsset(SEARCH_THREAD_ASSET), nativeBindingFile: addon?.file }
+  : {};
 
-runCli(process.argv.slice(2), { nativeBinding, parseWorker }).then(
+runCli(process.argv.slice(2), { nativeBinding: addon?.exports, ...threads }).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`agentpost: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);

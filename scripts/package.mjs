@@ -3,10 +3,11 @@
 //   1. esbuild bundles bin/sea-entry.ts with everything it imports (src/, schema/*.json,
 //      koa, smtp-server, mailparser, ajv, ...) into one CommonJS file, the only module
 //      format a SEA main script can be;
-//      The inbound-parse thread (src/workers/parse-thread.ts) is bundled the same way into a
-//      second file: a worker needs its own code, and a SEA has no file to start one from;
+//      The inbound-parse thread (src/workers/parse-thread.ts) and the search-index thread
+//      (src/workers/search-thread.ts) are bundled the same way, each into a file of its
+//      own: a worker needs its own code, and a SEA has no file to start one from;
 //   2. `node --experimental-sea-config` turns it into a blob, with better-sqlite3's native
-//      addon and the parse thread as assets (bin/sea-entry.ts loads both from there);
+//      addon and the threads as assets (bin/sea-entry.ts loads them from there);
 //   3. postject injects the blob into a copy of this node binary.
 // The result needs nothing beside it: no node, no node_modules, no schema files.
 import { execFileSync } from 'node:child_process';
@@ -21,12 +22,16 @@ const { inject } = require('postject');
 
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const ADDON_ASSET = 'better_sqlite3.node'; // the names bin/sea-entry.ts asks for
-const PARSE_THREAD_ASSET = 'parse-thread.js';
+/** Each worker thread's code, bundled to its own file and stored under its asset name. */
+const THREADS = [
+  { asset: 'parse-thread.js', entry: join('src', 'workers', 'parse-thread.ts') },
+  { asset: 'search-thread.js', entry: join('src', 'workers', 'search-thread.ts') },
+];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const bundle = join(dist, 'agentpost.cjs');
-const parseThreadBundle = join(dist, 'parse-thread.cjs');
+const threadBundle = (thread) => join(dist, thread.asset.replace(/\.js$/, '.cjs'));
 const seaConfig = join(dist, 'sea-config.json');
 const blob = join(dist, 'sea-prep.blob');
 const executable = join(dist, process.platform === 'win32' ? 'agentpost.exe' : 'agentpost');
@@ -76,16 +81,18 @@ const bundleOptions = {
 
 step(`bundling bin/sea-entry.ts -> ${relative(root, bundle)}`);
 await build({ ...bundleOptions, entryPoints: [join(root, 'bin', 'sea-entry.ts')], outfile: bundle });
-step(`bundling src/workers/parse-thread.ts -> ${relative(root, parseThreadBundle)}`);
-await build({ ...bundleOptions, entryPoints: [join(root, 'src', 'workers', 'parse-thread.ts')], outfile: parseThreadBundle });
+for (const thread of THREADS) {
+  step(`bundling ${thread.entry} -> ${relative(root, threadBundle(thread))}`);
+  await build({ ...bundleOptions, entryPoints: [join(root, thread.entry)], outfile: threadBundle(thread) });
+}
 
-step(`making the SEA blob (assets ${relative(root, addon)}, ${relative(root, parseThreadBundle)})`);
+step(`making the SEA blob (assets ${[addon, ...THREADS.map(threadBundle)].map((file) => relative(root, file)).join(', ')})`);
 writeFileSync(seaConfig, JSON.stringify({
   main: bundle,
   output: blob,
   disableExperimentalSEAWarning: true,
   useCodeCache: true,
-  assets: { [ADDON_ASSET]: addon, [PARSE_THREAD_ASSET]: parseThreadBundle },
+  assets: { [ADDON_ASSET]: addon, ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])) },
 }, null, 2));
 execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
 

@@ -16,12 +16,15 @@ import { createServices, type Services } from './services/index.js';
 import { createInboundServer } from './smtp/inbound.js';
 import { createSubmissionServer } from './smtp/submission.js';
 import { SmtpHandoff } from './smtp/outbound.js';
+import type { IndexWriter } from './core/search-index.js';
 import { Store } from './store/index.js';
+import { InlineIndexWriter, SearchIndexFileWriter } from './store/search-db.js';
 import { loadSecretKey } from './store/secret-key.js';
 import { DeliveryWorker } from './workers/delivery.js';
 import { ParsePool, type ParseWorkerFactory } from './workers/parse-pool.js';
 import { Scheduler } from './workers/scheduler.js';
 import { SearchIndexer } from './workers/search-indexer.js';
+import { SearchWriterThread, type SearchWorkerFactory } from './workers/search-writer-thread.js';
 import { keyExpiryRunOnce } from './workers/key-expiry.js';
 import { sweepRunOnce } from './workers/sweep.js';
 import { systemAddressResolver } from './workers/system-resolver.js';
@@ -48,6 +51,13 @@ export interface AppOptions {
    * mail is parsed on the main thread whatever smtp.parseThreads says.
    */
   parseWorker?: ParseWorkerFactory;
+  /**
+   * Starts the search thread, the full-text index's writer (src/workers/search-writer-thread.ts).
+   * Without one, the index is written on the main thread.
+   */
+  searchWorker?: SearchWorkerFactory;
+  /** In the single executable: the addon file behind `nativeBinding`, which the search thread loads too. */
+  nativeBindingFile?: string;
 }
 
 export interface BoundPorts {
@@ -81,6 +91,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
   const clock = options.clock ?? systemClock;
   const logger = loggerOf(config, options);
   const store = Store.open(databasePath(config), { nativeBinding: options.nativeBinding });
+  const indexWriter = createIndexWriter(store, options, logger);
   // No connection is opened until a delivery run needs one; admin commands never do.
   const handoff = new SmtpHandoff({
     heloName: config.smtp.hostname, timeoutMs: config.outbound.timeoutMs,
@@ -91,7 +102,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
     allowInsecure: config.webhooks.allowInsecure, timeoutMs: config.webhooks.timeoutMs, maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES,
   });
   const services = createServices({
-    store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, webhookSender, parseMail,
+    store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, webhookSender, parseMail, indexWriter,
     config: {
       mailDomain: config.mailDomain,
       smtpHostname: config.smtp.hostname,
@@ -116,14 +127,14 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
       webhooksAllowInsecure: config.webhooks.allowInsecure,
     },
   });
-  return { clock, logger, store, services, handoff };
+  return { clock, logger, store, services, handoff, indexWriter };
 };
 
 /** Wiring: config -> store -> services -> adapters (DESIGN.md). Nothing listens until start(). */
 export const createApp = (config: Config, options: AppOptions = {}): App => {
   const logger = loggerOf(config, options);
   const parsePool = createParsePool(config, options.parseWorker, logger);
-  const { clock, store, services, handoff } = openCore(config, { ...options, logger }, parsePool?.parse);
+  const { clock, store, services, handoff, indexWriter } = openCore(config, { ...options, logger }, parsePool?.parse);
   const deliveryWorker = new DeliveryWorker(services.delivery, clock, logger);
   let ready = false;
   // The MCP adapter shares the HTTP listener. It is wired here rather than in an HTTP routes
@@ -215,6 +226,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer), closeSmtp(submissionServer), imapServer.close()]);
         // After the MX closed: a session still in DATA got its parse done or a 451.
         await parsePool?.close();
+        await indexWriter.close();
         store.close();
       })();
       return stopping;
@@ -222,6 +234,12 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   };
   return app;
 };
+
+/** The search thread when there is a way to start it; else the index's writer runs on the main thread. */
+const createIndexWriter = (store: Store, options: AppOptions, logger: Logger): IndexWriter =>
+  options.searchWorker
+    ? new SearchWriterThread(store.searchFile, options.searchWorker, logger, options.nativeBindingFile)
+    : new InlineIndexWriter(SearchIndexFileWriter.open(store.searchFile, { nativeBinding: options.nativeBinding }));
 
 /** Null: parse on the main thread (configured 0 threads, or no way to start one was given). */
 const createParsePool = (config: Config, factory: ParseWorkerFactory | undefined, logger: Logger): ParsePool | null => {

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
@@ -7,9 +8,27 @@ import { startApp } from './helpers/app.js';
 import { folderOf } from './helpers/mail.js';
 
 /**
- * The full-text index (migration 007): scoped by folder inside FTS5, fed from a queue in
- * batches, and rebuilt from raw bytes for mail stored before it existed.
+ * The full-text index: its own file written by the search thread (store/search-db.ts),
+ * scoped by folder inside FTS5, fed from a queue in batches, and rebuilt from raw bytes
+ * for mail it does not have.
  */
+
+/** A read-only look into an app's index file. */
+const indexOf = (t: Test, app: { store: { searchFile: string } }) => {
+  const db = new Database(app.store.searchFile, { readonly: true });
+  t.teardown(() => db.close());
+  return {
+    segments: () => db.prepare('SELECT count(*) FROM messages_fts_data').pluck().get() as number,
+    hits: (match: string) => db.prepare('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?').pluck().get(match) as number,
+  };
+};
+
+const until = async (condition: () => boolean, what: string): Promise<void> => {
+  for (let waited = 0; !condition(); waited += 1) {
+    if (waited === 200) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};
 
 const parsed = (subject: string, text: string): ParsedMessage => ({
   messageId: null, inReplyTo: null, references: [], subject, from: { email: 'a@example.org' }, to: [], cc: [],
@@ -54,22 +73,22 @@ t.test('a search stays in its folder and mailbox, counts every match and pages n
   t.equal(folderToken.totalMessages, 0, 'a search never matches the folder token');
 });
 
-t.test('stored mail waits in the queue; a search indexes it first; a batch is one index segment', async (t) => {
+t.test('stored mail waits in the queue; a search hands it to the index first; a batch is one index segment', async (t) => {
   const { app, register } = await startApp(t);
   const agent = await register();
   const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
-  const segments = () => app.store.db.prepare('SELECT count(*) FROM messages_fts_data').pluck().get() as number;
+  const index = indexOf(t, app);
   const queued = () => app.store.db.prepare('SELECT count(*) FROM search_queue').pluck().get() as number;
-  const before = segments();
+  const before = index.segments();
   await Promise.all(Array.from({ length: 20 }, (_, i) =>
     app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf(`note ${i}`, 'x'), parsed(`note ${i}`, `word${i} shared`)))));
   t.equal(queued(), 20, 'each stored message is queued');
-  t.equal(segments(), before, 'storing mail writes nothing to the index');
+  t.equal(index.segments(), before, 'storing mail writes nothing to the index');
   const principal = app.services.auth.authenticate(agent.apiKey);
   const found = app.services.mailbox.list(principal, { folder: 'INBOX', limit: 50, offset: 0, search: 'shared' });
   t.equal(found.totalMessages, 20, 'the search saw every queued message');
-  t.equal(queued(), 0);
-  t.ok(segments() - before <= 2, `rows added to messages_fts_data: ${segments() - before}`);
+  t.ok(index.segments() - before <= 2, `rows added to messages_fts_data: ${index.segments() - before}`);
+  await until(() => queued() === 0, 'the queue to empty once the index has the messages');
 });
 
 t.test('the indexer drains the queue without a search', async (t) => {
@@ -78,10 +97,19 @@ t.test('the indexer drains the queue without a search', async (t) => {
   const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
   await app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf('hello', 'x'), parsed('hello', 'indexed later')));
   t.ok(app.store.searchIndex.hasQueued());
-  for (let waited = 0; app.store.searchIndex.hasQueued() && waited < 100; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-  t.notOk(app.store.searchIndex.hasQueued(), 'the worker indexed the queued message');
-  const hits = app.store.db.prepare("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'indexed'").pluck().get();
-  t.equal(hits, 1);
+  await until(() => !app.store.searchIndex.hasQueued(), 'the indexer');
+  t.equal(indexOf(t, app).hits('indexed'), 1);
+});
+
+t.test('without a search thread the index is written on the main thread, the same way', async (t) => {
+  const { app, register } = await startApp(t, {}, { searchWorker: null });
+  const agent = await register();
+  const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
+  await app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf('inline', 'x'), parsed('inline', 'written inline')));
+  const principal = app.services.auth.authenticate(agent.apiKey);
+  const found = app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'inline' });
+  t.same(found.emails.map((email) => email.subject), ['inline']);
+  await until(() => !app.store.searchIndex.hasQueued(), 'the queue to empty');
 });
 
 /** Starts an app in `dataDir`, stores one message with these parsed fields, and stops it. */
@@ -94,16 +122,19 @@ const storeOneAndStop = async (t: Test, dataDir: string, raw: Buffer, fields: Pa
   return agent;
 };
 
-t.test('mail stored before the folder-scoped index is indexed again from its raw bytes at start', async (t) => {
+t.test('a store without its index file (an upgrade from version 9) is indexed from its raw bytes at start', async (t) => {
   const dataDir = t.testdir({});
   const raw = Buffer.from('From: "Ada Archer" <ada@example.org>\r\nSubject: Quarterly plans\r\n\r\nThe tacos are on Friday.\r\n');
   const agent = await storeOneAndStop(t, dataDir, raw, parsed('listed subject', 'none of the words'));
-  // The search tables as migration 6 left them: migrations 7 and 9 run again at the next start.
+  // As version 9 left it: the index inside the store (migration 7), no index file.
   const db = new Database(join(dataDir, 'agentpost.db'));
-  db.exec('DROP TABLE search_queue; DROP TABLE search_backfill; DELETE FROM schema_migrations WHERE version IN (7, 9)');
+  db.exec(`CREATE VIRTUAL TABLE messages_fts USING fts5(folder, subject, participants, body, content = '', contentless_delete = 1);
+    DELETE FROM schema_migrations WHERE version = 10`);
   db.close();
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `agentpost.search.db${suffix}`), { force: true });
   const second = await startApp(t, { dataDir });
-  t.equal(second.app.store.searchIndex.backfillCount(), 0, 'start-up re-indexed everything');
+  t.equal(second.app.store.searchIndex.backfillCount(), 0, 'start-up indexed everything');
+  t.notOk(second.app.store.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts'").get(), 'the old index is gone');
   const principal = second.app.services.auth.authenticate(agent.apiKey);
   for (const search of ['tacos', 'archer', 'quarterly', 'ada@example.org']) {
     const found = second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search });
@@ -116,20 +147,44 @@ t.test('mail stored before the folder-scoped index is indexed again from its raw
   t.same(newer.emails.map((email) => email.subject), ['after the upgrade'], 'mail stored after the upgrade is queued and found');
 });
 
-t.test('a batch that rolls back keeps the queued texts for its retry', async (t) => {
+t.test('index entries above the last stored message (a store tail lost with the power) are dropped at start', async (t) => {
+  const dataDir = t.testdir({});
+  const agent = await storeOneAndStop(t, dataDir, rawOf('kept', 'x'), parsed('kept', 'survivor'));
+  const last = (() => {
+    const db = new Database(join(dataDir, 'agentpost.db'), { readonly: true });
+    try {
+      return db.prepare('SELECT max(id) FROM messages').pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  })();
+  const index = new Database(join(dataDir, 'agentpost.search.db'));
+  index.prepare("INSERT INTO messages_fts (rowid, folder, subject, participants, body) VALUES (?, 'f1', 'lost', '', 'phantom')").run(last + 1);
+  index.close();
+  const second = await startApp(t, { dataDir });
+  t.equal(indexOf(t, second.app).hits('phantom'), 0, 'the entry of the lost message is gone');
+  const mailbox = second.app.services.mailbox.mailboxForAddress(agent.email)!;
+  await second.app.store.groupCommit(() => second.app.services.mailbox.append(mailbox, 'INBOX', rawOf('new', 'x'), parsed('new', 'fresh words')));
+  const principal = second.app.services.auth.authenticate(agent.apiKey);
+  const search = (words: string) => second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: words });
+  t.same(search('fresh').emails.map((email) => email.subject), ['new'], 'the message that took its row id is found by its own words');
+  t.equal(search('phantom').totalMessages, 0);
+});
+
+t.test('a storing batch that rolls back keeps the text for its retry', async (t) => {
   const { app, register } = await startApp(t);
   const agent = await register();
   const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
-  await app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf('kept', 'x'), parsed('kept', 'rollback survivor')));
-  // One turn: the index job shares a transaction with a failing job; the batch rolls back
-  // and each job runs again alone (src/store/group-commit.ts).
-  const [indexed, failed] = await Promise.allSettled([
-    app.store.groupCommit(() => app.store.searchIndex.indexQueued(100)),
+  // One turn: the message shares a transaction with a failing job; the batch rolls back and
+  // each job runs again alone (src/store/group-commit.ts).
+  const [stored, failed] = await Promise.allSettled([
+    app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf('kept', 'x'), parsed('kept', 'rollback survivor'))),
     app.store.groupCommit(() => { throw new Error('another job fails'); }),
   ]);
-  t.same([indexed.status, failed.status], ['fulfilled', 'rejected']);
+  t.same([stored.status, failed.status], ['fulfilled', 'rejected']);
+  app.services.searchIndex.catchUp();
   t.equal(app.store.searchIndex.backfillCount(), 0, 'the retry still had the text');
-  t.equal(app.store.db.prepare("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'survivor'").pluck().get(), 1);
+  t.equal(indexOf(t, app).hits('survivor'), 1);
 });
 
 t.test('mail still queued when the process stopped is indexed from its raw bytes at the next start', async (t) => {

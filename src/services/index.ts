@@ -22,6 +22,7 @@ import { NextHopResolver } from './next-hop.js';
 import { OutboundService } from './outbound.js';
 import { RateLimiter } from './rate-limiter.js';
 import { SearchIndexService } from './search-index.js';
+import type { IndexWriter } from '../core/search-index.js';
 import { TwoFactorService } from './two-factor.js';
 import { SendingReputation } from './reputation.js';
 import { SendingLimits, type SendingLimitsConfig } from './send-limits.js';
@@ -76,6 +77,8 @@ export interface ServiceDeps {
   webhookSender: WebhookSender;
   /** Parses inbound SMTP mail; main.ts passes a worker pool's. Default: parseMessage on this thread. */
   parseMail?: ParseMail;
+  /** Writes the full-text index (its own file); main.ts picks a thread or the main thread. */
+  indexWriter: IndexWriter;
 }
 
 export interface Services {
@@ -106,9 +109,9 @@ export interface Services {
   searchIndex: SearchIndexService;
 }
 
-export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail }: ServiceDeps): Services => {
+export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
-  const searchIndex = new SearchIndexService(store, logger);
+  const searchIndex = new SearchIndexService(store, logger, indexWriter);
   const mailbox = new MailboxService(store, clock, config.readMaxBytes, searchIndex);
   const accounts = new AccountService(store, clock, rateLimiter, mailbox, {
     mailDomain: config.mailDomain,

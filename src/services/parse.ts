@@ -1,7 +1,7 @@
 import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
 import type { ParsedAttachment, ParsedMessage } from '../core/parsed-message.js';
 import type { AddressEntry } from '../core/types.js';
-import type { SearchText } from '../store/search-index.js';
+import type { SearchText } from '../core/search-index.js';
 
 // The shape lives in core so the injected ParseMail type can name it; re-exported for callers here.
 export type { ParsedAttachment, ParsedMessage } from '../core/parsed-message.js';

@@ -1,7 +1,8 @@
+import type { Db } from './db.js';
 import { addressesOf, type AddressColumns } from './address-columns.js';
 import type { AddressEntry } from '../core/types.js';
 import { Repo } from './repo.js';
-import { inFolder } from './search-index.js';
+import { inFolder, type SearchIndexReader } from './search-db.js';
 
 /** What IMAP needs of one message besides its bytes: flags, sizes, dates, searchable fields. */
 export interface MessageMeta {
@@ -47,6 +48,10 @@ const toMeta = (row: MetaRow): MessageMeta => ({
 
 /** Queries over messages that the IMAP session service needs, all by (folder_id, uid). */
 export class ImapRepo extends Repo {
+  constructor(db: Db, private readonly index: SearchIndexReader) {
+    super(db);
+  }
+
   /** Every UID of a folder in ascending order: the message sequence numbers (RFC 3501 2.3.1.2). */
   uidsAfter(folderId: number, afterUid: number): number[] {
     return this.sql('SELECT uid FROM messages WHERE folder_id = ? AND uid > ? ORDER BY uid').pluck().all(folderId, afterUid) as number[];
@@ -89,8 +94,8 @@ export class ImapRepo extends Repo {
 
   /** UIDs whose indexed subject, participants or body match an FTS5 query built by the caller. */
   fullTextUids(folderId: number, match: string): number[] {
-    return this.sql(
-      'SELECT uid FROM messages WHERE id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?) ORDER BY uid',
-    ).pluck().all(inFolder(folderId, match)) as number[];
+    const ids = this.index.all(inFolder(folderId, match));
+    return this.sql('SELECT uid FROM messages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY uid')
+      .pluck().all(JSON.stringify(ids)) as number[];
   }
 }

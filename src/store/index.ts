@@ -12,6 +12,7 @@ import { MessageRepo } from './messages.js';
 import { OutboxRepo } from './outbox.js';
 import { OutboxCursorRepo } from './outbox-cursors.js';
 import { RateLimitRepo } from './rate-limits.js';
+import { prepareSearchIndexFile, searchIndexFile, SearchIndexReader } from './search-db.js';
 import { SearchIndexRepo } from './search-index.js';
 import { SettingsRepo } from './settings.js';
 import { SubmissionRepo } from './submissions.js';
@@ -44,8 +45,15 @@ export class Store {
   readonly imap: ImapRepo;
   readonly searchIndex: SearchIndexRepo;
   private readonly committer: GroupCommitter;
+  private readonly searchReader: SearchIndexReader;
 
-  constructor(readonly db: Db) {
+  /**
+   * `searchFile` is the full-text index's own file (search-db.ts): read here, written by the
+   * IndexWriter main.ts chooses.
+   */
+  constructor(readonly db: Db, readonly searchFile: string, options: OpenOptions = {}) {
+    const searchReader = SearchIndexReader.open(searchFile, options);
+    this.searchReader = searchReader;
     this.accounts = new AccountRepo(db);
     this.keys = new KeyRepo(db);
     this.folders = new FolderRepo(db);
@@ -62,14 +70,18 @@ export class Store {
     this.webhookEndpoints = new WebhookEndpointRepo(db);
     this.outboxCursors = new OutboxCursorRepo(db);
     this.webhookEvents = new WebhookEventRepo(db);
-    this.imap = new ImapRepo(db);
+    this.imap = new ImapRepo(db, searchReader);
     this.searchIndex = new SearchIndexRepo(db);
-    this.messages = new MessageRepo(db, this.searchIndex);
+    this.messages = new MessageRepo(db, this.searchIndex, searchReader);
     this.committer = new GroupCommitter(db);
   }
 
+  /** Opens the store and its search index file; an index that starts empty gets every message queued for it. */
   static open(file: string, options: OpenOptions = {}): Store {
-    return new Store(openDatabase(file, options));
+    const db = openDatabase(file, options);
+    const searchFile = searchIndexFile(file);
+    prepareSearchIndexFile(searchFile, options, () => new SearchIndexRepo(db).backfillAll());
+    return new Store(db, searchFile, options);
   }
 
   /** Runs `work` in one IMMEDIATE transaction (a savepoint when already inside one). */
@@ -84,6 +96,7 @@ export class Store {
 
   close(): void {
     this.committer.close();
+    this.searchReader.close();
     if (this.db.open) this.db.close();
   }
 }

@@ -2,7 +2,8 @@ import type { Db } from './db.js';
 import { addressesOf, type AddressColumns } from './address-columns.js';
 import type { AddressEntry, AttachmentMeta, MessageSummary, StoredMessage } from '../core/types.js';
 import { Repo } from './repo.js';
-import { inFolder, type SearchText, type SearchIndexRepo } from './search-index.js';
+import { inFolder, type SearchIndexReader } from './search-db.js';
+import type { SearchText, SearchIndexRepo } from './search-index.js';
 
 export interface NewMessage {
   folderId: number;
@@ -63,7 +64,7 @@ export interface MessagePage {
 }
 
 export class MessageRepo extends Repo {
-  constructor(db: Db, private readonly searchIndex: SearchIndexRepo) {
+  constructor(db: Db, private readonly searchIndex: SearchIndexRepo, private readonly index: SearchIndexReader) {
     super(db);
   }
 
@@ -101,13 +102,12 @@ export class MessageRepo extends Repo {
    */
   search(folderId: number, match: string, limit: number, offset: number): MessagePage {
     const scoped = inFolder(folderId, match);
-    const total = this.sql('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?').pluck().get(scoped) as number;
+    const total = this.index.count(scoped);
     if (total <= offset) return { total, items: [] };
+    const ids = this.index.newestFirst(scoped, limit, offset);
     const rows = this.sql(
-      `SELECT ${SUMMARY_COLUMNS} FROM messages m
-       WHERE m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ? OFFSET ?)
-       ORDER BY m.uid DESC`,
-    ).all(scoped, limit, offset) as SummaryRow[];
+      `SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.uid DESC`,
+    ).all(JSON.stringify(ids)) as SummaryRow[];
     return { total, items: rows.map(toSummary) };
   }
 

@@ -1,34 +1,33 @@
 import { Signal } from '../core/signal.js';
+import type { IndexEntry, SearchText } from '../core/search-index.js';
 import { Repo } from './repo.js';
 
-/** What the full-text index holds of a message. */
-export interface SearchText {
-  subject: string;
-  participants: string;
-  body: string;
-}
+export type { SearchText } from '../core/search-index.js';
 
-/** A message stored before migration 007, to be indexed again from its raw bytes. */
+/** A message to be indexed again from its raw bytes. */
 export interface BackfillItem {
   rowId: number;
   folderId: number;
   raw: Buffer;
 }
 
-/** Restricts an FTS5 query to one folder's messages, through the index's folder token. */
-export const inFolder = (folderId: number, match: string): string => `folder : "f${folderId}" AND (${match})`;
+/** A queued message; `text` is missing when the process that stored it has stopped since. */
+export interface QueuedEntry {
+  rowId: number;
+  folderId: number;
+  text: SearchText | undefined;
+}
 
 /**
- * The queue in front of the full-text index (migrations 7 and 9). Storing a message queues
- * its id in the database and its text in memory; `indexQueued` moves a batch into FTS5 in
- * one transaction, so the index gets one new segment per batch rather than one per stored
- * message, and the text is never written to disk twice.
+ * What still has to reach the full-text index (its own file: search-db.ts), kept in the
+ * store so that it commits with the mail (migrations 7 and 9). Storing a message queues its
+ * id here and its text in memory; the text is never written to the store. A queued id
+ * leaves the queue only after the index has its entry durably.
  *
- * The texts live as long as this process. A queued id without a text (the process stopped
- * before indexing it) goes to the backfill, whose messages are indexed from their raw bytes.
- * Texts are dropped once they are below every queued id: by then their message was
- * indexed in a committed transaction, or its own transaction rolled back (a later message
- * that reuses the row id replaces the text first). A batch that rolls back keeps them.
+ * A queued id without a text (the process stopped before indexing it) goes to the backfill,
+ * whose messages are indexed from their raw bytes. A text outlives its queue row only when
+ * its transaction rolled back; it is dropped once below every queued id (a later message
+ * that reuses the row id replaces it first).
  */
 export class SearchIndexRepo extends Repo {
   /** Notified when a message is queued; main.ts kicks the indexer with it. */
@@ -45,20 +44,26 @@ export class SearchIndexRepo extends Repo {
     return this.sql('SELECT 1 FROM search_queue LIMIT 1').get() !== undefined;
   }
 
-  /** Moves the oldest `limit` queued messages into the index; returns how many. Run inside a transaction. */
-  indexQueued(limit: number): number {
-    const rows = this.sql('SELECT message_rowid AS rowId, folder_id AS folderId FROM search_queue ORDER BY message_rowid LIMIT ?')
-      .all(limit) as { rowId: number; folderId: number }[];
-    const oldestQueued = rows.length > 0 ? rows[0].rowId : Number.POSITIVE_INFINITY;
-    for (const rowId of this.texts.keys()) if (rowId < oldestQueued) this.texts.delete(rowId);
-    if (rows.length === 0) return 0;
-    for (const row of rows) {
-      const text = this.texts.get(row.rowId);
-      if (text) this.insert(row.rowId, row.folderId, text);
-      else this.sql('INSERT OR IGNORE INTO search_backfill (message_rowid) VALUES (?)').run(row.rowId);
-    }
-    this.sql('DELETE FROM search_queue WHERE message_rowid <= ?').run(rows[rows.length - 1].rowId);
-    return rows.length;
+  /** Queued messages above `rowId`, oldest first. */
+  queuedAfter(rowId: number): QueuedEntry[] {
+    const rows = this.sql('SELECT message_rowid AS rowId, folder_id AS folderId FROM search_queue WHERE message_rowid > ? ORDER BY message_rowid')
+      .all(rowId) as { rowId: number; folderId: number }[];
+    return rows.map((row) => ({ ...row, text: this.texts.get(row.rowId) }));
+  }
+
+  /** Indexed: out of the queue, and their texts out of memory. */
+  dequeue(entries: IndexEntry[]): void {
+    this.sql('DELETE FROM search_queue WHERE message_rowid IN (SELECT value FROM json_each(?))').run(idsOf(entries));
+    for (const entry of entries) this.texts.delete(entry.rowId);
+    const oldest = this.sql('SELECT min(message_rowid) FROM search_queue').pluck().get() as number | null;
+    for (const rowId of this.texts.keys()) if (oldest === null || rowId < oldest) this.texts.delete(rowId);
+  }
+
+  /** Queued ids with no text in memory: indexed from their raw bytes instead. */
+  moveToBackfill(rowIds: number[]): void {
+    const ids = JSON.stringify(rowIds);
+    this.sql('INSERT OR IGNORE INTO search_backfill (message_rowid) SELECT value FROM json_each(?)').run(ids);
+    this.sql('DELETE FROM search_queue WHERE message_rowid IN (SELECT value FROM json_each(?))').run(ids);
   }
 
   /** Hands every queued id to the backfill: at start, when no text of them is in memory. */
@@ -66,6 +71,11 @@ export class SearchIndexRepo extends Repo {
     this.sql('INSERT OR IGNORE INTO search_backfill (message_rowid) SELECT message_rowid FROM search_queue').run();
     this.sql('DELETE FROM search_queue').run();
     this.texts.clear();
+  }
+
+  /** Every stored message, for an index that starts empty. */
+  backfillAll(): void {
+    this.sql('INSERT OR IGNORE INTO search_backfill (message_rowid) SELECT id FROM messages').run();
   }
 
   backfillCount(): number {
@@ -80,13 +90,14 @@ export class SearchIndexRepo extends Repo {
     ).all(limit) as BackfillItem[];
   }
 
-  indexBackfilled(item: Omit<BackfillItem, 'raw'>, text: SearchText): void {
-    this.insert(item.rowId, item.folderId, text);
-    this.sql('DELETE FROM search_backfill WHERE message_rowid = ?').run(item.rowId);
+  backfilled(entries: IndexEntry[]): void {
+    this.sql('DELETE FROM search_backfill WHERE message_rowid IN (SELECT value FROM json_each(?))').run(idsOf(entries));
   }
 
-  private insert(rowId: number, folderId: number, text: SearchText): void {
-    this.sql("INSERT INTO messages_fts (rowid, folder, subject, participants, body) VALUES (?, 'f' || ?, ?, ?, ?)")
-      .run(rowId, folderId, text.subject, text.participants, text.body);
+  /** The highest message row id: no index entry above it can be of a stored message. */
+  lastMessageRowId(): number {
+    return (this.sql('SELECT max(id) FROM messages').pluck().get() as number | null) ?? 0;
   }
 }
+
+const idsOf = (entries: IndexEntry[]): string => JSON.stringify(entries.map((entry) => entry.rowId));

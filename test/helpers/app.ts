@@ -8,6 +8,8 @@ import { createLogger } from '../../src/core/logger.js';
 import { createApp, type App } from '../../src/main.js';
 import type { ParseWorkerFactory } from '../../src/workers/parse-pool.js';
 import { sourceParseWorker } from '../../src/workers/parse-thread-source.js';
+import { sourceSearchWorker } from '../../src/workers/search-thread-source.js';
+import type { SearchWorkerFactory } from '../../src/workers/search-writer-thread.js';
 import { assertMatchesOpenApi } from './openapi.js';
 
 export interface ApiResponse<T = any> {
@@ -41,7 +43,10 @@ export interface TestApp {
  */
 export const startApp = async (
   t: Test, overrides: ConfigLayer = {},
-  options: { clock?: Clock; resolver?: MxResolver; autoDeliver?: boolean; addressResolver?: AddressResolver; parseWorker?: ParseWorkerFactory } = {},
+  options: { clock?: Clock; resolver?: MxResolver; autoDeliver?: boolean; addressResolver?: AddressResolver; parseWorker?: ParseWorkerFactory;
+    /** null: the index is written on the main thread. */
+    searchWorker?: SearchWorkerFactory | null;
+  } = {},
 ): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
   const config = loadConfig({
@@ -52,6 +57,7 @@ export const startApp = async (
     logger: createLogger('silent', () => {}),
     // The real parse threads, as bin/main.ts starts them (smtp.parseThreads decides how many).
     parseWorker: options.parseWorker ?? sourceParseWorker,
+    searchWorker: options.searchWorker === null ? undefined : options.searchWorker ?? sourceSearchWorker,
   });
   await app.start();
   t.teardown(() => app.stop());

@@ -1,0 +1,31 @@
+/** What the full-text index holds of a message. */
+export interface SearchText {
+  subject: string;
+  participants: string;
+  body: string;
+}
+
+/** One message's entry in the index: its row id in `messages`, its folder, its text. */
+export interface IndexEntry {
+  rowId: number;
+  folderId: number;
+  text: SearchText;
+}
+
+/**
+ * Where the full-text index is written. The index is a file of its own, written by one
+ * connection that main.ts places either on a thread of its own (workers/search-thread-pool.ts)
+ * or on the main thread (store/search-db.ts); the services see only this.
+ */
+export interface IndexWriter {
+  /** Resolves once the entries are durable in the index; each replaces any earlier entry of its row id. */
+  index(entries: IndexEntry[]): Promise<void>;
+  /** Drops every entry above `rowId`: their messages went with an unsynced tail of the store. */
+  trimAbove(rowId: number): Promise<void>;
+  /**
+   * Returns once everything handed over so far is in the index, blocking the caller: a
+   * search runs it first. Throws an AppError('unavailable') when the writer cannot finish.
+   */
+  settle(): void;
+  close(): Promise<void>;
+}

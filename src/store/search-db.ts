@@ -1,0 +1,147 @@
+import Database from 'better-sqlite3';
+import type { IndexEntry, IndexWriter } from '../core/search-index.js';
+import type { Db, OpenOptions } from './db.js';
+import { Repo } from './repo.js';
+
+/**
+ * The full-text index has a SQLite file of its own beside the store (`agentpost.search.db`
+ * beside `agentpost.db`), so that it can be written by a connection on another thread.
+ * Indexing (tokenizing each message, writing FTS5 segments) was about a quarter of the MX's
+ * main thread on bench:ingest; in the store's file it would have to hold the store's one
+ * write lock, which the main thread's commits wait on. The index is derived data: the
+ * store's search_queue and search_backfill say which messages still need indexing, and
+ * every entry can be made again from the raw bytes.
+ */
+export const searchIndexFile = (storeFile: string): string => {
+  if (storeFile === ':memory:') throw new Error('the store needs a file: its search index lives beside it');
+  return `${storeFile.replace(/\.db$/, '')}.search.db`;
+};
+
+/** Raised when the index's table changes; an index of another version is rebuilt from the store. */
+const SCHEMA_VERSION = 1;
+
+/**
+ * One token per folder (`f<folder id>`) lets FTS5 itself keep a search in one folder, and
+ * Porter stemming over unicode61 matches words with their inflections (see toFtsQuery).
+ * Contentless: the index keeps no copy of the text (the store has the raw bytes).
+ */
+const SCHEMA = `
+  CREATE VIRTUAL TABLE messages_fts USING fts5(
+    folder, subject, participants, body,
+    content = '', contentless_delete = 1,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+`;
+
+const connect = (file: string, options: OpenOptions & { readonly?: boolean }): Db =>
+  new Database(file, {
+    readonly: options.readonly ?? false,
+    ...(options.nativeBinding ? { nativeBinding: options.nativeBinding as never } : {}),
+  });
+
+/**
+ * Opens (creating if need be) the index file at start-up. When it is new or of another
+ * version, `beforeRebuild` runs first, so the store records that every message needs
+ * indexing before the empty index is marked current: a crash between the two leaves work
+ * to redo, never an index that silently misses mail.
+ */
+export const prepareSearchIndexFile = (file: string, options: OpenOptions, beforeRebuild: () => void): void => {
+  const db = connect(file, options);
+  try {
+    db.pragma('journal_mode = WAL');
+    if (db.pragma('user_version', { simple: true }) === SCHEMA_VERSION) return;
+    beforeRebuild();
+    db.transaction(() => {
+      db.exec('DROP TABLE IF EXISTS messages_fts');
+      db.exec(SCHEMA);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }).immediate();
+  } finally {
+    db.close();
+  }
+};
+
+/** The index's one writer; commits are durable (synchronous=FULL) before `index` returns. */
+export class SearchIndexFileWriter extends Repo {
+  static open(file: string, options: OpenOptions = {}): SearchIndexFileWriter {
+    const db = connect(file, options);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    return new SearchIndexFileWriter(db);
+  }
+
+  /**
+   * One transaction, so FTS5 writes one segment for the lot. Each entry replaces an earlier
+   * one of its row id (a message indexed again after a restart); a delete of a row id the
+   * index lacks costs about 2 µs.
+   */
+  index(entries: IndexEntry[]): void {
+    this.db.transaction(() => {
+      for (const { rowId, folderId, text } of entries) {
+        this.sql('DELETE FROM messages_fts WHERE rowid = ?').run(rowId);
+        this.sql("INSERT INTO messages_fts (rowid, folder, subject, participants, body) VALUES (?, 'f' || ?, ?, ?, ?)")
+          .run(rowId, folderId, text.subject, text.participants, text.body);
+      }
+    }).immediate();
+  }
+
+  trimAbove(rowId: number): void {
+    this.sql('DELETE FROM messages_fts WHERE rowid > ?').run(rowId);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** The writer on the caller's thread: the fallback when main.ts is given no search thread. */
+export class InlineIndexWriter implements IndexWriter {
+  constructor(private readonly writer: SearchIndexFileWriter) {}
+
+  async index(entries: IndexEntry[]): Promise<void> {
+    this.writer.index(entries);
+  }
+
+  async trimAbove(rowId: number): Promise<void> {
+    this.writer.trimAbove(rowId);
+  }
+
+  /** Every `index` call has already committed by the time it returned. */
+  settle(): void {}
+
+  async close(): Promise<void> {
+    this.writer.close();
+  }
+}
+
+/** Restricts an FTS5 query to one folder's messages, through the index's folder token. */
+export const inFolder = (folderId: number, match: string): string => `folder : "f${folderId}" AND (${match})`;
+
+/**
+ * Queries on a read-only connection of the main thread. It never takes a lock the writer
+ * waits for (WAL readers read a snapshot), and sees each writer commit at its next query.
+ */
+export class SearchIndexReader extends Repo {
+  static open(file: string, options: OpenOptions = {}): SearchIndexReader {
+    return new SearchIndexReader(connect(file, { ...options, readonly: true }));
+  }
+
+  count(match: string): number {
+    return this.sql('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?').pluck().get(match) as number;
+  }
+
+  /** Row ids, highest first: within a folder that is newest first (see MessageRepo.search). */
+  newestFirst(match: string, limit: number, offset: number): number[] {
+    return this.sql('SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ? OFFSET ?')
+      .pluck().all(match, limit, offset) as number[];
+  }
+
+  all(match: string): number[] {
+    return this.sql('SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?').pluck().all(match) as number[];
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,81 @@
+// The full-text index's writer on its own thread (src/workers/search-writer-thread.ts): what it
+// indexes a read-only connection finds; a search can wait for it synchronously; a thread that
+// dies fails its own requests, makes the next wait answer 503 once, and is replaced.
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import t, { type Test } from 'tap';
+import { isAppError } from '../src/core/errors.js';
+import { createLogger } from '../src/core/logger.js';
+import type { IndexEntry } from '../src/core/search-index.js';
+import { prepareSearchIndexFile, SearchIndexReader } from '../src/store/search-db.js';
+import { sourceSearchWorker } from '../src/workers/search-thread-source.js';
+import { SearchWriterThread, type SearchWorkerFactory } from '../src/workers/search-writer-thread.js';
+
+const silent = createLogger('silent', () => {});
+
+const entry = (rowId: number, body: string): IndexEntry => ({ rowId, folderId: 1, text: { subject: '', participants: '', body } });
+
+const indexFile = (t: Test): { file: string; reader: SearchIndexReader } => {
+  const file = join(t.testdir({}), 'agentpost.search.db');
+  prepareSearchIndexFile(file, {}, () => {});
+  const reader = SearchIndexReader.open(file);
+  t.teardown(() => reader.close());
+  return { file, reader };
+};
+
+/** A real thread that loads, says it is ready, and ends itself on its first request. */
+const dyingWorker: SearchWorkerFactory = () => new Worker(
+  `const { parentPort } = require('node:worker_threads');
+   parentPort.postMessage({ type: 'ready' });
+   parentPort.once('message', () => process.exit(7));`,
+  { eval: true },
+);
+
+const isUnavailable = (error: unknown): boolean => isAppError(error) && error.code === 'unavailable';
+
+const errorOf = (work: () => void): unknown => {
+  try {
+    work();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+};
+
+t.test('entries the thread indexed are found; settle waits for what was sent; each entry replaces its row id', async (t) => {
+  const { file, reader } = indexFile(t);
+  const writer = new SearchWriterThread(file, sourceSearchWorker, silent);
+  t.teardown(() => writer.close());
+  await writer.start();
+  const indexed = writer.index([entry(1, 'alpha beta'), entry(2, 'beta gamma')]);
+  writer.settle();
+  t.equal(reader.count('beta'), 2, 'settle returned after the thread committed');
+  await indexed;
+  await writer.index([entry(2, 'delta')]);
+  t.same([reader.count('gamma'), reader.count('delta')], [0, 1], 'row 2 holds only its new text');
+  await writer.trimAbove(1);
+  t.same(reader.all('alpha OR delta'), [1], 'entries above row 1 are gone');
+});
+
+t.test('a thread that dies fails its requests, the next settle answers 503 once, and a new thread takes over', async (t) => {
+  const { file, reader } = indexFile(t);
+  let started = 0;
+  const factory: SearchWorkerFactory = (data) => (started++ === 0 ? dyingWorker(data) : sourceSearchWorker(data));
+  const writer = new SearchWriterThread(file, factory, silent);
+  t.teardown(() => writer.close());
+  await writer.start();
+  await t.rejects(writer.index([entry(1, 'lost')]), /exited with code 7/);
+  t.ok(isUnavailable(errorOf(() => writer.settle())), 'a search waiting for it answers 503');
+  t.doesNotThrow(() => writer.settle(), 'reported once');
+  await writer.index([entry(1, 'again')]);
+  t.equal(started, 2, 'a second thread');
+  t.equal(reader.count('again'), 1);
+});
+
+t.test('after close, requests are refused', async (t) => {
+  const { file } = indexFile(t);
+  const writer = new SearchWriterThread(file, sourceSearchWorker, silent);
+  await writer.start();
+  await writer.close();
+  t.ok(isUnavailable(await writer.index([entry(1, 'late')]).catch((error: unknown) => error)));
+});
