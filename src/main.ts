@@ -210,7 +210,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         services.outboundQueued.subscribe(() => deliveryWorker.kick());
       }
       ready = true;
-      logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, submission: app.ports.submission, imap: app.ports.imap, baseUrl: app.baseUrl, dataDir: config.dataDir, parseThreads: parsePool?.size ?? 0 });
+      logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, submission: app.ports.submission, imap: app.ports.imap, baseUrl: app.baseUrl, dataDir: config.dataDir, parseThreads: parsePool?.size ?? 0, searchThread: indexWriter instanceof SearchWriterThread });
       return app.ports;
     },
     stop() {

@@ -42,6 +42,7 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0', '--submission-port', '0', '--parse-threads', '1'], { cwd: home, env });
   t.ok(server.ports.http > 0 && server.ports.smtp > 0, 'port 0 bound free ports and logged them');
   t.match(server.output().stderr, /"message":"agentpost listening"[^\n]*"parseThreads":1/, 'the parse thread started inside the executable');
+  t.match(server.output().stderr, /"message":"agentpost listening"[^\n]*"searchThread":true/, 'so did the search thread, with the addon the main thread loaded');
   t.same(readdirSync(temp), [], 'the native addon was loaded from a temp file that is gone again');
 
   const health = await restCall(server.baseUrl, 'GET', '/healthz');
