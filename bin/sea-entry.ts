@@ -8,10 +8,13 @@
  * Outside a SEA (e.g. `node --import tsx bin/sea-entry.ts`) it runs like bin/main.ts and
  * better-sqlite3 finds its addon in node_modules as usual.
  *
- * The inbound-parse thread (src/workers/parse-thread.ts) travels as a second asset, bundled
- * to CommonJS that needs only Node builtins: there is no file to start a Worker from, so
- * its source is evaluated. Outside a SEA no factory is passed and mail is parsed on the main
- * thread (bin/main.ts is the entry that runs threads from source).
+ * The inbound-parse thread (src/workers/parse-thread.ts) and the search-index thread
+ * (src/workers/search-thread.ts) travel as two more assets, each bundled to CommonJS: there
+ * is no file to start a Worker from, so their source is evaluated. The search thread opens
+ * SQLite too; it gets the addon's file name and loads it by that name, which finds the
+ * library the process already has mapped (gone from disk or not), so both threads share one
+ * SQLite and its file locks. Outside a SEA no factory is passed: mail is parsed and indexed
+ * on the main thread (bin/main.ts is the entry that runs threads from source).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -29,6 +29,7 @@ export class SearchIndexService {
 
   /** Hands everything queued to the writer and waits for it, in the caller's turn (a search runs this first). */
   catchUp(): void {
+    // handOver gives the batch to the writer before its first await; settle then waits for it.
     void this.handOver().catch((error: unknown) => this.logFailure(error));
     this.writer.settle();
   }

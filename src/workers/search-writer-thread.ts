@@ -19,7 +19,9 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-type Request = SearchRequest extends infer R ? (R extends { seq: number } ? Omit<R, 'seq'> : never) : never;
+/** A request before it is numbered (Omit over each member of the union). */
+type Unnumbered<T> = T extends unknown ? Omit<T, 'seq'> : never;
+type Request = Unnumbered<Exclude<SearchRequest, { type: 'close' }>>;
 
 export class SearchWriterThread implements IndexWriter {
   private worker: Worker | null = null;
