@@ -10,13 +10,20 @@ export interface OpenOptions {
   nativeBinding?: object;
 }
 
+/** A connection through the addon the caller gave (the single executable's), else node_modules'. */
+export const connect = (file: string, options: OpenOptions & { readonly?: boolean } = {}): Db =>
+  new Database(file, {
+    readonly: options.readonly ?? false,
+    ...(options.nativeBinding ? { nativeBinding: options.nativeBinding as never } : {}),
+  });
+
 /**
  * WAL with synchronous=FULL: a commit is on disk before it returns, so an SMTP 250 sent
  * after a commit survives a crash (DESIGN.md durability rules).
  */
 export const openDatabase = (file: string, options: OpenOptions = {}): Db => {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding as never } : {});
+  const db = connect(file, options);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');

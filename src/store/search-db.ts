@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
 import type { IndexEntry, IndexWriter } from '../core/search-index.js';
-import type { Db, OpenOptions } from './db.js';
+import { connect, type OpenOptions } from './db.js';
 import { Repo } from './repo.js';
 
 /**
@@ -32,12 +31,6 @@ const SCHEMA = `
     tokenize = 'porter unicode61 remove_diacritics 2'
   );
 `;
-
-const connect = (file: string, options: OpenOptions & { readonly?: boolean }): Db =>
-  new Database(file, {
-    readonly: options.readonly ?? false,
-    ...(options.nativeBinding ? { nativeBinding: options.nativeBinding as never } : {}),
-  });
 
 /**
  * Opens (creating if need be) the index file at start-up. When it is new or of another
