@@ -17,8 +17,8 @@ import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/core/logger.js';
 import { createApp } from '../src/main.js';
-import { sourceParseWorker } from '../src/workers/parse-thread-source.js';
-import { sourceSearchWorker } from '../src/workers/search-thread-source.js';
+import { sourceParseWorker } from '../src/workers/threads/parse-thread-source.js';
+import { sourceSearchWorker } from '../src/workers/threads/search-thread-source.js';
 import { argValue, fmt, messageOfSize, percentile, prng, tempDir, vocabulary } from './lib.js';
 
 type Target = 'sink' | 'agentpost';

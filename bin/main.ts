@@ -1,5 +1,5 @@
-import { sourceParseWorker } from '../src/workers/parse-thread-source.js';
-import { sourceSearchWorker } from '../src/workers/search-thread-source.js';
+import { sourceParseWorker } from '../src/workers/threads/parse-thread-source.js';
+import { sourceSearchWorker } from '../src/workers/threads/search-thread-source.js';
 import { runCli } from './cli.js';
 
 runCli(process.argv.slice(2), { parseWorker: sourceParseWorker, searchWorker: sourceSearchWorker }).then(

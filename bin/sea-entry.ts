@@ -8,8 +8,8 @@
  * Outside a SEA (e.g. `node --import tsx bin/sea-entry.ts`) it runs like bin/main.ts and
  * better-sqlite3 finds its addon in node_modules as usual.
  *
- * The inbound-parse thread (src/workers/parse-thread.ts) and the search-index thread
- * (src/workers/search-thread.ts) travel as two more assets, each bundled to CommonJS: there
+ * The inbound-parse thread (src/workers/threads/parse-thread.ts) and the search-index thread
+ * (src/workers/threads/search-thread.ts) travel as two more assets, each bundled to CommonJS: there
  * is no file to start a Worker from, so their source is evaluated. The search thread opens
  * SQLite too; it gets the addon's file name and loads it by that name, which finds the
  * library the process already has mapped (gone from disk or not), so both threads share one

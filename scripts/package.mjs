@@ -3,8 +3,8 @@
 //   1. esbuild bundles bin/sea-entry.ts with everything it imports (src/, schema/*.json,
 //      koa, smtp-server, mailparser, ajv, ...) into one CommonJS file, the only module
 //      format a SEA main script can be;
-//      The inbound-parse thread (src/workers/parse-thread.ts) and the search-index thread
-//      (src/workers/search-thread.ts) are bundled the same way, each into a file of its
+//      The inbound-parse thread (src/workers/threads/parse-thread.ts) and the search-index thread
+//      (src/workers/threads/search-thread.ts) are bundled the same way, each into a file of its
 //      own: a worker needs its own code, and a SEA has no file to start one from;
 //   2. `node --experimental-sea-config` turns it into a blob, with better-sqlite3's native
 //      addon and the threads as assets (bin/sea-entry.ts loads them from there);
@@ -24,8 +24,8 @@ const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const ADDON_ASSET = 'better_sqlite3.node'; // the names bin/sea-entry.ts asks for
 /** Each worker thread's code, bundled to its own file and stored under its asset name. */
 const THREADS = [
-  { asset: 'parse-thread.js', entry: join('src', 'workers', 'parse-thread.ts') },
-  { asset: 'search-thread.js', entry: join('src', 'workers', 'search-thread.ts') },
+  { asset: 'parse-thread.js', entry: join('src', 'workers', 'threads', 'parse-thread.ts') },
+  { asset: 'search-thread.js', entry: join('src', 'workers', 'threads', 'search-thread.ts') },
 ];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

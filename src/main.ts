@@ -20,16 +20,16 @@ import type { IndexWriter } from './core/search-index.js';
 import { Store } from './store/index.js';
 import { InlineIndexWriter, SearchIndexFileWriter } from './store/search-db.js';
 import { loadSecretKey } from './store/secret-key.js';
-import { DeliveryWorker } from './workers/delivery.js';
-import { ParsePool, type ParseWorkerFactory } from './workers/parse-pool.js';
-import { Scheduler } from './workers/scheduler.js';
-import { SearchIndexer } from './workers/search-indexer.js';
-import { SearchWriterThread, type SearchWorkerFactory } from './workers/search-writer-thread.js';
-import { keyExpiryRunOnce } from './workers/key-expiry.js';
-import { sweepRunOnce } from './workers/sweep.js';
-import { systemAddressResolver } from './workers/system-resolver.js';
-import { WebhookDispatcher } from './workers/webhook-dispatcher.js';
-import { HttpWebhookSender } from './workers/webhook-http.js';
+import { DeliveryWorker } from './workers/jobs/delivery.js';
+import { ParsePool, type ParseWorkerFactory } from './workers/threads/parse-pool.js';
+import { Scheduler } from './workers/jobs/scheduler.js';
+import { SearchIndexer } from './workers/jobs/search-indexer.js';
+import { SearchWriterThread, type SearchWorkerFactory } from './workers/threads/search-writer-thread.js';
+import { keyExpiryRunOnce } from './workers/jobs/key-expiry.js';
+import { sweepRunOnce } from './workers/jobs/sweep.js';
+import { systemAddressResolver } from './workers/net/system-resolver.js';
+import { WebhookDispatcher } from './workers/jobs/webhook-dispatcher.js';
+import { HttpWebhookSender } from './workers/net/webhook-http.js';
 
 /** Contract Events 2: the receiver answers "a small response"; more than this is not read. */
 const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024;
@@ -46,13 +46,13 @@ export interface AppOptions {
   /** DNS for webhook target checks; tests inject one (DESIGN.md "How to test"). */
   addressResolver?: AddressResolver;
   /**
-   * Starts one inbound-parse thread (src/workers/parse-pool.ts). bin/main.ts and the test
+   * Starts one inbound-parse thread (src/workers/threads/parse-pool.ts). bin/main.ts and the test
    * helpers pass sourceParseWorker, the executable an eval'd asset; without one, inbound
    * mail is parsed on the main thread whatever smtp.parseThreads says.
    */
   parseWorker?: ParseWorkerFactory;
   /**
-   * Starts the search thread, the full-text index's writer (src/workers/search-writer-thread.ts).
+   * Starts the search thread, the full-text index's writer (src/workers/threads/search-writer-thread.ts).
    * Without one, the index is written on the main thread.
    */
   searchWorker?: SearchWorkerFactory;

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { RecipientKind, RecipientStatus } from '../src/core/types.js';
-import { isComplaint, parseArf } from '../src/services/arf.js';
-import { complainantOf } from '../src/services/complaints.js';
+import { isComplaint, parseArf } from '../src/mime/arf.js';
+import { complainantOf } from '../src/services/delivery/complaints.js';
 import type { RecipientRecord } from '../src/store/submissions.js';
 import { arfReport } from './helpers/arf.js';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { bounceAddress, isBounceShaped, verifyBounceAddress } from '../src/core/bounce-token.js';
 import { isInvalidMailbox, parseSmtpReply } from '../src/core/outbound.js';
-import { parseDsn } from '../src/services/dsn.js';
+import { parseDsn } from '../src/mime/dsn.js';
 
 const secret = Buffer.from('0123456789abcdef0123456789abcdef');
 const other = Buffer.from('fedcba9876543210fedcba9876543210');

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { composeMessage, parsedOfComposed } from '../src/services/compose.js';
-import { parseMessage, participantsOf, previewOf } from '../src/services/parse.js';
-import type { OutgoingMessage } from '../src/services/send-input.js';
+import { composeMessage, parsedOfComposed } from '../src/services/sending/compose.js';
+import { parseMessage, participantsOf, previewOf } from '../src/mime/parse.js';
+import type { OutgoingMessage } from '../src/services/sending/send-input.js';
 
 const base: OutgoingMessage = {
   from: { name: 'Ünïcode, Sender', address: 'agent-a-abcdef@agents.localhost' },

@@ -167,7 +167,7 @@ t.test('MIME fixtures round-trip from SMTP to REST', async (t) => {
   });
 
   t.test('every fixture in the folder is covered above', async (t) => {
-    const names = readdirSync(new URL('./fixtures/', import.meta.url)).filter((name) => name.endsWith('.eml')).sort();
+    const names = readdirSync(new URL('./fixtures', import.meta.url)).filter((name) => name.endsWith('.eml')).sort();
     t.equal(names.length, 11);
     const list = await harness.api('GET', '/api/v1/agent/inbox?limit=100', { key: agent.apiKey });
     t.equal(list.body.totalMessages, names.length);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { MxResolver } from '../src/core/outbound.js';
-import { NextHopResolver, relayRoute } from '../src/services/next-hop.js';
+import { NextHopResolver, relayRoute } from '../src/services/delivery/next-hop.js';
 
 const dnsError = (code: string) => Object.assign(new Error(code), { code });
 

@@ -1,4 +1,4 @@
-// The inbound parse runs on worker threads (src/workers/parse-pool.ts). What a thread returns
+// The inbound parse runs on worker threads (src/workers/threads/parse-pool.ts). What a thread returns
 // must be exactly what parseMessage returns on the main thread; a thread that dies fails only
 // its own messages (the MX answers 451, nothing is stored) and is replaced.
 import { readdirSync } from 'node:fs';
@@ -10,9 +10,9 @@ import t from 'tap';
 import { loadConfig } from '../src/config/load.js';
 import { isAppError } from '../src/core/errors.js';
 import { createLogger } from '../src/core/logger.js';
-import { parseMessage } from '../src/services/parse.js';
-import { ParsePool, type ParseWorkerFactory } from '../src/workers/parse-pool.js';
-import { sourceParseWorker } from '../src/workers/parse-thread-source.js';
+import { parseMessage } from '../src/mime/parse.js';
+import { ParsePool, type ParseWorkerFactory } from '../src/workers/threads/parse-pool.js';
+import { sourceParseWorker } from '../src/workers/threads/parse-thread-source.js';
 import { startApp } from './helpers/app.js';
 import { fixture } from './helpers/mail.js';
 import { smtpSendRaw } from './helpers/smtp.js';

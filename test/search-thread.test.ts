@@ -1,4 +1,4 @@
-// The full-text index's writer on its own thread (src/workers/search-writer-thread.ts): what it
+// The full-text index's writer on its own thread (src/workers/threads/search-writer-thread.ts): what it
 // indexes a read-only connection finds; a search can wait for it synchronously; a thread that
 // dies fails its own requests, makes the next wait answer 503 once, and is replaced.
 import { join } from 'node:path';
@@ -8,8 +8,8 @@ import { isAppError } from '../src/core/errors.js';
 import { createLogger } from '../src/core/logger.js';
 import type { IndexEntry } from '../src/core/search-index.js';
 import { prepareSearchIndexFile, SearchIndexReader } from '../src/store/search-db.js';
-import { sourceSearchWorker } from '../src/workers/search-thread-source.js';
-import { SearchWriterThread, type SearchWorkerFactory } from '../src/workers/search-writer-thread.js';
+import { sourceSearchWorker } from '../src/workers/threads/search-thread-source.js';
+import { SearchWriterThread, type SearchWorkerFactory } from '../src/workers/threads/search-writer-thread.js';
 
 const silent = createLogger('silent', () => {});
 

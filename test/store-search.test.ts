@@ -2,8 +2,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
-import type { ParsedMessage } from '../src/services/parse.js';
-import { toFtsQuery } from '../src/services/mailbox.js';
+import type { ParsedMessage } from '../src/mime/parse.js';
+import { toFtsQuery } from '../src/services/mail/mailbox.js';
 import { startApp } from './helpers/app.js';
 import { folderOf } from './helpers/mail.js';
 

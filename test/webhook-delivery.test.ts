@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseMessage } from '../src/services/parse.js';
+import { parseMessage } from '../src/mime/parse.js';
 import { webhookFixture, type WebhookFixture } from './helpers/webhooks.js';
 
 /** DESIGN.md "webhook retry schedule", in ms after the event. */

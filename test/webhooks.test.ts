@@ -126,7 +126,7 @@ t.test('baseline: mail already in INBOX at verification never produces an event'
 t.test('only INBOX is observed, whatever stored the message', async (t) => {
   const f = await webhookFixture(t);
   const mailbox = f.app.services.mailbox.mailboxOfAccount(f.app.services.auth.authenticate(f.agent.apiKey).accountId);
-  const { parseMessage } = await import('../src/services/parse.js');
+  const { parseMessage } = await import('../src/mime/parse.js');
   const raw = Buffer.from('Subject: appended\r\nFrom: a@example.com\r\n\r\nhi\r\n');
   const parsed = await parseMessage(raw);
   f.app.store.transaction(() => {

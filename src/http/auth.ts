@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { bearerToken } from '../core/bearer.js';
 import type { Principal } from '../core/types.js';
-import type { AuthService } from '../services/auth.js';
+import type { AuthService } from '../services/accounts/auth.js';
 
 export interface AuthState {
   principal: Principal;

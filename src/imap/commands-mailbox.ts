@@ -1,4 +1,4 @@
-import { INBOX } from '../services/mailbox.js';
+import { INBOX } from '../services/mail/mailbox.js';
 import { serializeAll, str, atom, type ImapValue } from './format.js';
 import { asAtom, asList, asString, expectArgs, ParseError } from './parser.js';
 import { sequenceOf } from './sequence.js';

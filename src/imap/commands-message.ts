@@ -1,4 +1,4 @@
-import type { FlagMode, FlagSet } from '../services/imap-session.js';
+import type { FlagMode, FlagSet } from '../services/imap/session.js';
 import { fetchOne, flagsValue } from './fetch.js';
 import { parseFetchItems } from './fetch-items.js';
 import { atom, serializeAll, type ImapValue } from './format.js';

@@ -1,7 +1,7 @@
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import {
   encapsulatedMessage, parseDisposition, parseHeaderFields, type HeaderField, type MimePart,
-} from '../services/mime-tree.js';
+} from '../mime/mime-tree.js';
 import { bytes, str, type ImapValue } from './format.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { MessageMeta } from '../services/imap-session.js';
-import { encapsulatedMessage, findPart, headerBlocks, parseMimeTree, type MimePart } from '../services/mime-tree.js';
+import type { MessageMeta } from '../services/imap/session.js';
+import { encapsulatedMessage, findPart, headerBlocks, parseMimeTree, type MimePart } from '../mime/mime-tree.js';
 import { bodyStructureOf, envelopeOf } from './envelope.js';
 import type { FetchItem, Section } from './fetch-items.js';
 import { atom, bytes, serializeAll, str, type ImapValue } from './format.js';

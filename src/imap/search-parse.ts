@@ -1,4 +1,4 @@
-import type { SearchKey } from '../services/imap-session.js';
+import type { SearchKey } from '../services/imap/session.js';
 import { parseImapDate } from './format.js';
 import { ParseError, type Token } from './parser.js';
 import { isSequenceSet, parseSequenceSet, resolveSet } from './sequence.js';

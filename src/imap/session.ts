@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Logger } from '../core/logger.js';
 import type { Folder } from '../core/types.js';
-import type { ImapIdentity } from '../services/imap-session.js';
+import type { ImapIdentity } from '../services/imap/session.js';
 import type { Services } from '../services/index.js';
 import type { Chunk } from './format.js';
 import { ParseError, parseCommand, type Command, type Token } from './parser.js';

@@ -2,10 +2,10 @@ import { schemaById, type JsonSchema } from '../../schema/index.js';
 import { bearerToken } from '../core/bearer.js';
 import type { Principal } from '../core/types.js';
 import { validateInput } from '../core/validate.js';
-import type { RegisterInput } from '../services/accounts.js';
+import type { RegisterInput } from '../services/accounts/accounts.js';
 import type { Services } from '../services/index.js';
-import type { ListQuery } from '../services/mailbox.js';
-import type { SendRequest } from '../services/send-input.js';
+import type { ListQuery } from '../services/mail/mailbox.js';
+import type { SendRequest } from '../services/sending/send-input.js';
 
 /** What one HTTP request tells a tool about its caller. */
 export interface CallerContext {

@@ -6,10 +6,10 @@ import type { Clock } from '../../src/core/clock.js';
 import type { MxResolver } from '../../src/core/outbound.js';
 import { createLogger } from '../../src/core/logger.js';
 import { createApp, type App } from '../../src/main.js';
-import type { ParseWorkerFactory } from '../../src/workers/parse-pool.js';
-import { sourceParseWorker } from '../../src/workers/parse-thread-source.js';
-import { sourceSearchWorker } from '../../src/workers/search-thread-source.js';
-import type { SearchWorkerFactory } from '../../src/workers/search-writer-thread.js';
+import type { ParseWorkerFactory } from '../../src/workers/threads/parse-pool.js';
+import { sourceParseWorker } from '../../src/workers/threads/parse-thread-source.js';
+import { sourceSearchWorker } from '../../src/workers/threads/search-thread-source.js';
+import type { SearchWorkerFactory } from '../../src/workers/threads/search-writer-thread.js';
 import { assertMatchesOpenApi } from './openapi.js';
 
 export interface ApiResponse<T = any> {

@@ -1,6 +1,6 @@
 import type { Router } from '@koa/router';
 import { validateInput } from '../../core/validate.js';
-import type { RegisterInput } from '../../services/accounts.js';
+import type { RegisterInput } from '../../services/accounts/accounts.js';
 import { principalOf, requireAuth } from '../auth.js';
 import { readJsonBody } from '../body.js';
 import { clientIp } from '../client-ip.js';

@@ -1,10 +1,10 @@
 import type { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
 import { validateInput } from '../../core/validate.js';
-import type { AccessKeyRequest } from '../../services/access-keys.js';
-import type { RotationAction } from '../../services/key-rotation.js';
-import type { TwoFactorAction } from '../../services/two-factor.js';
-import { requireFullKey } from '../../services/auth.js';
+import type { AccessKeyRequest } from '../../services/keys/access-keys.js';
+import type { RotationAction } from '../../services/keys/key-rotation.js';
+import type { TwoFactorAction } from '../../services/accounts/two-factor.js';
+import { requireFullKey } from '../../services/accounts/auth.js';
 import { principalOf, requireAuth } from '../auth.js';
 import { readJsonBody } from '../body.js';
 import type { HttpDeps } from '../context.js';

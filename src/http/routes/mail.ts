@@ -1,6 +1,6 @@
 import type { Router } from '@koa/router';
 import { validateInput } from '../../core/validate.js';
-import type { ListQuery } from '../../services/mailbox.js';
+import type { ListQuery } from '../../services/mail/mailbox.js';
 import { principalOf, requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
 

@@ -1,7 +1,7 @@
 import type { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
 import { validateInput } from '../../core/validate.js';
-import type { SendRequest } from '../../services/send-input.js';
+import type { SendRequest } from '../../services/sending/send-input.js';
 import { principalOf, requireAuth } from '../auth.js';
 import { readJsonBody } from '../body.js';
 import type { HttpDeps } from '../context.js';

@@ -12,7 +12,7 @@ import type { Store } from '../../store/index.js';
 import type { OutboxEntry } from '../../store/outbox.js';
 import type { EventProgress, WebhookEventRecord } from '../../store/webhook-events.js';
 import type { InboxBaseline, WebhookEndpointRecord } from '../../store/webhooks.js';
-import { INBOX } from '../mailbox.js';
+import { INBOX } from '../mail/mailbox.js';
 import { currentInbox, pauseIfBaselineBroken } from './inbox-identity.js';
 
 /** Outbox rows read per ingest transaction. */

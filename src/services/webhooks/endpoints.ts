@@ -11,7 +11,7 @@ import {
 import { resolveWebhookTarget, TargetRefused, type TargetPolicy } from '../../core/webhook-target.js';
 import type { Store } from '../../store/index.js';
 import type { WebhookEndpointRecord, WebhookStatus } from '../../store/webhooks.js';
-import { requireFullKey } from '../auth.js';
+import { requireFullKey } from '../accounts/auth.js';
 import { currentInbox, pauseIfBaselineBroken } from './inbox-identity.js';
 import { webhookView, type WebhookView } from './views.js';
 

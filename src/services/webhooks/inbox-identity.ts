@@ -1,6 +1,6 @@
 import type { Store } from '../../store/index.js';
 import type { InboxBaseline, WebhookEndpointRecord } from '../../store/webhooks.js';
-import { INBOX } from '../mailbox.js';
+import { INBOX } from '../mail/mailbox.js';
 
 /** The account's INBOX as it is now: what a verification records as the baseline. */
 export const currentInbox = (store: Store, accountId: string): InboxBaseline | null => {

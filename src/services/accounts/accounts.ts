@@ -1,0 +1,129 @@
+import { newMailboxAddress } from '../../core/addresses.js';
+import { AppError } from '../../core/errors.js';
+import type { Clock } from '../../core/clock.js';
+import { newUuid } from '../../core/ids.js';
+import { hashKey, newFullKey } from '../../core/keys.js';
+import type { Account } from '../../core/types.js';
+import type { Store } from '../../store/index.js';
+import type { MailboxService } from '../mail/mailbox.js';
+import type { RateLimiter } from '../rate-limiter.js';
+
+export interface RegisterInput {
+  agentId: string;
+  name?: string;
+}
+
+export interface Registration {
+  success: true;
+  userId: string;
+  email: string;
+  apiKey: string;
+  credits: number;
+  mailboxReady: true;
+  message: string;
+}
+
+export interface AccountsConfig {
+  mailDomain: string;
+  registrationsPerIpPerHour: number;
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
+export class AccountService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly rateLimiter: RateLimiter,
+    private readonly mailboxes: MailboxService,
+    private readonly config: AccountsConfig,
+  ) {}
+
+  /** Contract: one call creates the account, its mailbox and its key; 5 per IP per hour. */
+  register(input: RegisterInput, clientIp: string): Registration {
+    const apiKey = newFullKey();
+    const account = this.store.transaction(() => {
+      this.rateLimiter.take(
+        { bucket: 'register', limit: this.config.registrationsPerIpPerHour, windowMs: HOUR_MS, message: 'too many registrations from this address; try again later' },
+        clientIp,
+      );
+      return this.createAccount(input, apiKey);
+    });
+    return {
+      success: true,
+      userId: account.id,
+      email: account.email,
+      apiKey,
+      credits: account.credits,
+      mailboxReady: true,
+      message: 'Store the apiKey now: it is shown only once.',
+    };
+  }
+
+  private createAccount(input: RegisterInput, apiKey: string): Account {
+    const now = this.clock.now().getTime();
+    const account: Account = {
+      id: newUuid(),
+      agentId: input.agentId,
+      name: input.name ?? null,
+      email: this.freeAddress(input.agentId),
+      credits: 0,
+      status: 'active',
+      sendingState: 'probation',
+      createdAt: now,
+    };
+    this.store.accounts.insert(account);
+    this.store.keys.insert({
+      id: newUuid(), accountId: account.id, kind: 'full', keyHash: hashKey(apiKey), status: 'active',
+      createdAt: now, expiresAt: null, revokedAt: null,
+    });
+    this.mailboxes.createMailbox(account.id, account.email);
+    return account;
+  }
+
+  /** The random suffix makes a clash unlikely; a clash is retried, never reused. */
+  private freeAddress(agentId: string): string {
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const address = newMailboxAddress(agentId, this.config.mailDomain);
+      if (!this.store.accounts.mailboxByAddress(address)) return address;
+    }
+    throw new AppError('unavailable', 'could not allocate a mailbox address; try again');
+  }
+
+  get(accountId: string): Account {
+    const account = this.store.accounts.byId(accountId);
+    if (!account) throw new AppError('not_found', 'account not found');
+    return account;
+  }
+
+  byEmail(email: string): Account {
+    const account = this.store.accounts.byEmail(email.trim().toLowerCase());
+    if (!account) throw new AppError('not_found', `no account with the address ${email}`);
+    return account;
+  }
+
+  list(): Account[] {
+    return this.store.accounts.list();
+  }
+
+  /** Operator grant (`agentpost credits add`); returns the new balance. */
+  addCredits(email: string, amount: number): number {
+    if (!Number.isSafeInteger(amount) || amount <= 0) {
+      throw new AppError('invalid_input', 'credits to add must be a positive whole number');
+    }
+    const account = this.byEmail(email);
+    return this.store.transaction(() => this.store.accounts.addCredits(account.id, amount) as number);
+  }
+}
+
+export interface Balance {
+  credits: number;
+  email: string;
+  accountStatus: Account['status'];
+}
+
+export const balanceOf = (account: Account): Balance => ({
+  credits: account.credits,
+  email: account.email,
+  accountStatus: account.status,
+});

@@ -1,0 +1,74 @@
+import { AppError } from '../../core/errors.js';
+import type { Clock } from '../../core/clock.js';
+import { hashKey, keyKindOf } from '../../core/keys.js';
+import type { Permission, Principal } from '../../core/types.js';
+import type { Store } from '../../store/index.js';
+import type { KeyRecord } from '../../store/keys.js';
+
+export const ALL_PERMISSIONS: readonly Permission[] = ['mail:read', 'mail:send', 'domains:read', 'domains:write'];
+
+const UNAUTHORIZED = 'missing or invalid API key';
+
+/** Resolves a Bearer secret to the caller. Only the SHA-256 of a key is ever looked up. */
+export class AuthService {
+  constructor(private readonly store: Store, private readonly clock: Clock) {}
+
+  /**
+   * Contract Authentication 10: a missing, unknown, revoked or expired key is 401. A
+   * replacement past its 30 minutes is refused here by time even before the sweep marks it.
+   */
+  authenticate(secret: string | null): Principal {
+    if (!secret || keyKindOf(secret) === null) throw new AppError('unauthorized', UNAUTHORIZED);
+    const key = this.store.keys.byHash(hashKey(secret));
+    if (!key || !this.isUsable(key)) throw new AppError('unauthorized', UNAUTHORIZED);
+    const account = this.store.accounts.byId(key.accountId);
+    if (!account) throw new AppError('unauthorized', UNAUTHORIZED);
+    return { accountId: account.id, keyId: key.id, kind: key.kind, permissions: this.permissionsOf(key) };
+  }
+
+  /**
+   * Whether the key a principal authenticated with still works, for a session that
+   * authenticated once and acts later (SMTP submission): a key revoked, rotated away or
+   * expired since is refused, as `authenticate` would refuse it now. One lookup by key id.
+   */
+  stillValid(principal: Principal): boolean {
+    const key = this.store.keys.byId(principal.keyId);
+    return key !== null && key.accountId === principal.accountId && this.isUsable(key);
+  }
+
+  private isUsable(key: KeyRecord): boolean {
+    const now = this.clock.now().getTime();
+    if (key.expiresAt !== null && key.expiresAt <= now) return false;
+    // A pending replacement works before activation (contract: key rotation).
+    return key.status === 'active' || key.status === 'pending';
+  }
+
+  /** A full key holds every permission; a limited key exactly those it was issued with. */
+  private permissionsOf(key: KeyRecord): readonly Permission[] {
+    if (key.kind === 'full') return ALL_PERMISSIONS;
+    return this.store.accessKeys.policy(key.id)?.permissions ?? [];
+  }
+
+  /**
+   * SMTP submission AUTH: the mailbox address as username and the full account key as
+   * password. Limited access keys cannot use SMTP (contract Authentication 6): 403.
+   */
+  authenticateMailbox(username: string, secret: string): Principal {
+    if (keyKindOf(secret) === 'access') throw new AppError('forbidden', 'limited access keys cannot use SMTP; use the full account key');
+    const principal = this.authenticate(secret);
+    if (principal.kind !== 'full') throw new AppError('forbidden', 'limited access keys cannot use SMTP; use the full account key');
+    const mailbox = this.store.accounts.mailboxOfAccount(principal.accountId);
+    if (!mailbox || mailbox.address !== username.trim().toLowerCase()) throw new AppError('unauthorized', 'wrong mailbox address or key');
+    return principal;
+  }
+}
+
+export const requirePermission = (principal: Principal, permission: Permission): void => {
+  if (!principal.permissions.includes(permission)) {
+    throw new AppError('forbidden', `this key lacks the ${permission} permission`);
+  }
+};
+
+export const requireFullKey = (principal: Principal): void => {
+  if (principal.kind !== 'full') throw new AppError('forbidden', 'this action needs the full account key');
+};

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { bounceAddress, isBounceShaped, verifyBounceAddress } from '../../core/bounce-token.js';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import { newUuid } from '../../core/ids.js';
+import type { Store } from '../../store/index.js';
+import type { RecipientRecord } from '../../store/submissions.js';
+import { parseArf } from '../../mime/arf.js';
+import { ComplaintIntake } from './complaints.js';
+import { parseDsn, type Dsn, type DsnRecipient } from '../../mime/dsn.js';
+import type { SendingReputation } from '../sending/reputation.js';
+
+const SECRET_NAME = 'bounce-token-secret';
+
+export interface BounceReport {
+  /** False unless the message was an RFC 3464 DSN or a verified RFC 5965 complaint. */
+  processed: boolean;
+  bounced: string[];
+  suppressed: string[];
+  /** Addresses newly suppressed by a feedback-loop complaint. */
+  complained: string[];
+}
+
+const notProcessed = (): BounceReport => ({ processed: false, bounced: [], suppressed: [], complained: [] });
+
+/**
+ * Signed bounce addresses and the DSNs and feedback-loop complaints that come back to them
+ * (contract: only verified bounces and complaints are processed). One SMTP transaction
+ * carries one envelope sender for all the recipients of a submission on one domain, so the
+ * token names one of those recipient rows: it proves the submission, and the DSN's
+ * Final-Recipient (or the complaint's recipient, see complaints.ts) picks the one within it.
+ */
+export class BounceService {
+  private secretCache: Buffer | null = null;
+  private readonly complaints: ComplaintIntake;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly reputation: SendingReputation,
+    private readonly mailDomain: string,
+  ) {
+    this.complaints = new ComplaintIntake(store, clock, logger, reputation, (address) => this.recipientOf(address)?.submissionId ?? null);
+  }
+
+  /** The envelope sender for mail of this recipient row: bounces+<token>@<mailDomain>. */
+  envelopeSender(recipientId: number): string {
+    return bounceAddress(this.secret(), recipientId, this.mailDomain);
+  }
+
+  isBounceAddress(address: string): boolean {
+    return isBounceShaped(address, this.mailDomain);
+  }
+
+  /** RCPT check: the token verifies and names a recipient we sent to. */
+  acceptsRecipient(address: string): boolean {
+    return this.recipientOf(address) !== null;
+  }
+
+  /**
+   * Mail to a signed bounce address: a DSN marks the matching recipients bounced (no
+   * refund; 5.1.1 also suppresses); an RFC 5965 complaint suppresses its recipient.
+   * Anything else is not processed (contract: other bounce-shaped mail).
+   */
+  ingest(raw: Buffer, address: string): BounceReport {
+    const origin = this.recipientOf(address);
+    if (!origin) return notProcessed();
+    const dsn = parseDsn(raw);
+    if (dsn) return this.ingestDsn(origin, dsn);
+    const feedback = parseArf(raw);
+    if (!feedback) return notProcessed();
+    return { ...notProcessed(), ...this.complaints.ingest(origin, feedback) };
+  }
+
+  private ingestDsn(origin: RecipientRecord, dsn: Dsn): BounceReport {
+    const report: BounceReport = { ...notProcessed(), processed: true };
+    const now = this.clock.now().getTime();
+    this.store.transaction(() => {
+      for (const entry of dsn.recipients) {
+        // RFC 3464 section 2.3.3: only "failed" reports a message that will not be delivered
+        // (a 4.x.x status with it means the remote server gave up retrying).
+        if (entry.action !== 'failed') continue;
+        const rowId = this.store.delivery.recipientIdByAddress(origin.submissionId, entry.finalRecipient);
+        if (rowId === null) continue;
+        this.applyBounce(rowId, origin.accountId, entry, now, report);
+      }
+      if (report.bounced.length > 0) this.reputation.check(origin.accountId);
+    });
+    this.logger.info('bounce processed', { submission: origin.submissionId, bounced: report.bounced.length });
+    return report;
+  }
+
+  private applyBounce(rowId: number, accountId: string, entry: DsnRecipient, now: number, report: BounceReport): void {
+    const diagnostic = `DSN: ${entry.diagnostic ?? entry.status}`.slice(0, 500);
+    const smtpCode = /^(?:smtp;\s*)?([45]\d\d)\b/i.exec(entry.diagnostic ?? '')?.[1];
+    // A later bounce changes the outcome but never refunds (contract: States and transitions).
+    const changed = this.store.submissions.transition(rowId, {
+      status: 'bounced', enhancedCode: entry.status, diagnostic, ...(smtpCode && { smtpCode: Number(smtpCode) }),
+    }, now, ['delivered', 'unresolved']);
+    if (!changed) return;
+    report.bounced.push(entry.finalRecipient);
+    if (entry.status !== '5.1.1') return;
+    const added = this.store.suppressions.add({
+      id: newUuid(), accountId, address: entry.finalRecipient, reason: 'bounce', canRelease: true, createdAt: now,
+    });
+    if (added) report.suppressed.push(entry.finalRecipient);
+  }
+
+  private recipientOf(address: string): RecipientRecord | null {
+    const id = verifyBounceAddress(this.secret(), address, this.mailDomain);
+    if (id === null || !/^\d+$/.test(id)) return null;
+    return this.store.submissions.recipientById(Number(id));
+  }
+
+  /** Generated once per installation and kept in the database (settings). */
+  private secret(): Buffer {
+    this.secretCache ??= this.store.transaction(() =>
+      this.store.settings.getOrCreate(SECRET_NAME, () => randomBytes(32), this.clock.now().getTime()));
+    return this.secretCache;
+  }
+}

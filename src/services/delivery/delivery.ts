@@ -1,0 +1,221 @@
+import { domainOf } from '../../core/addresses.js';
+import type { Clock } from '../../core/clock.js';
+import { AppError, invalidInput } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import { isInvalidMailbox, type Handoff, type RecipientResult } from '../../core/outbound.js';
+import { newUuid } from '../../core/ids.js';
+import type { Store } from '../../store/index.js';
+import type { RecipientRecord } from '../../store/submissions.js';
+import type { BounceService } from './bounces.js';
+import type { DkimService } from './dkim.js';
+import type { NextHopResolver } from './next-hop.js';
+import type { SendingReputation } from '../sending/reputation.js';
+
+export interface DeliveryConfig {
+  /** 4xx answers are retried for this long from acceptance, then the recipient fails (48 h). */
+  retryMs: number;
+  /** SMTP transactions in flight at once. */
+  concurrency: number;
+  /** Recipients claimed per run. */
+  claimLimit: number;
+}
+
+export interface DeliveryReport {
+  claimed: number;
+  batches: number;
+  delivered: number;
+  deferred: number;
+  failed: number;
+  unresolved: number;
+}
+
+/** Waits after the 1st, 2nd, ... deferral; every later one waits 4 hours. */
+const BACKOFF_MS = [1, 5, 15, 30, 60, 120].map((minutes) => minutes * 60_000);
+const LATER_BACKOFF_MS = 4 * 60 * 60_000;
+export const backoffAfter = (attempts: number): number => BACKOFF_MS[attempts - 1] ?? LATER_BACKOFF_MS;
+
+/** Longer than any handoff can take with its timeouts: such a claim was left by a stopped process. */
+const STALE_CLAIM_MS = 60 * 60_000;
+
+/** Statuses the worker may settle: a recipient is never resent after delivered, failed or unresolved. */
+const PENDING = ['queued', 'deferred'] as const;
+
+interface Batch {
+  submissionId: string;
+  domain: string;
+  recipients: RecipientRecord[];
+}
+
+/**
+ * Hands queued recipients to the next server and records what it said (contract Delivery).
+ * Each recipient is claimed in a transaction first, so it is never handed over twice at
+ * once; each batch's outcome is applied in one transaction: state, event, outbox entry,
+ * refund (once) and suppression together.
+ */
+export class DeliveryService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly nextHops: NextHopResolver,
+    private readonly handoff: Handoff,
+    private readonly dkim: DkimService,
+    private readonly bounces: BounceService,
+    private readonly reputation: SendingReputation,
+    private readonly config: DeliveryConfig,
+  ) {}
+
+  /** Callers serialize runs (the worker does): a run's claims are all released before it returns. */
+  async runOnce(now: Date = this.clock.now()): Promise<DeliveryReport> {
+    const at = now.getTime();
+    this.recoverClaims(at - STALE_CLAIM_MS);
+    // Group commit: the claim shares its fsync with sends being accepted in the same turn.
+    const ids = await this.store.groupCommit(() => this.store.delivery.claimDue(at, this.config.claimLimit));
+    const report: DeliveryReport = { claimed: ids.length, batches: 0, delivered: 0, deferred: 0, failed: 0, unresolved: 0 };
+    const batches = this.batchesOf(ids);
+    report.batches = batches.length;
+    let next = 0;
+    const recording: Promise<void>[] = [];
+    const lane = async (): Promise<void> => {
+      while (next < batches.length) {
+        const batch = batches[next++];
+        const results = await this.attempt(batch);
+        // Not awaited: the lane starts its next transaction while outcomes queue up for one
+        // shared commit, so a commit's fsync is paid per group of batches, not per batch.
+        recording.push(this.apply(batch, results, at, report).catch((error: unknown) => {
+          // The outcome could not be recorded: the claim stays, so the recipients are later
+          // settled as unresolved by recoverClaims instead of being handed over a second time.
+          this.logger.error('recording a delivery outcome failed', { submission: batch.submissionId, error: error instanceof Error ? error.message : String(error) });
+        }));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.config.concurrency, batches.length) }, lane));
+    await Promise.all(recording);
+    return report;
+  }
+
+  /**
+   * A claim still held when the process starts again belongs to a handoff that was cut off:
+   * the message may have gone out, so the recipient becomes unresolved and keeps its credit.
+   */
+  recoverClaims(before: number = Number.MAX_SAFE_INTEGER): number {
+    const now = this.clock.now().getTime();
+    if (this.store.delivery.claimedBefore(before).length === 0) return 0;
+    return this.store.transaction(() => {
+      let recovered = 0;
+      for (const id of this.store.delivery.claimedBefore(before)) {
+        this.store.delivery.unclaim(id);
+        const changed = this.store.submissions.transition(id, {
+          status: 'unresolved', nextAttemptAt: null,
+          diagnostic: 'delivery was interrupted during the SMTP handoff; the outcome is unknown',
+        }, now, PENDING);
+        if (changed) recovered += 1;
+      }
+      return recovered;
+    });
+  }
+
+  /** `agentpost outbound resolve <id> <delivered|failed>`: settles every unresolved recipient (failed refunds once). */
+  resolve(submissionId: string, outcome: string): { resolved: number; refunded: number } {
+    if (outcome !== 'delivered' && outcome !== 'failed') throw invalidInput('outcome', 'outcome must be delivered or failed');
+    const submission = this.store.submissions.byId(submissionId);
+    if (!submission) throw new AppError('not_found', `no submission ${submissionId}`);
+    const now = this.clock.now().getTime();
+    return this.store.transaction(() => {
+      let resolved = 0;
+      let refunded = 0;
+      for (const id of this.store.delivery.unresolvedOf(submissionId)) {
+        const changed = this.store.submissions.transition(id, { status: outcome, diagnostic: `settled by an operator as ${outcome}` }, now, ['unresolved']);
+        if (!changed) continue;
+        resolved += 1;
+        if (outcome === 'failed' && this.store.submissions.refundOnce(id)) refunded += 1;
+      }
+      if (outcome === 'failed' && resolved > 0) this.reputation.check(submission.accountId);
+      return { resolved, refunded };
+    });
+  }
+
+  /** One SMTP transaction per submission and domain; through a relay, per submission. */
+  private batchesOf(ids: number[]): Batch[] {
+    const batches = new Map<string, Batch>();
+    for (const id of ids) {
+      const row = this.store.submissions.recipientById(id);
+      if (!row) continue;
+      const domain = this.nextHops.usesRelay ? '' : row.domain;
+      const key = `${row.submissionId}\u0000${domain}`;
+      const batch = batches.get(key) ?? { submissionId: row.submissionId, domain: row.domain, recipients: [] };
+      batch.recipients.push(row);
+      batches.set(key, batch);
+    }
+    return [...batches.values()];
+  }
+
+  private async attempt(batch: Batch): Promise<RecipientResult[]> {
+    const addresses = batch.recipients.map((row) => row.address);
+    try {
+      const submission = this.store.submissions.byId(batch.submissionId);
+      const raw = this.store.submissions.rawOf(batch.submissionId);
+      if (!submission || !raw) throw new Error('the submission is gone');
+      const hop = await this.nextHops.resolve(batch.domain);
+      if (!hop.ok) return addresses.map((recipient) => ({ recipient, status: hop.status, ...hop.answer }));
+      const dkim = this.dkim.keyFor(domainOf(submission.fromAddress)) ?? undefined;
+      return await this.handoff.deliver({
+        route: hop.route, from: this.bounces.envelopeSender(batch.recipients[0].id), recipients: addresses, raw, dkim,
+      });
+    } catch (error) {
+      // Nothing was handed over (the handoff reports SMTP outcomes, it does not throw): retry later.
+      this.logger.error('delivery attempt failed locally', { submission: batch.submissionId, error: error instanceof Error ? error.message : String(error) });
+      return addresses.map((recipient) => ({ recipient, status: 'deferred', smtpCode: 451, enhancedCode: '4.3.0', diagnostic: '451 4.3.0 local error before handoff' }));
+    }
+  }
+
+  /** Group commit: batches finishing in the same turn (and sends being accepted) share one fsync. */
+  private async apply(batch: Batch, results: RecipientResult[], at: number, report: DeliveryReport): Promise<void> {
+    const byAddress = new Map(results.map((result) => [result.recipient.toLowerCase(), result]));
+    // The job may run again alone if its group's transaction fails, so it only returns counts.
+    const statuses = await this.store.groupCommit(() => {
+      const settled = batch.recipients.map((row) => {
+        this.store.delivery.unclaim(row.id);
+        const result = byAddress.get(row.address.toLowerCase())
+          ?? { recipient: row.address, status: 'deferred', diagnostic: 'the next server gave no answer for this recipient' };
+        return this.settle(row, result, at);
+      });
+      if (settled.includes('failed')) this.reputation.check(batch.recipients[0].accountId);
+      return settled;
+    });
+    for (const status of statuses) report[status] += 1;
+  }
+
+
+  /** Records one recipient's outcome; returns the status it ended in. */
+  private settle(row: RecipientRecord, result: RecipientResult, at: number): 'delivered' | 'deferred' | 'failed' | 'unresolved' {
+    const answer = { smtpCode: result.smtpCode, enhancedCode: result.enhancedCode, diagnostic: result.diagnostic };
+    if (result.status === 'deferred') {
+      const deadline = row.createdAt + this.config.retryMs;
+      if (at < deadline) {
+        const nextAttemptAt = Math.min(at + backoffAfter(row.attempts + 1), deadline);
+        this.store.submissions.transition(row.id, { status: 'deferred', ...answer, nextAttemptAt, countAttempt: true }, at, PENDING);
+        return 'deferred';
+      }
+      const expired = `retries exhausted after ${Math.round(this.config.retryMs / 3_600_000)} h; last answer: ${result.diagnostic}`.slice(0, 500);
+      this.fail(row, { ...answer, diagnostic: expired }, at, false);
+      return 'failed';
+    }
+    if (result.status === 'failed') {
+      this.fail(row, answer, at, isInvalidMailbox(result));
+      return 'failed';
+    }
+    this.store.submissions.transition(row.id, { status: result.status, ...answer, nextAttemptAt: null, countAttempt: true }, at, PENDING);
+    return result.status;
+  }
+
+  /** Definite failure: refund the credit and release the access-key unit once; 5.1.1 suppresses. */
+  private fail(row: RecipientRecord, answer: { smtpCode?: number; enhancedCode?: string; diagnostic: string }, at: number, suppress: boolean): void {
+    const changed = this.store.submissions.transition(row.id, { status: 'failed', ...answer, nextAttemptAt: null, countAttempt: true }, at, PENDING);
+    if (!changed) return;
+    this.store.submissions.refundOnce(row.id);
+    if (suppress) {
+      this.store.suppressions.add({ id: newUuid(), accountId: row.accountId, address: row.address, reason: 'bounce', canRelease: true, createdAt: at });
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import type { MxResolver, NextHopHost, Route, SmtpAnswer } from '../../core/outbound.js';
+
+export interface NextHopConfig {
+  /** `outbound.relay`: an smtp:// or smtps:// URL, optionally with user:pass; wins over MX. */
+  relay?: string;
+  /** `outbound.port`: the port of direct MX delivery (25; tests point it at a loopback sink). */
+  port: number;
+}
+
+/** A domain's route, or why there is none: failed is definite, deferred is worth retrying. */
+export type NextHop =
+  | { ok: true; route: Route }
+  | { ok: false; status: 'failed' | 'deferred'; answer: SmtpAnswer };
+
+/** At most this many addresses are tried per attempt, so a long MX list cannot stall a batch. */
+const MAX_HOSTS = 6;
+
+/** Parses `outbound.relay`. Throws on a URL the config schema let through but we cannot use. */
+export const relayRoute = (url: string): Route => {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new Error('outbound.relay must be an smtp:// or smtps:// URL');
+  const secure = parsed.protocol === 'smtps:';
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  const route: Route = {
+    kind: 'relay',
+    hosts: [{ host, servername: host }],
+    port: parsed.port ? Number(parsed.port) : secure ? 465 : 25,
+    secure,
+    key: `relay:${host}:${parsed.port}:${decodeURIComponent(parsed.username)}`,
+  };
+  if (parsed.username) route.auth = { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) };
+  return route;
+};
+
+/** Chooses where a domain's mail goes: the relay when configured, else its MX hosts. */
+export class NextHopResolver {
+  private readonly relay: Route | null;
+
+  constructor(private readonly resolver: MxResolver, private readonly config: NextHopConfig) {
+    this.relay = config.relay ? relayRoute(config.relay) : null;
+  }
+
+  /** Through a relay every domain goes to one place, so one transaction can carry them all. */
+  get usesRelay(): boolean {
+    return this.relay !== null;
+  }
+
+  async resolve(domain: string): Promise<NextHop> {
+    if (this.relay) return { ok: true, route: this.relay };
+    const name = domain.toLowerCase().replace(/\.$/, '');
+    const exchanges = await this.exchanges(name);
+    if (!exchanges.ok) return exchanges;
+    const hosts: NextHopHost[] = [];
+    let lookupFailed = false;
+    for (const exchange of exchanges.names) {
+      if (hosts.length >= MAX_HOSTS) break;
+      const addresses = await this.addresses(exchange);
+      if (addresses === null) lookupFailed = true;
+      for (const address of addresses ?? []) hosts.push({ host: address, servername: exchange });
+    }
+    if (hosts.length === 0) {
+      return lookupFailed
+        ? deferred(`4.4.3 DNS lookup of the mail servers of ${name} failed`)
+        : failed(550, '5.1.2', `no address for any mail server of ${name}`);
+    }
+    return { ok: true, route: { kind: 'mx', hosts: hosts.slice(0, MAX_HOSTS), port: this.config.port, secure: false, key: `mx:${name}:${this.config.port}` } };
+  }
+
+  /**
+   * RFC 5321 section 5.1: MX hosts by preference (ties in random order); no MX records means
+   * the domain itself is the implicit MX. RFC 7505: a single "." MX means no mail at all.
+   */
+  private async exchanges(name: string): Promise<{ ok: true; names: string[] } | Extract<NextHop, { ok: false }>> {
+    let records: { exchange: string; priority: number }[];
+    try {
+      records = await this.resolver.resolveMx(name);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === 'ENOTFOUND') return failed(550, '5.1.2', `the domain ${name} does not exist`);
+      if (code !== 'ENODATA') return deferred(`4.4.3 MX lookup of ${name} failed (${code ?? 'error'})`);
+      records = [];
+    }
+    if (records.length === 0) return { ok: true, names: [name] };
+    if (records.some((record) => isRoot(record.exchange))) {
+      return failed(556, '5.1.10', `${name} accepts no mail (null MX, RFC 7505)`);
+    }
+    const shuffled = records.map((record) => ({ record, tie: Math.random() }));
+    shuffled.sort((a, b) => a.record.priority - b.record.priority || a.tie - b.tie);
+    return { ok: true, names: [...new Set(shuffled.map(({ record }) => record.exchange.toLowerCase().replace(/\.$/, '')))] };
+  }
+
+  /** IPv4 first (most senders here have no IPv6 route), then IPv6; null when DNS failed. */
+  private async addresses(host: string): Promise<string[] | null> {
+    const results = await Promise.allSettled([this.resolver.resolve4(host), this.resolver.resolve6(host)]);
+    const found = results.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
+    const hardMiss = results.every((result) => result.status === 'rejected' && ['ENODATA', 'ENOTFOUND'].includes(errorCode(result.reason) ?? ''));
+    if (found.length === 0 && !hardMiss) return null;
+    return found;
+  }
+}
+
+/** RFC 7505 writes the null MX as "."; node:dns reports its exchange as an empty string. */
+const isRoot = (exchange: string): boolean => exchange === '' || exchange === '.';
+
+const errorCode = (error: unknown): string | undefined =>
+  typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+
+const failed = (smtpCode: number, enhancedCode: string, text: string): Extract<NextHop, { ok: false }> => ({
+  ok: false, status: 'failed', answer: { smtpCode, enhancedCode, diagnostic: `${smtpCode} ${enhancedCode} ${text}` },
+});
+
+const deferred = (text: string): Extract<NextHop, { ok: false }> => ({
+  ok: false, status: 'deferred', answer: { smtpCode: 451, enhancedCode: '4.4.3', diagnostic: `451 ${text}` },
+});

@@ -1,0 +1,167 @@
+import { AppError } from '../../core/errors.js';
+import type { Clock } from '../../core/clock.js';
+import { newUuid } from '../../core/ids.js';
+import { hashKey, newAccessKey } from '../../core/keys.js';
+import type { Permission, Principal } from '../../core/types.js';
+import type { AccessKeyKind, AccessKeyRecord, AccessPolicy } from '../../store/access-keys.js';
+import type { Store } from '../../store/index.js';
+import type { AccessKeyPolicyService } from './access-key-policy.js';
+import { requireFullKey } from '../accounts/auth.js';
+import type { TwoFactorService } from '../accounts/two-factor.js';
+
+/** The request shape of DESIGN.md "access key request", as schema/access-key-request.json validates it. */
+export interface AccessKeyRequest {
+  name: string;
+  kind: AccessKeyKind;
+  permissions: (Permission | 'mail:draft')[];
+  expiresAt?: string | null;
+  allowedSenders?: string[] | null;
+  allowedRecipients?: string[] | null;
+  dailyRecipientLimit?: number | null;
+  totalRecipientLimit?: number | null;
+}
+
+export interface AccessKeyView {
+  id: string;
+  name: string;
+  kind: AccessKeyKind;
+  permissions: Permission[];
+  status: 'active' | 'revoked' | 'expired';
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  allowedSenders: string[] | null;
+  allowedRecipients: string[] | null;
+  dailyRecipientLimit: number | null;
+  dailyRecipientsUsed: number;
+  totalRecipientLimit: number | null;
+  totalRecipientsUsed: number;
+  /** The secret: in the creation response only. */
+  apiKey?: string;
+}
+
+/** Contract: the list shows up to 100 keys; more usable keys than that are refused at creation. */
+export const MAX_ACCESS_KEYS = 100;
+
+const PERMISSIONS_OF_KIND: Record<AccessKeyKind, readonly Permission[]> = {
+  mail: ['mail:read', 'mail:send'],
+  domain: ['domains:read', 'domains:write'],
+};
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+const normalizeList = (list: string[] | null | undefined): string[] | null =>
+  list === null || list === undefined ? null : [...new Set(list.map((address) => address.trim().toLowerCase()))];
+
+/** Limited access keys: issue, list, revoke (contract Authentication 4-8). */
+export class AccessKeyService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly twoFactor: TwoFactorService,
+    private readonly policy: AccessKeyPolicyService,
+  ) {}
+
+  create(principal: Principal, request: AccessKeyRequest): AccessKeyView {
+    requireFullKey(principal);
+    const now = this.clock.now().getTime();
+    const policy = this.policyFrom(request);
+    const expiresAt = this.expiryFrom(request.expiresAt, now);
+    const apiKey = newAccessKey();
+    this.store.transaction(() => {
+      if (this.store.accessKeys.countUsable(principal.accountId, now) >= MAX_ACCESS_KEYS) {
+        throw new AppError('conflict', `an account holds at most ${MAX_ACCESS_KEYS} usable access keys; revoke one first`);
+      }
+      this.store.keys.insert({
+        id: policy.keyId, accountId: principal.accountId, kind: 'access', keyHash: hashKey(apiKey), status: 'active',
+        createdAt: now, expiresAt, revokedAt: null,
+      });
+      this.store.accessKeys.insertPolicy(policy);
+    });
+    const record = this.store.accessKeys.byId(principal.accountId, policy.keyId) as AccessKeyRecord;
+    return { ...this.view(record, now), apiKey };
+  }
+
+  list(principal: Principal): { accessKeys: AccessKeyView[] } {
+    requireFullKey(principal);
+    const now = this.clock.now().getTime();
+    return { accessKeys: this.store.accessKeys.list(principal.accountId, now, MAX_ACCESS_KEYS).map((key) => this.view(key, now)) };
+  }
+
+  /**
+   * Idempotent: an already revoked key answers as it is, with no factor needed (nothing
+   * changes). Otherwise a factorCode is needed when 2FA is on (contract Authentication 8).
+   */
+  revoke(principal: Principal, keyId: string, factorCode: string | undefined): AccessKeyView {
+    requireFullKey(principal);
+    const existing = this.store.accessKeys.byId(principal.accountId, keyId);
+    if (!existing) throw new AppError('not_found', `no access key ${keyId}`);
+    if (existing.status !== 'revoked') {
+      this.twoFactor.requireFactorIfEnabled(principal.accountId, factorCode);
+      this.store.transaction(() => this.store.keys.close(keyId, 'revoked', this.clock.now().getTime()));
+    }
+    const now = this.clock.now().getTime();
+    return this.view(this.store.accessKeys.byId(principal.accountId, keyId) as AccessKeyRecord, now);
+  }
+
+  /** The policy of a limited key (null for a full key). */
+  policyOf(principal: Principal): AccessPolicy | null {
+    return principal.kind === 'access' ? this.store.accessKeys.policy(principal.keyId) : null;
+  }
+
+  view(key: AccessKeyRecord, now: number): AccessKeyView {
+    const expired = key.expiresAt !== null && key.expiresAt <= now;
+    const usage = this.policy.usage(key.keyId, now);
+    return {
+      id: key.keyId,
+      name: key.name,
+      kind: key.kind,
+      permissions: key.permissions,
+      status: key.status === 'revoked' ? 'revoked' : expired ? 'expired' : 'active',
+      createdAt: iso(key.createdAt) as string,
+      expiresAt: iso(key.expiresAt),
+      revokedAt: iso(key.revokedAt),
+      allowedSenders: key.allowedSenders,
+      allowedRecipients: key.allowedRecipients,
+      dailyRecipientLimit: key.dailyRecipientLimit,
+      dailyRecipientsUsed: usage.dailyRecipientsUsed,
+      totalRecipientLimit: key.totalRecipientLimit,
+      totalRecipientsUsed: usage.totalRecipientsUsed,
+    };
+  }
+
+  private policyFrom(request: AccessKeyRequest): AccessPolicy {
+    if (request.permissions.includes('mail:draft')) {
+      throw new AppError('forbidden', 'mail:draft keys are issued by human owners only', { field: 'permissions' });
+    }
+    const permissions = request.permissions as Permission[];
+    const foreign = permissions.filter((permission) => !PERMISSIONS_OF_KIND[request.kind].includes(permission));
+    if (foreign.length > 0) {
+      throw new AppError('invalid_input', `permissions ${foreign.join(', ')} do not belong to a ${request.kind} key`, { field: 'permissions' });
+    }
+    const sends = permissions.includes('mail:send');
+    const daily = request.dailyRecipientLimit ?? null;
+    const total = request.totalRecipientLimit ?? null;
+    if (sends && (daily === null || total === null)) {
+      throw new AppError('invalid_input', 'a key with mail:send needs both dailyRecipientLimit and totalRecipientLimit', {
+        field: daily === null ? 'dailyRecipientLimit' : 'totalRecipientLimit',
+      });
+    }
+    const sendOnly = { allowedSenders: request.allowedSenders, allowedRecipients: request.allowedRecipients, dailyRecipientLimit: daily, totalRecipientLimit: total };
+    const misplaced = Object.entries(sendOnly).find(([, value]) => value !== null && value !== undefined);
+    if (!sends && misplaced) {
+      throw new AppError('invalid_input', `${misplaced[0]} applies only to a key with mail:send`, { field: misplaced[0] });
+    }
+    return {
+      keyId: newUuid(), name: request.name, kind: request.kind, permissions: [...new Set(permissions)],
+      allowedSenders: normalizeList(request.allowedSenders), allowedRecipients: normalizeList(request.allowedRecipients),
+      dailyRecipientLimit: daily, totalRecipientLimit: total,
+    };
+  }
+
+  private expiryFrom(expiresAt: string | null | undefined, now: number): number | null {
+    if (expiresAt === null || expiresAt === undefined) return null;
+    const at = Date.parse(expiresAt);
+    if (!Number.isFinite(at) || at <= now) throw new AppError('invalid_input', 'expiresAt must be a time in the future', { field: 'expiresAt' });
+    return at;
+  }
+}

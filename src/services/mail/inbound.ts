@@ -1,0 +1,57 @@
+import { AppError } from '../../core/errors.js';
+import type { Clock } from '../../core/clock.js';
+import type { ParseMail } from '../../core/parsed-message.js';
+import type { Store } from '../../store/index.js';
+import type { BounceService } from '../delivery/bounces.js';
+import { INBOX, type MailboxService } from './mailbox.js';
+import { parseMessage } from '../../mime/parse.js';
+import { receivedHeader, type SmtpSessionInfo } from './trace.js';
+
+export interface InboundMessage {
+  session: SmtpSessionInfo;
+  /** Envelope recipients, each accepted earlier by `acceptsRecipient`. */
+  recipients: string[];
+  raw: Buffer;
+}
+
+/** Mail arriving at the MX: one parsed copy per local recipient, committed before 250. */
+export class InboundService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly mailboxes: MailboxService,
+    private readonly hostname: string,
+    private readonly bounces?: BounceService,
+    /** Where the MIME parse runs is main.ts's choice (a worker pool keeps it off the event loop). */
+    private readonly parse: ParseMail = parseMessage,
+  ) {}
+
+  /** A local mailbox, or a signed bounce address whose token verifies (a forged one is refused). */
+  acceptsRecipient(address: string): boolean {
+    if (this.bounces?.isBounceAddress(address)) return this.bounces.acceptsRecipient(address);
+    return this.mailboxes.mailboxForAddress(address) !== null;
+  }
+
+  /** Resolves after the copies are durably committed; the adapter answers 250 only then. */
+  async deliver(message: InboundMessage): Promise<void> {
+    const recipients = unique(message.recipients);
+    const bounceRecipients = recipients.filter((recipient) => this.bounces?.isBounceAddress(recipient));
+    // A DSN to a bounce address is evidence about our own outgoing mail, never stored as mail.
+    for (const recipient of bounceRecipients) this.bounces?.ingest(message.raw, recipient);
+    const mailboxRecipients = recipients.filter((recipient) => !bounceRecipients.includes(recipient));
+    if (mailboxRecipients.length === 0) return;
+    const parsed = await this.parse(message.raw);
+    const now = this.clock.now();
+    const targets = mailboxRecipients.map((recipient) => {
+      const mailbox = this.mailboxes.mailboxForAddress(recipient);
+      if (!mailbox) throw new AppError('not_found', `no mailbox for ${recipient}`);
+      const trace = Buffer.from(receivedHeader(message.session, this.hostname, recipient, now), 'utf8');
+      return { mailbox, raw: Buffer.concat([trace, message.raw]) };
+    });
+    await this.store.groupCommit(() => {
+      for (const target of targets) this.mailboxes.append(target.mailbox, INBOX, target.raw, parsed);
+    });
+  }
+}
+
+const unique = (addresses: string[]): string[] => [...new Set(addresses.map((address) => address.trim().toLowerCase()))];

@@ -1,0 +1,203 @@
+import { AppError } from '../../core/errors.js';
+import type { Clock } from '../../core/clock.js';
+import { MESSAGE_STORED, type MessageStoredEvent } from '../../core/events.js';
+import { newUidValidity, newUuid } from '../../core/ids.js';
+import type { Folder, Principal } from '../../core/types.js';
+import type { MailboxRecord } from '../../store/accounts.js';
+import type { Store } from '../../store/index.js';
+import type { MessagePage } from '../../store/messages.js';
+import { requirePermission } from '../accounts/auth.js';
+import { parseMessage, previewOf, searchTextOf, type ParsedMessage } from '../../mime/parse.js';
+import type { SearchIndexService } from './search-index.js';
+import { fullMessageView, messageView, type FullMessageView, type MessageView } from './views.js';
+
+export const INBOX = 'INBOX';
+export const SENT = 'Sent';
+
+/** Folder names are case-sensitive except INBOX (RFC 3501 section 5.1; DESIGN.md "folders"). */
+export const canonicalFolderName = (name: string): string => (name.toUpperCase() === INBOX ? INBOX : name);
+
+export interface ListQuery {
+  folder: string;
+  limit: number;
+  offset: number;
+  search?: string;
+}
+
+export interface InboxView {
+  folder: string;
+  uidValidity: string;
+  totalMessages: number;
+  returnedMessages: number;
+  emails: MessageView[];
+}
+
+export interface ReadQuery {
+  uid: number;
+  folder: string;
+  /** undefined means the default: a full key marks read, a limited key does not. */
+  markAsRead?: boolean;
+  uidValidity?: string;
+}
+
+export interface AppendOptions {
+  seen?: boolean;
+}
+
+export interface Appended {
+  folder: string;
+  uid: number;
+  uidValidity: number;
+}
+
+export class MailboxService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly readMaxBytes: number,
+    private readonly searchIndex: SearchIndexService,
+  ) {}
+
+  /** Creates the mailbox with INBOX and Sent; runs inside the caller's transaction. */
+  createMailbox(accountId: string, address: string): string {
+    const now = this.clock.now().getTime();
+    const id = newUuid();
+    this.store.accounts.insertMailbox({ id, accountId, address, createdAt: now });
+    for (const name of [INBOX, SENT]) this.store.folders.create(id, name, newUidValidity(), now);
+    return id;
+  }
+
+  mailboxOfAccount(accountId: string): MailboxRecord {
+    const mailbox = this.store.accounts.mailboxOfAccount(accountId);
+    if (!mailbox) throw new AppError('not_found', 'this account has no mailbox');
+    return mailbox;
+  }
+
+  /** The mailbox that receives mail for an address, or null (SMTP answers 550 5.1.1). */
+  mailboxForAddress(address: string): MailboxRecord | null {
+    return this.store.accounts.mailboxByAddress(address.trim().toLowerCase());
+  }
+
+  folder(mailboxId: string, name: string): Folder {
+    const folder = this.store.folders.byName(mailboxId, canonicalFolderName(name));
+    if (!folder) throw new AppError('not_found', `folder ${name} does not exist`);
+    return folder;
+  }
+
+  /**
+   * Stores one copy of a message. Must run inside a transaction: the UID, the row, the
+   * search index and the outbox event commit together.
+   */
+  append(mailbox: MailboxRecord, folderName: string, raw: Buffer, parsed: ParsedMessage, options: AppendOptions = {}): Appended {
+    const folder = this.folder(mailbox.id, folderName);
+    const now = this.clock.now().getTime();
+    const uid = this.store.folders.allocateUid(folder.id);
+    this.store.messages.insert({
+      folderId: folder.id, uid, messageId: parsed.messageId, inReplyTo: parsed.inReplyTo, subject: parsed.subject,
+      from: parsed.from, to: parsed.to, cc: parsed.cc, date: parsed.date, preview: previewOf(parsed), size: raw.length,
+      attachments: parsed.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })),
+      encrypted: parsed.encrypted, seen: options.seen ?? false, receivedAt: now, raw,
+      searchText: searchTextOf(parsed),
+    });
+    const event: MessageStoredEvent = {
+      mailboxId: mailbox.id, accountId: mailbox.accountId, folder: folder.name,
+      uidValidity: String(folder.uidValidity), uid: String(uid), storedAt: now,
+    };
+    this.store.outbox.add(MESSAGE_STORED, event, now);
+    return { folder: folder.name, uid, uidValidity: folder.uidValidity };
+  }
+
+  list(principal: Principal, query: ListQuery): InboxView {
+    requirePermission(principal, 'mail:read');
+    const mailbox = this.mailboxOfAccount(principal.accountId);
+    const folder = this.folder(mailbox.id, query.folder);
+    const page = this.page(folder, query);
+    return {
+      folder: folder.name,
+      uidValidity: String(folder.uidValidity),
+      totalMessages: page.total,
+      returnedMessages: page.items.length,
+      emails: page.items.map(messageView),
+    };
+  }
+
+  private page(folder: Folder, query: ListQuery): MessagePage {
+    // The contract sets no upper bound on offset; past the last UID the page is empty, and
+    // SQLite cannot bind an integer beyond 64 bits, so any larger offset is the same page.
+    const offset = Math.min(query.offset, MAX_OFFSET);
+    if (query.search === undefined || query.search.trim() === '') {
+      return { total: folder.messageCount, items: this.store.messages.page(folder.id, query.limit, offset) };
+    }
+    const match = toFtsQuery(query.search);
+    // A search with no letters or digits in it can match nothing.
+    if (match) this.searchIndex.catchUp();
+    return match ? this.store.messages.search(folder.id, match, query.limit, offset) : { total: 0, items: [] };
+  }
+
+  async read(principal: Principal, query: ReadQuery): Promise<FullMessageView> {
+    requirePermission(principal, 'mail:read');
+    const markAsRead = this.resolveMarkAsRead(principal, query.markAsRead);
+    const mailbox = this.mailboxOfAccount(principal.accountId);
+    const folder = this.folder(mailbox.id, query.folder);
+    if (query.uidValidity !== undefined && query.uidValidity !== String(folder.uidValidity)) {
+      throw new AppError('conflict', `uidValidity of ${folder.name} is now ${folder.uidValidity}; list the folder again`);
+    }
+    const size = this.store.messages.sizeByUid(folder.id, query.uid);
+    if (size === null) throw new AppError('not_found', `no message ${query.uid} in ${folder.name}`);
+    if (size > this.readMaxBytes) {
+      throw new AppError('too_large', `message is ${size} bytes, over the ${this.readMaxBytes}-byte read limit; use an IMAP client to read it`);
+    }
+    const stored = this.store.messages.byUid(folder.id, query.uid);
+    if (!stored) throw new AppError('not_found', `no message ${query.uid} in ${folder.name}`);
+    if (markAsRead && !stored.seen) {
+      this.store.transaction(() => this.store.messages.setSeen(stored.rowId, true));
+      stored.seen = true;
+    }
+    return fullMessageView(stored, await parseMessage(stored.raw), folder);
+  }
+
+  /** Contract: a limited key always reads without changing flags and rejects markAsRead=true. */
+  private resolveMarkAsRead(principal: Principal, requested: boolean | undefined): boolean {
+    if (principal.kind === 'full') return requested ?? true;
+    if (requested === true) {
+      throw new AppError('invalid_input', 'a limited access key cannot mark messages read; omit markAsRead or pass false', { field: 'markAsRead' });
+    }
+    return false;
+  }
+}
+
+/** Larger than any folder can hold (UIDs are 32-bit, RFC 3501 section 2.3.1.1) and bindable by SQLite. */
+const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+
+/** The columns a search looks in: never the folder token (migration 007). */
+const TEXT_COLUMNS = '{subject participants body}';
+
+/** Scripts written without spaces: unicode61 makes a whole run of them one token. */
+const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+
+export interface FtsQueryOptions {
+  /** `body` for IMAP SEARCH BODY; `text` (subject, participants, body) otherwise. */
+  columns?: 'text' | 'body';
+  /** Every word matches as a prefix: IMAP SEARCH TEXT/BODY, whose RFC 3501 meaning is a substring. */
+  prefixAlways?: boolean;
+}
+
+/**
+ * Each whitespace-separated word becomes a quoted FTS5 term in the given columns; terms
+ * are ANDed. A word matches whole words of the same stem (porter: "invoice" finds
+ * "invoices"); a trailing `*` asks for a prefix ("quart*" finds "quarterly"), as does a
+ * word in a script written without spaces, whose runs are single tokens. Prefixes are not
+ * the default because FTS5 merges the doclists of every word a prefix matches.
+ * Control characters separate words: FTS5 reads its query as a C string, so a NUL inside a
+ * quoted term would cut the query short and fail it.
+ */
+export const toFtsQuery = (search: string, options: FtsQueryOptions = {}): string | null => {
+  const terms = search.split(/[\s\p{Cc}]+/u).filter((term) => /[\p{L}\p{N}]/u.test(term));
+  if (terms.length === 0) return null;
+  const filter = options.columns === 'body' ? 'body' : TEXT_COLUMNS;
+  return terms.map((term) => {
+    const word = term.replace(/\*+$/, '');
+    const prefix = word !== term || options.prefixAlways || UNSPACED_SCRIPT.test(word) ? '*' : '';
+    return `${filter} : "${word.replaceAll('"', '""')}"${prefix}`;
+  }).join(' AND ');
+};

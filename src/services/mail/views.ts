@@ -1,0 +1,77 @@
+import type { AddressEntry, Folder, MessageSummary } from '../../core/types.js';
+import type { ParsedMessage } from '../../mime/parse.js';
+
+/**
+ * The contract's Message shape, shared by REST and MCP so both return the same JSON.
+ * Every value is data taken from the message; nothing here renders it.
+ */
+export interface MessageView {
+  id: string;
+  messageId?: string;
+  subject: string;
+  from?: AddressEntry;
+  to: AddressEntry[];
+  cc: AddressEntry[];
+  date?: string;
+  preview: string;
+  isRead: boolean;
+  isStarred: boolean;
+  encryptedBody: boolean;
+  attachments: AttachmentView[];
+}
+
+export interface AttachmentView {
+  filename?: string;
+  name?: string;
+  contentType: string;
+  size: number;
+  content?: string;
+  encoding?: 'base64';
+}
+
+export interface FullMessageView extends MessageView {
+  folder: string;
+  uidValidity: string;
+  body: string;
+  text: string;
+  html: string | null;
+  inReplyTo: string | null;
+  references: string[];
+}
+
+export const messageView = (message: MessageSummary): MessageView => ({
+  id: String(message.uid),
+  ...(message.messageId ? { messageId: message.messageId } : {}),
+  subject: message.subject,
+  ...(message.from ? { from: message.from } : {}),
+  to: message.to,
+  cc: message.cc,
+  ...(message.date !== null ? { date: new Date(message.date).toISOString() } : {}),
+  preview: message.preview,
+  isRead: message.seen,
+  isStarred: message.flagged,
+  encryptedBody: message.encrypted,
+  attachments: message.attachments.map((attachment) => ({
+    ...(attachment.filename !== null ? { filename: attachment.filename, name: attachment.filename } : {}),
+    contentType: attachment.contentType,
+    size: attachment.size,
+  })),
+});
+
+export const fullMessageView = (message: MessageSummary, parsed: ParsedMessage, folder: Folder): FullMessageView => ({
+  ...messageView(message),
+  attachments: parsed.attachments.map((attachment) => ({
+    ...(attachment.filename !== null ? { filename: attachment.filename, name: attachment.filename } : {}),
+    contentType: attachment.contentType,
+    size: attachment.size,
+    content: attachment.content.toString('base64'),
+    encoding: 'base64',
+  })),
+  folder: folder.name,
+  uidValidity: String(folder.uidValidity),
+  body: parsed.text ?? '',
+  text: parsed.text ?? '',
+  html: parsed.html,
+  inReplyTo: parsed.inReplyTo,
+  references: parsed.references,
+});

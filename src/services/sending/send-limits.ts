@@ -1,0 +1,130 @@
+import type { Clock } from '../../core/clock.js';
+import { startOfDay } from '../../core/time-zone.js';
+import { AppError } from '../../core/errors.js';
+import type { Account, SendingState } from '../../core/types.js';
+import type { Store } from '../../store/index.js';
+import type { RateLimiter } from '../rate-limiter.js';
+
+export interface RecipientLimits {
+  recipientsPerDay: number;
+  recipientsPerMinute: number;
+}
+
+export interface SendingLimitsConfig {
+  /** IANA zone whose midnight starts a new day (contract Limits). */
+  timeZone: string;
+  sendRequestsPerMinute: number;
+  states: Record<Exclude<SendingState, 'paused'>, RecipientLimits>;
+}
+
+export interface SendingStatus {
+  state: SendingState;
+  limits: RecipientLimits & { sendRequestsPerMinute: number };
+  usage: { recipientsToday: number };
+  review: { status: 'none' | 'approved' | 'suspended'; reason: string | null };
+}
+
+const MINUTE_MS = 60 * 1000;
+/** From one local midnight, 36 hours always land inside the next local day (DST changes are at most a few hours). */
+const DAY_PLUS_MS = 36 * 60 * 60 * 1000;
+
+interface DayBounds {
+  start: number;
+  end: number;
+}
+
+/** The local day containing `now` in the service time zone (contract Limits). */
+const dayBounds = (now: number, timeZone: string): DayBounds => {
+  const start = startOfDay(timeZone, now);
+  return { start, end: startOfDay(timeZone, start + DAY_PLUS_MS) };
+};
+const PAUSED: RecipientLimits = { recipientsPerDay: 0, recipientsPerMinute: 0 };
+
+const REVIEW: Record<SendingState, SendingStatus['review']> = {
+  probation: { status: 'none', reason: 'new sender: probation limits apply until an operator raises the sending state' },
+  standard: { status: 'none', reason: null },
+  reviewed: { status: 'approved', reason: null },
+  paused: { status: 'suspended', reason: 'sending is paused (bounce or complaint rate, or by an operator); ask the operator to review it' },
+};
+
+/**
+ * The account-level limits of the contract's Limits part: send requests per minute, and
+ * recipients per day and per minute by sending state. Counted from the recipient rows
+ * themselves, so they cannot drift from what was charged.
+ */
+export class SendingLimits {
+  /** The last local day computed: every send needs it, and Intl formatting is not cheap. */
+  private day: DayBounds = { start: 0, end: 0 };
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly rateLimiter: RateLimiter,
+    private readonly config: SendingLimitsConfig,
+  ) {}
+
+  limitsOf(state: SendingState): RecipientLimits {
+    return state === 'paused' ? PAUSED : this.config.states[state];
+  }
+
+  status(account: Account): SendingStatus {
+    const now = this.clock.now().getTime();
+    const today = this.dayOf(now);
+    return {
+      state: account.sendingState,
+      limits: { ...this.limitsOf(account.sendingState), sendRequestsPerMinute: this.config.sendRequestsPerMinute },
+      usage: { recipientsToday: this.store.submissions.countAccountRecipientsSince(account.id, today.start) },
+      review: REVIEW[account.sendingState],
+    };
+  }
+
+  /**
+   * Runs inside the accept transaction: a 429 or 403 rolls back the request count too.
+   * `recipients` is the number about to be charged (suppressed ones are free).
+   */
+  check(account: Account, recipients: number, now: number): void {
+    if (account.sendingState === 'paused') {
+      throw new AppError('forbidden', 'sending is paused for this account; ask the operator to review it');
+    }
+    this.rateLimiter.take(
+      { bucket: 'send', limit: this.config.sendRequestsPerMinute, windowMs: MINUTE_MS, message: `at most ${this.config.sendRequestsPerMinute} send requests a minute` },
+      account.id,
+    );
+    if (recipients === 0) return;
+    const limits = this.limitsOf(account.sendingState);
+    this.checkDay(account, recipients, limits.recipientsPerDay, now);
+    this.checkMinute(account, recipients, limits.recipientsPerMinute, now);
+  }
+
+  private checkDay(account: Account, recipients: number, perDay: number, now: number): void {
+    const today = this.dayOf(now);
+    const used = this.store.submissions.countAccountRecipientsSince(account.id, today.start);
+    if (used + recipients <= perDay) return;
+    throw new AppError(
+      'rate_limited',
+      `daily sending limit of ${perDay} recipients (${account.sendingState}) reached: ${used} used today, ${recipients} requested`,
+      { retryAfterSeconds: Math.max(1, Math.ceil((today.end - now) / 1000)) },
+    );
+  }
+
+  private dayOf(now: number): DayBounds {
+    if (now < this.day.start || now >= this.day.end) this.day = dayBounds(now, this.config.timeZone);
+    return this.day;
+  }
+
+  /** Sliding minute: frees up when enough of the last minute's recipients age out. */
+  private checkMinute(account: Account, recipients: number, perMinute: number, now: number): void {
+    const since = now - MINUTE_MS + 1;
+    // Counted, and one time read only when over: listing a busy minute cost more than the send.
+    const inMinute = this.store.submissions.countAccountRecipientsSince(account.id, since);
+    const excess = inMinute + recipients - perMinute;
+    if (excess <= 0) return;
+    const oldestToLeave = excess <= inMinute ? this.store.submissions.recipientTimeAt(account.id, since, excess - 1) : null;
+    const freeAt = oldestToLeave === null ? now + MINUTE_MS : oldestToLeave + MINUTE_MS;
+    throw new AppError(
+      'rate_limited',
+      `at most ${perMinute} recipients a minute (${account.sendingState}); ${inMinute} in the last minute, ${recipients} requested`,
+      { retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) },
+    );
+  }
+}

@@ -1,0 +1,259 @@
+import type { Clock } from '../../core/clock.js';
+import { AppError, invalidInput } from '../../core/errors.js';
+import { newUuid } from '../../core/ids.js';
+import type { Signal } from '../../core/signal.js';
+import type { Account, Principal, SendingState, SubmissionVia } from '../../core/types.js';
+import type { Store } from '../../store/index.js';
+import type { IdempotencyRecord } from '../../store/idempotency.js';
+import type { RecipientRecord } from '../../store/submissions.js';
+import type { AccessKeySendPolicy } from '../keys/access-key-send-policy.js';
+import { requirePermission } from '../accounts/auth.js';
+import { composeMessage, parsedOfComposed } from './compose.js';
+import { INBOX, SENT, type MailboxService } from '../mail/mailbox.js';
+import { parseMessage, type ParsedMessage } from '../../mime/parse.js';
+import { contentHashOf, normalizeSendRequest, recipientsOf, type RecipientTarget, type SendRequest } from './send-input.js';
+import type { SendingLimits, SendingStatus } from './send-limits.js';
+import { prepareRawSubmission, type RawEnvelope } from './submit-raw.js';
+
+export interface SendOptions {
+  /** The Idempotency-Key header; the body's idempotencyKey must equal it when both are given. */
+  idempotencyKey?: string;
+  via: SubmissionVia;
+}
+
+export interface SendResult {
+  success: true;
+  id: string;
+  messageId: string;
+  status: 'accepted';
+  replayed?: true;
+  sentCopySaved?: boolean;
+}
+
+/** A message ready to accept: composed, hashed, its recipients known. */
+export interface PreparedSubmission {
+  fromAddress: string;
+  replyTo: string[];
+  subject: string;
+  recipients: RecipientTarget[];
+  contentHash: string;
+  messageId: string;
+  /** What every recipient gets (no Bcc header). */
+  raw: Buffer;
+  /** The sender's Sent copy (Bcc kept). */
+  sentRaw: Buffer;
+  /** Known without parsing when we composed the message ourselves (compose.ts). */
+  parsed?: ParsedMessage | null;
+}
+
+export interface SendingConfig {
+  mailDomain: string;
+  textMaxBytes: number;
+  attachmentsMaxBytes: number;
+  idempotencyRetentionMs: number;
+}
+
+interface Parsed {
+  sent: ParsedMessage;
+  delivered: ParsedMessage | null;
+}
+
+const IDEMPOTENCY_KEY_MAX = 128;
+const SENDING_STATES: readonly SendingState[] = ['probation', 'standard', 'reviewed', 'paused'];
+
+/**
+ * The one send path of REST, MCP and SMTP submission (DESIGN.md): validate, compose once,
+ * then accept in one transaction that checks idempotency, limits and the access-key policy,
+ * reserves one credit per charged recipient, stores the submission and the Sent copy, and
+ * delivers to local mailboxes. Remote recipients stay queued for the delivery worker,
+ * which `outboundQueued` wakes after the commit.
+ */
+export class SendingService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly mailbox: MailboxService,
+    private readonly limits: SendingLimits,
+    private readonly accessKeyPolicy: AccessKeySendPolicy,
+    private readonly outboundQueued: Signal,
+    private readonly config: SendingConfig,
+  ) {}
+
+  async send(principal: Principal, input: SendRequest, options: SendOptions): Promise<SendResult> {
+    requirePermission(principal, 'mail:send');
+    const idempotencyKey = resolveIdempotencyKey(options.idempotencyKey, input.idempotencyKey);
+    const account = this.accountOf(principal);
+    const message = normalizeSendRequest(input, account.email, this.config);
+    const contentHash = contentHashOf(message);
+    if (idempotencyKey !== undefined) {
+      const earlier = this.store.idempotency.get(account.id, idempotencyKey);
+      if (earlier) return replayOf(earlier, principal, contentHash);
+    }
+    const messageId = `<${newUuid()}@${this.config.mailDomain}>`;
+    const date = this.clock.now();
+    const composed = await composeMessage(message, messageId, date);
+    return this.accept(principal, {
+      fromAddress: account.email, replyTo: message.replyTo.map((entry) => entry.address.toLowerCase()),
+      subject: message.subject, recipients: recipientsOf(message), contentHash, messageId, ...composed,
+      parsed: parsedOfComposed(message, messageId, date),
+    }, idempotencyKey, options.via);
+  }
+
+  /**
+   * SMTP submission: the client's own message and envelope, under the same rules, credits
+   * and limits. A client Message-ID is the idempotency key, so a retried message is not
+   * sent or charged twice.
+   */
+  async submitRaw(principal: Principal, envelope: RawEnvelope, raw: Buffer): Promise<SendResult> {
+    requirePermission(principal, 'mail:send');
+    const account = this.accountOf(principal);
+    const { prepared, idempotencyKey } = await prepareRawSubmission(envelope, raw, account.email, this.config, this.clock.now());
+    if (idempotencyKey !== undefined) {
+      const earlier = this.store.idempotency.get(account.id, idempotencyKey);
+      if (earlier) return replayOf(earlier, principal, prepared.contentHash);
+    }
+    return this.accept(principal, prepared, idempotencyKey, 'smtp');
+  }
+
+  status(principal: Principal): SendingStatus {
+    return this.limits.status(this.accountOf(principal));
+  }
+
+  /** Operator command `agentpost sending set <email> <state>`. */
+  setState(email: string, state: string): SendingState {
+    if (!SENDING_STATES.includes(state as SendingState)) {
+      throw invalidInput('state', `state must be one of ${SENDING_STATES.join(', ')}`);
+    }
+    const account = this.store.accounts.byEmail(email.trim().toLowerCase());
+    if (!account) throw new AppError('not_found', `no account with the address ${email}`);
+    this.store.transaction(() => this.store.accounts.setSendingState(account.id, state as SendingState));
+    return state as SendingState;
+  }
+
+  /** Drops idempotency records past their retention (at least 24 hours). */
+  sweepIdempotency(): number {
+    const before = this.clock.now().getTime() - this.config.idempotencyRetentionMs;
+    return this.store.transaction(() => this.store.idempotency.sweepBefore(before));
+  }
+
+  private accountOf(principal: Principal): Account {
+    const account = this.store.accounts.byId(principal.accountId);
+    if (!account) throw new AppError('unauthorized', 'missing or invalid API key');
+    if (account.status !== 'active') throw new AppError('forbidden', 'this account is suspended');
+    return account;
+  }
+
+  private async accept(principal: Principal, prepared: PreparedSubmission, idempotencyKey: string | undefined, via: SubmissionVia): Promise<SendResult> {
+    const parsed = await this.parse(prepared);
+    const outcome = await this.store.groupCommit(() => this.acceptNow(principal, prepared, parsed, idempotencyKey, via));
+    if (outcome.remoteQueued > 0) this.outboundQueued.notify();
+    return outcome.result;
+  }
+
+  /** Parsing is async, so it happens before the transaction; delivered copies only when local. */
+  private async parse(prepared: PreparedSubmission): Promise<Parsed> {
+    // Bcc is not among the parsed fields, so one parse serves the Sent and delivered copies.
+    if (prepared.parsed) return { sent: prepared.parsed, delivered: prepared.parsed };
+    const sent = await parseMessage(prepared.sentRaw);
+    const hasLocal = prepared.recipients.some((recipient) => recipient.domain === this.config.mailDomain);
+    if (!hasLocal) return { sent, delivered: null };
+    return { sent, delivered: prepared.raw === prepared.sentRaw ? sent : await parseMessage(prepared.raw) };
+  }
+
+  /** The accept transaction. Anything thrown here rolls all of it back: nothing charged or queued. */
+  private acceptNow(
+    principal: Principal, prepared: PreparedSubmission, parsed: Parsed, idempotencyKey: string | undefined, via: SubmissionVia,
+  ): { result: SendResult; remoteQueued: number } {
+    const now = this.clock.now().getTime();
+    const account = this.accountOf(principal);
+    if (idempotencyKey !== undefined) {
+      const earlier = this.store.idempotency.get(account.id, idempotencyKey);
+      if (earlier) return { result: replayOf(earlier, principal, prepared.contentHash), remoteQueued: 0 };
+    }
+    if (this.store.submissions.hasUnresolvedIdentical(account.id, prepared.contentHash)) {
+      throw new AppError('conflict', 'an identical earlier message has an unresolved recipient; reconcile it (GET /api/v1/agent/outbound) before sending again');
+    }
+    const addresses = prepared.recipients.map((recipient) => recipient.address);
+    // ISSUE 6 SEAM, part 1: a limited key's allowed senders and recipients (403).
+    this.accessKeyPolicy.checkAddresses(principal, { from: prepared.fromAddress, replyTo: prepared.replyTo, recipients: addresses });
+    const suppressed = this.store.suppressions.activeAmong(account.id, addresses);
+    const charged = prepared.recipients.length - suppressed.size;
+    this.limits.check(account, charged, now);
+    // ISSUE 6 SEAM, part 2: a limited key's daily and total budgets, one unit per charged recipient.
+    this.accessKeyPolicy.reserveUnits(principal, charged);
+    if (charged > 0 && !this.store.accounts.reserveCredits(account.id, charged)) {
+      throw new AppError('insufficient_credits', `sending to ${charged} recipient(s) needs ${charged} credit(s); the balance is ${account.credits}`);
+    }
+    const id = newUuid();
+    const rows = this.store.submissions.insert(
+      { id, accountId: account.id, keyId: principal.keyId, messageId: prepared.messageId, contentHash: prepared.contentHash,
+        fromAddress: prepared.fromAddress, subject: prepared.subject, via, createdAt: now, raw: prepared.raw },
+      prepared.recipients.map((recipient) => ({ ...recipient, status: suppressed.has(recipient.address) ? 'suppressed' : 'queued' })),
+    );
+    this.mailbox.append(this.mailbox.mailboxOfAccount(account.id), SENT, prepared.sentRaw, parsed.sent, { seen: true });
+    this.store.submissions.setSentCopySaved(id);
+    const remoteQueued = this.deliverLocally(rows, prepared.raw, parsed.delivered, now);
+    const result: SendResult = { success: true, id, messageId: prepared.messageId, status: 'accepted' };
+    if (idempotencyKey !== undefined) {
+      this.store.idempotency.insert({
+        accountId: account.id, idempotencyKey, keyId: principal.keyId, contentHash: prepared.contentHash,
+        submissionId: id, responseJson: JSON.stringify(result), createdAt: now,
+      });
+    }
+    return { result: { ...result, sentCopySaved: true }, remoteQueued };
+  }
+
+  /**
+   * Recipients on our mail domain are settled at once: stored in their INBOX (delivered),
+   * or, with no such mailbox, failed with the credit refunded once. Returns how many
+   * remote recipients stay queued.
+   */
+  private deliverLocally(rows: RecipientRecord[], raw: Buffer, parsed: ParsedMessage | null, now: number): number {
+    let remoteQueued = 0;
+    for (const row of rows) {
+      if (row.status !== 'queued') continue;
+      if (row.domain !== this.config.mailDomain || !parsed) {
+        remoteQueued += 1;
+        continue;
+      }
+      const target = this.mailbox.mailboxForAddress(row.address);
+      if (target) {
+        this.mailbox.append(target, INBOX, raw, parsed);
+        this.store.submissions.transition(row.id, { status: 'delivered', diagnostic: 'stored in the local mailbox', nextAttemptAt: null, countAttempt: true }, now, ['queued']);
+      } else {
+        this.store.submissions.transition(row.id, {
+          status: 'failed', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such mailbox on this service', nextAttemptAt: null, countAttempt: true,
+        }, now, ['queued']);
+        this.store.submissions.refundOnce(row.id);
+      }
+    }
+    return remoteQueued;
+  }
+}
+
+/** Header and body keys: 1..128 characters; when both are given they must be equal. */
+const resolveIdempotencyKey = (header: string | undefined, body: string | undefined): string | undefined => {
+  if (header !== undefined && (header.length < 1 || header.length > IDEMPOTENCY_KEY_MAX)) {
+    throw invalidInput('Idempotency-Key', `the Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+  }
+  if (header !== undefined && body !== undefined && header !== body) {
+    throw invalidInput('idempotencyKey', 'the Idempotency-Key header and the body idempotencyKey differ');
+  }
+  return header ?? body;
+};
+
+/**
+ * Contract: same key and identical message answers the first response with replayed true
+ * and without sentCopySaved; same key and different content is 409. A limited key may not
+ * replay another key's submission.
+ */
+const replayOf = (record: IdempotencyRecord, principal: Principal, contentHash: string): SendResult => {
+  if (record.contentHash !== contentHash) {
+    throw new AppError('conflict', 'this idempotency key was already used with a different message', { field: 'idempotencyKey' });
+  }
+  if (principal.kind === 'access' && record.keyId !== principal.keyId) {
+    throw new AppError('conflict', 'this idempotency key was already used by another key', { field: 'idempotencyKey' });
+  }
+  const first = JSON.parse(record.responseJson) as SendResult;
+  return { success: true, id: first.id, messageId: first.messageId, status: 'accepted', replayed: true };
+};

@@ -1,0 +1,117 @@
+import { domainOf, isValidAddress, normalizeAddress } from '../../core/addresses.js';
+import { AppError, invalidInput } from '../../core/errors.js';
+import { newUuid, sha256Hex } from '../../core/ids.js';
+import type { RecipientKind } from '../../core/types.js';
+import { parseMessage, type ParsedMessage } from '../../mime/parse.js';
+import { MAX_RECIPIENTS, normalizeSendRequest, type RecipientTarget } from './send-input.js';
+import type { PreparedSubmission, SendingConfig } from './sending.js';
+
+export interface RawEnvelope {
+  /** MAIL FROM; empty for the null sender. */
+  from: string;
+  /** RCPT TO, in order. */
+  to: string[];
+}
+
+const HEADER_END = /\r?\n\r?\n/;
+
+/**
+ * Applies the Send request rules to a message an SMTP client composed itself: the header
+ * From and the envelope sender must be the account's address, at most 50 distinct valid
+ * recipients, subject, body, attachment and unsubscribe rules as for REST. Message-ID and
+ * Date are added when missing (RFC 5322 section 3.6); the Bcc header is removed from the
+ * copy the recipients get (section 3.6.3) and kept in the Sent copy.
+ */
+export const prepareRawSubmission = async (
+  envelope: RawEnvelope, raw: Buffer, accountEmail: string, config: SendingConfig, now: Date,
+): Promise<{ prepared: PreparedSubmission; idempotencyKey?: string }> => {
+  const parsed = await parseMessage(raw);
+  const account = normalizeAddress(accountEmail);
+  if (normalizeAddress(envelope.from) !== account) throw new AppError('forbidden', `the envelope sender must be ${accountEmail}`, { field: 'from' });
+  if (!parsed.from || normalizeAddress(parsed.from.email) !== account) {
+    throw new AppError('forbidden', `the From header must be this account's address ${accountEmail}`, { field: 'from' });
+  }
+  checkContent(parsed, raw, accountEmail, config);
+  const recipients = envelopeRecipients(envelope.to, parsed);
+  const contentHash = sha256Hex(Buffer.concat([Buffer.from(JSON.stringify(recipients.map((r) => r.address)) + '\n'), raw]));
+  const added: string[] = [];
+  let messageId = parsed.messageId;
+  if (!messageId) {
+    messageId = `<${newUuid()}@${config.mailDomain}>`;
+    added.push(`Message-ID: ${messageId}`);
+  }
+  if (!hasHeader(raw, 'date')) added.push(`Date: ${rfc5322Date(now)}`);
+  const sentRaw = added.length === 0 ? raw : Buffer.concat([Buffer.from(added.join('\r\n') + '\r\n'), raw]);
+  return {
+    prepared: {
+      fromAddress: account, replyTo: [], subject: parsed.subject, recipients, contentHash, messageId,
+      raw: withoutBcc(sentRaw), sentRaw,
+    },
+    idempotencyKey: parsed.messageId ? `smtp:${sha256Hex(parsed.messageId)}` : undefined,
+  };
+};
+
+/** The REST rules on what the parser found: subject, bodies and sizes, attachments, unsubscribe. */
+const checkContent = (parsed: ParsedMessage, raw: Buffer, accountEmail: string, config: SendingConfig): void => {
+  if (parsed.subject.length > 998) throw invalidInput('subject', 'the subject is over 998 characters');
+  const unsubscribe: Record<string, string> = {};
+  for (const name of ['List-Unsubscribe', 'List-Unsubscribe-Post']) {
+    const value = headerValue(raw, name);
+    if (value !== null) unsubscribe[name] = value;
+  }
+  if (parsed.attachments.length > 20) throw invalidInput('attachments', 'at most 20 attachments');
+  normalizeSendRequest({
+    to: accountEmail, subject: parsed.subject, text: parsed.text ?? undefined, html: parsed.html ?? undefined,
+    headers: unsubscribe,
+    attachments: parsed.attachments.map((item, index) => ({
+      filename: (item.filename ?? `attachment-${index + 1}`).slice(0, 255), content: item.content.toString('base64'), encoding: 'base64' as const,
+    })),
+  }, accountEmail, config);
+};
+
+/** RCPT TO addresses; the kind comes from the To and Cc headers, anything else is Bcc. */
+const envelopeRecipients = (addresses: string[], parsed: ParsedMessage): RecipientTarget[] => {
+  const toSet = new Set(parsed.to.map((entry) => normalizeAddress(entry.email)));
+  const ccSet = new Set(parsed.cc.map((entry) => normalizeAddress(entry.email)));
+  const seen = new Map<string, RecipientTarget>();
+  for (const original of addresses) {
+    const address = normalizeAddress(original);
+    if (!isValidAddress(address)) throw invalidInput('to', `${original} is not a valid email address`);
+    const kind: RecipientKind = toSet.has(address) ? 'to' : ccSet.has(address) ? 'cc' : 'bcc';
+    if (!seen.has(address)) seen.set(address, { address, domain: domainOf(address), kind });
+  }
+  if (seen.size === 0) throw invalidInput('to', 'no recipients');
+  if (seen.size > MAX_RECIPIENTS) throw invalidInput('to', `at most ${MAX_RECIPIENTS} distinct recipients`);
+  return [...seen.values()];
+};
+
+const headerSection = (raw: Buffer): string => {
+  const text = raw.subarray(0, Math.min(raw.length, 256 * 1024)).toString('latin1');
+  const end = text.search(HEADER_END);
+  return end === -1 ? text : text.slice(0, end);
+};
+
+/** Unfolded header lines (RFC 5322 section 2.2.3). */
+const headerLines = (raw: Buffer): string[] => headerSection(raw).split(/\r?\n(?![ \t])/);
+
+const hasHeader = (raw: Buffer, name: string): boolean =>
+  headerLines(raw).some((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+
+const headerValue = (raw: Buffer, name: string): string | null => {
+  const line = headerLines(raw).find((candidate) => candidate.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+  return line === undefined ? null : line.slice(name.length + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+};
+
+/** Removes Bcc header fields, folded continuation lines included. */
+export const withoutBcc = (raw: Buffer): Buffer => {
+  const text = raw.toString('latin1');
+  const end = text.search(HEADER_END);
+  if (end === -1) return raw;
+  const head = text.slice(0, end);
+  const kept = head.replace(/(^|\r?\n)bcc:[^\r\n]*(\r?\n[ \t][^\r\n]*)*/gi, '');
+  if (kept === head) return raw;
+  return Buffer.concat([Buffer.from(kept.replace(/^\r?\n/, ''), 'latin1'), raw.subarray(Buffer.byteLength(head, 'latin1'))]);
+};
+
+/** RFC 5322 section 3.3 date-time in UTC, e.g. "Thu, 01 Jan 2026 00:00:00 +0000". */
+const rfc5322Date = (date: Date): string => date.toUTCString().replace(/GMT$/, '+0000');

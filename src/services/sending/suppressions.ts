@@ -1,0 +1,96 @@
+import { isValidAddress, normalizeAddress } from '../../core/addresses.js';
+import type { Clock } from '../../core/clock.js';
+import { AppError, invalidInput } from '../../core/errors.js';
+import { newUuid } from '../../core/ids.js';
+import type { Principal, SuppressionReason } from '../../core/types.js';
+import type { Store } from '../../store/index.js';
+import type { SuppressionRecord } from '../../store/suppressions.js';
+import { requirePermission } from '../accounts/auth.js';
+import type { RateLimiter } from '../rate-limiter.js';
+import type { SendingReputation } from './reputation.js';
+
+/** Contract Limits: up to 100 listed; 10 releases per hour. */
+export const SUPPRESSIONS_LISTED = 100;
+const RELEASES_PER_HOUR = 10;
+const HOUR_MS = 60 * 60 * 1000;
+const REASONS: readonly SuppressionReason[] = ['bounce', 'complaint', 'manual'];
+
+export interface SuppressionView {
+  id: string;
+  address: string;
+  reason: SuppressionReason;
+  canRelease: boolean;
+  createdAt: string;
+}
+
+export interface SuppressionList {
+  suppressions: SuppressionView[];
+}
+
+export interface SuppressionRelease {
+  success: true;
+  id: string;
+  address: string;
+  released: true;
+}
+
+const view = (record: SuppressionRecord): SuppressionView => ({
+  id: record.id, address: record.address, reason: record.reason, canRelease: record.canRelease,
+  createdAt: new Date(record.createdAt).toISOString(),
+});
+
+/**
+ * Recipient suppressions (DESIGN.md "suppression reasons"): bounce (5.1.1, releasable),
+ * complaint (not releasable: an administrator must verify renewed consent), manual.
+ */
+export class SuppressionService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly rateLimiter: RateLimiter,
+    private readonly reputation: SendingReputation,
+  ) {}
+
+  list(principal: Principal): SuppressionList {
+    requirePermission(principal, 'mail:send');
+    return { suppressions: this.store.suppressions.listActive(principal.accountId, SUPPRESSIONS_LISTED).map(view) };
+  }
+
+  /** Future sends to the address are allowed again; credits unchanged; nothing is resent. */
+  release(principal: Principal, id: string): SuppressionRelease {
+    requirePermission(principal, 'mail:send');
+    return this.store.transaction(() => {
+      const record = this.store.suppressions.byId(principal.accountId, id);
+      if (!record || record.releasedAt !== null) throw new AppError('not_found', 'no active suppression with this id');
+      if (!record.canRelease) {
+        throw new AppError('forbidden', 'a complaint suppression cannot be released here; an administrator must verify renewed consent');
+      }
+      this.rateLimiter.take(
+        { bucket: 'suppression-release', limit: RELEASES_PER_HOUR, windowMs: HOUR_MS, message: 'at most 10 suppression releases per hour' },
+        principal.accountId,
+      );
+      this.store.suppressions.release(record.id, this.clock.now().getTime());
+      return { success: true, id: record.id, address: record.address, released: true };
+    });
+  }
+
+  /**
+   * Operator command `agentpost suppressions add <email> <address> <reason>`: for a
+   * complaint the operator verified by other means than a feedback-loop report (those
+   * arrive through BounceService, see complaints.ts). Re-checks the sending state.
+   */
+  add(accountEmail: string, addressInput: string, reasonInput: string): SuppressionView {
+    const reason = reasonInput as SuppressionReason;
+    if (!REASONS.includes(reason)) throw invalidInput('reason', `reason must be one of ${REASONS.join(', ')}`);
+    const address = normalizeAddress(addressInput);
+    if (!isValidAddress(address)) throw invalidInput('address', `"${addressInput}" is not a valid address`);
+    const account = this.store.accounts.byEmail(normalizeAddress(accountEmail));
+    if (!account) throw new AppError('not_found', `no account with the address ${accountEmail}`);
+    return this.store.transaction(() => {
+      const record = { id: newUuid(), accountId: account.id, address, reason, canRelease: reason !== 'complaint', createdAt: this.clock.now().getTime() };
+      if (!this.store.suppressions.add(record)) throw new AppError('conflict', `${address} is already suppressed for this account`);
+      if (reason === 'complaint') this.reputation.check(account.id);
+      return view({ ...record, releasedAt: null });
+    });
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The body of the search thread (see search-writer-thread.ts): the full-text index's one
+ * writer, so tokenizing stored mail runs off the main event loop. Requests are done one at
+ * a time, in order, each in its own durable transaction.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { SearchIndexFileWriter } from '../../store/search-db.js';
+import { DONE_SLOT, FAILED_SLOT, type SearchReply, type SearchRequest, type SearchThreadData } from './search-protocol.js';
+
+const port = parentPort;
+if (!port) throw new Error('search-thread runs only as a worker thread');
+const data = workerData as SearchThreadData;
+const progress = new Int32Array(data.progress);
+
+/** The executable's addon, loaded again by file name: the process maps it once, so both threads share one SQLite. */
+const loadAddon = (file: string): object => {
+  const addon = { exports: {} };
+  process.dlopen(addon, file);
+  return addon.exports;
+};
+
+const writer = SearchIndexFileWriter.open(data.file, data.nativeBindingFile ? { nativeBinding: loadAddon(data.nativeBindingFile) } : {});
+
+const perform = (request: Exclude<SearchRequest, { type: 'close' }>): void => {
+  if (request.type === 'index') writer.index(request.entries);
+  else writer.trimAbove(request.rowId);
+};
+
+port.on('message', (request: SearchRequest) => {
+  if (request.type === 'close') {
+    writer.close();
+    port.close();
+    return;
+  }
+  let reply: SearchReply = { type: 'done', seq: request.seq };
+  try {
+    perform(request);
+  } catch (error) {
+    Atomics.store(progress, FAILED_SLOT, request.seq);
+    reply = { type: 'failed', seq: request.seq, error: error instanceof Error ? error.message : String(error) };
+  }
+  Atomics.store(progress, DONE_SLOT, request.seq);
+  Atomics.notify(progress, DONE_SLOT);
+  port.postMessage(reply);
+});
+
+port.postMessage({ type: 'ready' } satisfies SearchReply);
