@@ -25,6 +25,7 @@ import { ParsePool, type ParseWorkerFactory } from './workers/threads/parse-pool
 import { Scheduler } from './workers/jobs/scheduler.js';
 import { SearchIndexer } from './workers/jobs/search-indexer.js';
 import { SearchWriterThread, type SearchWorkerFactory } from './workers/threads/search-writer-thread.js';
+import { reactAfterCommit } from './workers/after-commit.js';
 import { keyExpiryRunOnce } from './workers/jobs/key-expiry.js';
 import { sweepRunOnce } from './workers/jobs/sweep.js';
 import { systemAddressResolver } from './workers/net/system-resolver.js';
@@ -161,13 +162,12 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   smtpServer.on('error', (error: Error) => logger.warn('smtp listener error', { error: error.message }));
   submissionServer.on('error', (error: Error) => logger.warn('submission listener error', { error: error.message }));
   const imapServer = createImapServer(services, logger, {
-    allowInsecureAuth: config.imap.allowInsecureAuth, maxLineBytes: config.imap.maxLineBytes, idlePollMs: config.imap.idlePollMs,
+    allowInsecureAuth: config.imap.allowInsecureAuth, maxLineBytes: config.imap.maxLineBytes,
   });
   const scheduler = new Scheduler(logger);
   const webhookDispatcher = new WebhookDispatcher(services.webhookDispatch, clock, logger, { concurrency: config.webhooks.concurrency });
   const searchIndexer = new SearchIndexer(services.searchIndex, logger);
-  let unsubscribeWebhooks = (): void => {};
-  let unsubscribeSearch = (): void => {};
+  let stopReacting = (): void => {};
   let stopping: Promise<void> | null = null;
 
   const app: App = {
@@ -181,8 +181,19 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       const parsersFailed = parsePool?.start().then(() => null, (error: unknown) => error);
       // Mail stored before migration 7, or queued when the last process stopped, is indexed before anyone can search.
       await services.searchIndex.prepare();
-      unsubscribeSearch = store.searchIndex.queued.subscribe(() => searchIndexer.kick());
       searchIndexer.kick(); // mail queued before the last stop
+      // Claims still held come from a process that stopped mid-handoff (see DeliveryService.recoverClaims);
+      // settled before anything can claim again.
+      services.delivery.recoverClaims();
+      const autoDeliver = options.autoDeliver ?? true;
+      // Every reaction to a commit, before the first commit can happen; the per-second webhook
+      // tick and the delivery cron below are for retries.
+      stopReacting = reactAfterCommit(store.feed, {
+        indexSearch: () => searchIndexer.kick(),
+        dispatchWebhooks: () => webhookDispatcher.kick(),
+        deliver: autoDeliver ? () => deliveryWorker.kick() : undefined,
+        watchers: services.mailboxWatchers,
+      });
       app.ports = {
         http: await listen(httpServer, config.http.host, config.http.port),
         smtp: await listen(smtpServer.server, config.smtp.host, config.smtp.port),
@@ -196,19 +207,12 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         await app.stop();
         throw parseFailure;
       }
-      // Claims still held come from a process that stopped mid-handoff (see DeliveryService.recoverClaims).
-      services.delivery.recoverClaims();
-      // A committed outbox row kicks the dispatcher at once; the per-second tick is for retries.
-      unsubscribeWebhooks = store.outbox.written.subscribe(() => webhookDispatcher.kick());
       scheduler.start([
         { name: 'sweep', schedule: '0 */10 * * * *', run: () => sweepRunOnce(services) },
         { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },
         { name: 'webhooks', schedule: '* * * * * *', run: () => webhookDispatcher.start(clock.now()) },
       ]);
-      if (options.autoDeliver ?? true) {
-        scheduler.start([{ name: 'delivery', schedule: '*/30 * * * * *', run: () => deliveryWorker.kick() }]);
-        services.outboundQueued.subscribe(() => deliveryWorker.kick());
-      }
+      if (autoDeliver) scheduler.start([{ name: 'delivery', schedule: '*/30 * * * * *', run: () => deliveryWorker.kick() }]);
       ready = true;
       logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, submission: app.ports.submission, imap: app.ports.imap, baseUrl: app.baseUrl, dataDir: config.dataDir, parseThreads: parsePool?.size ?? 0, searchThread: indexWriter instanceof SearchWriterThread });
       return app.ports;
@@ -219,9 +223,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         await scheduler.stop();
         await deliveryWorker.stop();
         await handoff.close();
-        unsubscribeWebhooks();
+        stopReacting();
         await webhookDispatcher.stop();
-        unsubscribeSearch();
         await searchIndexer.stop();
         await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer), closeSmtp(submissionServer), imapServer.close()]);
         // After the MX closed: a session still in DATA got its parse done or a 451.

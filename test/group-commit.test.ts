@@ -63,7 +63,7 @@ t.test('jobs that arrive while a batch is syncing wait for it and commit togethe
   let releaseSync = (): void => {};
   const syncs: Promise<void>[] = [];
   const heldSync = { sync: () => new Promise<void>((resolve) => { releaseSync = resolve; }).then(() => { syncs.push(Promise.resolve()); }), close: () => {} };
-  const committer = new GroupCommitter(store.db, heldSync);
+  const committer = new GroupCommitter(store.db, store.feed, heldSync);
   let transactions = 0;
   const transaction = store.db.transaction.bind(store.db);
   store.db.transaction = ((body: () => unknown) => {

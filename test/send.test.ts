@@ -2,6 +2,13 @@ import t from 'tap';
 import { OUTBOUND_RECIPIENT_UPDATED } from '../src/core/events.js';
 import { startApp } from './helpers/app.js';
 import { creditsOf, funded } from './helpers/agents.js';
+import type { TestApp } from './helpers/app.js';
+import { reactAfterCommit } from '../src/workers/after-commit.js';
+
+/** Counts the delivery kicks that the after-commit feed makes (the app runs with autoDeliver off). */
+const onDeliveryKick = (app: TestApp, kick: () => void): void => {
+  reactAfterCommit(app.app.store.feed, { deliver: kick });
+};
 
 t.test('a send charges one credit per recipient, delivers locally and saves a Sent copy', async (t) => {
   const app = await startApp(t);
@@ -71,7 +78,7 @@ t.test('remote recipients wake the delivery observer after the commit', async (t
   const app = await startApp(t);
   const sender = await funded(app, 5);
   let kicks = 0;
-  app.app.services.outboundQueued.subscribe(() => (kicks += 1));
+  onDeliveryKick(app, () => (kicks += 1));
   const local = await funded(app, 0);
   await app.api('POST', '/api/v1/agent/send', { key: sender.apiKey, body: { to: local.email, subject: 'local only', text: 'x' } });
   t.equal(kicks, 0, 'nothing queued for the worker');
@@ -102,7 +109,7 @@ t.test('suppressed recipients are neither sent nor charged', async (t) => {
   const sender = await funded(app, 5);
   app.app.store.suppressions.add({ id: 'sup-1', accountId: sender.userId, address: 'gone@example.com', reason: 'bounce', canRelease: true, createdAt: 0 });
   let kicks = 0;
-  app.app.services.outboundQueued.subscribe(() => (kicks += 1));
+  onDeliveryKick(app, () => (kicks += 1));
   const onlySuppressed = await app.api('POST', '/api/v1/agent/send', { key: sender.apiKey, body: { to: 'Gone@Example.com', subject: 's', text: 'x' } });
   t.equal(onlySuppressed.status, 200);
   t.equal(await creditsOf(app, sender.apiKey), 5);

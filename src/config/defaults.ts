@@ -10,7 +10,7 @@ export const defaultConfig = (): Config => ({
   // One parse thread only pays when there is a second core for it to run on.
   smtp: { host: '127.0.0.1', port: 2525, hostname: 'localhost', maxMessageBytes: 25 * 1024 * 1024, parseThreads: availableParallelism() >= 2 ? 1 : 0 },
   submission: { host: '127.0.0.1', port: 2587, allowInsecureAuth: false },
-  imap: { host: '127.0.0.1', port: 2143, allowInsecureAuth: false, maxLineBytes: 64 * 1024, idlePollMs: 1000 },
+  imap: { host: '127.0.0.1', port: 2143, allowInsecureAuth: false, maxLineBytes: 64 * 1024 },
   limits: {
     registrationsPerIpPerHour: 5,
     readMaxBytes: 10 * 1024 * 1024,

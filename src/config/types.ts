@@ -9,7 +9,7 @@ export interface Config {
   /** parseThreads: worker threads for the MIME parse of inbound mail; 0 parses on the main thread. */
   smtp: { host: string; port: number; hostname: string; maxMessageBytes: number; parseThreads: number };
   submission: { host: string; port: number; allowInsecureAuth: boolean };
-  imap: { host: string; port: number; allowInsecureAuth: boolean; maxLineBytes: number; idlePollMs: number };
+  imap: { host: string; port: number; allowInsecureAuth: boolean; maxLineBytes: number };
   limits: {
     registrationsPerIpPerHour: number;
     readMaxBytes: number;

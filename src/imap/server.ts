@@ -12,7 +12,6 @@ export interface ImapOptions {
   allowInsecureAuth: boolean;
   /** Cap on one line and on one literal; a command is capped at four times this. */
   maxLineBytes: number;
-  idlePollMs: number;
   /** Connections with no command for this long are closed (RFC 3501 5.4: at least 30 minutes). */
   idleTimeoutMs?: number;
 }
@@ -48,7 +47,6 @@ const serveConnection = (socket: Socket, services: Services, logger: Logger, opt
   const output = socketOutput(socket);
   const session = new ImapSession(services, logger, output, {
     plaintextLoginAllowed: plaintextLoginAllowed(socket.remoteAddress, false, options.allowInsecureAuth),
-    idlePollMs: options.idlePollMs,
   }, COMMANDS, capabilitiesOf);
   let queue: Promise<void> = session.greet();
   const enqueue = (work: () => Promise<void>) => {

@@ -26,7 +26,6 @@ export interface Output {
 export interface SessionOptions {
   /** False on a non-loopback connection without TLS unless imap.allowInsecureAuth. */
   plaintextLoginAllowed: boolean;
-  idlePollMs: number;
 }
 
 /** What a command returns: the tagged response after the tag, e.g. "OK FETCH completed". */
@@ -43,7 +42,7 @@ export class ImapSession {
   identity: ImapIdentity | null = null;
   selection: Selection | null = null;
   private secret = '';
-  private idle: { tag: string; timer: NodeJS.Timeout } | null = null;
+  private idle: { tag: string; unwatch: () => void } | null = null;
   private pendingSasl: ((line: string) => Promise<string>) | null = null;
   private pendingSaslTag = '';
 
@@ -160,20 +159,24 @@ export class ImapSession {
     await this.untagged([`${selection.uids.length} EXISTS`]);
   }
 
-  /** IDLE (RFC 2177): new mail is reported while the client waits, until it sends DONE. */
+  /**
+   * IDLE (RFC 2177): new mail is pushed while the client waits, until it sends DONE. The
+   * store's after-commit feed tells the session of mail committed to its mailbox; nothing polls.
+   */
   async startIdle(tag: string): Promise<void> {
+    const identity = this.requireIdentity();
     await this.line('+ idling');
-    const timer = setInterval(() => {
-      this.reportNewMail().catch((error: unknown) => this.logger.warn('imap idle poll failed', { error: String(error) }));
-    }, this.options.idlePollMs);
-    timer.unref();
-    this.idle = { tag, timer };
+    const unwatch = this.services.imap.watch(identity, (change) => {
+      if (change.kind !== 'stored' || change.folder !== this.selection?.folder.name) return;
+      this.reportNewMail().catch((error: unknown) => this.logger.warn('imap idle push failed', { error: String(error) }));
+    });
+    this.idle = { tag, unwatch };
   }
 
   private async finishIdle(frame: Buffer): Promise<void> {
-    const idle = this.idle as { tag: string; timer: NodeJS.Timeout };
+    const idle = this.idle as { tag: string; unwatch: () => void };
     if (frame.toString('latin1').trim().toUpperCase() !== 'DONE') return this.line('* BAD expected DONE to end IDLE');
-    clearInterval(idle.timer);
+    idle.unwatch();
     this.idle = null;
     await this.reportNewMail();
     await this.line(`${idle.tag} OK IDLE terminated`);
@@ -185,10 +188,10 @@ export class ImapSession {
     this.output.end();
   }
 
-  /** Stops timers; the connection is going away. */
+  /** Stops watching; the connection is going away. */
   close(): void {
     this.state = 'logout';
-    if (this.idle) clearInterval(this.idle.timer);
+    this.idle?.unwatch();
     this.idle = null;
   }
 }

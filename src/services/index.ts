@@ -3,7 +3,6 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Handoff, MxResolver } from '../core/outbound.js';
 import type { ParseMail } from '../core/parsed-message.js';
-import { Signal } from '../core/signal.js';
 import type { WebhookSender } from '../core/webhooks.js';
 import type { Store } from '../store/index.js';
 import { AccessKeyPolicyService } from './keys/access-key-policy.js';
@@ -18,6 +17,7 @@ import { ImapSessionService } from './imap/session.js';
 import { InboundService } from './mail/inbound.js';
 import { KeyRotationService } from './keys/key-rotation.js';
 import { MailboxService } from './mail/mailbox.js';
+import { MailboxWatchers } from './mail/watchers.js';
 import { NextHopResolver } from './delivery/next-hop.js';
 import { OutboundService } from './sending/outbound.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -95,8 +95,6 @@ export interface Services {
   balance: BalanceService;
   sending: SendingService;
   outbound: OutboundService;
-  /** Announced after a send committed remote recipients as queued; main.ts wires the delivery worker to it. */
-  outboundQueued: Signal;
   delivery: DeliveryService;
   bounces: BounceService;
   suppressions: SuppressionService;
@@ -105,6 +103,8 @@ export interface Services {
   webhookDeliveries: WebhookDeliveryService;
   webhookDispatch: WebhookDispatchService;
   imap: ImapSessionService;
+  /** Who is watching which mailbox (IMAP IDLE); fed by the store's after-commit hook. */
+  mailboxWatchers: MailboxWatchers;
   /** The full-text index's queue and backfill; main.ts runs its worker. */
   searchIndex: SearchIndexService;
 }
@@ -124,9 +124,8 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     mutationsPer15Minutes: config.keyRotationMutationsPer15Minutes, replacementMinutes: config.keyReplacementMinutes,
   });
   const accessKeyPolicy = new AccessKeyPolicyService(store, clock, config.timeZone);
-  const outboundQueued = new Signal();
   const limits = new SendingLimits(store, clock, rateLimiter, { ...config.sending.limits, timeZone: config.timeZone });
-  const sending = new SendingService(store, clock, mailbox, limits, accessKeyPolicy, outboundQueued, {
+  const sending = new SendingService(store, clock, mailbox, limits, accessKeyPolicy, {
     mailDomain: config.mailDomain,
     textMaxBytes: config.sending.textMaxBytes,
     attachmentsMaxBytes: config.sending.attachmentsMaxBytes,
@@ -143,6 +142,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   });
   const webhookDispatch = new WebhookDispatchService(store, clock, webhookSender, logger);
   const auth = new AuthService(store, clock);
+  const mailboxWatchers = new MailboxWatchers();
   return {
     accounts,
     auth,
@@ -156,7 +156,6 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     balance: new BalanceService(accounts, accessKeyPolicy),
     sending,
     outbound: new OutboundService(store, clock, config.sending.trackingMs),
-    outboundQueued,
     delivery,
     bounces,
     suppressions: new SuppressionService(store, clock, rateLimiter, reputation),
@@ -164,7 +163,8 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     webhooks: new WebhookService(store, clock, addressResolver, webhookSender, { allowInsecure: config.webhooksAllowInsecure }),
     webhookDeliveries: new WebhookDeliveryService(store, clock, webhookDispatch),
     webhookDispatch,
-    imap: new ImapSessionService(store, auth, mailbox, searchIndex),
+    imap: new ImapSessionService(store, auth, mailbox, searchIndex, mailboxWatchers),
+    mailboxWatchers,
     searchIndex,
   };
 };

@@ -1,4 +1,5 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
+import type { CommitFeed } from './commit-feed.js';
 import type { Db } from './db.js';
 
 interface Outcome {
@@ -49,7 +50,7 @@ export class GroupCommitter {
   private readonly wal: Durable | null;
 
   /** `wal` replaces the WAL file's sync (tests hold a batch in flight with it). */
-  constructor(private readonly db: Db, wal?: Durable) {
+  constructor(private readonly db: Db, private readonly feed: CommitFeed, wal?: Durable) {
     const inWalMode = db.memory ? false : String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
     this.wal = inWalMode ? wal ?? new WalFile(`${db.name}-wal`) : null;
   }
@@ -77,12 +78,15 @@ export class GroupCommitter {
     if (this.syncing) return; // a job queued more work mid-batch: it waits for this sync
     const jobs = this.pending;
     this.pending = [];
-    const outcomes = this.runBatch(jobs);
-    const settle = () => jobs.forEach((job, index) => {
+    const mark = this.feed.mark();
+    const outcomes = this.runBatch(jobs, mark);
+    const committed = this.feed.take(mark);
+    // Consumers hear of the batch once it is durable, before its callers do.
+    const settle = () => (this.feed.publish(committed), jobs.forEach((job, index) => {
       const outcome = outcomes[index];
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.value);
-    });
+    }));
     if (this.wal === null || outcomes.every((outcome) => !outcome.ok)) {
       settle();
       return this.schedule();
@@ -99,17 +103,23 @@ export class GroupCommitter {
     );
   }
 
-  /** All jobs in one transaction; after a failure, each job alone in its own. */
-  private runBatch(jobs: Job[]): Outcome[] {
+  /**
+   * All jobs in one transaction; after a failure, each job alone in its own. What a
+   * rolled-back attempt staged on the feed is forgotten (`mark` is where the batch began).
+   */
+  private runBatch(jobs: Job[], mark: number): Outcome[] {
     try {
       return this.commit(() => jobs.map((job): Outcome => ({ ok: true, value: job.work() })));
     } catch (error) {
+      this.feed.rewind(mark);
       if (jobs.length === 1) return [{ ok: false, value: error }];
     }
     return jobs.map((job): Outcome => {
+      const jobMark = this.feed.mark();
       try {
         return { ok: true, value: this.commit(job.work) };
       } catch (error) {
+        this.feed.rewind(jobMark);
         return { ok: false, value: error };
       }
     });

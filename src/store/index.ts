@@ -1,5 +1,6 @@
 import { AccessKeyRepo } from './access-keys.js';
 import { AccountRepo } from './accounts.js';
+import { CommitFeed } from './commit-feed.js';
 import { DeliveryRepo } from './delivery.js';
 import { DkimKeyRepo } from './dkim-keys.js';
 import { openDatabase, type Db, type OpenOptions } from './db.js';
@@ -22,9 +23,12 @@ import { WebhookEventRepo } from './webhook-events.js';
 import { WebhookEndpointRepo } from './webhooks.js';
 
 export type { OpenOptions } from './db.js';
+export type { CommitFeed, Committed, CommitListener } from './commit-feed.js';
 
 /** The one source of truth: every repository over one SQLite connection. */
 export class Store {
+  /** The one after-commit hook: consumers subscribe by topic (commit-feed.ts). */
+  readonly feed = new CommitFeed();
   readonly accounts: AccountRepo;
   readonly keys: KeyRepo;
   readonly folders: FolderRepo;
@@ -58,7 +62,7 @@ export class Store {
     this.keys = new KeyRepo(db);
     this.folders = new FolderRepo(db);
     this.rateLimits = new RateLimitRepo(db);
-    this.outbox = new OutboxRepo(db);
+    this.outbox = new OutboxRepo(db, this.feed);
     this.submissions = new SubmissionRepo(db, this.outbox);
     this.idempotency = new IdempotencyRepo(db);
     this.suppressions = new SuppressionRepo(db);
@@ -73,7 +77,7 @@ export class Store {
     this.imap = new ImapRepo(db, searchReader);
     this.searchIndex = new SearchIndexRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader);
-    this.committer = new GroupCommitter(db);
+    this.committer = new GroupCommitter(db, this.feed);
   }
 
   /** Opens the store and its search index file; an index that starts empty gets every message queued for it. */
@@ -84,9 +88,32 @@ export class Store {
     return new Store(db, searchFile, options);
   }
 
-  /** Runs `work` in one IMMEDIATE transaction (a savepoint when already inside one). */
+  /**
+   * Runs `work` in one IMMEDIATE transaction (a savepoint when already inside one). The
+   * outermost commit (synchronous=FULL, so durable) publishes what it staged on the feed;
+   * a rollback, of a savepoint too, forgets it.
+   */
   transaction<T>(work: () => T): T {
-    return this.db.inTransaction ? this.db.transaction(work)() : this.db.transaction(work).immediate();
+    const mark = this.feed.mark();
+    const outermost = !this.db.inTransaction;
+    let result: T;
+    try {
+      result = outermost ? this.db.transaction(work).immediate() : this.db.transaction(work)();
+    } catch (error) {
+      this.feed.rewind(mark);
+      throw error;
+    }
+    if (outermost) this.feed.publish(this.feed.take(mark));
+    return result;
+  }
+
+  /**
+   * A fact for whoever listens now, never stored (an IMAP client idling on a folder whose
+   * flags changed): published with the transaction in progress, or at once outside one.
+   */
+  notice(topic: string, payload: unknown): void {
+    if (this.db.inTransaction) this.feed.stage(topic, payload);
+    else this.feed.publish([{ topic, payload }]);
   }
 
   /** Runs `work` in a transaction shared with other callers of this turn; settles after commit. */

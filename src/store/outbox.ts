@@ -1,4 +1,5 @@
-import { Signal } from '../core/signal.js';
+import type { CommitFeed } from './commit-feed.js';
+import type { Db } from './db.js';
 import { Repo } from './repo.js';
 
 export interface OutboxEntry {
@@ -10,17 +11,19 @@ export interface OutboxEntry {
 
 /** DESIGN.md rule 6: written in the transaction of the change, read by workers after it. */
 export class OutboxRepo extends Repo {
-  /**
-   * Notified when a row is written. Transactions here are synchronous, so a listener that
-   * defers its work (setImmediate) runs after the commit; main.ts kicks workers with it.
-   */
-  readonly written = new Signal();
+  constructor(db: Db, private readonly feed: CommitFeed) {
+    super(db);
+  }
 
+  /** Writes the row and stages it on the commit feed, which publishes it once the transaction is durable. */
   add(topic: string, payload: unknown, now: number): number {
+    // DESIGN.md rule 6: an outbox row belongs to the transaction of the change it describes.
+    if (!this.db.inTransaction) throw new Error(`outbox row ${topic} written outside a transaction`);
     const result = this.sql('INSERT INTO outbox (topic, payload, created_at) VALUES (?, ?, ?)')
       .run(topic, JSON.stringify(payload), now);
-    this.written.notify();
-    return Number(result.lastInsertRowid);
+    const id = Number(result.lastInsertRowid);
+    this.feed.stage(topic, payload, id);
+    return id;
   }
 
   after(topic: string, afterId: number, limit: number): OutboxEntry[] {

@@ -1,4 +1,3 @@
-import { Signal } from '../core/signal.js';
 import type { IndexEntry, SearchText } from '../core/search-index.js';
 import { Repo } from './repo.js';
 
@@ -30,14 +29,11 @@ export interface QueuedEntry {
  * that reuses the row id replaces it first).
  */
 export class SearchIndexRepo extends Repo {
-  /** Notified when a message is queued; main.ts kicks the indexer with it. */
-  readonly queued = new Signal();
   private readonly texts = new Map<number, SearchText>();
 
   queue(rowId: number, folderId: number, text: SearchText): void {
     this.sql('INSERT INTO search_queue (message_rowid, folder_id) VALUES (?, ?)').run(rowId, folderId);
     this.texts.set(rowId, text);
-    this.queued.notify();
   }
 
   hasQueued(): boolean {

@@ -9,6 +9,7 @@ import { canonicalFolderName, type MailboxService } from '../mail/mailbox.js';
 import { headerEnd } from '../../mime/mime-tree.js';
 import { matchesSearch, type SearchContext, type SearchKey } from './search.js';
 import type { SearchIndexService } from '../mail/search-index.js';
+import type { MailboxListener, MailboxWatchers } from '../mail/watchers.js';
 
 export type { MessageMeta } from '../../store/imap.js';
 export type { SearchKey } from './search.js';
@@ -56,7 +57,13 @@ export class ImapSessionService {
     private readonly auth: AuthService,
     private readonly mailboxes: MailboxService,
     private readonly searchIndex: SearchIndexService,
+    private readonly watchers: MailboxWatchers,
   ) {}
+
+  /** Calls `listener` after each commit that changes the session's mailbox (IDLE); returns the unsubscribe. */
+  watch(identity: ImapIdentity, listener: MailboxListener): () => void {
+    return this.watchers.watch(identity.mailbox.id, listener);
+  }
 
   /**
    * LOGIN: the username is the mailbox address, the password the full account key.

@@ -1,7 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import { AppError, invalidInput } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
-import type { Signal } from '../../core/signal.js';
 import type { Account, Principal, SendingState, SubmissionVia } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { IdempotencyRecord } from '../../store/idempotency.js';
@@ -66,7 +65,7 @@ const SENDING_STATES: readonly SendingState[] = ['probation', 'standard', 'revie
  * then accept in one transaction that checks idempotency, limits and the access-key policy,
  * reserves one credit per charged recipient, stores the submission and the Sent copy, and
  * delivers to local mailboxes. Remote recipients stay queued for the delivery worker,
- * which `outboundQueued` wakes after the commit.
+ * which the store's after-commit feed wakes (src/workers/after-commit.ts).
  */
 export class SendingService {
   constructor(
@@ -75,7 +74,6 @@ export class SendingService {
     private readonly mailbox: MailboxService,
     private readonly limits: SendingLimits,
     private readonly accessKeyPolicy: AccessKeySendPolicy,
-    private readonly outboundQueued: Signal,
     private readonly config: SendingConfig,
   ) {}
 
@@ -145,9 +143,7 @@ export class SendingService {
 
   private async accept(principal: Principal, prepared: PreparedSubmission, idempotencyKey: string | undefined, via: SubmissionVia): Promise<SendResult> {
     const parsed = await this.parse(prepared);
-    const outcome = await this.store.groupCommit(() => this.acceptNow(principal, prepared, parsed, idempotencyKey, via));
-    if (outcome.remoteQueued > 0) this.outboundQueued.notify();
-    return outcome.result;
+    return this.store.groupCommit(() => this.acceptNow(principal, prepared, parsed, idempotencyKey, via));
   }
 
   /** Parsing is async, so it happens before the transaction; delivered copies only when local. */
@@ -163,12 +159,12 @@ export class SendingService {
   /** The accept transaction. Anything thrown here rolls all of it back: nothing charged or queued. */
   private acceptNow(
     principal: Principal, prepared: PreparedSubmission, parsed: Parsed, idempotencyKey: string | undefined, via: SubmissionVia,
-  ): { result: SendResult; remoteQueued: number } {
+  ): SendResult {
     const now = this.clock.now().getTime();
     const account = this.accountOf(principal);
     if (idempotencyKey !== undefined) {
       const earlier = this.store.idempotency.get(account.id, idempotencyKey);
-      if (earlier) return { result: replayOf(earlier, principal, prepared.contentHash), remoteQueued: 0 };
+      if (earlier) return replayOf(earlier, principal, prepared.contentHash);
     }
     if (this.store.submissions.hasUnresolvedIdentical(account.id, prepared.contentHash)) {
       throw new AppError('conflict', 'an identical earlier message has an unresolved recipient; reconcile it (GET /api/v1/agent/outbound) before sending again');
@@ -192,7 +188,7 @@ export class SendingService {
     );
     this.mailbox.append(this.mailbox.mailboxOfAccount(account.id), SENT, prepared.sentRaw, parsed.sent, { seen: true });
     this.store.submissions.setSentCopySaved(id);
-    const remoteQueued = this.deliverLocally(rows, prepared.raw, parsed.delivered, now);
+    this.deliverLocally(rows, prepared.raw, parsed.delivered, now);
     const result: SendResult = { success: true, id, messageId: prepared.messageId, status: 'accepted' };
     if (idempotencyKey !== undefined) {
       this.store.idempotency.insert({
@@ -200,22 +196,17 @@ export class SendingService {
         submissionId: id, responseJson: JSON.stringify(result), createdAt: now,
       });
     }
-    return { result: { ...result, sentCopySaved: true }, remoteQueued };
+    return { ...result, sentCopySaved: true };
   }
 
   /**
    * Recipients on our mail domain are settled at once: stored in their INBOX (delivered),
-   * or, with no such mailbox, failed with the credit refunded once. Returns how many
-   * remote recipients stay queued.
+   * or, with no such mailbox, failed with the credit refunded once. Remote recipients stay
+   * queued for the delivery worker.
    */
-  private deliverLocally(rows: RecipientRecord[], raw: Buffer, parsed: ParsedMessage | null, now: number): number {
-    let remoteQueued = 0;
+  private deliverLocally(rows: RecipientRecord[], raw: Buffer, parsed: ParsedMessage | null, now: number): void {
     for (const row of rows) {
-      if (row.status !== 'queued') continue;
-      if (row.domain !== this.config.mailDomain || !parsed) {
-        remoteQueued += 1;
-        continue;
-      }
+      if (row.status !== 'queued' || row.domain !== this.config.mailDomain || !parsed) continue;
       const target = this.mailbox.mailboxForAddress(row.address);
       if (target) {
         this.mailbox.append(target, INBOX, raw, parsed);
@@ -227,7 +218,6 @@ export class SendingService {
         this.store.submissions.refundOnce(row.id);
       }
     }
-    return remoteQueued;
   }
 }
 

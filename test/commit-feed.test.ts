@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import type { Committed } from '../src/store/index.js';
+import { Store } from '../src/store/index.js';
+import { startApp } from './helpers/app.js';
+import { imapLogin } from './helpers/imap.js';
+import { smtpSend } from './helpers/smtp.js';
+
+/** src/store/commit-feed.ts: the store's one after-commit hook, and IMAP IDLE pushed from it. */
+
+const openStore = (t: Test) => {
+  const store = Store.open(join(t.testdir({}), 'agentpost.db'));
+  t.teardown(() => store.close());
+  const heard: Committed[] = [];
+  store.feed.subscribe(['a', 'b'], (entries) => heard.push(...entries));
+  return { store, heard };
+};
+
+t.test('a transaction publishes its outbox rows once, after the commit', async (t) => {
+  const { store, heard } = openStore(t);
+  store.transaction(() => {
+    store.outbox.add('a', { n: 1 }, 0);
+    store.transaction(() => store.outbox.add('b', { n: 2 }, 0)); // a savepoint
+    t.same(heard, [], 'nothing is published before the outermost commit');
+  });
+  t.match(heard, [{ topic: 'a', payload: { n: 1 } }, { topic: 'b', payload: { n: 2 } }]);
+  t.ok(heard.every((entry) => typeof entry.outboxId === 'number'), 'each entry names its durable row');
+});
+
+t.test('a rollback publishes nothing, and a rolled-back savepoint only loses its own rows', async (t) => {
+  const { store, heard } = openStore(t);
+  t.throws(() => store.transaction(() => {
+    store.outbox.add('a', { n: 1 }, 0);
+    throw new Error('rolled back');
+  }));
+  store.transaction(() => {
+    store.outbox.add('a', { n: 2 }, 0);
+    t.throws(() => store.transaction(() => {
+      store.outbox.add('b', { n: 3 }, 0);
+      throw new Error('savepoint rolled back');
+    }));
+  });
+  t.match(heard, [{ topic: 'a', payload: { n: 2 } }]);
+  t.equal(heard.length, 1);
+});
+
+t.test('a group-commit batch publishes only the jobs that committed, once durable', async (t) => {
+  const { store, heard } = openStore(t);
+  const results = await Promise.allSettled([
+    store.groupCommit(() => store.outbox.add('a', { n: 1 }, 0)),
+    store.groupCommit(() => {
+      store.outbox.add('a', { n: 2 }, 0);
+      throw new Error('this job fails');
+    }),
+    store.groupCommit(() => store.outbox.add('b', { n: 3 }, 0)),
+  ]);
+  t.same(results.map((result) => result.status), ['fulfilled', 'rejected', 'fulfilled']);
+  t.same(heard.map((entry) => (entry.payload as { n: number }).n), [1, 3], 'the failed job and the rolled-back batch attempt are not heard of');
+});
+
+t.test('an outbox row outside a transaction is refused (DESIGN.md rule 6)', async (t) => {
+  const { store } = openStore(t);
+  t.throws(() => store.outbox.add('a', {}, 0), /outside a transaction/);
+});
+
+t.test('a notice is published with its transaction, or at once outside one; a listener that throws harms no other', async (t) => {
+  const { store, heard } = openStore(t);
+  store.feed.subscribe('a', () => {
+    throw new Error('a broken listener');
+  });
+  store.notice('a', { n: 1 });
+  store.transaction(() => store.notice('b', { n: 2 }));
+  t.same(heard.map((entry) => entry.payload), [{ n: 1 }, { n: 2 }]);
+});
+
+t.test('IMAP IDLE hears of new mail as soon as it is committed: no poll', async (t) => {
+  const app = await startApp(t);
+  const agent = await app.register('idler');
+  const client = await imapLogin(t, app.imapPort, agent.email, agent.apiKey);
+  await client.mailboxOpen('INBOX');
+  const exists = new Promise<number>((resolve) => client.on('exists', (data: { count: number }) => resolve(data.count)));
+  const idling = client.idle();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await smtpSend(app.smtpPort, { from: 'a@example.com', to: agent.email, subject: 'pushed', text: 'now' });
+  t.equal(await exists, 1, 'the EXISTS arrived while idling');
+  await client.noop(); // ends the IDLE
+  await idling;
+});
