@@ -134,7 +134,7 @@ t.test('idempotency: replay, conflicting content, an unresolved earlier send', a
 
   // The delivery worker reports an unknown outcome for one recipient.
   const [recipient] = app.app.store.submissions.recipientsOf(first.body.id);
-  app.app.store.submissions.transition(recipient.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, Date.now());
+  app.app.store.transaction(() => app.app.store.submissions.transition(recipient.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, Date.now()));
   const newKey = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { ...body, idempotencyKey: 'order-17-retry' } });
   t.equal(newKey.status, 409, 'an identical message may not go out under a new key while unresolved');
   t.match(newKey.body.error, /unresolved/);

@@ -59,8 +59,8 @@ t.test('a refund happens exactly once and transitions can be guarded', async (t)
     ]);
   });
   const change = { status: 'failed' as const, smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such user', countAttempt: true, nextAttemptAt: null };
-  t.equal(store.submissions.transition(x.id, change, 2000, ['queued', 'deferred']), true);
-  t.equal(store.submissions.transition(x.id, change, 2001, ['queued', 'deferred']), false, 'already settled');
+  t.equal(store.transaction(() => store.submissions.transition(x.id, change, 2000, ['queued', 'deferred'])), true);
+  t.equal(store.transaction(() => store.submissions.transition(x.id, change, 2001, ['queued', 'deferred'])), false, 'already settled');
   t.equal(store.submissions.refundOnce(x.id), true);
   t.equal(store.submissions.refundOnce(x.id), false);
   t.equal(store.submissions.refundOnce(z.id), false, 'a suppressed recipient reserved nothing');
@@ -104,7 +104,7 @@ t.test('unresolved identical messages, idempotency records and suppressions', as
     { address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
   ]));
   t.equal(store.submissions.hasUnresolvedIdentical('acc1', 'same'), false);
-  store.submissions.transition(x.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, 3000);
+  store.transaction(() => store.submissions.transition(x.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, 3000));
   t.equal(store.submissions.hasUnresolvedIdentical('acc1', 'same'), true);
   t.equal(store.submissions.hasUnresolvedIdentical('acc1', 'other'), false);
 
