@@ -46,7 +46,7 @@ const makeMessage = (index: number, to: string): { raw: Buffer; parsed: ParsedMe
   };
 };
 
-const fill = (app: App, address: string): void => {
+const fill = async (app: App, address: string): Promise<void> => {
   const mailbox = app.services.mailbox.mailboxForAddress(address);
   if (!mailbox) throw new Error('no mailbox');
   const started = performance.now();
@@ -59,7 +59,7 @@ const fill = (app: App, address: string): void => {
   }
   console.log(`filled ${messages} messages in ${fmt((performance.now() - started) / 1000, 1)} s`);
   const indexing = performance.now();
-  app.services.searchIndex.catchUp(); // what the indexer worker does 50 ms after mail is stored
+  await app.services.searchIndex.catchUp(); // what the indexer worker does 50 ms after mail is stored
   console.log(`indexed them for search in ${fmt((performance.now() - indexing) / 1000, 1)} s`);
 };
 
@@ -126,7 +126,7 @@ const main = async (): Promise<void> => {
       const agent = app.services.accounts.register({ agentId: 'bench' }, '127.0.0.1');
       apiKey = agent.apiKey;
       if (keptDir) writeFileSync(credentials, JSON.stringify({ apiKey }));
-      fill(app, agent.email);
+      await fill(app, agent.email);
     }
     const principal = app.services.auth.authenticate(apiKey);
     console.log(`bench:inbox  ${messages} messages, ${iterations} iterations each, load ${loadavg().map((v) => fmt(v)).join(' ')}`);

@@ -241,7 +241,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
 /** The search thread when there is a way to start it; else the index's writer runs on the main thread. */
 const createIndexWriter = (store: Store, options: AppOptions, logger: Logger): IndexWriter =>
   options.searchWorker
-    ? new SearchWriterThread(store.searchFile, options.searchWorker, logger, options.nativeBindingFile)
+    ? new SearchWriterThread(store.searchFile, options.searchWorker, logger, { nativeBindingFile: options.nativeBindingFile })
     : new InlineIndexWriter(SearchIndexFileWriter.open(store.searchFile, { nativeBinding: options.nativeBinding }));
 
 /** Null: parse on the main thread (configured 0 threads, or no way to start one was given). */

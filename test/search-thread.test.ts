@@ -1,6 +1,6 @@
 // The full-text index's writer on its own thread (src/workers/threads/search-writer-thread.ts): what it
-// indexes a read-only connection finds; a search can wait for it synchronously; a thread that
-// dies fails its own requests, makes the next wait answer 503 once, and is replaced.
+// indexes a read-only connection finds; a search waits for it without blocking the event loop;
+// a thread that dies fails its own requests, makes the next wait answer 503 once, and is replaced.
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import t, { type Test } from 'tap';
@@ -33,14 +33,18 @@ const dyingWorker: SearchWorkerFactory = () => new Worker(
 
 const isUnavailable = (error: unknown): boolean => isAppError(error) && error.code === 'unavailable';
 
-const errorOf = (work: () => void): unknown => {
-  try {
-    work();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-};
+const errorOf = (work: () => Promise<void>): Promise<unknown> => work().then(() => undefined, (error: unknown) => error);
+
+/** A real thread that is ready, then answers each request only after `delayMs` (or never, for -1). */
+const slowWorker = (delayMs: number): SearchWorkerFactory => () => new Worker(
+  `const { parentPort } = require('node:worker_threads');
+   parentPort.postMessage({ type: 'ready' });
+   parentPort.on('message', (request) => {
+     if (request.type === 'close') return process.exit(0);
+     if (${delayMs} >= 0) setTimeout(() => parentPort.postMessage({ type: 'done', seq: request.seq }), ${delayMs});
+   });`,
+  { eval: true },
+);
 
 t.test('entries the thread indexed are found; settle waits for what was sent; each entry replaces its row id', async (t) => {
   const { file, reader } = indexFile(t);
@@ -48,8 +52,8 @@ t.test('entries the thread indexed are found; settle waits for what was sent; ea
   t.teardown(() => writer.close());
   await writer.start();
   const indexed = writer.index([entry(1, 'alpha beta'), entry(2, 'beta gamma')]);
-  writer.settle();
-  t.equal(reader.count('beta'), 2, 'settle returned after the thread committed');
+  await writer.settle();
+  t.equal(reader.count('beta'), 2, 'settle resolved after the thread committed');
   await indexed;
   await writer.index([entry(2, 'delta')]);
   t.same([reader.count('gamma'), reader.count('delta')], [0, 1], 'row 2 holds only its new text');
@@ -65,8 +69,8 @@ t.test('a thread that dies fails its requests, the next settle answers 503 once,
   t.teardown(() => writer.close());
   await writer.start();
   await t.rejects(writer.index([entry(1, 'lost')]), /exited with code 7/);
-  t.ok(isUnavailable(errorOf(() => writer.settle())), 'a search waiting for it answers 503');
-  t.doesNotThrow(() => writer.settle(), 'reported once');
+  t.ok(isUnavailable(await errorOf(() => writer.settle())), 'a search waiting for it answers 503');
+  t.equal(await errorOf(() => writer.settle()), undefined, 'reported once');
   await writer.index([entry(1, 'again')]);
   t.equal(started, 2, 'a second thread');
   t.equal(reader.count('again'), 1);
@@ -78,4 +82,29 @@ t.test('after close, requests are refused', async (t) => {
   await writer.start();
   await writer.close();
   t.ok(isUnavailable(await writer.index([entry(1, 'late')]).catch((error: unknown) => error)));
+});
+
+t.test('while a search waits for the thread, the event loop keeps serving others', async (t) => {
+  const { file } = indexFile(t);
+  const writer = new SearchWriterThread(file, slowWorker(300), silent);
+  t.teardown(() => writer.close());
+  await writer.start();
+  const indexed = writer.index([entry(1, 'slow')]);
+  let ticks = 0;
+  const ticker = setInterval(() => (ticks += 1), 10);
+  t.teardown(() => clearInterval(ticker));
+  await writer.settle();
+  clearInterval(ticker);
+  await indexed;
+  // A blocking wait would have held the loop for the whole delay: no timer could fire.
+  t.ok(ticks > 0, `timers fired while the search waited (${ticks})`);
+});
+
+t.test('a thread that does not keep up makes a waiting search answer 503 after the timeout', async (t) => {
+  const { file } = indexFile(t);
+  const writer = new SearchWriterThread(file, slowWorker(-1), silent, { settleTimeoutMs: 200 });
+  await writer.start();
+  void writer.index([entry(1, 'never')]).catch(() => {});
+  t.ok(isUnavailable(await errorOf(() => writer.settle())), '503 once the wait is over');
+  await writer.close();
 });

@@ -55,7 +55,7 @@ t.test('a search stays in its folder and mailbox, counts every match and pages n
       }
     }
   });
-  app.services.searchIndex.catchUp();
+  await app.services.searchIndex.catchUp();
   const inbox = folderOf(app, alice.email);
   const uids = (page: { items: { uid: number }[] }) => page.items.map((item) => item.uid);
   for (const [word, search] of [['common', 'common'], ['rare', 'rare'], ['both', 'common rare']] as const) {
@@ -66,10 +66,10 @@ t.test('a search stays in its folder and mailbox, counts every match and pages n
     }
   }
   const principal = app.services.auth.authenticate(alice.apiKey);
-  const listed = app.services.mailbox.list(principal, { folder: 'INBOX', limit: 3, offset: 0, search: 'RARE' });
+  const listed = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 3, offset: 0, search: 'RARE' });
   t.same(listed.emails.map((email) => email.id), expected.rare.slice(0, 3).map(String));
   t.equal(listed.totalMessages, expected.rare.length);
-  const folderToken = app.services.mailbox.list(principal, { folder: 'INBOX', limit: 3, offset: 0, search: `f${inbox.id}` });
+  const folderToken = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 3, offset: 0, search: `f${inbox.id}` });
   t.equal(folderToken.totalMessages, 0, 'a search never matches the folder token');
 });
 
@@ -85,7 +85,7 @@ t.test('stored mail waits in the queue; a search hands it to the index first; a 
   t.equal(queued(), 20, 'each stored message is queued');
   t.equal(index.segments(), before, 'storing mail writes nothing to the index');
   const principal = app.services.auth.authenticate(agent.apiKey);
-  const found = app.services.mailbox.list(principal, { folder: 'INBOX', limit: 50, offset: 0, search: 'shared' });
+  const found = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 50, offset: 0, search: 'shared' });
   t.equal(found.totalMessages, 20, 'the search saw every queued message');
   t.ok(index.segments() - before <= 2, `rows added to messages_fts_data: ${index.segments() - before}`);
   await until(() => queued() === 0, 'the queue to empty once the index has the messages');
@@ -107,7 +107,7 @@ t.test('without a search thread the index is written on the main thread, the sam
   const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
   await app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf('inline', 'x'), parsed('inline', 'written inline')));
   const principal = app.services.auth.authenticate(agent.apiKey);
-  const found = app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'inline' });
+  const found = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'inline' });
   t.same(found.emails.map((email) => email.subject), ['inline']);
   await until(() => !app.store.searchIndex.hasQueued(), 'the queue to empty');
 });
@@ -137,13 +137,13 @@ t.test('a store without its index file (an upgrade from version 9) is indexed fr
   t.notOk(second.app.store.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts'").get(), 'the old index is gone');
   const principal = second.app.services.auth.authenticate(agent.apiKey);
   for (const search of ['tacos', 'archer', 'quarterly', 'ada@example.org']) {
-    const found = second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search });
+    const found = await second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search });
     // The listing shows the stored fields; the words are only in the raw bytes.
     t.same(found.emails.map((email) => email.subject), ['listed subject'], `${search}: found through the raw bytes`);
   }
   const mailbox = second.app.services.mailbox.mailboxForAddress(agent.email)!;
   await second.app.store.groupCommit(() => second.app.services.mailbox.append(mailbox, 'INBOX', rawOf('after', 'x'), parsed('after the upgrade', 'newcomer')));
-  const newer = second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'newcomer' });
+  const newer = await second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'newcomer' });
   t.same(newer.emails.map((email) => email.subject), ['after the upgrade'], 'mail stored after the upgrade is queued and found');
 });
 
@@ -167,8 +167,8 @@ t.test('index entries above the last stored message (a store tail lost with the 
   await second.app.store.groupCommit(() => second.app.services.mailbox.append(mailbox, 'INBOX', rawOf('new', 'x'), parsed('new', 'fresh words')));
   const principal = second.app.services.auth.authenticate(agent.apiKey);
   const search = (words: string) => second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: words });
-  t.same(search('fresh').emails.map((email) => email.subject), ['new'], 'the message that took its row id is found by its own words');
-  t.equal(search('phantom').totalMessages, 0);
+  t.same((await search('fresh')).emails.map((email) => email.subject), ['new'], 'the message that took its row id is found by its own words');
+  t.equal((await search('phantom')).totalMessages, 0);
 });
 
 t.test('a storing batch that rolls back keeps the text for its retry', async (t) => {
@@ -182,7 +182,7 @@ t.test('a storing batch that rolls back keeps the text for its retry', async (t)
     app.store.groupCommit(() => { throw new Error('another job fails'); }),
   ]);
   t.same([stored.status, failed.status], ['fulfilled', 'rejected']);
-  app.services.searchIndex.catchUp();
+  await app.services.searchIndex.catchUp();
   t.equal(app.store.searchIndex.backfillCount(), 0, 'the retry still had the text');
   t.equal(indexOf(t, app).hits('survivor'), 1);
 });
@@ -195,7 +195,7 @@ t.test('mail still queued when the process stopped is indexed from its raw bytes
   const second = await startApp(t, { dataDir });
   t.notOk(second.app.store.searchIndex.hasQueued());
   const principal = second.app.services.auth.authenticate(agent.apiKey);
-  const found = second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'pelican' });
+  const found = await second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'pelican' });
   t.same(found.emails.map((email) => email.subject), ['late']);
 });
 

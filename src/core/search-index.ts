@@ -23,9 +23,10 @@ export interface IndexWriter {
   /** Drops every entry above `rowId`: their messages went with an unsynced tail of the store. */
   trimAbove(rowId: number): Promise<void>;
   /**
-   * Returns once everything handed over so far is in the index, blocking the caller: a
-   * search runs it first. Throws an AppError('unavailable') when the writer cannot finish.
+   * Resolves once everything handed over so far is in the index, without blocking the event
+   * loop: a search awaits it first. Rejects with AppError('unavailable') when the writer
+   * cannot finish in time.
    */
-  settle(): void;
+  settle(): Promise<void>;
   close(): Promise<void>;
 }

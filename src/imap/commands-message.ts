@@ -63,7 +63,7 @@ const search = async (session: ImapSession, args: Token[], byUid: boolean): Prom
     keys = keys.slice(2);
   }
   const key = parseSearch(keys, selection.uids);
-  const found = session.services.imap.search(selection.folder, selection.uids, key);
+  const found = await session.services.imap.search(selection.folder, selection.uids, key);
   const numbers = byUid ? found : found.map((uid) => sequenceOf(selection.uids, uid));
   await session.untagged([['SEARCH', ...numbers].join(' ')]);
   return 'OK SEARCH completed';

@@ -101,7 +101,7 @@ export class InlineIndexWriter implements IndexWriter {
   }
 
   /** Every `index` call has already committed by the time it returned. */
-  settle(): void {}
+  async settle(): Promise<void> {}
 
   async close(): Promise<void> {
     this.writer.close();

@@ -13,9 +13,9 @@ interface EmailQuery {
 
 export const mailRoutes = (router: Router, deps: HttpDeps): void => {
   const { services } = deps;
-  router.get('/api/v1/agent/inbox', requireAuth(services.auth), (ctx) => {
+  router.get('/api/v1/agent/inbox', requireAuth(services.auth), async (ctx) => {
     const query = validateInput<ListQuery>('inbox-query.json', { ...ctx.query }, { coerce: true });
-    ctx.body = services.mailbox.list(principalOf(ctx), query);
+    ctx.body = await services.mailbox.list(principalOf(ctx), query);
   });
   router.get('/api/v1/agent/email/:id', requireAuth(services.auth), async (ctx) => {
     const query = validateInput<EmailQuery>('email-query.json', { ...ctx.query, id: ctx.params.id }, { coerce: true });

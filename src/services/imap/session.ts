@@ -167,9 +167,10 @@ export class ImapSessionService {
   }
 
   /** UIDs among `uids` (the session's view) that match every key (RFC 3501 section 6.4.4). */
-  search(folder: Folder, uids: readonly number[], key: SearchKey): number[] {
+  async search(folder: Folder, uids: readonly number[], key: SearchKey): Promise<number[]> {
+    await this.searchIndex.catchUp();
+    // Flags read after the wait, so the answer is as of when it is sent.
     const rows = this.meta(folder, uids);
-    this.searchIndex.catchUp();
     const context: SearchContext = {
       fullText: memoize((match) => new Set(this.store.imap.fullTextUids(folder.id, match))),
       raw: (uid) => this.store.imap.raw(folder.id, uid) ?? Buffer.alloc(0),

@@ -107,11 +107,11 @@ export class MailboxService {
     return { folder: folder.name, uid, uidValidity: folder.uidValidity };
   }
 
-  list(principal: Principal, query: ListQuery): InboxView {
+  async list(principal: Principal, query: ListQuery): Promise<InboxView> {
     requirePermission(principal, 'mail:read');
     const mailbox = this.mailboxOfAccount(principal.accountId);
     const folder = this.folder(mailbox.id, query.folder);
-    const page = this.page(folder, query);
+    const page = await this.page(folder, query);
     return {
       folder: folder.name,
       uidValidity: String(folder.uidValidity),
@@ -121,7 +121,7 @@ export class MailboxService {
     };
   }
 
-  private page(folder: Folder, query: ListQuery): MessagePage {
+  private async page(folder: Folder, query: ListQuery): Promise<MessagePage> {
     // The contract sets no upper bound on offset; past the last UID the page is empty, and
     // SQLite cannot bind an integer beyond 64 bits, so any larger offset is the same page.
     const offset = Math.min(query.offset, MAX_OFFSET);
@@ -130,8 +130,10 @@ export class MailboxService {
     }
     const match = toFtsQuery(query.search);
     // A search with no letters or digits in it can match nothing.
-    if (match) this.searchIndex.catchUp();
-    return match ? this.store.messages.search(folder.id, match, query.limit, offset) : { total: 0, items: [] };
+    if (!match) return { total: 0, items: [] };
+    await this.searchIndex.catchUp();
+    // The folder's counts may have changed while the index caught up: search reads them now.
+    return this.store.messages.search(folder.id, match, query.limit, offset);
   }
 
   async read(principal: Principal, query: ReadQuery): Promise<FullMessageView> {

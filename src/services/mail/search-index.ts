@@ -27,11 +27,11 @@ export class SearchIndexService {
     private readonly writer: IndexWriter,
   ) {}
 
-  /** Hands everything queued to the writer and waits for it, in the caller's turn (a search runs this first). */
-  catchUp(): void {
+  /** Hands everything queued to the writer and resolves once it is indexed (a search awaits this first). */
+  catchUp(): Promise<void> {
     // handOver gives the batch to the writer before its first await; settle then waits for it.
     void this.handOver().catch((error: unknown) => this.logFailure(error));
-    this.writer.settle();
+    return this.writer.settle();
   }
 
   /** The indexer's run: hands over what is queued and resolves once it is indexed. Returns how many. */

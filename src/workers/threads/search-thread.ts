@@ -5,12 +5,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SearchIndexFileWriter } from '../../store/search-db.js';
-import { DONE_SLOT, FAILED_SLOT, type SearchReply, type SearchRequest, type SearchThreadData } from './search-protocol.js';
+import type { SearchReply, SearchRequest, SearchThreadData } from './search-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('search-thread runs only as a worker thread');
 const data = workerData as SearchThreadData;
-const progress = new Int32Array(data.progress);
 
 /** The executable's addon, loaded again by file name: the process maps it once, so both threads share one SQLite. */
 const loadAddon = (file: string): object => {
@@ -36,11 +35,8 @@ port.on('message', (request: SearchRequest) => {
   try {
     perform(request);
   } catch (error) {
-    Atomics.store(progress, FAILED_SLOT, request.seq);
     reply = { type: 'failed', seq: request.seq, error: error instanceof Error ? error.message : String(error) };
   }
-  Atomics.store(progress, DONE_SLOT, request.seq);
-  Atomics.notify(progress, DONE_SLOT);
   port.postMessage(reply);
 });
 

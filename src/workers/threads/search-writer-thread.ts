@@ -6,7 +6,7 @@ import type { Worker } from 'node:worker_threads';
 import { AppError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { IndexEntry, IndexWriter } from '../../core/search-index.js';
-import { DONE_SLOT, FAILED_SLOT, type SearchReply, type SearchRequest, type SearchThreadData } from './search-protocol.js';
+import type { SearchReply, SearchRequest, SearchThreadData } from './search-protocol.js';
 
 /** Starts the thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
 export type SearchWorkerFactory = (data: SearchThreadData) => Worker;
@@ -19,18 +19,35 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
+/** A search waiting until the thread has done every request up to `target`. */
+interface Waiter {
+  target: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
 /** A request before it is numbered (Omit over each member of the union). */
 type Unnumbered<T> = T extends unknown ? Omit<T, 'seq'> : never;
 type Request = Unnumbered<Exclude<SearchRequest, { type: 'close' }>>;
 
+export interface SearchWriterOptions {
+  /** In the single executable: the better-sqlite3 addon file the main thread loaded. */
+  nativeBindingFile?: string;
+  /** How long settle() waits before it answers 503 (tests shorten it). */
+  settleTimeoutMs?: number;
+}
+
 export class SearchWriterThread implements IndexWriter {
   private worker: Worker | null = null;
-  private readonly progress = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
-  private readonly slots = new Int32Array(this.progress);
   private lastSeq = 0;
-  /** Failures up to this sequence number were already reported by a settle. */
+  /** The thread answers in order, so every request up to this one is done. */
+  private doneSeq = 0;
+  /** The last request that failed, and the last failure a settle already reported. */
+  private failedSeq = 0;
   private failuresSeen = 0;
   private readonly pending = new Map<number, Pending>();
+  private waiters: Waiter[] = [];
   private ready: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -38,7 +55,7 @@ export class SearchWriterThread implements IndexWriter {
     private readonly file: string,
     private readonly factory: SearchWorkerFactory,
     private readonly logger: Logger,
-    private readonly nativeBindingFile?: string,
+    private readonly options: SearchWriterOptions = {},
   ) {}
 
   /** Starts the thread; rejects when it dies before it has opened the index. */
@@ -56,23 +73,21 @@ export class SearchWriterThread implements IndexWriter {
   }
 
   /**
-   * Blocks the main thread until the thread has done every request sent so far. Only a
-   * search waits here, for at most the last quarter second of stored mail (the indexer's
-   * delay), which the main thread would otherwise have had to index itself.
+   * Resolves once the thread has done every request sent so far; the event loop keeps
+   * serving everyone else meanwhile. Only a search waits here, for at most the last quarter
+   * second of stored mail (the indexer's delay). Rejects with 503 after the timeout, or once
+   * after a request failed (a search must not answer without mail it should find).
    */
-  settle(): void {
-    const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-    for (let done = Atomics.load(this.slots, DONE_SLOT); done < this.lastSeq; done = Atomics.load(this.slots, DONE_SLOT)) {
-      const left = deadline - Date.now();
-      if (left <= 0 || Atomics.wait(this.slots, DONE_SLOT, done, left) === 'timed-out') {
-        throw new AppError('unavailable', 'the search index is not keeping up; try again shortly');
-      }
-    }
-    const failed = Atomics.load(this.slots, FAILED_SLOT);
-    if (failed > this.failuresSeen) {
-      this.failuresSeen = failed;
-      throw new AppError('unavailable', 'the search index could not be updated; try again shortly');
-    }
+  settle(): Promise<void> {
+    const target = this.lastSeq;
+    if (this.doneSeq >= target) return this.failureSince();
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((waiter) => waiter.timer !== timer);
+        reject(new AppError('unavailable', 'the search index is not keeping up; try again shortly'));
+      }, this.options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS);
+      this.waiters.push({ target, resolve, reject, timer });
+    });
   }
 
   /** Lets the thread finish what it was sent and close the index file. */
@@ -96,7 +111,7 @@ export class SearchWriterThread implements IndexWriter {
   }
 
   private spawn(): Worker {
-    const data: SearchThreadData = { file: this.file, progress: this.progress, nativeBindingFile: this.nativeBindingFile };
+    const data: SearchThreadData = { file: this.file, nativeBindingFile: this.options.nativeBindingFile };
     const worker = this.factory(data);
     this.worker = worker;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -112,11 +127,31 @@ export class SearchWriterThread implements IndexWriter {
   }
 
   private settleRequest(reply: Exclude<SearchReply, { type: 'ready' }>): void {
+    this.doneSeq = Math.max(this.doneSeq, reply.seq);
+    if (reply.type === 'failed') this.failedSeq = reply.seq;
     const pending = this.pending.get(reply.seq);
-    if (!pending) return;
     this.pending.delete(reply.seq);
-    if (reply.type === 'failed') pending.reject(new Error(`search thread: ${reply.error}`));
-    else pending.resolve();
+    if (reply.type === 'failed') pending?.reject(new Error(`search thread: ${reply.error}`));
+    else pending?.resolve();
+    this.wakeWaiters();
+  }
+
+  /** Settles every search whose requests are all done now. */
+  private wakeWaiters(): void {
+    const due = this.waiters.filter((waiter) => waiter.target <= this.doneSeq);
+    if (due.length === 0) return;
+    this.waiters = this.waiters.filter((waiter) => waiter.target > this.doneSeq);
+    for (const waiter of due) {
+      clearTimeout(waiter.timer);
+      this.failureSince().then(waiter.resolve, waiter.reject);
+    }
+  }
+
+  /** Rejects with 503 once per failure not yet reported to a search. */
+  private failureSince(): Promise<void> {
+    if (this.failedSeq <= this.failuresSeen) return Promise.resolve();
+    this.failuresSeen = this.failedSeq;
+    return Promise.reject(new AppError('unavailable', 'the search index could not be updated; try again shortly'));
   }
 
   /**
@@ -128,10 +163,11 @@ export class SearchWriterThread implements IndexWriter {
     this.worker = null;
     if (!this.closed) this.logger.warn('search thread exited; a new one starts with the next request', { code, failed: this.pending.size });
     // A search waiting on what the thread never did answers 503 once (settle), rather than miss mail.
-    Atomics.store(this.slots, FAILED_SLOT, this.lastSeq);
-    Atomics.store(this.slots, DONE_SLOT, this.lastSeq);
+    if (this.pending.size > 0) this.failedSeq = this.lastSeq;
+    this.doneSeq = this.lastSeq;
     const reason = this.closed ? 'the server is shutting down' : `the search thread exited with code ${code}`;
     for (const pending of this.pending.values()) pending.reject(new Error(reason));
     this.pending.clear();
+    this.wakeWaiters();
   }
 }
