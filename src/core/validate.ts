@@ -1,7 +1,7 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { SCHEMAS } from '../../schema/index.js';
-import { AppError } from './errors.js';
+import { inputErrorOf } from './input-errors.js';
 
 const build = (coerceTypes: boolean): Ajv2020 => {
   const ajv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true, coerceTypes });
@@ -30,21 +30,10 @@ const validatorFor = (schemaId: string, coerce: boolean): ValidateFunction => {
 
 /**
  * Validates input against its schema file; defaults from the schema are filled in.
- * A violation is `invalid_input` with a message that names the field.
+ * A violation is `invalid_input` with a message that names the field and the rule.
  */
 export const validateInput = <T>(schemaId: string, value: unknown, options: { coerce?: boolean } = {}): T => {
   const validator = validatorFor(schemaId, options.coerce ?? false);
-  if (!validator(value)) throw toInputError(validator.errors?.[0]);
+  if (!validator(value)) throw inputErrorOf(validator.errors);
   return value as T;
-};
-
-const toInputError = (error: ErrorObject | undefined): AppError => {
-  if (!error) return new AppError('invalid_input', 'invalid request');
-  const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
-  const params = error.params as Record<string, unknown>;
-  const field = [path, params.missingProperty ?? params.additionalProperty].filter(Boolean).join('.') || 'body';
-  const message = error.keyword === 'additionalProperties'
-    ? `${field} is not a known field`
-    : error.keyword === 'required' ? `${field} is required` : `${field} ${error.message ?? 'is invalid'}`;
-  return new AppError('invalid_input', message, { field });
 };

@@ -98,7 +98,7 @@ const nonEmpty = (value: string | undefined): string | undefined => (value === u
 export const addressList = (value: string | string[] | undefined, field: string): Mailbox[] => {
   if (value === undefined) return [];
   const items = (Array.isArray(value) ? value : [value]).flatMap((item) => addressparser(item, { flatten: true }));
-  if (items.length > MAX_LIST_ITEMS) throw invalidInput(field, `${field} has ${items.length} addresses; at most ${MAX_LIST_ITEMS}`);
+  if (items.length > MAX_LIST_ITEMS) throw invalidInput(field, `${field} has too many items: ${items.length} addresses, at most ${MAX_LIST_ITEMS}`);
   return items.map((item, index) => {
     const address = item.address.trim();
     if (!isValidAddress(address)) throw invalidInput(field, `${field}[${index}] "${address || item.name}" is not a valid email address`);
