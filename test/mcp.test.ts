@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import t from 'tap';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { validateInput } from '../src/core/validate.js';
 import { startApp } from './helpers/app.js';
-import { callTool, mcpClient, rawMcp } from './helpers/mcp.js';
+import { callTool, mcpClient, nodeMcpPost, rawMcp } from './helpers/mcp.js';
 import { smtpSend } from './helpers/smtp.js';
 
 const PROTOCOL = '2025-11-25';
@@ -197,12 +196,14 @@ t.test('keyed tools report failures as isError results with the REST {error, cod
   const { uidValidity } = (await callTool(client, 'check_inbox')).body;
   const cases: [string, Record<string, unknown>, string, RegExp][] = [
     ['check_inbox', { limit: 0 }, 'invalid_input', /limit/],
-    ['check_inbox', { limit: '5' }, 'invalid_input', /limit/],
+    ['check_inbox', { limit: '5.5' }, 'invalid_input', /limit/],
+    ['check_inbox', { limit: 'five' }, 'invalid_input', /limit/],
     ['check_inbox', { search: 's'.repeat(201) }, 'invalid_input', /search/],
     ['check_inbox', { folder: 'Nope' }, 'not_found', /Nope/],
     ['check_inbox', { unknown: true }, 'invalid_input', /unknown/],
     ['get_email', {}, 'invalid_input', /id/],
-    ['get_email', { id: 1 }, 'invalid_input', /id/],
+    ['get_email', { id: 0 }, 'invalid_input', /id/],
+    ['get_email', { id: 1.5 }, 'invalid_input', /id/],
     ['get_email', { id: '99' }, 'not_found', /99/],
     ['get_email', { id: '1', uidValidity: String(Number(uidValidity) + 1) }, 'conflict', /uidValidity/],
     ['get_email', { id: '1' }, 'too_large', /IMAP/],
@@ -234,23 +235,10 @@ t.test('a foreign browser Origin answers 403 (MCP transport security: DNS rebind
     [{}, 200, 'no Origin: not a browser'],
   ];
   for (const [headers, status, label] of cases) {
-    const response = await postWithHost(baseUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
+    const response = await nodeMcpPost(baseUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, {
+      accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOL, ...headers,
+    });
     t.equal(response.status, status, label);
     if (status === 403) t.equal(JSON.parse(response.text).error.code, -32000);
   }
 });
-
-/** fetch may not set Host, so a rebinding request is made with node:http. */
-const postWithHost = (baseUrl: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; text: string }> =>
-  new Promise((resolve, reject) => {
-    const request = httpRequest(new URL('/mcp', baseUrl), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOL, ...headers },
-    }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-    });
-    request.once('error', reject);
-    request.end(JSON.stringify(body));
-  });

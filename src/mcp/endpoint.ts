@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { clientAddress } from '../core/client-ip.js';
+import { normaliseAccept } from './accept.js';
 import { isAllowedOrigin } from './origin.js';
 import { buildMcpServer, type McpDeps } from './server.js';
 
@@ -18,8 +19,9 @@ const headerText = (value: string | string[] | undefined): string | undefined =>
 /**
  * POST only. The contract has no SSE, so GET (the standalone stream) and every other method
  * answer 405, as the MCP Streamable HTTP transport allows for a server that offers no stream.
- * The SDK transport does the rest: Accept and Content-Type checks, JSON-RPC parsing, the
- * MCP-Protocol-Version check (400 when unsupported), 202 for notifications, JSON responses.
+ * Any Accept that admits JSON is served (accept.ts). The SDK transport does the rest: the
+ * Content-Type check, JSON-RPC parsing, the MCP-Protocol-Version check (400 when
+ * unsupported), 202 for notifications, JSON responses.
  * A browser Origin other than our own answers 403 first (origin.ts).
  */
 export const createMcpEndpoint = (deps: McpDeps) => async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -29,6 +31,10 @@ export const createMcpEndpoint = (deps: McpDeps) => async (req: IncomingMessage,
   }
   if (!isAllowedOrigin(headerText(req.headers.origin), req.headers.host, deps.baseUrl())) {
     jsonRpcError(res, 403, -32000, 'Forbidden: this Origin may not call the MCP endpoint.');
+    return;
+  }
+  if (!normaliseAccept(req)) {
+    jsonRpcError(res, 406, -32000, 'Not Acceptable: this endpoint answers application/json only.');
     return;
   }
   const server = buildMcpServer(deps, {

@@ -6,6 +6,7 @@ import type { RegisterInput } from '../services/accounts/accounts.js';
 import type { Services } from '../services/index.js';
 import type { ListQuery } from '../services/mail/mailbox.js';
 import type { SendRequest } from '../services/sending/send-input.js';
+import { easeToolArguments } from './coerce.js';
 
 /** What one HTTP request tells a tool about its caller. */
 export interface CallerContext {
@@ -26,9 +27,9 @@ export interface McpTool {
   call(services: Services, args: Record<string, unknown> | undefined, caller: CallerContext): Promise<unknown>;
 }
 
-/** Arguments are JSON already, so they are validated as sent (no coercion, unlike a query string). */
+/** Numbers and numeric strings are eased where unambiguous (coerce.ts), then validated. */
 const validArguments = <T>(schemaId: string, args: Record<string, unknown> | undefined): T =>
-  validateInput<T>(schemaId, { ...args });
+  validateInput<T>(schemaId, easeToolArguments(schemaById(schemaId), args));
 
 /** A tool that needs no key (only register_agent). */
 const keyless = <T>(name: string, description: string, schemaId: string, run: (services: Services, input: T, clientIp: string) => unknown): McpTool => ({

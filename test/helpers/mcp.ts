@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import type { Test } from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -49,3 +50,18 @@ export const rawMcp = async (baseUrl: string, body: unknown, headers: Record<str
   if (parsed !== undefined) validateInput('mcp-message.json', parsed);
   return { status: response.status, headers: response.headers, text, body: parsed };
 };
+
+/**
+ * A JSON-RPC POST through node:http, which sends only the headers given: fetch always adds
+ * Accept and may not set Host (DNS rebinding and Accept cases).
+ */
+export const nodeMcpPost = (baseUrl: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; text: string }> =>
+  new Promise((resolve, reject) => {
+    const request = httpRequest(new URL('/mcp', baseUrl), { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+    });
+    request.once('error', reject);
+    request.end(JSON.stringify(body));
+  });
