@@ -83,7 +83,7 @@ t.test('verification: signed, and only HTTP 200 with the same challenge verifies
     t.match(item.event, { id: UUID, type: 'webhook.verification', createdAt: '2026-03-01T12:00:00.000Z' });
     t.match(item.event.data.challenge, /^[A-Za-z0-9_-]{32}$/);
     t.equal(item.timestamp, String(Date.parse('2026-03-01T12:00:00Z') / 1000), 'Unix seconds');
-    t.match(item.signature, /^v1,[A-Za-z0-9+/]{43}=$/);
+    t.match(item.signature, /^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/, 'the contract signature and the Standard Webhooks one');
   }
   t.not(sent[0].event.data.challenge, sent[2].event.data.challenge, 'a fresh challenge each time');
   t.equal((await f.api('GET', '/api/v1/agent/webhooks', { key })).body.webhooks[0].status, 'verified');

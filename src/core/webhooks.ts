@@ -16,16 +16,30 @@ export interface WebhookEnvelope {
   data: Record<string, unknown>;
 }
 
+const SECRET_PREFIX = 'whsec_';
+
 /** DESIGN.md "webhook secret": whsec_ + base64 of 32 random bytes. */
-export const newSigningSecret = (): string => 'whsec_' + randomBytes(32).toString('base64');
+export const newSigningSecret = (): string => SECRET_PREFIX + randomBytes(32).toString('base64');
+
+const hmacBase64 = (key: string | Buffer, id: string, timestamp: number, body: string): string =>
+  createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
 
 /**
- * Contract Events "Headers and signature" with DESIGN.md's choices: HMAC-SHA256 over
- * "id.timestamp.body", keyed with the complete secret string (prefix included), base64,
- * as `v1,<signature>`; the timestamp is Unix seconds.
+ * Two signatures of the same content, space-separated as the scheme allows several:
+ * 1. the contract's (Events "Headers and signature"): HMAC-SHA256 over "id.timestamp.body"
+ *    keyed with the complete secret string, prefix included;
+ * 2. the Standard Webhooks one (standardwebhooks.com, spec "Signature scheme"): the same
+ *    HMAC keyed with the base64-decoded part after `whsec_`, which is what the stock
+ *    `standardwebhooks` and `svix` libraries verify.
+ * A contract receiver finds the first, the libraries the second; both are `v1,<base64>`
+ * and the timestamp is Unix seconds (DESIGN.md "webhook signature").
  */
-export const signatureOf = (secret: string, id: string, timestamp: number, body: string): string =>
-  'v1,' + createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64');
+export const signatureOf = (secret: string, id: string, timestamp: number, body: string): string => {
+  const contract = 'v1,' + hmacBase64(secret, id, timestamp, body);
+  if (!secret.startsWith(SECRET_PREFIX)) return contract;
+  const standard = 'v1,' + hmacBase64(Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64'), id, timestamp, body);
+  return `${contract} ${standard}`;
+};
 
 export const signedHeaders = (secret: string, id: string, at: Date, body: string): Record<string, string> => {
   const timestamp = Math.floor(at.getTime() / 1000);

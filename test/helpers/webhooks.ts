@@ -25,9 +25,9 @@ export interface WebhookFixture extends TestApp {
  */
 export const webhookFixture = async (
   t: Test,
-  options: { events?: string[]; verified?: boolean; resolver?: AddressResolver; timeoutMs?: number } = {},
+  options: { events?: string[]; verified?: boolean; resolver?: AddressResolver; timeoutMs?: number; startAt?: Date } = {},
 ): Promise<WebhookFixture> => {
-  const clock = new ManualClock('2026-03-01T12:00:00Z');
+  const clock = new ManualClock(options.startAt ?? '2026-03-01T12:00:00Z');
   const app = await startApp(t, { webhooks: { allowInsecure: true, timeoutMs: options.timeoutMs ?? 5000 } }, { clock, addressResolver: options.resolver });
   const receiver = await startReceiver(t);
   const agent = await app.register();
