@@ -1,10 +1,10 @@
-import * as dns from 'node:dns/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SMTPServer } from 'smtp-server';
 import type { Config } from './config/types.js';
 import type { AddressResolver } from './core/address-resolver.js';
+import type { DnsResolver } from './core/dns.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createLogger, type Logger } from './core/logger.js';
 import type { MxResolver } from './core/outbound.js';
@@ -28,7 +28,7 @@ import { SearchWriterThread, type SearchWorkerFactory } from './workers/threads/
 import { reactAfterCommit } from './workers/after-commit.js';
 import { keyExpiryRunOnce } from './workers/jobs/key-expiry.js';
 import { sweepRunOnce } from './workers/jobs/sweep.js';
-import { systemAddressResolver } from './workers/net/system-resolver.js';
+import { createDnsResolver } from './workers/net/dns-resolver.js';
 import { WebhookDispatcher } from './workers/jobs/webhook-dispatcher.js';
 import { HttpWebhookSender } from './workers/net/webhook-http.js';
 
@@ -40,11 +40,16 @@ export interface AppOptions {
   logger?: Logger;
   /** better-sqlite3's addon, when the single executable loaded it from its assets. */
   nativeBinding?: object;
-  /** DNS for direct MX delivery; tests pass a fake (DESIGN.md: DNS only through an injected resolver). */
+  /**
+   * Every DNS lookup; default: node:dns `Resolver` asking `dns.servers`. Tests point
+   * `dns.servers` at a DNS server on loopback, or pass a fake here.
+   */
+  dns?: DnsResolver;
+  /** DNS for direct MX delivery only, over `dns` (tests of delivery answer MX with a fake). */
   resolver?: MxResolver;
   /** False: no cron run and no kick after a send; the caller drives `workers.delivery` (tests). Default true. */
   autoDeliver?: boolean;
-  /** DNS for webhook target checks; tests inject one (DESIGN.md "How to test"). */
+  /** DNS for webhook target checks only, over `dns` (DESIGN.md "How to test"). */
   addressResolver?: AddressResolver;
   /**
    * Starts one inbound-parse thread (src/workers/threads/parse-pool.ts). bin/main.ts and the test
@@ -98,12 +103,13 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
     heloName: config.smtp.hostname, timeoutMs: config.outbound.timeoutMs,
     maxIdlePerHost: config.outbound.maxIdlePerHost, idleMs: 30_000,
   });
-  const addressResolver = options.addressResolver ?? systemAddressResolver;
+  const dns = options.dns ?? createDnsResolver(config.dns);
+  const addressResolver = options.addressResolver ?? dns;
   const webhookSender = new HttpWebhookSender(addressResolver, {
     allowInsecure: config.webhooks.allowInsecure, timeoutMs: config.webhooks.timeoutMs, maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES,
   });
   const services = createServices({
-    store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, webhookSender, parseMail, indexWriter,
+    store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, dns, webhookSender, parseMail, indexWriter,
     config: {
       mailDomain: config.mailDomain,
       smtpHostname: config.smtp.hostname,
@@ -128,7 +134,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
       webhooksAllowInsecure: config.webhooks.allowInsecure,
     },
   });
-  return { clock, logger, store, services, handoff, indexWriter };
+  return { clock, logger, store, services, handoff, indexWriter, dns };
 };
 
 /** Wiring: config -> store -> services -> adapters (DESIGN.md). Nothing listens until start(). */

@@ -78,6 +78,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'submission.host': ['0.0.0.0', '0.0.0.0'],
     'submission.port': ['587', 587],
     'webhooks.allowInsecure': ['true', true],
+    'dns.servers': ['127.0.0.1:5353, [::1]:53,9.9.9.9', ['127.0.0.1:5353', '[::1]:53', '9.9.9.9']],
   };
   for (const source of SETTING_SOURCES) {
     if (!values[source.path]) {
@@ -127,6 +128,8 @@ t.test('a config file with an unknown key, bad JSON or the wrong shape', async (
 t.test('time zone, mail domain, base URL, booleans and log level are checked', async (t) => {
   configError(t, { env: { AGENTPOST_TIME_ZONE: 'Mars/Olympus' } }, 'timeZone', /timeZone \(from AGENTPOST_TIME_ZONE\): unknown time zone "Mars\/Olympus"/);
   configError(t, { overrides: { timeZone: 'Nowhere' } }, 'timeZone', /unknown time zone/);
+  configError(t, { env: { AGENTPOST_DNS_SERVERS: '127.0.0.1:5353,dns.example' } }, 'dns.servers', /dns\.servers \(from AGENTPOST_DNS_SERVERS\): "dns\.example" is not an IP address/);
+  configError(t, { overrides: { dns: { servers: ['1.2.3.4:70000'] } } }, 'dns.servers', /port outside/);
   for (const domain of ['Agents.Example.com', 'localhost', 'bad_domain.example', 'user@example.com', '-x.example', 'a..example']) {
     configError(t, { env: { AGENTPOST_MAIL_DOMAIN: domain } }, 'mailDomain', /mailDomain \(from AGENTPOST_MAIL_DOMAIN\): expected a lowercase domain name/);
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import configSchema from '../../schema/config.json' with { type: 'json' };
+import { dnsServerProblem } from '../core/dns.js';
 import { defaultConfig } from './defaults.js';
 import { CONFIG_FILE_ENV, CONFIG_FILE_FLAG, SETTING_SOURCES, type SettingSource } from './settings.js';
 import type { Config, ConfigLayer } from './types.js';
@@ -94,6 +95,7 @@ const convert = (source: SettingSource, value: string | true, origin: string): u
     throw new ConfigError(source.path, `expected true or false, got "${value}"`, origin);
   }
   if (value === true) throw new ConfigError(source.path, 'a value is required', origin);
+  if (source.type === 'list') return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
   if (source.type === 'integer') {
     if (!/^\d+$/.test(value)) throw new ConfigError(source.path, `expected a whole number, got "${value}"`, origin);
     return Number(value);
@@ -121,6 +123,7 @@ const validate = (candidate: ConfigLayer, origins: Origins): Config => {
     throw new ConfigError(path || '(root)', describe(error, path), originFor(origins, path));
   }
   assertTimeZone(candidate.timeZone, originFor(origins, 'timeZone'));
+  assertDnsServers(candidate.dns.servers, originFor(origins, 'dns.servers'));
   return candidate;
 };
 
@@ -142,6 +145,13 @@ const assertTimeZone = (timeZone: string, origin: string | undefined): void => {
     new Intl.DateTimeFormat('en-US', { timeZone });
   } catch {
     throw new ConfigError('timeZone', `unknown time zone "${timeZone}"`, origin);
+  }
+};
+
+const assertDnsServers = (servers: string[], origin: string | undefined): void => {
+  for (const server of servers) {
+    const problem = dnsServerProblem(server);
+    if (problem) throw new ConfigError('dns.servers', problem, origin);
   }
 };
 

@@ -6,7 +6,8 @@ export interface SettingSource {
   env: string;
   flag: string;
   path: string;
-  type: 'string' | 'integer' | 'boolean';
+  /** list: comma-separated in the environment and flags. */
+  type: 'string' | 'integer' | 'boolean' | 'list';
 }
 
 export const SETTING_SOURCES: readonly SettingSource[] = [
@@ -24,6 +25,7 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_TRUST_PROXY', flag: 'trust-proxy', path: 'http.trustProxy', type: 'boolean' },
   { env: 'AGENTPOST_SUBMISSION_HOST', flag: 'submission-host', path: 'submission.host', type: 'string' },
   { env: 'AGENTPOST_SUBMISSION_PORT', flag: 'submission-port', path: 'submission.port', type: 'integer' },
+  { env: 'AGENTPOST_DNS_SERVERS', flag: 'dns-servers', path: 'dns.servers', type: 'list' },
   { env: 'AGENTPOST_LOG_LEVEL', flag: 'log-level', path: 'log.level', type: 'string' },
   { env: 'AGENTPOST_WEBHOOKS_ALLOW_INSECURE', flag: 'webhooks-allow-insecure', path: 'webhooks.allowInsecure', type: 'boolean' },
 ];

@@ -33,6 +33,8 @@ export interface Config {
   };
   /** allowInsecure is for local development and tests only: it lets webhooks reach http and loopback. */
   webhooks: { allowInsecure: boolean; timeoutMs: number; concurrency: number };
+  /** servers empty: the system's resolvers (/etc/resolv.conf). */
+  dns: { servers: string[]; timeoutMs: number; tries: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 

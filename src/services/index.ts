@@ -1,4 +1,5 @@
 import type { AddressResolver } from '../core/address-resolver.js';
+import type { DnsResolver } from '../core/dns.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Handoff, MxResolver } from '../core/outbound.js';
@@ -73,6 +74,8 @@ export interface ServiceDeps {
   resolver: MxResolver;
   /** DNS for webhook target checks; tests inject their own. */
   addressResolver: AddressResolver;
+  /** The one resolver every other lookup goes through (`dns.servers`). */
+  dns: DnsResolver;
   /** The outgoing HTTP adapter that performs webhook attempts, injected by main.ts. */
   webhookSender: WebhookSender;
   /** Parses inbound SMTP mail; main.ts passes a worker pool's. Default: parseMessage on this thread. */

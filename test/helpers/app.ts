@@ -2,6 +2,7 @@ import type { Test } from 'tap';
 import { loadConfig } from '../../src/config/load.js';
 import type { ConfigLayer } from '../../src/config/types.js';
 import type { AddressResolver } from '../../src/core/address-resolver.js';
+import type { DnsResolver } from '../../src/core/dns.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { MxResolver } from '../../src/core/outbound.js';
 import { createLogger } from '../../src/core/logger.js';
@@ -43,7 +44,7 @@ export interface TestApp {
  */
 export const startApp = async (
   t: Test, overrides: ConfigLayer = {},
-  options: { clock?: Clock; resolver?: MxResolver; autoDeliver?: boolean; addressResolver?: AddressResolver; parseWorker?: ParseWorkerFactory;
+  options: { clock?: Clock; dns?: DnsResolver; resolver?: MxResolver; autoDeliver?: boolean; addressResolver?: AddressResolver; parseWorker?: ParseWorkerFactory;
     /** null: the index is written on the main thread. */
     searchWorker?: SearchWorkerFactory | null;
   } = {},
@@ -53,7 +54,7 @@ export const startApp = async (
     overrides: deepMerge({ dataDir, http: { port: 0, trustProxy: true }, smtp: { port: 0 }, submission: { port: 0 }, imap: { port: 0 }, log: { level: 'silent' } }, overrides),
   });
   const app = createApp(config, {
-    clock: options.clock, resolver: options.resolver, autoDeliver: options.autoDeliver ?? false, addressResolver: options.addressResolver,
+    clock: options.clock, dns: options.dns, resolver: options.resolver, autoDeliver: options.autoDeliver ?? false, addressResolver: options.addressResolver,
     logger: createLogger('silent', () => {}),
     // The real parse threads, as bin/main.ts starts them (smtp.parseThreads decides how many).
     parseWorker: options.parseWorker ?? sourceParseWorker,
