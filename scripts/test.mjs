@@ -1,7 +1,8 @@
 // `npm test`: type-check, then run every tap test, then print one closing line
 // "N passed, N failed" so a run that executed no test is visible (README, CI).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const run = (command, args) =>
   new Promise((resolve) => {
@@ -35,6 +36,21 @@ if (!builtFiles.every((file) => existsSync(file)) || !sameSet(configuredPlugins(
     process.stdout.write('tap build failed (if node_modules/@tapjs/test/test-built is broken, npm ci restores it)\n0 passed, 1 failed\n');
     process.exit(1);
   }
+}
+
+// patches/ (applied by `npm install`'s postinstall) changes dependencies the tests rely on; a
+// node_modules folder copied or installed before a patch landed gets it here. patch-package
+// recognizes a patch already applied, so this only writes what is missing.
+const patchStamp = 'node_modules/.agentpost-patches';
+const patchFiles = existsSync('patches') ? readdirSync('patches').filter((name) => name.endsWith('.patch')).sort() : [];
+const patchDigest = createHash('sha256').update(patchFiles.map((name) => readFileSync(`patches/${name}`, 'utf8')).join('\0')).digest('hex');
+if (patchFiles.length > 0 && (!existsSync(patchStamp) || readFileSync(patchStamp, 'utf8') !== patchDigest)) {
+  const patched = await run('npx', ['patch-package', '--error-on-fail']);
+  if (patched.code !== 0) {
+    process.stdout.write('patch-package failed (npm ci restores node_modules and applies patches/)\n0 passed, 1 failed\n');
+    process.exit(1);
+  }
+  writeFileSync(patchStamp, patchDigest);
 }
 
 const typecheck = await run('npx', ['tsc', '--noEmit', '-p', '.']);

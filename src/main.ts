@@ -159,16 +159,20 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   // never closes a connection that a client is reusing at that moment (ECONNRESET).
   httpServer.keepAliveTimeout = 65_000;
   httpServer.headersTimeout = 66_000;
-  const smtpServer = createInboundServer(services, logger, { hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes });
+  const smtpServer = createInboundServer(services, logger, {
+    hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes, maxRecipients: config.smtp.maxRecipients,
+    maxClients: config.smtp.maxClients, greetingDelayMs: config.smtp.greetingDelayMs,
+  });
   const submissionServer = createSubmissionServer(services, logger, {
     hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes, allowInsecureAuth: config.submission.allowInsecureAuth,
+    maxClients: config.submission.maxClients, greetingDelayMs: config.submission.greetingDelayMs,
   });
   // smtp-server re-emits listener errors (EADDRINUSE) on itself; listen() below reports them,
   // so this only keeps an unhandled 'error' event from ending the process.
   smtpServer.on('error', (error: Error) => logger.warn('smtp listener error', { error: error.message }));
   submissionServer.on('error', (error: Error) => logger.warn('submission listener error', { error: error.message }));
   const imapServer = createImapServer(services, logger, {
-    allowInsecureAuth: config.imap.allowInsecureAuth, maxLineBytes: config.imap.maxLineBytes,
+    allowInsecureAuth: config.imap.allowInsecureAuth, maxLineBytes: config.imap.maxLineBytes, maxClients: config.imap.maxClients,
   });
   const scheduler = new Scheduler(logger);
   const webhookDispatcher = new WebhookDispatcher(services.webhookDispatch, clock, logger, { concurrency: config.webhooks.concurrency });

@@ -8,9 +8,14 @@ export const defaultConfig = (): Config => ({
   timeZone: 'UTC',
   http: { host: '127.0.0.1', port: 8080, trustProxy: false, maxBodyBytes: 16 * 1024 * 1024 },
   // One parse thread only pays when there is a second core for it to run on.
-  smtp: { host: '127.0.0.1', port: 2525, hostname: 'localhost', maxMessageBytes: 25 * 1024 * 1024, parseThreads: availableParallelism() >= 2 ? 1 : 0 },
-  submission: { host: '127.0.0.1', port: 2587, allowInsecureAuth: false },
-  imap: { host: '127.0.0.1', port: 2143, allowInsecureAuth: false, maxLineBytes: 64 * 1024 },
+  // maxRecipients: the least RFC 5321 4.5.3.1.8 allows; each accepted recipient is a stored copy.
+  smtp: {
+    host: '127.0.0.1', port: 2525, hostname: 'localhost', maxMessageBytes: 25 * 1024 * 1024, parseThreads: availableParallelism() >= 2 ? 1 : 0,
+    maxRecipients: 100, maxClients: 2000, greetingDelayMs: 100,
+  },
+  // Submission clients authenticate, so a pause before the greeting would protect nothing.
+  submission: { host: '127.0.0.1', port: 2587, allowInsecureAuth: false, maxClients: 200, greetingDelayMs: 0 },
+  imap: { host: '127.0.0.1', port: 2143, allowInsecureAuth: false, maxLineBytes: 64 * 1024, maxClients: 2000 },
   limits: {
     registrationsPerIpPerHour: 5,
     readMaxBytes: 10 * 1024 * 1024,

@@ -1,3 +1,6 @@
+/** A listener's address and its cap on concurrent connections. */
+export interface Listener { host: string; port: number; maxClients: number }
+
 /** Mirrors schema/config.json, which validates it. */
 export interface Config {
   dataDir: string;
@@ -7,9 +10,9 @@ export interface Config {
   timeZone: string;
   http: { host: string; port: number; trustProxy: boolean; maxBodyBytes: number };
   /** parseThreads: worker threads for the MIME parse of inbound mail; 0 parses on the main thread. */
-  smtp: { host: string; port: number; hostname: string; maxMessageBytes: number; parseThreads: number };
-  submission: { host: string; port: number; allowInsecureAuth: boolean };
-  imap: { host: string; port: number; allowInsecureAuth: boolean; maxLineBytes: number };
+  smtp: Listener & { hostname: string; maxMessageBytes: number; parseThreads: number; maxRecipients: number; greetingDelayMs: number };
+  submission: Listener & { allowInsecureAuth: boolean; greetingDelayMs: number };
+  imap: Listener & { allowInsecureAuth: boolean; maxLineBytes: number };
   limits: {
     registrationsPerIpPerHour: number;
     readMaxBytes: number;

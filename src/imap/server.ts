@@ -12,6 +12,8 @@ export interface ImapOptions {
   allowInsecureAuth: boolean;
   /** Cap on one line and on one literal; a command is capped at four times this. */
   maxLineBytes: number;
+  /** Concurrent connections; past it a new one gets BYE at once and is closed. */
+  maxClients: number;
   /** Connections with no command for this long are closed (RFC 3501 5.4: at least 30 minutes). */
   idleTimeoutMs?: number;
 }
@@ -29,6 +31,12 @@ export interface ImapServer {
 export const createImapServer = (services: Services, logger: Logger, options: ImapOptions): ImapServer => {
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
+    // RFC 3501 section 7.1.5: BYE as the greeting refuses the connection.
+    if (sockets.size >= options.maxClients) {
+      socket.on('error', () => socket.destroy());
+      socket.end('* BYE Too many connections, try again later\r\n');
+      return;
+    }
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     serveConnection(socket, services, logger, options);

@@ -1,29 +1,31 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Logger } from '../core/logger.js';
 import type { Services } from '../services/index.js';
+import { listenerOptions, type ListenerOptions } from './listener-options.js';
 import { readMessage } from './read-stream.js';
-import { replyForError, smtpReply } from './replies.js';
+import { recipientCapReply, replyForError, smtpReply } from './replies.js';
 
-export interface InboundOptions {
-  hostname: string;
-  maxMessageBytes: number;
+export interface InboundOptions extends ListenerOptions {
+  /** Accepted recipients per message; 452 4.5.3 past it. */
+  maxRecipients: number;
 }
 
 /**
  * The MX: accepts mail for local mailboxes only (550 5.1.1 at RCPT for anything else),
- * and answers 250 only after every copy is committed.
+ * and answers 250 only after every copy is committed. Each accepted recipient is a stored
+ * copy, so recipients per message are capped (RFC 5321 4.5.3.1.10: 452 for the rest, which
+ * the client sends again in another transaction).
  */
 export const createInboundServer = (services: Services, logger: Logger, options: InboundOptions): SMTPServer =>
   new SMTPServer({
-    name: options.hostname,
+    ...listenerOptions(options),
     banner: 'agentpost ESMTP',
-    size: options.maxMessageBytes,
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
-    disableReverseLookup: true,
-    logger: false,
-    closeTimeout: 5000,
-    onRcptTo(address, _session, callback) {
+    onRcptTo(address, session, callback) {
+      // Checked first, as Postfix does: past the cap the client comes back later anyway.
+      const overCap = recipientCapReply(session, address.address, options.maxRecipients);
+      if (overCap) return callback(overCap);
       if (services.inbound.acceptsRecipient(address.address)) return callback();
       callback(smtpReply(550, `5.1.1 <${address.address}>: no such mailbox here`));
     },

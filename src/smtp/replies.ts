@@ -1,8 +1,22 @@
+import type { SMTPServerSession } from 'smtp-server';
 import { isAppError, type ErrorCode } from '../core/errors.js';
 
 /** An Error that smtp-server turns into an SMTP reply with this code. */
 export const smtpReply = (responseCode: number, text: string): Error & { responseCode: number } =>
   Object.assign(new Error(text), { responseCode });
+
+/**
+ * RFC 5321 section 4.5.3.1.10: past a server's recipient limit, 452 (the client sends the
+ * rest in another transaction); 4.5.3 is RFC 3463's "too many recipients". Repeating a
+ * recipient already accepted adds nothing, so it is not refused.
+ */
+export const recipientCapReply = (session: SMTPServerSession, address: string, max: number): Error | null => {
+  const rcptTo = session.envelope.rcptTo;
+  if (rcptTo.length < max) return null;
+  const lower = address.toLowerCase();
+  if (rcptTo.some((rcpt) => rcpt.address.toLowerCase() === lower)) return null;
+  return smtpReply(452, `4.5.3 at most ${max} recipients per message`);
+};
 
 /** DESIGN.md rule 5: this adapter's one table from error codes to SMTP replies (RFC 3463 codes). */
 const REPLY_OF: Record<ErrorCode, [number, string]> = {

@@ -5,18 +5,15 @@ import { isAppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Principal } from '../core/types.js';
 import type { Services } from '../services/index.js';
+import { MAX_RECIPIENTS } from '../services/sending/send-input.js';
+import { listenerOptions, type ListenerOptions } from './listener-options.js';
 import { readMessage } from './read-stream.js';
-import { replyForError, smtpReply } from './replies.js';
+import { recipientCapReply, replyForError, smtpReply } from './replies.js';
 
-export interface SubmissionOptions {
-  hostname: string;
-  maxMessageBytes: number;
+export interface SubmissionOptions extends ListenerOptions {
   /** Allow AUTH without TLS from non-loopback clients (config submission.allowInsecureAuth). */
   allowInsecureAuth: boolean;
 }
-
-/** RFC 5321 section 4.5.3.1.8 allows a server to cap recipients; the contract caps at 50. */
-const MAX_RCPT = 50;
 
 /**
  * SMTP submission (RFC 6409): AUTH PLAIN or LOGIN with the mailbox address and the full
@@ -26,16 +23,12 @@ const MAX_RCPT = 50;
  */
 export const createSubmissionServer = (services: Services, logger: Logger, options: SubmissionOptions): SMTPServer =>
   new SMTPServer({
-    name: options.hostname,
+    ...listenerOptions(options),
     banner: 'agentpost ESMTP submission',
-    size: options.maxMessageBytes,
     authMethods: ['PLAIN', 'LOGIN'],
     // Our own rule below decides; smtp-server's would refuse loopback too.
     allowInsecureAuth: true,
     disabledCommands: ['STARTTLS'],
-    disableReverseLookup: true,
-    logger: false,
-    closeTimeout: 5000,
     onAuth(auth, session, callback) {
       callback(...authenticate(services, auth, session, options));
     },
@@ -44,8 +37,8 @@ export const createSubmissionServer = (services: Services, logger: Logger, optio
     },
     onRcptTo(address, session, callback) {
       if (!isValidAddress(address.address)) return callback(smtpReply(553, `5.1.3 <${address.address}>: not a valid address`));
-      if (session.envelope.rcptTo.length >= MAX_RCPT) return callback(smtpReply(452, `4.5.3 at most ${MAX_RCPT} recipients per message`));
-      callback();
+      // The contract caps a send at 50 recipients.
+      callback(recipientCapReply(session, address.address, MAX_RECIPIENTS));
     },
     onData(stream, session, callback) {
       submit(services, logger, stream, session, options).then(
