@@ -1,196 +1,149 @@
 /**
- * `npm run bench:ingest`: 16 concurrent SMTP sessions send 4 KB messages to one mailbox.
- * Prints messages/s and server CPU ms per message for agentpost (durable: 250 only after a
- * synchronous=FULL commit) and, in the same run, for a bare smtp-server sink that stores
- * nothing, under the same client load. The server runs in a child process so its CPU is
- * measured apart from the client's. Options: --count N (measured messages per target,
- * default 4000), --sessions N (default 16), --bytes N (default 4096), --rounds N (default 1).
- * AGENTPOST_PARSE_THREADS=N sets the server's parse threads (smtp.parseThreads) for comparison.
+ * `npm run bench:ingest`: SMTP sessions send 4 KB messages to one mailbox. Three parts, all
+ * by default (`--only rates,connections,memory` picks some):
+ * - rates: messages/s and server CPU per message for agentpost with no greeting pause, with
+ *   the MX's default pause (when it is not 0), a bare smtp-server sink that stores nothing
+ *   and a private Postfix accepting into its queue, each over reused connections and over a
+ *   new connection per message, and agentpost's rate against Postfix's and the sink's.
+ * - connections: the ingest rate alone, then while 1,000 idle SMTP connections and then
+ *   1,000 IMAP IDLE sessions are held open, and the memory each idle connection costs.
+ * - memory: agentpost's RSS idle, at the peak of a 20,000-message ingest and a minute after.
+ * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
+ * (4096), --rounds N (1), --idle N (1000), --memory-count N (20000), --after-seconds N (60),
+ * --executable PATH (run that single executable, e.g. dist/agentpost, instead of the source).
+ * AGENTPOST_PARSE_THREADS=N sets the server's parse threads. Numbers are printed, not judged.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { connect, type Socket } from 'node:net';
-import { loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
-import nodemailer from 'nodemailer';
-import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
-import { SMTPServer } from 'smtp-server';
-import { loadConfig } from '../src/config/load.js';
-import { createLogger } from '../src/core/logger.js';
-import { createApp } from '../src/main.js';
-import { sourceParseWorker } from '../src/workers/threads/parse-thread-source.js';
-import { sourceSearchWorker } from '../src/workers/threads/search-thread-source.js';
-import { argValue, fmt, messageOfSize, percentile, prng, tempDir, vocabulary } from './lib.js';
+import { execFileSync } from 'node:child_process';
+import { defaultConfig } from '../src/config/defaults.js';
+import { startAgentpost, startPostfixTarget, startSink, type Agentpost, type Target } from './ingest-targets.js';
+import { holdIdleImap } from './imap-idle.js';
+import { argValue, fmt, messageOfSize, percentile, prng, vocabulary } from './lib.js';
+import { postfixInstalled, postfixVersion } from './postfix.js';
+import { cpuMs, rssMb, sampleRss } from './proc.js';
+import { dataPayload, holdIdleSmtp, runLoad } from './smtp-load.js';
 
-type Target = 'sink' | 'agentpost';
+const count = argValue('count', 4000);
+const sessions = argValue('sessions', 16);
+const bytes = argValue('bytes', 4096);
+const rounds = argValue('rounds', 1);
+const idle = argValue('idle', 1000);
+const memoryCount = argValue('memory-count', 20_000);
+const afterSeconds = argValue('after-seconds', 60);
+const stringArg = (name: string): string | undefined => {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+};
+const executable = stringArg('executable');
+const parts = new Set((stringArg('only') ?? 'rates,connections,memory').split(','));
+const mxDefaultPause = defaultConfig().smtp.greetingDelayMs;
 
-interface ServerReady { port: number; address: string }
-interface ServerReport { cpu: NodeJS.CpuUsage; stored?: number }
+const { sentence } = vocabulary(5000, prng(7));
+const payloadsFor = (to: string, from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => dataPayload(messageOfSize(from + i, to, bytes, sentence)));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const uptime = () => execFileSync('uptime').toString().trim();
 
-// ---- child: one server, driven over IPC ----
+type Mode = 'reused' | 'new connection';
+interface Measured { rate: number; cpuPerMessage?: number; greetingP50: number }
 
-/** Only the parse-thread setting comes from the environment; the rest is the bench's own. */
-const parseThreadsEnv = () => ({ AGENTPOST_PARSE_THREADS: process.env.AGENTPOST_PARSE_THREADS });
-
-const serveAgentpost = async (): Promise<{ ready: ServerReady; stored: () => number; stop: () => Promise<void> }> => {
-  const dir = tempDir('agentpost-bench-ingest-');
-  const config = loadConfig({ env: parseThreadsEnv(), overrides: { dataDir: dir.path, http: { port: 0 }, smtp: { port: 0 }, submission: { port: 0 }, imap: { port: 0 }, log: { level: 'silent' } } });
-  const app = createApp(config, { logger: createLogger('silent', () => {}), parseWorker: sourceParseWorker, searchWorker: sourceSearchWorker });
-  const ports = await app.start();
-  const agent = app.services.accounts.register({ agentId: 'bench' }, '127.0.0.1');
-  const mailbox = app.services.mailbox.mailboxForAddress(agent.email);
-  if (!mailbox) throw new Error('no mailbox');
-  return {
-    ready: { port: ports.smtp, address: agent.email },
-    stored: () => app.services.mailbox.folder(mailbox.id, 'INBOX').messageCount,
-    stop: async () => {
-      await app.stop();
-      dir.remove();
-    },
-  };
+/** A warm-up in the same mode (connections, JIT, statements), then `count` measured messages. */
+const measure = async (target: Target, mode: Mode, n = count): Promise<Measured> => {
+  const reuse = mode === 'reused';
+  await runLoad({ port: target.port, to: target.address, payloads: payloadsFor(target.address, 0, Math.max(sessions * 10, Math.min(n, 2000))), sessions, reuse });
+  const payloads = payloadsFor(target.address, 100_000, n);
+  const before = target.pid ? cpuMs(target.pid) : 0;
+  const { seconds, greetingMs } = await runLoad({ port: target.port, to: target.address, payloads, sessions, reuse });
+  const cpu = target.pid ? cpuMs(target.pid) - before : undefined;
+  return { rate: n / seconds, cpuPerMessage: cpu === undefined ? undefined : cpu / n, greetingP50: percentile(greetingMs, 50) };
 };
 
-/** The same smtp-server options as our MX, reading each message fully, storing nothing. */
-const serveSink = async (): Promise<{ ready: ServerReady; stored: () => number; stop: () => Promise<void> }> => {
-  let received = 0;
-  const server = new SMTPServer({
-    banner: 'sink', size: 25 * 1024 * 1024, authOptional: true, disabledCommands: ['AUTH', 'STARTTLS'],
-    disableReverseLookup: true, logger: false,
-    onRcptTo: (_address, _session, callback) => callback(),
-    onData: (stream, _session, callback) => {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        Buffer.concat(chunks);
-        received += 1;
-        callback(null, 'Ok');
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as { port: number }).port;
-  return {
-    ready: { port, address: 'sink@agents.localhost' },
-    stored: () => received,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-};
+const report = (mode: Mode, name: string, m: Measured) =>
+  console.log(`${mode.padEnd(14)} ${name.padEnd(34)} ${fmt(m.rate, 0).padStart(6)} msg/s  server CPU ${m.cpuPerMessage === undefined ? '  n/a' : fmt(m.cpuPerMessage, 3)} ms/msg  greeting p50 ${fmt(m.greetingP50, 1)} ms`);
 
-const runChild = async (target: Target): Promise<void> => {
-  const server = target === 'sink' ? await serveSink() : await serveAgentpost();
-  process.on('message', async (message: { type: string }) => {
-    if (message.type === 'usage') process.send?.({ cpu: process.cpuUsage(), stored: server.stored() } satisfies ServerReport);
-    if (message.type === 'stop') {
-      await server.stop();
-      process.exit(0);
-    }
-  });
-  process.send?.(server.ready);
-};
-
-// ---- parent: the client load ----
-
-const ask = <T>(child: ChildProcess, type: string): Promise<T> =>
-  new Promise((resolve) => {
-    child.once('message', (message) => resolve(message as T));
-    child.send({ type });
-  });
-
-const startServer = (target: Target): Promise<{ child: ChildProcess; ready: ServerReady }> =>
-  new Promise((resolve, reject) => {
-    // BENCH_CPU_PROF=DIR writes a V8 CPU profile of each server process into DIR.
-    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    const child = fork(process.argv[1], ['--serve', target], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...profile],
-    });
-    child.once('message', (ready) => resolve({ child, ready: ready as ServerReady }));
-    child.once('exit', (code) => reject(new Error(`${target} server exited with ${code}`)));
-  });
-
-/**
- * nodemailer leaves Nagle's algorithm on; its last small write of a message then waits for
- * the server's delayed ACK (about 40 ms), which would make the client the bottleneck for
- * both targets alike. Real MTAs set TCP_NODELAY, so the load generator does too.
- */
-const noDelaySocket = (options: { port?: number; host?: string }, callback: (error: Error | null, socket?: { connection: Socket }) => void) => {
-  const socket = connect(options.port ?? 25, options.host ?? '127.0.0.1');
-  socket.setNoDelay(true);
-  socket.once('connect', () => callback(null, { connection: socket }));
-  socket.once('error', (error) => callback(error));
-};
-
-/** `sessions` pooled connections, each sending its share one message at a time. */
-const sendAll = async (port: number, to: string, messages: Buffer[], sessions: number): Promise<void> => {
-  const transports = Array.from({ length: sessions }, () =>
-    nodemailer.createTransport({
-      host: '127.0.0.1', port, pool: true, maxConnections: 1, maxMessages: Infinity, ignoreTLS: true, getSocket: noDelaySocket,
-    } as SMTPPool.Options),
-  );
-  let next = 0;
-  await Promise.all(transports.map(async (transport) => {
-    while (next < messages.length) {
-      const raw = messages[next++];
-      await transport.sendMail({ envelope: { from: 'sender@example.org', to: [to] }, raw });
-    }
-  }));
-  for (const transport of transports) transport.close();
-};
-
-interface Measured { target: Target; rate: number; serverCpuMs: number; serverSysMs: number; clientCpuMs: number; stored: number; load: string }
-
-const measure = async (target: Target, count: number, sessions: number, bytes: number): Promise<Measured> => {
-  const { child, ready } = await startServer(target);
-  const { sentence } = vocabulary(5000, prng(7));
-  const build = (from: number, n: number) => Array.from({ length: n }, (_, i) => messageOfSize(from + i, ready.address, bytes, sentence));
-  // Warm-up of both processes (connections, JIT, statements): with less, the client is still
-  // being optimized while the first target is measured, which made the sink's first round slower.
-  const warmUp = Math.max(sessions * 10, Math.min(count, 2000));
-  await sendAll(ready.port, ready.address, build(0, warmUp), sessions);
-  const messages = build(warmUp, count);
-  const load = loadavg().map((value) => fmt(value)).join(' ');
-  const before = await ask<ServerReport>(child, 'usage');
-  const clientBefore = process.cpuUsage();
-  const started = performance.now();
-  await sendAll(ready.port, ready.address, messages, sessions);
-  const seconds = (performance.now() - started) / 1000;
-  const client = process.cpuUsage(clientBefore);
-  const after = await ask<ServerReport>(child, 'usage');
-  await new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.send({ type: 'stop' });
-  });
-  const serverMicros = after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system;
-  return {
-    target, load, rate: count / seconds, serverCpuMs: serverMicros / 1000 / count,
-    serverSysMs: (after.cpu.system - before.cpu.system) / 1000 / count,
-    clientCpuMs: (client.user + client.system) / 1000 / count, stored: (after.stored ?? 0) - (before.stored ?? 0),
-  };
-};
-
-const main = async (): Promise<void> => {
-  const count = argValue('count', 4000);
-  const sessions = argValue('sessions', 16);
-  const bytes = argValue('bytes', 4096);
-  const rounds = argValue('rounds', 1);
-  const parseThreads = loadConfig({ env: parseThreadsEnv() }).smtp.parseThreads;
-  console.log(`bench:ingest  ${sessions} sessions, ${count} messages of ~${bytes} bytes per target, ${rounds} round(s), ${parseThreads} parse thread(s)`);
-  const results: Measured[] = [];
+const rates = async (): Promise<void> => {
+  const starters: [string, () => Promise<Target>][] = [
+    ['sink', startSink],
+    ['agentpost, no pause', () => startAgentpost('agentpost, no pause', { executable, greetingDelayMs: 0 })],
+    ...(mxDefaultPause > 0 ? [[`agentpost, MX default pause ${mxDefaultPause} ms`, () => startAgentpost('agentpost, MX default', { executable })] as [string, () => Promise<Target>]] : []),
+    ...(postfixInstalled() ? [[`postfix ${postfixVersion()}`, startPostfixTarget] as [string, () => Promise<Target>]] : []),
+  ];
+  if (!postfixInstalled()) console.log('postfix: not installed, no comparison (apt-get install postfix)');
+  const results = new Map<string, number[]>();
   for (let round = 0; round < rounds; round += 1) {
-    for (const target of ['sink', 'agentpost'] as const) {
-      const result = await measure(target, count, sessions, bytes);
-      results.push(result);
-      console.log(
-        `${target.padEnd(9)} ${fmt(result.rate, 0).padStart(6)} msg/s  server CPU ${fmt(result.serverCpuMs, 3)} ms/msg ` +
-        `(system ${fmt(result.serverSysMs, 3)})  ` +
-        `client CPU ${fmt(result.clientCpuMs, 3)} ms/msg  stored ${result.stored}  load before ${result.load}`,
-      );
+    for (const [name, start] of starters) {
+      const target = await start();
+      try {
+        for (const mode of ['reused', 'new connection'] as const) {
+          const measured = await measure(target, mode);
+          report(mode, name, measured);
+          results.set(`${mode}|${name}`, [...(results.get(`${mode}|${name}`) ?? []), measured.rate]);
+        }
+      } finally {
+        await target.stop();
+      }
     }
   }
-  // Each round runs the two targets back to back, so its ratio is the least exposed to load changes.
-  const ratios = Array.from({ length: rounds }, (_, round) => results[round * 2 + 1].rate / results[round * 2].rate);
-  const cpu = (target: Target) => percentile(results.filter((r) => r.target === target).map((r) => r.serverCpuMs), 50);
-  console.log(`agentpost / sink per round: ${ratios.map((ratio) => `${fmt(ratio)}x`).join(' ')}; median ${fmt(percentile(ratios, 50))}x (target >= 0.35x)`);
-  console.log(`server CPU per message, median: agentpost ${fmt(cpu('agentpost'), 3)} ms, sink ${fmt(cpu('sink'), 3)} ms`);
+  const median = (mode: Mode, name: string) => percentile(results.get(`${mode}|${name}`) ?? [NaN], 50);
+  for (const mode of ['reused', 'new connection'] as const) {
+    const [sink, fast, ...others] = starters.map(([name]) => name);
+    const postfix = others.find((name) => name.startsWith('postfix'));
+    const line = [`agentpost (no pause) / sink ${fmt(median(mode, fast) / median(mode, sink))}x`];
+    if (postfix) for (const name of [fast, ...others.filter((other) => other !== postfix)]) line.push(`${name} / postfix ${fmt(median(mode, name) / median(mode, postfix))}x`);
+    console.log(`${mode}, median of ${rounds} round(s): ${line.join('; ')}`);
+  }
 };
 
-if (process.argv[2] === '--serve') await runChild(process.argv[3] as Target);
-else await main();
+/** Ingest alone, then while `idle` idle connections of one kind are held; what each costs. */
+const connections = async (): Promise<void> => {
+  const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0, accounts: 20 });
+  try {
+    const alone = await measure(target, 'reused');
+    console.log(`ingest alone: ${fmt(alone.rate, 0)} msg/s (${sessions} sessions, connections reused)`);
+    const kinds: [string, (t: Agentpost) => Promise<{ close(): void }>][] = [
+      ['idle SMTP connections (EHLO, then nothing)', (t) => holdIdleSmtp(t.port, idle)],
+      ['IMAP sessions in IDLE', (t) => holdIdleImap(t.imapPort, idle, t.accounts)],
+    ];
+    for (const [kind, hold] of kinds) {
+      await sleep(2000);
+      const before = rssMb(target.pid).now;
+      const held = await hold(target);
+      await sleep(2000);
+      const after = rssMb(target.pid).now;
+      const loaded = await measure(target, 'reused');
+      console.log(
+        `with ${idle} ${kind}: ${fmt(loaded.rate, 0)} msg/s, ${fmt((100 * loaded.rate) / alone.rate, 0)}% of alone (target >= 80%); ` +
+        `RSS ${fmt(before, 0)} -> ${fmt(after, 0)} MB, ${fmt(((after - before) * 1024) / idle, 1)} KB per connection (target < 50 KB)`,
+      );
+      held.close();
+    }
+  } finally {
+    await target.stop();
+  }
+};
+
+const memory = async (): Promise<void> => {
+  const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0 });
+  try {
+    await sleep(5000);
+    const idleRss = rssMb(target.pid).now;
+    const sampler = sampleRss(target.pid);
+    const { seconds } = await runLoad({ port: target.port, to: target.address, payloads: payloadsFor(target.address, 0, memoryCount), sessions, reuse: true });
+    const peak = Math.max(sampler.stop(), rssMb(target.pid).peak);
+    const stored = await target.stored();
+    await sleep(afterSeconds * 1000);
+    const after = rssMb(target.pid).now;
+    console.log(
+      `memory (${executable ?? 'from source, tsx'}): RSS idle ${fmt(idleRss, 0)} MB (target < 100), peak ${fmt(peak, 0)} MB during ${memoryCount} messages ` +
+      `at ${fmt(memoryCount / seconds, 0)} msg/s (target < 200), ${fmt(after, 0)} MB ${afterSeconds} s after (target < 150); ${stored} stored`,
+    );
+  } finally {
+    await target.stop();
+  }
+};
+
+console.log(`bench:ingest  ${sessions} sessions, ${count} messages of ~${bytes} bytes per target and mode, ${rounds} round(s); ${executable ?? 'agentpost from source'}`);
+console.log(`before: ${uptime()}`);
+if (parts.has('rates')) await rates();
+if (parts.has('connections')) await connections();
+if (parts.has('memory')) await memory();
+console.log(`after: ${uptime()}`);

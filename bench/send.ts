@@ -4,12 +4,13 @@
 // submitted to a private Postfix instance relaying to the same sink, and the ratio printed.
 // Everything shares this machine (2 cores), so the figures include that contention.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, Socket, type AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
+import { freePort, postfixInstalled, startPostfix, waitForPort } from './postfix.js';
 
 const SENDS = Number(process.env.BENCH_SENDS ?? 1000);
 const RECIPIENTS_PER_SEND = Number(process.env.BENCH_RECIPIENTS ?? 2);
@@ -107,36 +108,8 @@ const benchAgentpost = async (relayPort: number, sink: Awaited<ReturnType<typeof
   }
 };
 
-/**
- * A private Postfix instance (own config, queue and log under a temp folder, loopback only)
- * relaying everything to the sink. Needs root, as Postfix does; the system instance is untouched.
- */
-const startPostfix = async (sinkPort: number) => {
-  const root = mkdtempSync(join(tmpdir(), 'agentpost-bench-postfix-'));
-  chmodSync(root, 0o755);
-  const configDir = join(root, 'etc');
-  for (const dir of ['etc', 'spool', 'lib']) mkdirSync(join(root, dir));
-  chownSync(join(root, 'lib'), Number(execFileSync('id', ['-u', 'postfix']).toString().trim()), 0);
-  copyFileSync('/etc/postfix/main.cf', join(configDir, 'main.cf'));
-  copyFileSync('/etc/postfix/master.cf', join(configDir, 'master.cf'));
-  const port = await freePort();
-  const postconf = (...args: string[]) => execFileSync('postconf', ['-c', configDir, ...args], { stdio: 'pipe' });
-  postconf('-e',
-    `queue_directory=${join(root, 'spool')}`, `data_directory=${join(root, 'lib')}`, 'inet_interfaces=127.0.0.1', 'inet_protocols=ipv4',
-    'mydestination=', `relayhost=[127.0.0.1]:${sinkPort}`, 'mynetworks=127.0.0.0/8', 'smtpd_tls_security_level=none',
-    'smtp_tls_security_level=none', `maillog_file_prefixes=${root}`, `maillog_file=${join(root, 'maillog')}`, 'myhostname=bench.localhost',
-    'alias_maps=', 'alias_database=', 'local_recipient_maps=', 'smtpd_relay_restrictions=permit_mynetworks, reject');
-  postconf('-F', '-e', '*/*/chroot = n');
-  postconf('-M', '-X', 'smtp/inet');
-  postconf('-M', '-e', `127.0.0.1:${port}/inet=127.0.0.1:${port} inet n - n - - smtpd`);
-  execFileSync('postfix', ['-c', configDir, 'set-permissions'], { stdio: 'pipe' });
-  execFileSync('postfix', ['-c', configDir, 'start'], { stdio: 'pipe' });
-  await waitForPort(port);
-  return { port, stop: () => { execFileSync('postfix', ['-c', configDir, 'stop'], { stdio: 'ignore' }); rmSync(root, { recursive: true, force: true }); } };
-};
-
 const benchPostfix = async (sink: Awaited<ReturnType<typeof startSink>>) => {
-  const postfix = await startPostfix(sink.port);
+  const postfix = await startPostfix([`relayhost=[127.0.0.1]:${sink.port}`]);
   try {
     const transport = nodemailer.createTransport({ host: '127.0.0.1', port: postfix.port, pool: true, maxConnections: CLIENTS, maxMessages: Infinity, ignoreTLS: true });
     sink.reset();
@@ -154,49 +127,13 @@ const benchPostfix = async (sink: Awaited<ReturnType<typeof startSink>>) => {
   }
 };
 
-/** Ports handed out in this run: the kernel may offer a port again once its probe is closed. */
-const handedOut = new Set<number>();
-
-/** A port nothing listens on, never one already handed out (the server would die of EADDRINUSE and the run hang). */
-const freePort = async (): Promise<number> => {
-  for (;;) {
-    const port = await new Promise<number>((resolve) => {
-      const server = createServer();
-      server.listen(0, '127.0.0.1', () => {
-        const { port: probed } = server.address() as AddressInfo;
-        server.close(() => resolve(probed));
-      });
-    });
-    if (handedOut.has(port)) continue;
-    handedOut.add(port);
-    return port;
-  }
-};
-
-const waitForPort = async (port: number) => {
-  for (let i = 0; i < 100; i += 1) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = new Socket();
-      socket.once('connect', () => { socket.destroy(); resolve(true); });
-      socket.once('error', () => resolve(false));
-      socket.connect(port, '127.0.0.1');
-    });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`postfix did not listen on ${port}`);
-};
-
 const rate = (count: number, seconds: number) => (count / seconds).toFixed(0);
 
 const sink = await startSink();
 console.log(`bench:send: ${SENDS} sends x ${RECIPIENTS_PER_SEND} remote recipients, ${CLIENTS} concurrent clients, relay to a loopback sink`);
 const ours = await benchAgentpost(sink.port, sink);
 console.log(`agentpost: accepted ${rate(SENDS, ours.acceptedSeconds)} sends/s (${ours.acceptedSeconds.toFixed(2)} s); delivered ${rate(TOTAL_RECIPIENTS, ours.deliveredSeconds)} recipients/s (all ${TOTAL_RECIPIENTS} in ${ours.deliveredSeconds.toFixed(2)} s)`);
-const postfixInstalled = existsSync('/etc/postfix/main.cf') && (() => {
-  try { execFileSync('postconf', ['-d', 'mail_version'], { stdio: 'ignore' }); return true; } catch { return false; }
-})();
-if (!postfixInstalled) {
+if (!postfixInstalled()) {
   console.log('postfix: not installed, no comparison (apt-get install postfix to compare)');
 } else {
   const theirs = await benchPostfix(sink);

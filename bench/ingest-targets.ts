@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './lib.js';
+import { freePort, startPostfix, waitForPort } from './postfix.js';
+
+/**
+ * The servers bench:ingest loads, each in a process of its own so that its CPU and memory
+ * are measured apart from the client's: agentpost (`agentpost serve`, from source or the
+ * single executable), a bare smtp-server sink, and a private Postfix.
+ */
+
+export interface Target {
+  name: string;
+  port: number;
+  /** Where mail goes; a mailbox for agentpost. */
+  address: string;
+  /** The process whose CPU and memory are read from /proc; none for Postfix (many processes). */
+  pid?: number;
+  stop(): Promise<void>;
+}
+
+export interface Agentpost extends Target {
+  pid: number;
+  imapPort: number;
+  /** Mailboxes other than `address`, for idle IMAP sessions. */
+  accounts: { email: string; apiKey: string }[];
+  /** Messages in `address`'s INBOX. */
+  stored(): Promise<number>;
+}
+
+const stopChild = async (child: ChildProcess): Promise<void> => {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+};
+
+export interface AgentpostOptions {
+  /** The single executable to run; from source (bin/main.ts with tsx) when unset. */
+  executable?: string;
+  greetingDelayMs?: number;
+  /** Mailboxes made besides the one that receives the load. */
+  accounts?: number;
+}
+
+/** `agentpost serve` on free loopback ports in a temp folder, with one mailbox to load. */
+export const startAgentpost = async (name: string, options: AgentpostOptions = {}): Promise<Agentpost> => {
+  const dir = tempDir('agentpost-bench-ingest-');
+  const [http, smtp, submission, imap] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const configFile = join(dir.path, 'config.json');
+  writeFileSync(configFile, JSON.stringify({
+    dataDir: dir.path, log: { level: 'warn' }, http: { port: http, trustProxy: true }, submission: { port: submission }, imap: { port: imap },
+    smtp: { port: smtp, ...(options.greetingDelayMs === undefined ? {} : { greetingDelayMs: options.greetingDelayMs }) },
+    limits: { registrationsPerIpPerHour: 100_000 },
+  }));
+  // AGENTPOST_PARSE_THREADS, when set, reaches the server through the environment.
+  const command = options.executable ? [options.executable] : [process.execPath, '--import', 'tsx', 'bin/main.ts'];
+  const child = spawn(command[0], [...command.slice(1), 'serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const baseUrl = `http://127.0.0.1:${http}`;
+  const register = async (agentId: string, i: number) => {
+    const response = await fetch(`${baseUrl}/api/v1/agent/register`, {
+      method: 'POST', body: JSON.stringify({ agentId }),
+      headers: { 'content-type': 'application/json', 'user-agent': 'agentpost-bench/1.0', 'x-forwarded-for': `10.9.${i >> 8}.${i & 255}` },
+    });
+    if (response.status !== 201) throw new Error(`register: ${response.status} ${await response.text()}`);
+    return (await response.json()) as { email: string; apiKey: string };
+  };
+  try {
+    await Promise.all([waitForPort(http), waitForPort(smtp), waitForPort(imap)]);
+    const target = await register('bench', 0);
+    const accounts = [];
+    for (let i = 1; i <= (options.accounts ?? 0); i += 1) accounts.push(await register(`idle${i}`, i));
+    return {
+      name, port: smtp, imapPort: imap, address: target.email, pid: child.pid as number, accounts,
+      stored: async () => {
+        const response = await fetch(`${baseUrl}/api/v1/agent/inbox?limit=1`, { headers: { authorization: `Bearer ${target.apiKey}`, 'user-agent': 'agentpost-bench/1.0' } });
+        return ((await response.json()) as { totalMessages: number }).totalMessages;
+      },
+      stop: async () => {
+        await stopChild(child);
+        dir.remove();
+      },
+    };
+  } catch (error) {
+    await stopChild(child);
+    dir.remove();
+    throw error;
+  }
+};
+
+/** The bare smtp-server sink (bench/sink-server.ts): the protocol alone, nothing stored. */
+export const startSink = async (): Promise<Target> => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/sink-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+    child.once('exit', (code) => reject(new Error(`sink exited with ${code}`)));
+  });
+  return { name: 'sink', port, address: 'sink@bench.test', pid: child.pid as number, stop: () => stopChild(child) };
+};
+
+/**
+ * Postfix accepting mail for any address from loopback into its hold queue: each message is
+ * written and fsynced to the queue before 250, as Postfix always does, and then stays there
+ * (no delivery competes for the CPU). in_flow_delay is off: held mail never reaches the
+ * queue manager, whose pace would otherwise slow every message by up to a second.
+ */
+export const startPostfixTarget = async (): Promise<Target> => {
+  const postfix = await startPostfix(['relayhost=[127.0.0.1]:9', 'smtpd_end_of_data_restrictions=check_client_access static:HOLD', 'in_flow_delay=0s']);
+  return { name: 'postfix', port: postfix.port, address: 'bench@agents.localhost', stop: async () => postfix.stop() };
+};

@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+
+/** What /proc says about another process (Linux): CPU time and resident memory. */
+
+const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
+
+/** User plus system CPU of the process and all its threads, in ms. */
+export const cpuMs = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+};
+
+/** Resident set size now (VmRSS) and its peak so far (VmHWM), in MB. */
+export const rssMb = (pid: number): { now: number; peak: number } => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { now: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+};
+
+/** Samples VmRSS every `everyMs` until stopped; returns the highest sample. */
+export const sampleRss = (pid: number, everyMs = 100): { stop(): number } => {
+  let highest = rssMb(pid).now;
+  const timer = setInterval(() => {
+    try {
+      highest = Math.max(highest, rssMb(pid).now);
+    } catch {
+      // the process is gone; the samples so far stand
+    }
+  }, everyMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return highest;
+    },
+  };
+};

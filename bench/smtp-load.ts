@@ -1,0 +1,139 @@
+import { connect, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+/**
+ * The SMTP load of bench:ingest: `sessions` clients, each sending its share of the messages
+ * one at a time in lock-step (no PIPELINING, as Postfix's smtp-source does), either over one
+ * connection per client (`reuse`) or over a new connection per message (most senders on the
+ * Internet). A bare socket client costs far less CPU than nodemailer, so the servers, not
+ * the client, are what is measured. Every reply is checked: a refusal stops the run.
+ */
+
+/** One SMTP conversation: send a line, wait for the complete reply (RFC 5321 section 4.2.1). */
+class Conversation {
+  private buffer = '';
+  private waiting: { resolve: (reply: string) => void; reject: (error: Error) => void } | null = null;
+  private failure: Error | null = null;
+
+  constructor(readonly socket: Socket) {
+    socket.setNoDelay(true);
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      this.deliver();
+    });
+    const fail = (error: Error) => {
+      this.failure ??= error;
+      this.waiting?.reject(this.failure);
+      this.waiting = null;
+    };
+    socket.on('error', fail);
+    socket.on('close', () => fail(new Error('connection closed')));
+  }
+
+  private deliver(): void {
+    const match = /^(?:\d{3}-[^\r\n]*\r\n)*\d{3}(?: [^\r\n]*)?\r\n/.exec(this.buffer);
+    if (!match || !this.waiting) return;
+    this.buffer = this.buffer.slice(match[0].length);
+    const { resolve } = this.waiting;
+    this.waiting = null;
+    resolve(match[0]);
+  }
+
+  reply(expect: string): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      if (this.failure) return reject(this.failure);
+      this.waiting = { resolve, reject };
+      this.deliver();
+    }).then((reply) => {
+      if (!reply.startsWith(expect)) throw new Error(`expected ${expect}, got ${reply.trim()}`);
+      return reply;
+    });
+  }
+
+  async command(line: string | Buffer, expect: string): Promise<string> {
+    this.socket.write(line);
+    return this.reply(expect);
+  }
+}
+
+const open = (port: number): Promise<Conversation> =>
+  new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => resolve(new Conversation(socket)));
+    socket.once('error', reject);
+  });
+
+/** A message's DATA payload: dot-stuffed (RFC 5321 section 4.5.2) and terminated. */
+export const dataPayload = (raw: Buffer): Buffer =>
+  Buffer.concat([Buffer.from(raw.toString('latin1').replace(/\r\n\./g, '\r\n..'), 'latin1'), Buffer.from('.\r\n')]);
+
+const transaction = async (conversation: Conversation, to: string, payload: Buffer): Promise<void> => {
+  await conversation.command('MAIL FROM:<sender@example.org>\r\n', '250');
+  await conversation.command(`RCPT TO:<${to}>\r\n`, '250');
+  await conversation.command('DATA\r\n', '354');
+  await conversation.command(payload, '250');
+};
+
+export interface LoadResult {
+  seconds: number;
+  /** Connect to the end of the greeting, ms, one sample per connection. */
+  greetingMs: number[];
+}
+
+export interface Load {
+  port: number;
+  to: string;
+  payloads: Buffer[];
+  sessions: number;
+  reuse: boolean;
+}
+
+export const runLoad = async ({ port, to, payloads, sessions, reuse }: Load): Promise<LoadResult> => {
+  const greetingMs: number[] = [];
+  const greet = async (): Promise<Conversation> => {
+    const started = performance.now();
+    const conversation = await open(port);
+    await conversation.reply('220');
+    greetingMs.push(performance.now() - started);
+    await conversation.command('EHLO load.bench.test\r\n', '250');
+    return conversation;
+  };
+  const leave = async (conversation: Conversation) => {
+    await conversation.command('QUIT\r\n', '221');
+    conversation.socket.destroy();
+  };
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: sessions }, async () => {
+    let conversation: Conversation | null = null;
+    while (next < payloads.length) {
+      const payload = payloads[next++];
+      conversation ??= await greet();
+      await transaction(conversation, to, payload);
+      if (!reuse) {
+        await leave(conversation);
+        conversation = null;
+      }
+    }
+    if (conversation) await leave(conversation);
+  }));
+  return { seconds: (performance.now() - started) / 1000, greetingMs };
+};
+
+/**
+ * `count` SMTP connections that greet (EHLO) and then idle, as a client between messages
+ * does. Opened 50 at a time so the listen backlog never overflows. `close()` ends them all.
+ */
+export const holdIdleSmtp = async (port: number, count: number): Promise<{ close(): void }> => {
+  const sockets: Socket[] = [];
+  for (let i = 0; i < count; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, count - i) }, async () => {
+      const conversation = await open(port);
+      sockets.push(conversation.socket);
+      await conversation.reply('220');
+      await conversation.command('EHLO idle.bench.test\r\n', '250');
+    }));
+  }
+  return { close: () => sockets.forEach((socket) => socket.destroy()) };
+};
