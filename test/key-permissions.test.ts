@@ -110,6 +110,12 @@ const ROWS: Row[] = [
     expect: expect(200, { read: 403, send: 404, readSend: 404, domainsRead: 403 }),
   },
   ...webhookRows(),
+  // Suppressions are account-wide: a mail:send key sends and reads only its own receipts.
+  { name: 'GET /outbound/suppressions', method: 'GET', path: () => '/api/v1/agent/outbound/suppressions', expect: expect(200, allLimited(403)) },
+  {
+    name: 'DELETE /outbound/suppressions/{id}', method: 'DELETE', path: () => '/api/v1/agent/outbound/suppressions/00000000-0000-4000-8000-000000000000',
+    expect: expect(404, allLimited(403)),
+  },
   { name: 'GET /balance', method: 'GET', path: () => '/api/v1/agent/balance', expect: expect(200, allLimited(200)) },
   { name: 'GET /keys', method: 'GET', path: () => '/api/v1/agent/keys', expect: expect(200, allLimited(403)) },
   {

@@ -5,7 +5,7 @@ import { newUuid } from '../../core/ids.js';
 import type { Principal, SuppressionReason } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { SuppressionRecord } from '../../store/suppressions.js';
-import { requirePermission } from '../accounts/auth.js';
+import { requireFullKey } from '../accounts/auth.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import type { SendingReputation } from './reputation.js';
 
@@ -51,14 +51,18 @@ export class SuppressionService {
     private readonly reputation: SendingReputation,
   ) {}
 
+  /**
+   * Full key only: suppressions are account-wide, and a `mail:send` key may only send and read
+   * its own delivery receipts (contract Authentication, limited keys).
+   */
   list(principal: Principal): SuppressionList {
-    requirePermission(principal, 'mail:send');
+    requireFullKey(principal);
     return { suppressions: this.store.suppressions.listActive(principal.accountId, SUPPRESSIONS_LISTED).map(view) };
   }
 
   /** Future sends to the address are allowed again; credits unchanged; nothing is resent. */
   release(principal: Principal, id: string): SuppressionRelease {
-    requirePermission(principal, 'mail:send');
+    requireFullKey(principal);
     return this.store.transaction(() => {
       const record = this.store.suppressions.byId(principal.accountId, id);
       if (!record || record.releasedAt !== null) throw new AppError('not_found', 'no active suppression with this id');
