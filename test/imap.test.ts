@@ -301,3 +301,25 @@ t.test('literals, malformed commands and size caps over a raw socket', async (t)
   t.match(await raw.read(/^\* BYE /m), /line longer than 2048 bytes/);
   await raw.closed();
 });
+
+t.test('SEARCH nested past the depth bound answers a tagged BAD; the session goes on', async (t) => {
+  const app = await startApp(t);
+  const agent = await app.register();
+  await deliver(app, agent.email, fixture('A', 'a'));
+  const raw = await rawImap(t, app.imapPort);
+  raw.send(`d1 LOGIN ${agent.email} ${agent.apiKey}${CRLF}d2 SELECT INBOX${CRLF}`);
+  await raw.read(/^d2 OK/m);
+  const parens = 30_000;
+  raw.send(`d3 SEARCH ${'('.repeat(parens)}ALL${')'.repeat(parens)}${CRLF}`);
+  t.match(await raw.read(/^d3 /m), /^d3 BAD .*nest/m, '30,000 nested parentheses');
+  raw.send(`d4 SEARCH ${'NOT '.repeat(15_000)}ALL${CRLF}`);
+  t.match(await raw.read(/^d4 /m), /^d4 BAD SEARCH: keys nest deeper/m, '15,000 NOT');
+  raw.send(`d5 SEARCH ${'OR ALL '.repeat(5_000)}ALL${CRLF}`);
+  t.match(await raw.read(/^d5 /m), /^d5 BAD SEARCH: keys nest deeper/m, '5,000 OR');
+  raw.send(`d6 SEARCH ${'('.repeat(20)}${'NOT '.repeat(20)}ALL${')'.repeat(20)}${CRLF}`);
+  t.match(await raw.read(/^d6 /m), /^\* SEARCH 1\r\nd6 OK/m, 'a reasonable nesting still works');
+  raw.send(`d7 FETCH 1 (FLAGS ${'('.repeat(1000)}${')'.repeat(1000)})${CRLF}`);
+  t.match(await raw.read(/^d7 /m), /^d7 BAD lists nest deeper/m, 'the depth bound holds for every command');
+  raw.send(`d8 NOOP${CRLF}`);
+  t.match(await raw.read(/^d8 /m), /^d8 OK/m);
+});

@@ -25,6 +25,11 @@ export class ParseError extends Error {
 const SP = 0x20;
 const ATOM_END = new Set([SP, 0x28, 0x29, 0x0d, 0x0a]); // SP ( ) CR LF
 const TAG_FORBIDDEN = /[\x00-\x20(){%*"\\+]/;
+/**
+ * Parenthesized lists nest at most this deep. No command needs more than a few levels; the
+ * bound keeps the recursive parse off the end of the stack (a tagged BAD, not a crash).
+ */
+export const MAX_LIST_DEPTH = 64;
 
 export const parseCommand = (frame: Buffer): Command => {
   const parser = new Parser(frame);
@@ -39,13 +44,14 @@ export const parseCommand = (frame: Buffer): Command => {
     if (!parser.atEnd()) throw new ParseError('unexpected characters after the arguments');
     return { tag, name, args };
   } catch (error) {
-    if (error instanceof ParseError) throw new ParseError(error.message, tag);
-    throw error;
+    // Every failure once the tag is known is answered with that tag (RFC 3501 section 7.1.3).
+    throw new ParseError(error instanceof ParseError ? error.message : 'the arguments could not be parsed', tag);
   }
 };
 
 class Parser {
   private at = 0;
+  private depth = 0;
 
   constructor(private readonly input: Buffer) {}
 
@@ -76,6 +82,8 @@ class Parser {
   }
 
   private list(): Token {
+    if (this.depth >= MAX_LIST_DEPTH) throw new ParseError(`lists nest deeper than ${MAX_LIST_DEPTH} levels`);
+    this.depth += 1;
     this.at += 1;
     const items: Token[] = [];
     while (this.input[this.at] === SP) this.at += 1;
@@ -85,6 +93,7 @@ class Parser {
       while (this.input[this.at] === SP) this.at += 1;
     }
     this.at += 1;
+    this.depth -= 1;
     return { type: 'list', items };
   }
 

@@ -13,9 +13,15 @@ const DATE_KEYS: Record<string, { of: 'internal' | 'sent'; op: 'before' | 'on' |
   SENTBEFORE: { of: 'sent', op: 'before' }, SENTON: { of: 'sent', op: 'on' }, SENTSINCE: { of: 'sent', op: 'since' },
 };
 
+/**
+ * Parentheses, NOT and OR together nest at most this deep: the parse and the match both
+ * recurse once per level, so the bound keeps a hostile SEARCH to a tagged BAD.
+ */
+export const MAX_SEARCH_DEPTH = 64;
+
 /** RFC 3501 section 6.4.4, with sequence and UID sets resolved against the selection's UIDs. */
-export const parseSearch = (tokens: readonly Token[], uids: readonly number[]): SearchKey => {
-  const reader = new KeyReader(tokens, uids);
+export const parseSearch = (tokens: readonly Token[], uids: readonly number[], depth = 0): SearchKey => {
+  const reader = new KeyReader(tokens, uids, depth);
   const keys: SearchKey[] = [];
   while (!reader.done()) keys.push(reader.key());
   if (keys.length === 0) throw new ParseError('SEARCH needs at least one key');
@@ -25,7 +31,7 @@ export const parseSearch = (tokens: readonly Token[], uids: readonly number[]): 
 class KeyReader {
   private at = 0;
 
-  constructor(private readonly tokens: readonly Token[], private readonly uids: readonly number[]) {}
+  constructor(private readonly tokens: readonly Token[], private readonly uids: readonly number[], private depth: number) {}
 
   done(): boolean {
     return this.at >= this.tokens.length;
@@ -52,7 +58,7 @@ class KeyReader {
 
   key(): SearchKey {
     const token = this.next('a search key');
-    if (token.type === 'list') return parseSearch(token.items, this.uids);
+    if (token.type === 'list') return parseSearch(token.items, this.uids, this.deeper());
     if (token.type === 'string') throw new ParseError('SEARCH: expected a search key, got a string');
     const name = token.value.toUpperCase();
     if (isSequenceSet(token.value)) return { kind: 'uids', uids: new Set(resolveSet(parseSequenceSet(token.value), this.uids, false)) };
@@ -76,11 +82,26 @@ class KeyReader {
       case 'TEXT': return { kind: 'text', scope: 'text', text: this.string('a string') };
       case 'LARGER': return { kind: 'size', op: 'larger', bytes: this.number('a size') };
       case 'SMALLER': return { kind: 'size', op: 'smaller', bytes: this.number('a size') };
-      case 'NOT': return { kind: 'not', key: this.key() };
-      case 'OR': return { kind: 'or', left: this.key(), right: this.key() };
+      case 'NOT': return { kind: 'not', key: this.nested() };
+      case 'OR': return { kind: 'or', left: this.nested(), right: this.nested() };
       case 'UID': return { kind: 'uids', uids: new Set(resolveSet(parseSequenceSet(this.string('a UID set')), this.uids, true)) };
       default: throw new ParseError(`SEARCH: unknown key ${name.slice(0, 40)}`);
     }
+  }
+
+  /** A key inside NOT or OR: one level deeper. */
+  private nested(): SearchKey {
+    this.depth = this.deeper();
+    try {
+      return this.key();
+    } finally {
+      this.depth -= 1;
+    }
+  }
+
+  private deeper(): number {
+    if (this.depth >= MAX_SEARCH_DEPTH) throw new ParseError(`SEARCH: keys nest deeper than ${MAX_SEARCH_DEPTH} levels`);
+    return this.depth + 1;
   }
 
   private date(): number {
