@@ -118,6 +118,30 @@ t.test('AUTH and policy refusals', async (t) => {
   t.match(await refusal(submit(app.submissionPort, login, message)), { responseCode: 550, response: /paused/ });
 });
 
+t.test('Sender, Resent-From and Resent-Sender name only the authenticated mailbox; From names no one else', async (t) => {
+  const app = await startApp(t);
+  const sender = await ready(app, 5);
+  const other = await ready(app, 0);
+  const login = { user: sender.email, pass: sender.apiKey };
+  const envelope = { from: sender.email, to: ['a@example.com'] };
+  const message = (extra: string, from = sender.email) =>
+    `From: ${from}\r\nTo: a@example.com\r\n${extra}Subject: s\r\nMessage-ID: <${Math.random()}@client.example>\r\n\r\nbody\r\n`;
+  const refused = async (extra: string, field: RegExp, what: string, from?: string) =>
+    t.match(await refusal(submit(app.submissionPort, login, { envelope, raw: message(extra, from) })), { responseCode: 550, response: field }, what);
+  await refused(`Sender: ${other.email}\r\n`, /5\.7\.1 .*Sender header/, 'Sender naming another tenant');
+  await refused(`Sender: "Me" <${sender.email}>\r\nSender: ${other.email}\r\n`, /more than one Sender/, 'two Sender headers');
+  await refused(`Sender: group: ${sender.email}, ${other.email};\r\n`, /Sender header/, 'a group naming another mailbox');
+  await refused(`Resent-From: ${other.email}\r\n`, /Resent-From header/, 'Resent-From');
+  await refused(`Resent-Sender: ${other.email}\r\n`, /Resent-Sender header/, 'Resent-Sender');
+  await refused('', /From header/, 'a second mailbox in From', `${sender.email}, ${other.email}`);
+  const padding = `X-Pad: ${Array.from({ length: 4_500 }, () => 'p'.repeat(70)).join('\r\n ')}\r\n`;
+  await refused(`${padding}Sender: ${other.email}\r\n`, /Sender header/, 'a Sender past 300 KB of header');
+  t.equal(await credits(app, sender.apiKey), 5, 'nothing charged');
+  const own = await submit(app.submissionPort, login, { envelope, raw: message(`Sender: "Bot" <${sender.email.toUpperCase()}>\r\n`) });
+  const id = own.response.split(' ').pop()!;
+  t.match(app.app.store.submissions.rawOf(id)!.toString(), new RegExp(`Sender: "Bot" <${sender.email.toUpperCase()}>`), 'its own address passes unchanged');
+});
+
 t.test('the 51st RCPT TO is refused with 452; the first 50 go out', async (t) => {
   const app = await startApp(t);
   const sender = await ready(app, 60);

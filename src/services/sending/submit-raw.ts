@@ -2,6 +2,7 @@ import { domainOf, isValidAddress, normalizeAddress } from '../../core/addresses
 import { AppError, invalidInput } from '../../core/errors.js';
 import { newUuid, sha256Hex } from '../../core/ids.js';
 import type { RecipientKind } from '../../core/types.js';
+import { headerFieldValues, mailboxesOf } from '../../mime/header-fields.js';
 import { parseMessage, type ParsedMessage } from '../../mime/parse.js';
 import { MAX_RECIPIENTS, normalizeSendRequest, type RecipientTarget } from './send-input.js';
 import type { PreparedSubmission, SendingConfig } from './sending.js';
@@ -31,6 +32,7 @@ export const prepareRawSubmission = async (
   if (!parsed.from || normalizeAddress(parsed.from.email) !== account) {
     throw new AppError('forbidden', `the From header must be this account's address ${accountEmail}`, { field: 'from' });
   }
+  checkIdentityFields(raw, account);
   checkContent(parsed, raw, accountEmail, config);
   const recipients = envelopeRecipients(envelope.to, parsed);
   const contentHash = sha256Hex(Buffer.concat([Buffer.from(JSON.stringify(recipients.map((r) => r.address)) + '\n'), raw]));
@@ -49,6 +51,30 @@ export const prepareRawSubmission = async (
     },
     idempotencyKey: parsed.messageId ? `smtp:${sha256Hex(parsed.messageId)}` : undefined,
   };
+};
+
+/**
+ * Fields that name who wrote or sent the message (RFC 5322 sections 3.6.2 and 3.6.6) may name
+ * only the authenticated mailbox: From (every mailbox in it, not just the first), and Sender,
+ * Resent-From and Resent-Sender when present. A message naming anyone else is refused (550
+ * 5.7.1), not rewritten: the client learns why, and nothing it composed is changed behind it.
+ */
+const IDENTITY_FIELDS = ['From', 'Sender', 'Resent-From', 'Resent-Sender'] as const;
+
+const checkIdentityFields = (raw: Buffer, account: string): void => {
+  for (const name of IDENTITY_FIELDS) {
+    const values = headerFieldValues(raw, name);
+    // RFC 5322 section 3.6: From and Sender occur at most once.
+    if (values.length > 1 && (name === 'From' || name === 'Sender')) {
+      throw new AppError('forbidden', `the message has more than one ${name} header`, { field: name.toLowerCase() });
+    }
+    for (const value of values) {
+      const mailboxes = mailboxesOf(value);
+      if (mailboxes.length === 0 || mailboxes.some((mailbox) => mailbox !== account)) {
+        throw new AppError('forbidden', `the ${name} header may name only this account's address ${account}`, { field: name.toLowerCase() });
+      }
+    }
+  }
 };
 
 /** The REST rules on what the parser found: subject, bodies and sizes, attachments, unsubscribe. */
