@@ -128,7 +128,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
         trackingMs: config.limits.outboundTrackingDays * 24 * 60 * 60 * 1000,
       },
       outbound: {
-        relay: config.outbound.relay, port: config.outbound.port,
+        relay: config.outbound.relay, port: config.outbound.port, allowLoopbackMx: config.outbound.allowLoopbackMx,
         retryMs: config.outbound.retryHours * 60 * 60 * 1000, concurrency: config.outbound.concurrency,
       },
       webhooksAllowInsecure: config.webhooks.allowInsecure,

@@ -102,7 +102,7 @@ t.test('direct MX: resolver-driven, null MX fails 556 5.1.10, A fallback deliver
     resolve4: async (name) => (['mail.mx.test', 'amx.test'].includes(name) ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' }))),
     resolve6: async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' })),
   };
-  const app = await startApp(t, { outbound: { port: sink.port, timeoutMs: 5000 } }, { resolver });
+  const app = await startApp(t, { outbound: { port: sink.port, timeoutMs: 5000, allowLoopbackMx: true } }, { resolver });
   const agent = await funded(app, 3);
   const id = await send(app, agent.apiKey, ['ok@mx.test', 'ok@amx.test', 'ok@nomail.test']);
   await app.app.workers.delivery.runOnce();
@@ -112,6 +112,24 @@ t.test('direct MX: resolver-driven, null MX fails 556 5.1.10, A fallback deliver
   t.equal(await creditsOf(app, agent.apiKey), 1);
   t.equal(sink.messages.length, 2, 'one transaction per domain');
   t.match(sink.messages[0].from, /^bounces\+\d+-[0-9a-f]{16}@agents\.localhost$/);
+});
+
+t.test('direct MX never connects inside: an MX or A answer of loopback, private or metadata fails 5.4.4', async (t) => {
+  const sink = await startSink(t);
+  const inside: Record<string, string> = { 'lo.test': '127.0.0.1', 'private.test': '10.0.0.1', 'metadata.test': '169.254.169.254' };
+  const resolver: MxResolver = {
+    resolveMx: async (name) => (name === 'lo.test' ? [{ exchange: 'mx.lo.test', priority: 1 }] : Promise.reject(Object.assign(new Error('no MX'), { code: 'ENODATA' }))),
+    resolve4: async (name) => (name === 'mx.lo.test' ? ['127.0.0.1'] : inside[name] ? [inside[name]] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' }))),
+    resolve6: async (name) => (name === 'mx.lo.test' ? ['::1'] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' }))),
+  };
+  const app = await startApp(t, { outbound: { port: sink.port, timeoutMs: 5000 } }, { resolver });
+  const agent = await funded(app, 3);
+  const id = await send(app, agent.apiKey, ['a@lo.test', 'b@private.test', 'c@metadata.test']);
+  await app.app.workers.delivery.runOnce();
+  t.same(await statusOf(app, agent.apiKey, id), { 'a@lo.test': 'failed', 'b@private.test': 'failed', 'c@metadata.test': 'failed' });
+  for (const recipient of (await detail(app, agent.apiKey, id)).recipients) t.match(recipient, { smtpCode: 550, enhancedCode: '5.4.4', creditRefunded: true });
+  t.equal(sink.messages.length, 0, 'nothing reached the loopback sink');
+  t.equal(await creditsOf(app, agent.apiKey), 3);
 });
 
 t.test('the immediate kick after a send delivers without waiting for cron', async (t) => {

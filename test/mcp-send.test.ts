@@ -116,3 +116,15 @@ t.test('send_email with a limited access key: permission and budget as over REST
   t.equal(overBudget.isError, true);
   t.equal(overBudget.body.code, 'rate_limited', 'the daily recipient limit of the key');
 });
+
+t.test('send_email refuses IP-address recipient domains as REST does (invalid_input), charging nothing', async (t) => {
+  const app = await startApp(t);
+  const sender = await funded(app, 5);
+  const client = await mcpClient(t, app.baseUrl, { key: sender.apiKey });
+  for (const to of ['x@[127.0.0.1]', 'x@10.0.0.1', 'x@169.254.169.254']) {
+    const refused = await callTool(client, 'send_email', { to, subject: 's', text: 'x' });
+    t.equal(refused.isError, true, to);
+    t.equal(refused.body.code, 'invalid_input', to);
+  }
+  t.equal(await creditsOf(app, sender.apiKey), 5);
+});

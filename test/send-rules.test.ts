@@ -55,6 +55,13 @@ t.test('every send request rule answers 400 naming the field, and charges nothin
     ['idempotencyKey empty', { ...ok, idempotencyKey: '' }, /^idempotencyKey must not be empty$/],
     ['unknown field', { ...ok, priority: 'high' }, /priority/],
     ['from invalid', { ...ok, from: 'not an address' }, /from/],
+    // Mail goes only to DNS names: address literals and IPv4 addresses in disguise are refused.
+    ['address literal', { ...ok, to: 'x@[127.0.0.1]' }, /to/],
+    ['IPv6 address literal', { ...ok, cc: 'x@[IPv6:::1]' }, /cc/],
+    ['dotted-quad domain', { ...ok, to: 'x@10.0.0.1' }, /to/],
+    ['short IPv4 form', { ...ok, bcc: ['x@127.1'] }, /bcc/],
+    ['hex IPv4 form', { ...ok, to: 'x@0x7f.1' }, /to/],
+    ['metadata address', { ...ok, to: 'x@169.254.169.254' }, /to/],
   ];
   for (const [label, body, field] of cases) {
     const response = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body });

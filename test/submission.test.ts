@@ -112,6 +112,10 @@ t.test('AUTH and policy refusals', async (t) => {
   t.match(await refusal(submit(app.submissionPort, login, { ...message, subject: 's'.repeat(999) })), { responseCode: 550, response: /subject/ });
   t.match(await refusal(submit(app.submissionPort, login, { ...message, text: undefined, html: undefined, attachments: [{ filename: 'a.txt', content: 'x' }] })), { responseCode: 550, response: /body/ });
   t.match(await refusal(submit(app.submissionPort, login, { ...message, to: 'user@localhost' })), { responseCode: 553 }, 'invalid RCPT');
+  for (const literal of ['x@[127.0.0.1]', 'x@10.0.0.1', 'x@127.1']) {
+    const raw = `From: ${sender.email}\r\nTo: a@example.com\r\nSubject: s\r\n\r\nbody\r\n`;
+    t.match(await refusal(submit(app.submissionPort, login, { envelope: { from: sender.email, to: [literal] }, raw })), { responseCode: 553, response: /5\.1\.3/ }, `RCPT TO:<${literal}>`);
+  }
   t.equal(await credits(app, sender.apiKey), 1, 'nothing charged');
   t.same((await app.api('GET', '/api/v1/agent/outbound', { key: sender.apiKey })).body.submissions, []);
   app.app.services.sending.setState(sender.email, 'paused');

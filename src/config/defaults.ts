@@ -35,7 +35,7 @@ export const defaultConfig = (): Config => ({
     idempotencyRetentionHours: 24,
     outboundTrackingDays: 90,
   },
-  outbound: { port: 25, timeoutMs: 60_000, concurrency: 20, maxIdlePerHost: 20, retryHours: 48 },
+  outbound: { port: 25, allowLoopbackMx: false, timeoutMs: 60_000, concurrency: 20, maxIdlePerHost: 20, retryHours: 48 },
   webhooks: { allowInsecure: false, timeoutMs: 7000, concurrency: 32 },
   // c-ares' own default is 5 s and 4 tries; mail paths wait on these, so fewer tries.
   dns: { servers: [], timeoutMs: 5000, tries: 2 },

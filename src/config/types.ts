@@ -29,6 +29,8 @@ export interface Config {
   outbound: {
     relay?: string;
     port: number;
+    /** Local development and tests only: MX answers may point at loopback. */
+    allowLoopbackMx: boolean;
     timeoutMs: number;
     concurrency: number;
     maxIdlePerHost: number;

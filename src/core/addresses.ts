@@ -16,11 +16,18 @@ export const newMailboxAddress = (agentId: string, mailDomain: string): string =
 
 /**
  * A practical addr-spec check (RFC 5322 section 3.4.1 dot-atom local part, a DNS domain):
- * quoted local parts and address literals are refused on purpose.
+ * quoted local parts, address literals ([127.0.0.1], RFC 5321 section 4.1.3) and bare IP
+ * addresses as domains are refused on purpose: outbound mail only goes to DNS names.
  */
 const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
 const LOCAL_PART = new RegExp(`^${ATEXT}+(\\.${ATEXT}+)*$`);
 const DOMAIN_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+/**
+ * RFC 3696 section 2: a top-level label is never all-numeric. A last label that is a number
+ * (decimal, or hex as the WHATWG host parser reads it) makes the domain an IPv4 address in
+ * disguise (10.0.0.1, 127.1, 0x7f.1): mail to an IP address is refused like a literal.
+ */
+const NUMERIC_LABEL = /^(\d+|0x[0-9a-f]*)$/i;
 
 export const isValidAddress = (address: string): boolean => {
   if (address.length > 254) return false;
@@ -30,7 +37,7 @@ export const isValidAddress = (address: string): boolean => {
   const domain = address.slice(at + 1);
   if (local.length > MAX_LOCAL_PART || !LOCAL_PART.test(local)) return false;
   const labels = domain.split('.');
-  return labels.length >= 2 && labels.every((label) => DOMAIN_LABEL.test(label));
+  return labels.length >= 2 && labels.every((label) => DOMAIN_LABEL.test(label)) && !NUMERIC_LABEL.test(labels[labels.length - 1]);
 };
 
 /** Domains compare case-insensitively; our own local parts are generated in lower case. */

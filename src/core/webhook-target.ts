@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import type { AddressResolver } from './address-resolver.js';
+import { isLocalName, isLoopback, isPublicAddress } from './public-address.js';
 
 /**
  * Outgoing webhook requests are the service's attack surface (DESIGN.md durability rules,
@@ -27,9 +28,6 @@ export interface TargetPolicy {
   /** webhooks.allowInsecure: http, any port and loopback, for local development and tests only. */
   allowInsecure: boolean;
 }
-
-/** IPv6 global unicast, RFC 4291 section 2.4: anything outside it is not a public host. */
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /** Parses and checks the URL's form only (no DNS): what a create request can be refused for at once. */
 export const checkTargetUrl = (raw: string, policy: TargetPolicy): URL => {
@@ -81,29 +79,4 @@ const parseAddress = (text: string): ipaddr.IPv4 | ipaddr.IPv6 => {
   } catch {
     throw new TargetRefused('dns_error', 'the resolver answered something that is not an address');
   }
-};
-
-/**
- * ipaddr.js names every special-purpose range (loopback, private, linkLocal,
- * carrierGradeNat, multicast, reserved, unspecified, broadcast, ipv4Mapped, rfc6052 NAT64,
- * 6to4, teredo, uniqueLocal, ...); only plain "unicast" is public. IPv6 must also be global
- * unicast, which refuses IPv4-compatible forms such as ::7f00:1.
- */
-export const isPublicAddress = (address: ipaddr.IPv4 | ipaddr.IPv6): boolean => {
-  if (address.range() !== 'unicast') return false;
-  if (address.kind() === 'ipv6') return (address as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
-  return true;
-};
-
-const isLoopback = (address: ipaddr.IPv4 | ipaddr.IPv6): boolean => {
-  const plain = address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
-    ? (address as ipaddr.IPv6).toIPv4Address()
-    : address;
-  return plain.range() === 'loopback';
-};
-
-/** RFC 6761 section 6.3: "localhost" and names under it are loopback by definition. */
-const isLocalName = (hostname: string): boolean => {
-  const name = hostname.toLowerCase().replace(/\.$/, '');
-  return name === 'localhost' || name.endsWith('.localhost');
 };

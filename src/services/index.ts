@@ -57,6 +57,8 @@ export interface ServicesConfig {
   outbound: {
     relay?: string;
     port: number;
+    /** MX answers may point at loopback (local development and tests only). */
+    allowLoopbackMx: boolean;
     retryMs: number;
     concurrency: number;
   };
@@ -137,7 +139,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   const reputation = new SendingReputation(store);
   const bounces = new BounceService(store, clock, logger, reputation, config.mailDomain);
   const dkim = new DkimService(store, clock);
-  const nextHops = new NextHopResolver(resolver, { relay: config.outbound.relay, port: config.outbound.port });
+  const nextHops = new NextHopResolver(resolver, { relay: config.outbound.relay, port: config.outbound.port, allowLoopback: config.outbound.allowLoopbackMx });
   const delivery = new DeliveryService(store, clock, logger, nextHops, handoff, dkim, bounces, reputation, {
     retryMs: config.outbound.retryMs,
     concurrency: config.outbound.concurrency,

@@ -1,10 +1,16 @@
 import type { MxResolver, NextHopHost, Route, SmtpAnswer } from '../../core/outbound.js';
+import { isLocalName, mayConnectTo } from '../../core/public-address.js';
 
 export interface NextHopConfig {
   /** `outbound.relay`: an smtp:// or smtps:// URL, optionally with user:pass; wins over MX. */
   relay?: string;
   /** `outbound.port`: the port of direct MX delivery (25; tests point it at a loopback sink). */
   port: number;
+  /**
+   * `outbound.allowLoopbackMx`, for local development and tests only: MX answers may point at
+   * loopback. Without it only public addresses are used, as for webhooks.
+   */
+  allowLoopback: boolean;
 }
 
 /** A domain's route, or why there is none: failed is definite, deferred is worth retrying. */
@@ -52,18 +58,29 @@ export class NextHopResolver {
     if (!exchanges.ok) return exchanges;
     const hosts: NextHopHost[] = [];
     let lookupFailed = false;
+    let blocked = 0;
     for (const exchange of exchanges.names) {
       if (hosts.length >= MAX_HOSTS) break;
       const addresses = await this.addresses(exchange);
       if (addresses === null) lookupFailed = true;
-      for (const address of addresses ?? []) hosts.push({ host: address, servername: exchange });
+      for (const address of addresses ?? []) {
+        // DNS is the recipient's say-so: it must not route our SMTP client inside.
+        if (this.mayUse(exchange, address)) hosts.push({ host: address, servername: exchange });
+        else blocked += 1;
+      }
     }
     if (hosts.length === 0) {
-      return lookupFailed
-        ? deferred(`4.4.3 DNS lookup of the mail servers of ${name} failed`)
-        : failed(550, '5.1.2', `no address for any mail server of ${name}`);
+      if (lookupFailed) return deferred(`4.4.3 DNS lookup of the mail servers of ${name} failed`);
+      // RFC 3463 5.4.4: unable to route. Only non-public addresses: retrying cannot help.
+      if (blocked > 0) return failed(550, '5.4.4', `the mail servers of ${name} resolve only to addresses that are not public`);
+      return failed(550, '5.1.2', `no address for any mail server of ${name}`);
     }
     return { ok: true, route: { kind: 'mx', hosts: hosts.slice(0, MAX_HOSTS), port: this.config.port, secure: false, key: `mx:${name}:${this.config.port}` } };
+  }
+
+  private mayUse(exchange: string, address: string): boolean {
+    if (this.config.allowLoopback) return mayConnectTo(address, true);
+    return !isLocalName(exchange) && mayConnectTo(address, false);
   }
 
   /**
