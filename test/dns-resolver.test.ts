@@ -93,15 +93,15 @@ t.test('addresses: both families, one family, localhost', async (t) => {
 t.test('direct-MX next hops and webhook targets resolve through the same resolver', async (t) => {
   const server = await startDnsServer(t, {
     'example.test': { MX: [{ exchange: 'mx.example.test', priority: 5 }] },
-    'mx.example.test': { A: ['192.0.2.25'] },
+    'mx.example.test': { A: ['198.51.99.25'] },
     'hooks.example.test': { A: ['93.184.215.14'] },
     'inside.example.test': { A: ['10.1.2.3'] },
   });
   const dns = createDnsResolver({ servers: server.servers, timeoutMs: 1000, tries: 1 });
 
-  const hop = await new NextHopResolver(dns, { port: 25 }).resolve('example.test');
-  t.same(hop.ok && hop.route.hosts, [{ host: '192.0.2.25', servername: 'mx.example.test' }]);
-  const missing = await new NextHopResolver(dns, { port: 25 }).resolve('nowhere.test');
+  const hop = await new NextHopResolver(dns, { port: 25, allowLoopback: false }).resolve('example.test');
+  t.same(hop.ok && hop.route.hosts, [{ host: '198.51.99.25', servername: 'mx.example.test' }]);
+  const missing = await new NextHopResolver(dns, { port: 25, allowLoopback: false }).resolve('nowhere.test');
   t.match(missing, { ok: false, status: 'failed' }, 'NXDOMAIN fails the recipient');
 
   const target = await resolveWebhookTarget('https://hooks.example.test/in', dns, { allowInsecure: false });
