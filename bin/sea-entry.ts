@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
 import { Worker } from 'node:worker_threads';
-import { runCli } from './cli.js';
+import { runAndExit } from './run.js';
 
 /** The asset keys; scripts/package.mjs stores the addon and the parse thread under the same names. */
 const ADDON_ASSET = 'better_sqlite3.node';
@@ -57,10 +57,4 @@ const threads = isSea()
   ? { parseWorker: threadFromAsset(PARSE_THREAD_ASSET), searchWorker: threadFromAsset(SEARCH_THREAD_ASSET), nativeBindingFile: addon?.file }
   : {};
 
-runCli(process.argv.slice(2), { nativeBinding: addon?.exports, ...threads }).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`agentpost: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runAndExit({ nativeBinding: addon?.exports, ...threads });

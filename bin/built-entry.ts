@@ -1,0 +1,13 @@
+/**
+ * Entry of the built JavaScript (scripts/build.mjs bundles it to dist/app/agentpost.js, which
+ * bin/agentpost and `npm start` run). The parse and search threads are built beside it as
+ * dist/app/parse-thread.js and dist/app/search-thread.js, so each starts from its file: plain
+ * JavaScript, no TypeScript loader in the process or its threads.
+ */
+import { Worker } from 'node:worker_threads';
+import { runAndExit } from './run.js';
+
+/** Resolved against this file's URL once bundled, i.e. dist/app/. */
+const builtThread = (file: string) => (workerData?: unknown) => new Worker(new URL(file, import.meta.url), { workerData });
+
+runAndExit({ parseWorker: builtThread('./parse-thread.js'), searchWorker: builtThread('./search-thread.js') });
