@@ -26,6 +26,7 @@ import { Scheduler } from './workers/jobs/scheduler.js';
 import { SearchIndexer } from './workers/jobs/search-indexer.js';
 import { SearchWriterThread, type SearchWorkerFactory } from './workers/threads/search-writer-thread.js';
 import { reactAfterCommit } from './workers/after-commit.js';
+import { BodyBackfill } from './workers/jobs/body-backfill.js';
 import { keyExpiryRunOnce } from './workers/jobs/key-expiry.js';
 import { sweepRunOnce } from './workers/jobs/sweep.js';
 import { createDnsResolver } from './workers/net/dns-resolver.js';
@@ -52,9 +53,9 @@ export interface AppOptions {
   /** DNS for webhook target checks only, over `dns` (DESIGN.md "How to test"). */
   addressResolver?: AddressResolver;
   /**
-   * Starts one inbound-parse thread (src/workers/threads/parse-pool.ts). bin/main.ts and the test
-   * helpers pass sourceParseWorker, the executable an eval'd asset; without one, inbound
-   * mail is parsed on the main thread whatever smtp.parseThreads says.
+   * Starts one parse thread (src/workers/threads/parse-pool.ts). bin/main.ts and the test
+   * helpers pass sourceParseWorker, the executable an eval'd asset; without one (only some
+   * benches), mail is parsed on the main thread with no time budget.
    */
   parseWorker?: ParseWorkerFactory;
   /**
@@ -78,7 +79,7 @@ export interface App {
   readonly store: Store;
   readonly services: Services;
   readonly logger: Logger;
-  readonly workers: { delivery: DeliveryWorker; webhooks: WebhookDispatcher };
+  readonly workers: { delivery: DeliveryWorker; webhooks: WebhookDispatcher; bodies: BodyBackfill };
   /** Known after start(). */
   ports: BoundPorts;
   baseUrl: string;
@@ -177,12 +178,13 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const scheduler = new Scheduler(logger);
   const webhookDispatcher = new WebhookDispatcher(services.webhookDispatch, clock, logger, { concurrency: config.webhooks.concurrency });
   const searchIndexer = new SearchIndexer(services.searchIndex, logger);
+  const bodyBackfill = new BodyBackfill(services.bodies, logger);
   let stopReacting = (): void => {};
   let stopping: Promise<void> | null = null;
 
   const app: App = {
     config, store, services, logger,
-    workers: { delivery: deliveryWorker, webhooks: webhookDispatcher },
+    workers: { delivery: deliveryWorker, webhooks: webhookDispatcher, bodies: bodyBackfill },
     ports: { http: 0, smtp: 0, submission: 0, imap: 0 },
     baseUrl: config.baseUrl ?? '',
     async start() {
@@ -192,6 +194,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       // Mail stored before migration 7, or queued when the last process stopped, is indexed before anyone can search.
       await services.searchIndex.prepare();
       searchIndexer.kick(); // mail queued before the last stop
+      bodyBackfill.kick(); // mail stored before stored bodies existed, or composed just before the last stop
       // Claims still held come from a process that stopped mid-handoff (see DeliveryService.recoverClaims);
       // settled before anything can claim again.
       services.delivery.recoverClaims();
@@ -200,6 +203,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       // tick and the delivery cron below are for retries.
       stopReacting = reactAfterCommit(store.feed, {
         indexSearch: () => searchIndexer.kick(),
+        buildBodies: () => bodyBackfill.kick(),
         dispatchWebhooks: () => webhookDispatcher.kick(),
         deliver: autoDeliver ? () => deliveryWorker.kick() : undefined,
         watchers: services.mailboxWatchers,
@@ -236,6 +240,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         stopReacting();
         await webhookDispatcher.stop();
         await searchIndexer.stop();
+        await bodyBackfill.stop();
         await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer), closeSmtp(submissionServer), imapServer.close()]);
         // After the MX closed: a session still in DATA got its parse done or a 451.
         await parsePool?.close();
@@ -254,14 +259,13 @@ const createIndexWriter = (store: Store, options: AppOptions, logger: Logger): I
     ? new SearchWriterThread(store.searchFile, options.searchWorker, logger, { nativeBindingFile: options.nativeBindingFile })
     : new InlineIndexWriter(SearchIndexFileWriter.open(store.searchFile, { nativeBinding: options.nativeBinding }));
 
-/** Null: parse on the main thread (configured 0 threads, or no way to start one was given). */
+/** Null only when no way to start a thread was given (a bench that stores no received mail): then parses run inline. */
 const createParsePool = (config: Config, factory: ParseWorkerFactory | undefined, logger: Logger): ParsePool | null => {
-  if (config.smtp.parseThreads === 0) return null;
   if (!factory) {
-    logger.info('inbound mail is parsed on the main thread: no parse-thread factory was given', { parseThreads: config.smtp.parseThreads });
+    logger.warn('mail is parsed on the main thread, with no time budget: no parse-thread factory was given');
     return null;
   }
-  return new ParsePool(config.smtp.parseThreads, factory, logger);
+  return new ParsePool(config.smtp.parseThreads, factory, logger, config.smtp.parseTimeoutMs);
 };
 
 const listen = (server: Server | SMTPServer['server'], host: string, port: number): Promise<number> =>

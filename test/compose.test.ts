@@ -24,10 +24,8 @@ t.test('the fields taken from a composed message equal what parsing its MIME giv
   if (!direct) throw new Error('expected the direct path');
   for (const raw of [composed.raw, composed.sentRaw]) {
     const parsed = await parseMessage(raw);
-    t.same(
-      { ...direct, text: undefined, attachments: direct.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })) },
-      { ...parsed, text: undefined, attachments: parsed.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })) },
-    );
+    // The stored body of a composed message is built by a parse thread afterwards (direct.body is null).
+    t.same({ ...direct, text: undefined, body: undefined }, { ...parsed, text: undefined, body: undefined });
     t.equal(previewOf(direct), previewOf(parsed), 'same preview');
     t.equal(participantsOf(direct), participantsOf(parsed), 'same search participants');
     t.equal(direct.text?.replace(/\r?\n$/, ''), parsed.text?.replace(/\r?\n$/, ''), 'same text');

@@ -50,8 +50,8 @@ t.test('a send charges one credit per recipient, delivers locally and saves a Se
   const sent = await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: sender.apiKey });
   t.equal(sent.body.emails.length, 1);
   t.equal(sent.body.emails[0].isRead, true, 'the Sent copy is seen');
-  const sentCopy = app.app.store.messages.byUid(app.app.services.mailbox.folder(app.app.services.mailbox.mailboxOfAccount(sender.userId).id, 'Sent').id, 1);
-  const head = sentCopy!.raw.toString().split('\r\n\r\n')[0];
+  const sentCopy = app.app.store.imap.raw(app.app.services.mailbox.folder(app.app.services.mailbox.mailboxOfAccount(sender.userId).id, 'Sent').id, 1);
+  const head = sentCopy!.toString().split('\r\n\r\n')[0];
   t.match(head, /^Bcc: hidden@example\.org$/m, 'the Sent copy keeps Bcc');
   t.match(head, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
   t.match(head, /^Reply-To: replies@example\.com$/m);

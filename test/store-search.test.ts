@@ -32,7 +32,7 @@ const until = async (condition: () => boolean, what: string): Promise<void> => {
 
 const parsed = (subject: string, text: string): ParsedMessage => ({
   messageId: null, inReplyTo: null, references: [], subject, from: { email: 'a@example.org' }, to: [], cc: [],
-  date: null, text, html: null, attachments: [], encrypted: false,
+  date: null, text, html: null, attachments: [], encrypted: false, body: null,
 });
 
 const rawOf = (subject: string, text: string) => Buffer.from(`From: a@example.org\r\nSubject: ${subject}\r\n\r\n${text}\r\n`);

@@ -19,6 +19,7 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_PARSE_THREADS', flag: 'parse-threads', path: 'smtp.parseThreads', type: 'integer' },
   { env: 'AGENTPOST_SMTP_MAX_CLIENTS', flag: 'smtp-max-clients', path: 'smtp.maxClients', type: 'integer' },
   { env: 'AGENTPOST_SMTP_GREETING_DELAY_MS', flag: 'smtp-greeting-delay-ms', path: 'smtp.greetingDelayMs', type: 'integer' },
+  { env: 'AGENTPOST_PARSE_TIMEOUT_MS', flag: 'parse-timeout-ms', path: 'smtp.parseTimeoutMs', type: 'integer' },
   { env: 'AGENTPOST_IMAP_HOST', flag: 'imap-host', path: 'imap.host', type: 'string' },
   { env: 'AGENTPOST_IMAP_PORT', flag: 'imap-port', path: 'imap.port', type: 'integer' },
   { env: 'AGENTPOST_IMAP_MAX_CLIENTS', flag: 'imap-max-clients', path: 'imap.maxClients', type: 'integer' },

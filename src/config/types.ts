@@ -9,8 +9,12 @@ export interface Config {
   baseUrl?: string;
   timeZone: string;
   http: { host: string; port: number; trustProxy: boolean; maxBodyBytes: number };
-  /** parseThreads: worker threads for the MIME parse of inbound mail; 0 parses on the main thread. */
-  smtp: Listener & { hostname: string; maxMessageBytes: number; parseThreads: number; maxRecipients: number; greetingDelayMs: number };
+  /**
+   * parseThreads: worker threads for every MIME parse of mail (never on the main thread);
+   * parseTimeoutMs: the time budget of one parse, past which its thread is replaced and the
+   * message kept with the bounded fallback.
+   */
+  smtp: Listener & { hostname: string; maxMessageBytes: number; parseThreads: number; parseTimeoutMs: number; maxRecipients: number; greetingDelayMs: number };
   submission: Listener & { allowInsecureAuth: boolean; greetingDelayMs: number };
   imap: Listener & { allowInsecureAuth: boolean; maxLineBytes: number };
   limits: {

@@ -1,3 +1,4 @@
+import type { StoredBody } from './stored-message.js';
 import type { AddressEntry, AttachmentMeta } from './types.js';
 
 /**
@@ -16,16 +17,17 @@ export interface ParsedMessage {
   date: number | null;
   text: string | null;
   html: string | null;
-  attachments: ParsedAttachment[];
+  attachments: AttachmentMeta[];
   encrypted: boolean;
-}
-
-export interface ParsedAttachment extends AttachmentMeta {
-  content: Buffer;
+  /**
+   * What a read and an IMAP FETCH are served from (src/core/stored-message.ts); null for a
+   * message we composed ourselves, whose stored body a parse thread builds afterwards.
+   */
+  body: StoredBody | null;
 }
 
 /**
- * How inbound mail gets parsed. Injected so the service does not care where the work runs:
- * main.ts hands in a pool of worker threads, or the in-thread parser when there is none.
+ * How mail gets parsed. Injected so the services do not care where the work runs: main.ts
+ * hands in a pool of worker threads that enforces the parse's time budget.
  */
 export type ParseMail = (raw: Buffer) => Promise<ParsedMessage>;

@@ -64,10 +64,6 @@ export interface AttachmentMeta {
   size: number;
 }
 
-export interface StoredMessage extends MessageSummary {
-  raw: Buffer;
-}
-
 /** Outcome of one recipient of an outgoing submission (DESIGN.md; states in migration 002). */
 export type RecipientStatus = 'queued' | 'deferred' | 'delivered' | 'bounced' | 'failed' | 'unresolved' | 'suppressed';
 export type RecipientKind = 'to' | 'cc' | 'bcc';

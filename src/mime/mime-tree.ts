@@ -28,15 +28,21 @@ export interface MimePart {
   contentType: ContentType;
   /** Sub-parts of a multipart, or the one encapsulated message of a message/rfc822. */
   children: MimePart[];
+  /** True when the depth or part budget stopped the parse before this part's body was looked into. */
+  truncated: boolean;
 }
 
-const MAX_DEPTH = 16;
-const MAX_PARTS = 500;
+/** The structure budget: deeper or further parts stay inside their parent as opaque bytes. */
+export const MAX_DEPTH = 16;
+export const MAX_PARTS = 500;
 
 export const parseMimeTree = (raw: Buffer): MimePart => {
   const budget = { parts: 0 };
   return parsePart(raw, 0, raw.length, 0, budget, DEFAULT_TYPE);
 };
+
+/** Whether the budget cut the tree anywhere (a part left opaque or a sibling left out). */
+export const isTruncated = (part: MimePart): boolean => part.truncated || part.children.some(isTruncated);
 
 const DEFAULT_TYPE: ContentType = { type: 'text', subtype: 'plain', params: [['charset', 'us-ascii']] };
 const DIGEST_DEFAULT: ContentType = { type: 'message', subtype: 'rfc822', params: [] };
@@ -47,14 +53,21 @@ const parsePart = (raw: Buffer, start: number, end: number, depth: number, budge
   const headers = parseHeaderFields(raw.subarray(start, bodyStart));
   const typeField = headers.find((field) => field.name === 'content-type');
   const contentType = typeField ? parseContentType(typeField.value) ?? DEFAULT_TYPE : fallback;
-  const part: MimePart = { start, bodyStart, end, headers, contentType, children: [] };
-  if (depth >= MAX_DEPTH || budget.parts >= MAX_PARTS) return part;
+  const part: MimePart = { start, bodyStart, end, headers, contentType, children: [], truncated: false };
+  const container = contentType.type === 'multipart' || (contentType.type === 'message' && contentType.subtype === 'rfc822');
+  if (container && (depth >= MAX_DEPTH || budget.parts >= MAX_PARTS)) {
+    part.truncated = true;
+    return part;
+  }
   if (contentType.type === 'multipart') {
     const boundary = paramOf(contentType, 'boundary');
     const childDefault = contentType.subtype === 'digest' ? DIGEST_DEFAULT : DEFAULT_TYPE;
     if (boundary) {
       for (const [childStart, childEnd] of splitMultipart(raw, bodyStart, end, boundary)) {
-        if (budget.parts >= MAX_PARTS) break;
+        if (budget.parts >= MAX_PARTS) {
+          part.truncated = true;
+          break;
+        }
         part.children.push(parsePart(raw, childStart, childEnd, depth + 1, budget, childDefault));
       }
     }
@@ -161,12 +174,14 @@ const splitMultipart = (raw: Buffer, start: number, end: number, boundary: strin
     const found = raw.indexOf(marker, index);
     if (found === -1 || found + marker.length > end) break;
     const atLineStart = found === start || raw[found - 1] === 0x0a;
-    if (!atLineStart) {
+    const isClose = raw[found + marker.length] === 0x2d && raw[found + marker.length + 1] === 0x2d;
+    // A delimiter line is the boundary alone, then optional blanks (RFC 2046 section 5.1.1
+    // transport-padding): "--b1" is not a delimiter of "--b10".
+    if (!atLineStart || (!isClose && !endsDelimiterLine(raw, found + marker.length, end))) {
       index = found + 1;
       continue;
     }
     if (partStart !== -1) parts.push([partStart, lineBreakStart(raw, found, partStart)]);
-    const isClose = raw[found + marker.length] === 0x2d && raw[found + marker.length + 1] === 0x2d;
     if (isClose) return parts;
     const lineEnd = raw.indexOf(0x0a, found + marker.length);
     if (lineEnd === -1 || lineEnd >= end) return parts;
@@ -175,6 +190,13 @@ const splitMultipart = (raw: Buffer, start: number, end: number, boundary: strin
   }
   if (partStart !== -1) parts.push([partStart, end]);
   return parts;
+};
+
+/** Whether only blanks stand between `from` and the end of its line (or of the range). */
+const endsDelimiterLine = (raw: Buffer, from: number, end: number): boolean => {
+  let index = from;
+  while (index < end && (raw[index] === 0x20 || raw[index] === 0x09)) index += 1;
+  return index >= end || raw[index] === 0x0a || (raw[index] === 0x0d && raw[index + 1] === 0x0a);
 };
 
 const lineBreakStart = (raw: Buffer, delimiter: number, floor: number): number => {

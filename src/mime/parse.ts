@@ -1,22 +1,55 @@
-import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
-import type { ParsedAttachment, ParsedMessage } from '../core/parsed-message.js';
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { ParsedMessage } from '../core/parsed-message.js';
+import { STORED_BODY_VERSION, type ContentFallback, type MessageStructure, type StoredBody, type StoredContent } from '../core/stored-message.js';
 import type { AddressEntry } from '../core/types.js';
 import type { SearchText } from '../core/search-index.js';
+import { attachmentsOf, isAttachment, leafParts } from './attachments.js';
+import { fallbackContent, headerSummary, textOfHtml } from './fallback.js';
+import { isTruncated, parseMimeTree, type MimePart } from './mime-tree.js';
+import { structureOf } from './structure.js';
 
 // The shape lives in core so the injected ParseMail type can name it; re-exported for callers here.
-export type { ParsedAttachment, ParsedMessage } from '../core/parsed-message.js';
+export type { ParsedMessage } from '../core/parsed-message.js';
 
 const PREVIEW_LENGTH = 200;
 
-export const parseMessage = async (raw: Buffer): Promise<ParsedMessage> => {
+/** Over this many header bytes the full parse is not tried: the message is over the structure budget. */
+export const MAX_HEADER_BYTES = 1024 * 1024;
+
+/**
+ * The size budget of html-to-text (mailparser's text of an HTML-only message), whose time
+ * grows faster than the square of the nesting depth: 1.1 MB of nested <div>s took 6 s, 2.2 MB
+ * 40 s. Past this many bytes of HTML, the text comes from the linear textOfHtml instead.
+ */
+export const HTML_TO_TEXT_MAX_BYTES = 256 * 1024;
+
+export interface ParseOptions {
+  /** Skip the full parse and keep the bounded fallback, for this reason (the pool's cut-off). */
+  fallback?: ContentFallback;
+}
+
+/**
+ * The whole parse of a received message, run in a parse thread: the MIME structure and
+ * the attachments' places (own code, linear, bounded), then text and HTML by mailparser
+ * when the message is within the structure budget. When mailparser fails, or is not tried,
+ * the top-level header fields and a bounded text are kept instead, and the stored body
+ * says why (StoredContent.fallback).
+ */
+export const parseMessage = async (raw: Buffer, options: ParseOptions = {}): Promise<ParsedMessage> => {
+  const tree = parseMimeTree(raw);
+  const structure = structureOf(raw, tree);
+  const reason = options.fallback ?? (isTruncated(tree) || tree.bodyStart > MAX_HEADER_BYTES ? 'structure' : null);
+  if (reason) return fallbackParse(raw, tree, structure, reason);
+  const skipHtmlToText = htmlBytes(structure) > HTML_TO_TEXT_MAX_BYTES;
   let mail: ParsedMail;
   try {
-    mail = await simpleParser(raw, { skipHtmlToText: false, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
+    mail = await simpleParser(raw, { skipHtmlToText, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
   } catch {
-    // A message that cannot be parsed is still mail: keep it with empty fields.
-    return emptyParse(raw);
+    return fallbackParse(raw, tree, structure, 'error');
   }
-  return {
+  const html = typeof mail.html === 'string' ? mail.html : null;
+  const text = mail.text || (skipHtmlToText && html !== null ? textOfHtml(html) : mail.text ?? '');
+  return withBody(raw, structure, {
     messageId: mail.messageId ?? null,
     inReplyTo: mail.inReplyTo ?? null,
     references: toList(mail.references),
@@ -25,16 +58,33 @@ export const parseMessage = async (raw: Buffer): Promise<ParsedMessage> => {
     to: addressList(mail.to),
     cc: addressList(mail.cc),
     date: dateOf(mail),
-    text: mail.text ?? null,
-    html: typeof mail.html === 'string' ? mail.html : null,
-    attachments: mail.attachments.map(toAttachment),
-    encrypted: isEncrypted(mail),
-  };
+  }, { text, html }, null);
 };
 
-const emptyParse = (raw: Buffer): ParsedMessage => ({
-  messageId: null, inReplyTo: null, references: [], subject: '', from: null, to: [], cc: [], date: null,
-  text: raw.toString('utf8'), html: null, attachments: [], encrypted: false,
+/** Bytes of the inline HTML parts: what html-to-text would be given. */
+const htmlBytes = (structure: MessageStructure): number =>
+  leafParts(structure.root).filter((leaf) => leaf.contentType === 'text/html' && !isAttachment(leaf)).reduce((sum, leaf) => sum + leaf.part.size, 0);
+
+/** Defect-proof parse: what the message's own header says, and a bounded text (src/mime/fallback.ts). */
+const fallbackParse = (raw: Buffer, tree: MimePart, structure: MessageStructure, reason: ContentFallback): ParsedMessage =>
+  withBody(raw, structure, headerSummary(tree.headers), fallbackContent(raw, structure.root), reason);
+
+type Summary = Omit<ParsedMessage, 'text' | 'html' | 'attachments' | 'encrypted' | 'body'>;
+
+const withBody = (
+  raw: Buffer, structure: MessageStructure, summary: Summary, texts: { text: string; html: string | null }, fallback: ContentFallback | null,
+): ParsedMessage => {
+  const content: StoredContent = { ...texts, attachments: attachmentsOf(raw, structure.root), references: summary.references, fallback };
+  return withStoredBody({ ...summary, encrypted: isEncrypted(structure) }, { version: STORED_BODY_VERSION, structure, content });
+};
+
+/** A parsed message from its header fields and its stored body, which holds its text, HTML and attachments. */
+export const withStoredBody = (fields: Omit<ParsedMessage, 'text' | 'html' | 'attachments' | 'body'>, body: StoredBody): ParsedMessage => ({
+  ...fields,
+  text: body.content.text,
+  html: body.content.html,
+  attachments: body.content.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })),
+  body,
 });
 
 export const previewOf = (parsed: ParsedMessage): string =>
@@ -74,13 +124,6 @@ const addressList = (value: AddressObject | AddressObject[] | undefined): Addres
 
 const firstAddress = (value: AddressObject | undefined): AddressEntry | null => entriesOf(value)[0] ?? null;
 
-const toAttachment = (attachment: Attachment): ParsedAttachment => ({
-  filename: attachment.filename ?? null,
-  contentType: attachment.contentType,
-  size: attachment.size ?? attachment.content.length,
-  content: attachment.content,
-});
-
 /**
  * The Date header (RFC 5322 section 3.6.1), or null. mailparser substitutes the time of
  * parsing for a Date it cannot read; that is not the message's date, so it is dropped.
@@ -92,12 +135,8 @@ const dateOf = (mail: ParsedMail): number | null => {
   return Number.isNaN(new Date(value).getTime()) ? null : mail.date.getTime();
 };
 
-const ENCRYPTED_TYPES = /^(multipart\/encrypted|application\/(pkcs7-mime|x-pkcs7-mime))/i;
-
-const isEncrypted = (mail: ParsedMail): boolean => {
-  const contentType = mail.headers.get('content-type');
-  const value = typeof contentType === 'object' && contentType !== null && 'value' in contentType
-    ? String((contentType as { value: unknown }).value)
-    : String(contentType ?? '');
-  return ENCRYPTED_TYPES.test(value);
+/** RFC 1847 multipart/encrypted and RFC 8551 S/MIME enveloped data. */
+const isEncrypted = (structure: MessageStructure): boolean => {
+  const { type, subtype } = structure.root;
+  return (type === 'multipart' && subtype === 'encrypted') || (type === 'application' && /^(x-)?pkcs7-mime$/.test(subtype));
 };

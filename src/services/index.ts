@@ -17,7 +17,9 @@ import { DkimService } from './delivery/dkim.js';
 import { ImapSessionService } from './imap/session.js';
 import { InboundService } from './mail/inbound.js';
 import { KeyRotationService } from './keys/key-rotation.js';
+import { MessageBodyService } from './mail/bodies.js';
 import { MailboxService } from './mail/mailbox.js';
+import { parseMessage } from '../mime/parse.js';
 import { MailboxWatchers } from './mail/watchers.js';
 import { NextHopResolver } from './delivery/next-hop.js';
 import { OutboundService } from './sending/outbound.js';
@@ -80,7 +82,11 @@ export interface ServiceDeps {
   dns: DnsResolver;
   /** The outgoing HTTP adapter that performs webhook attempts, injected by main.ts. */
   webhookSender: WebhookSender;
-  /** Parses inbound SMTP mail; main.ts passes a worker pool's. Default: parseMessage on this thread. */
+  /**
+   * Parses mail (inbound, submitted, and stored bodies built later); main.ts passes its parse
+   * threads' pool, which enforces the parse's time budget. Default: parseMessage on this
+   * thread (admin commands and tools that never parse received mail).
+   */
   parseMail?: ParseMail;
   /** Writes the full-text index (its own file); main.ts picks a thread or the main thread. */
   indexWriter: IndexWriter;
@@ -112,12 +118,16 @@ export interface Services {
   mailboxWatchers: MailboxWatchers;
   /** The full-text index's queue and backfill; main.ts runs its worker. */
   searchIndex: SearchIndexService;
+  /** Stored bodies (what reads and IMAP FETCH answer from) and their backfill; main.ts runs its worker. */
+  bodies: MessageBodyService;
 }
 
 export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
-  const searchIndex = new SearchIndexService(store, logger, indexWriter);
-  const mailbox = new MailboxService(store, clock, config.readMaxBytes, searchIndex);
+  const parse = parseMail ?? ((raw: Buffer) => parseMessage(raw));
+  const searchIndex = new SearchIndexService(store, logger, indexWriter, parse);
+  const bodies = new MessageBodyService(store, logger, parse);
+  const mailbox = new MailboxService(store, clock, config.readMaxBytes, searchIndex, bodies);
   const accounts = new AccountService(store, clock, rateLimiter, mailbox, {
     mailDomain: config.mailDomain,
     registrationsPerIpPerHour: config.registrationsPerIpPerHour,
@@ -130,7 +140,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   });
   const accessKeyPolicy = new AccessKeyPolicyService(store, clock, config.timeZone);
   const limits = new SendingLimits(store, clock, rateLimiter, { ...config.sending.limits, timeZone: config.timeZone });
-  const sending = new SendingService(store, clock, mailbox, limits, accessKeyPolicy, {
+  const sending = new SendingService(store, clock, mailbox, limits, accessKeyPolicy, parse, {
     mailDomain: config.mailDomain,
     textMaxBytes: config.sending.textMaxBytes,
     attachmentsMaxBytes: config.sending.attachmentsMaxBytes,
@@ -152,7 +162,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     accounts,
     auth,
     mailbox,
-    inbound: new InboundService(store, clock, mailbox, config.smtpHostname, bounces, parseMail),
+    inbound: new InboundService(store, clock, mailbox, config.smtpHostname, parse, bounces),
     rateLimiter,
     keyRotation,
     accessKeys: new AccessKeyService(store, clock, twoFactor, accessKeyPolicy),
@@ -171,5 +181,6 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     imap: new ImapSessionService(store, auth, mailbox, searchIndex, mailboxWatchers),
     mailboxWatchers,
     searchIndex,
+    bodies,
   };
 };

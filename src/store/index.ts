@@ -9,6 +9,7 @@ import { GroupCommitter } from './group-commit.js';
 import { IdempotencyRepo } from './idempotency.js';
 import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
+import { MessageBodyRepo } from './message-bodies.js';
 import { MessageRepo } from './messages.js';
 import { OutboxRepo } from './outbox.js';
 import { OutboxCursorRepo } from './outbox-cursors.js';
@@ -33,6 +34,7 @@ export class Store {
   readonly keys: KeyRepo;
   readonly folders: FolderRepo;
   readonly messages: MessageRepo;
+  readonly bodies: MessageBodyRepo;
   readonly rateLimits: RateLimitRepo;
   readonly outbox: OutboxRepo;
   readonly submissions: SubmissionRepo;
@@ -76,7 +78,8 @@ export class Store {
     this.webhookEvents = new WebhookEventRepo(db);
     this.imap = new ImapRepo(db, searchReader);
     this.searchIndex = new SearchIndexRepo(db);
-    this.messages = new MessageRepo(db, this.searchIndex, searchReader);
+    this.bodies = new MessageBodyRepo(db);
+    this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies);
     this.committer = new GroupCommitter(db, this.feed);
   }
 

@@ -1,6 +1,8 @@
 import type { Db } from './db.js';
 import { addressesOf, type AddressColumns } from './address-columns.js';
-import type { AddressEntry, AttachmentMeta, MessageSummary, StoredMessage } from '../core/types.js';
+import type { StoredBody } from '../core/stored-message.js';
+import type { AddressEntry, AttachmentMeta, MessageSummary } from '../core/types.js';
+import type { MessageBodyRepo } from './message-bodies.js';
 import { Repo } from './repo.js';
 import { inFolder, type SearchIndexReader } from './search-db.js';
 import type { SearchText, SearchIndexRepo } from './search-index.js';
@@ -24,6 +26,8 @@ export interface NewMessage {
   raw: Buffer;
   /** Text for the full-text index, queued with the message. */
   searchText: SearchText;
+  /** What a read and IMAP FETCH answer from; null lists the message for the body backfill. */
+  body: StoredBody | null;
 }
 
 interface SummaryRow extends AddressColumns {
@@ -64,7 +68,12 @@ export interface MessagePage {
 }
 
 export class MessageRepo extends Repo {
-  constructor(db: Db, private readonly searchIndex: SearchIndexRepo, private readonly index: SearchIndexReader) {
+  constructor(
+    db: Db,
+    private readonly searchIndex: SearchIndexRepo,
+    private readonly index: SearchIndexReader,
+    private readonly bodies: MessageBodyRepo,
+  ) {
     super(db);
   }
 
@@ -82,6 +91,8 @@ export class MessageRepo extends Repo {
     const rowId = Number(lastInsertRowid);
     this.sql('INSERT INTO message_raw (message_rowid, raw) VALUES (?, ?)').run(rowId, message.raw);
     this.searchIndex.queue(rowId, message.folderId, message.searchText);
+    if (message.body) this.bodies.insert(rowId, message.body);
+    else this.bodies.queueBackfill(rowId);
     return rowId;
   }
 
@@ -111,12 +122,12 @@ export class MessageRepo extends Repo {
     return { total, items: rows.map(toSummary) };
   }
 
-  byUid(folderId: number, uid: number): StoredMessage | null {
-    const row = this.sql(
-      `SELECT ${SUMMARY_COLUMNS}, r.raw FROM messages m JOIN message_raw r ON r.message_rowid = m.id
-       WHERE m.folder_id = ? AND m.uid = ?`,
-    ).get(folderId, uid) as (SummaryRow & { raw: Buffer }) | undefined;
-    return row ? { ...toSummary(row), raw: row.raw } : null;
+  /** The list columns of one message and its In-Reply-To, without its raw bytes. */
+  summaryByUid(folderId: number, uid: number): (MessageSummary & { inReplyTo: string | null }) | null {
+    const row = this.sql(`SELECT ${SUMMARY_COLUMNS}, m.in_reply_to FROM messages m WHERE m.folder_id = ? AND m.uid = ?`).get(folderId, uid) as
+      | (SummaryRow & { in_reply_to: string | null })
+      | undefined;
+    return row ? { ...toSummary(row), inReplyTo: row.in_reply_to } : null;
   }
 
   /** Size only, so an oversized message is refused before its bytes are read. */

@@ -6,6 +6,8 @@ import type { Committed, CommitFeed } from '../store/index.js';
 export interface AfterCommitReactions {
   /** Moves stored mail into the full-text index (src/workers/jobs/search-indexer.ts). */
   indexSearch?: () => void;
+  /** Builds the stored bodies of mail stored without one (src/workers/jobs/body-backfill.ts). */
+  buildBodies?: () => void;
   /** Turns outbox rows into webhook events and sends them (src/workers/jobs/webhook-dispatcher.ts). */
   dispatchWebhooks?: () => void;
   /** Hands queued remote recipients to the next mail server (src/workers/jobs/delivery.ts). */
@@ -22,9 +24,10 @@ export interface AfterCommitReactions {
  * that the next start does not redo. Returns the unsubscribe for shutdown.
  */
 export const reactAfterCommit = (feed: CommitFeed, reactions: AfterCommitReactions): (() => void) => {
-  const { indexSearch, dispatchWebhooks, deliver, watchers } = reactions;
+  const { indexSearch, buildBodies, dispatchWebhooks, deliver, watchers } = reactions;
   const subscriptions = [
     indexSearch && feed.subscribe(MESSAGE_STORED, () => indexSearch()),
+    buildBodies && feed.subscribe(MESSAGE_STORED, () => buildBodies()),
     dispatchWebhooks && feed.subscribe([MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED], () => dispatchWebhooks()),
     deliver && feed.subscribe<OutboundRecipientUpdatedEvent>(OUTBOUND_RECIPIENT_UPDATED, (entries) => {
       if (leftQueued(entries)) deliver();

@@ -19,9 +19,9 @@ export const folderOf = (app: App, address: string, folder = 'INBOX') => {
 
 /** The raw bytes the store keeps for a message, exactly as received (with our Received header). */
 export const storedRaw = (app: App, address: string, uid: number | string, folder = 'INBOX'): Buffer => {
-  const message = app.store.messages.byUid(folderOf(app, address, folder).id, Number(uid));
-  if (!message) throw new Error(`no message ${uid} in ${folder} of ${address}`);
-  return message.raw;
+  const raw = app.store.imap.raw(folderOf(app, address, folder).id, Number(uid));
+  if (!raw) throw new Error(`no message ${uid} in ${folder} of ${address}`);
+  return raw;
 };
 
 /** Delivers through the inbound service directly (no SMTP), for seeding many messages fast. */

@@ -4,7 +4,7 @@ import type { ParseMail } from '../../core/parsed-message.js';
 import type { Store } from '../../store/index.js';
 import type { BounceService } from '../delivery/bounces.js';
 import { INBOX, type MailboxService } from './mailbox.js';
-import { parseMessage } from '../../mime/parse.js';
+import { withPrefix } from '../../mime/structure.js';
 import { receivedHeader, type SmtpSessionInfo } from './trace.js';
 
 export interface InboundMessage {
@@ -21,9 +21,9 @@ export class InboundService {
     private readonly clock: Clock,
     private readonly mailboxes: MailboxService,
     private readonly hostname: string,
-    private readonly bounces?: BounceService,
     /** Where the MIME parse runs is main.ts's choice (a worker pool keeps it off the event loop). */
-    private readonly parse: ParseMail = parseMessage,
+    private readonly parse: ParseMail,
+    private readonly bounces?: BounceService,
   ) {}
 
   /** A local mailbox, or a signed bounce address whose token verifies (a forged one is refused). */
@@ -46,10 +46,12 @@ export class InboundService {
       const mailbox = this.mailboxes.mailboxForAddress(recipient);
       if (!mailbox) throw new AppError('not_found', `no mailbox for ${recipient}`);
       const trace = Buffer.from(receivedHeader(message.session, this.hostname, recipient, now), 'utf8');
-      return { mailbox, raw: Buffer.concat([trace, message.raw]) };
+      // The stored body's offsets are into the stored bytes, which start with the trace.
+      const body = parsed.body && withPrefix(parsed.body, trace.length);
+      return { mailbox, raw: Buffer.concat([trace, message.raw]), parsed: { ...parsed, body } };
     });
     await this.store.groupCommit(() => {
-      for (const target of targets) this.mailboxes.append(target.mailbox, INBOX, target.raw, parsed);
+      for (const target of targets) this.mailboxes.append(target.mailbox, INBOX, target.raw, target.parsed);
     });
   }
 }

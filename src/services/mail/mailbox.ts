@@ -7,7 +7,9 @@ import type { MailboxRecord } from '../../store/accounts.js';
 import type { Store } from '../../store/index.js';
 import type { MessagePage } from '../../store/messages.js';
 import { requirePermission } from '../accounts/auth.js';
-import { parseMessage, previewOf, searchTextOf, type ParsedMessage } from '../../mime/parse.js';
+import { previewOf, searchTextOf, type ParsedMessage } from '../../mime/parse.js';
+import { decodeBody } from '../../mime/transfer-encoding.js';
+import type { MessageBodyService } from './bodies.js';
 import type { SearchIndexService } from './search-index.js';
 import { fullMessageView, messageView, type FullMessageView, type MessageView } from './views.js';
 
@@ -56,6 +58,7 @@ export class MailboxService {
     private readonly clock: Clock,
     private readonly readMaxBytes: number,
     private readonly searchIndex: SearchIndexService,
+    private readonly bodies: MessageBodyService,
   ) {}
 
   /** Creates the mailbox with INBOX and Sent; runs inside the caller's transaction. */
@@ -97,7 +100,7 @@ export class MailboxService {
       from: parsed.from, to: parsed.to, cc: parsed.cc, date: parsed.date, preview: previewOf(parsed), size: raw.length,
       attachments: parsed.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })),
       encrypted: parsed.encrypted, seen: options.seen ?? false, receivedAt: now, raw,
-      searchText: searchTextOf(parsed),
+      searchText: searchTextOf(parsed), body: parsed.body,
     });
     const event: MessageStoredEvent = {
       mailboxId: mailbox.id, accountId: mailbox.accountId, folder: folder.name,
@@ -144,18 +147,20 @@ export class MailboxService {
     if (query.uidValidity !== undefined && query.uidValidity !== String(folder.uidValidity)) {
       throw new AppError('conflict', `uidValidity of ${folder.name} is now ${folder.uidValidity}; list the folder again`);
     }
-    const size = this.store.messages.sizeByUid(folder.id, query.uid);
-    if (size === null) throw new AppError('not_found', `no message ${query.uid} in ${folder.name}`);
-    if (size > this.readMaxBytes) {
-      throw new AppError('too_large', `message is ${size} bytes, over the ${this.readMaxBytes}-byte read limit; use an IMAP client to read it`);
+    const summary = this.store.messages.summaryByUid(folder.id, query.uid);
+    if (!summary) throw new AppError('not_found', `no message ${query.uid} in ${folder.name}`);
+    if (summary.size > this.readMaxBytes) {
+      throw new AppError('too_large', `message is ${summary.size} bytes, over the ${this.readMaxBytes}-byte read limit; use an IMAP client to read it`);
     }
-    const stored = this.store.messages.byUid(folder.id, query.uid);
-    if (!stored) throw new AppError('not_found', `no message ${query.uid} in ${folder.name}`);
-    if (markAsRead && !stored.seen) {
-      this.store.transaction(() => this.store.messages.setSeen(stored.rowId, true));
-      stored.seen = true;
+    // Served from what ingest stored: no parse here, only the attachments' own bytes decoded.
+    const content = await this.bodies.content(summary.rowId);
+    const attachments = content.attachments.map((attachment) =>
+      decodeBody(this.store.bodies.rawRange(summary.rowId, attachment.bodyStart, attachment.end), attachment.encoding));
+    if (markAsRead && !summary.seen) {
+      this.store.transaction(() => this.store.messages.setSeen(summary.rowId, true));
+      summary.seen = true;
     }
-    return fullMessageView(stored, await parseMessage(stored.raw), folder);
+    return fullMessageView(summary, content, attachments, folder);
   }
 
   /** Contract: a limited key always reads without changing flags and rejects markAsRead=true. */

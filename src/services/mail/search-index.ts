@@ -2,7 +2,8 @@ import type { Logger } from '../../core/logger.js';
 import type { IndexEntry, IndexWriter } from '../../core/search-index.js';
 import type { Store } from '../../store/index.js';
 import type { QueuedEntry } from '../../store/search-index.js';
-import { parseMessage, searchTextOf } from '../../mime/parse.js';
+import type { ParseMail } from '../../core/parsed-message.js';
+import { searchTextOf } from '../../mime/parse.js';
 
 /** Messages parsed again per backfill step. */
 const BACKFILL_BATCH = 200;
@@ -25,6 +26,8 @@ export class SearchIndexService {
     private readonly store: Store,
     private readonly logger: Logger,
     private readonly writer: IndexWriter,
+    /** The parse threads: indexing stored mail again parses its raw bytes, never on the main thread. */
+    private readonly parse: ParseMail,
   ) {}
 
   /** Hands everything queued to the writer and resolves once it is indexed (a search awaits this first). */
@@ -67,7 +70,7 @@ export class SearchIndexService {
       const batch = this.store.searchIndex.backfillBatch(BACKFILL_BATCH);
       if (batch.length === 0) return done;
       const entries = await Promise.all(batch.map(async ({ rowId, folderId, raw }): Promise<IndexEntry> =>
-        ({ rowId, folderId, text: searchTextOf(await parseMessage(raw)) })));
+        ({ rowId, folderId, text: searchTextOf(await this.parse(raw)) })));
       await this.writer.index(entries);
       await this.store.groupCommit(() => this.store.searchIndex.backfilled(entries));
       done += batch.length;

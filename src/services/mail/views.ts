@@ -1,5 +1,5 @@
 import type { AddressEntry, Folder, MessageSummary } from '../../core/types.js';
-import type { ParsedMessage } from '../../mime/parse.js';
+import type { ContentFallback, StoredContent } from '../../core/stored-message.js';
 
 /**
  * The contract's Message shape, shared by REST and MCP so both return the same JSON.
@@ -37,6 +37,8 @@ export interface FullMessageView extends MessageView {
   html: string | null;
   inReplyTo: string | null;
   references: string[];
+  /** Present when `text` and `html` came from the bounded fallback instead of the full parse, and why. */
+  contentFallback?: ContentFallback;
 }
 
 export const messageView = (message: MessageSummary): MessageView => ({
@@ -58,20 +60,24 @@ export const messageView = (message: MessageSummary): MessageView => ({
   })),
 });
 
-export const fullMessageView = (message: MessageSummary, parsed: ParsedMessage, folder: Folder): FullMessageView => ({
+/** The full read answer, from the stored content; `contents` are the attachments' decoded bytes, in order. */
+export const fullMessageView = (
+  message: MessageSummary & { inReplyTo: string | null }, content: StoredContent, contents: Buffer[], folder: Folder,
+): FullMessageView => ({
   ...messageView(message),
-  attachments: parsed.attachments.map((attachment) => ({
+  attachments: content.attachments.map((attachment, index) => ({
     ...(attachment.filename !== null ? { filename: attachment.filename, name: attachment.filename } : {}),
     contentType: attachment.contentType,
     size: attachment.size,
-    content: attachment.content.toString('base64'),
+    content: contents[index].toString('base64'),
     encoding: 'base64',
   })),
   folder: folder.name,
   uidValidity: String(folder.uidValidity),
-  body: parsed.text ?? '',
-  text: parsed.text ?? '',
-  html: parsed.html,
-  inReplyTo: parsed.inReplyTo,
-  references: parsed.references,
+  body: content.text,
+  text: content.text,
+  html: content.html,
+  inReplyTo: message.inReplyTo,
+  references: content.references,
+  ...(content.fallback ? { contentFallback: content.fallback } : {}),
 });

@@ -60,10 +60,10 @@ export const parsedOfComposed = (message: OutgoingMessage, messageId: string, da
     date: Math.floor(date.getTime() / 1000) * 1000,
     text: message.text,
     html: message.html ?? null,
-    attachments: message.attachments.map((item) => ({
-      filename: item.filename, contentType: item.contentType as string, size: item.content.length, content: item.content,
-    })),
+    attachments: message.attachments.map((item) => ({ filename: item.filename, contentType: item.contentType as string, size: item.content.length })),
     encrypted: false,
+    // Built from the composed bytes by a parse thread afterwards (src/services/mail/bodies.ts).
+    body: null,
   };
 };
 

@@ -9,7 +9,7 @@ import type { AccessKeySendPolicy } from '../keys/access-key-send-policy.js';
 import { requirePermission } from '../accounts/auth.js';
 import { composeMessage, parsedOfComposed } from './compose.js';
 import { INBOX, SENT, type MailboxService } from '../mail/mailbox.js';
-import { parseMessage, type ParsedMessage } from '../../mime/parse.js';
+import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
 import { contentHashOf, normalizeSendRequest, recipientsOf, type RecipientTarget, type SendRequest } from './send-input.js';
 import type { SendingLimits, SendingStatus } from './send-limits.js';
 import { prepareRawSubmission, type RawEnvelope } from './submit-raw.js';
@@ -74,6 +74,8 @@ export class SendingService {
     private readonly mailbox: MailboxService,
     private readonly limits: SendingLimits,
     private readonly accessKeyPolicy: AccessKeySendPolicy,
+    /** The parse threads (a submitted message is parsed under the same budget as received mail). */
+    private readonly parseMail: ParseMail,
     private readonly config: SendingConfig,
   ) {}
 
@@ -105,7 +107,7 @@ export class SendingService {
   async submitRaw(principal: Principal, envelope: RawEnvelope, raw: Buffer): Promise<SendResult> {
     requirePermission(principal, 'mail:send');
     const account = this.accountOf(principal);
-    const { prepared, idempotencyKey } = await prepareRawSubmission(envelope, raw, account.email, this.config, this.clock.now());
+    const { prepared, idempotencyKey } = await prepareRawSubmission(envelope, raw, account.email, this.config, this.clock.now(), this.parseMail);
     if (idempotencyKey !== undefined) {
       const earlier = this.store.idempotency.get(account.id, idempotencyKey);
       if (earlier) return replayOf(earlier, principal, prepared.contentHash);
@@ -150,10 +152,10 @@ export class SendingService {
   private async parse(prepared: PreparedSubmission): Promise<Parsed> {
     // Bcc is not among the parsed fields, so one parse serves the Sent and delivered copies.
     if (prepared.parsed) return { sent: prepared.parsed, delivered: prepared.parsed };
-    const sent = await parseMessage(prepared.sentRaw);
+    const sent = await this.parseMail(prepared.sentRaw);
     const hasLocal = prepared.recipients.some((recipient) => recipient.domain === this.config.mailDomain);
     if (!hasLocal) return { sent, delivered: null };
-    return { sent, delivered: prepared.raw === prepared.sentRaw ? sent : await parseMessage(prepared.raw) };
+    return { sent, delivered: prepared.raw === prepared.sentRaw ? sent : await this.parseMail(prepared.raw) };
   }
 
   /** The accept transaction. Anything thrown here rolls all of it back: nothing charged or queued. */

@@ -3,7 +3,8 @@ import { AppError, invalidInput } from '../../core/errors.js';
 import { newUuid, sha256Hex } from '../../core/ids.js';
 import type { RecipientKind } from '../../core/types.js';
 import { headerFieldValues, mailboxesOf } from '../../mime/header-fields.js';
-import { parseMessage, type ParsedMessage } from '../../mime/parse.js';
+import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
+import { decodeBody } from '../../mime/transfer-encoding.js';
 import { MAX_RECIPIENTS, normalizeSendRequest, type RecipientTarget } from './send-input.js';
 import type { PreparedSubmission, SendingConfig } from './sending.js';
 
@@ -24,9 +25,9 @@ const HEADER_END = /\r?\n\r?\n/;
  * copy the recipients get (section 3.6.3) and kept in the Sent copy.
  */
 export const prepareRawSubmission = async (
-  envelope: RawEnvelope, raw: Buffer, accountEmail: string, config: SendingConfig, now: Date,
+  envelope: RawEnvelope, raw: Buffer, accountEmail: string, config: SendingConfig, now: Date, parse: ParseMail,
 ): Promise<{ prepared: PreparedSubmission; idempotencyKey?: string }> => {
-  const parsed = await parseMessage(raw);
+  const parsed = await parse(raw);
   const account = normalizeAddress(accountEmail);
   if (normalizeAddress(envelope.from) !== account) throw new AppError('forbidden', `the envelope sender must be ${accountEmail}`, { field: 'from' });
   if (!parsed.from || normalizeAddress(parsed.from.email) !== account) {
@@ -89,8 +90,10 @@ const checkContent = (parsed: ParsedMessage, raw: Buffer, accountEmail: string, 
   normalizeSendRequest({
     to: accountEmail, subject: parsed.subject, text: parsed.text ?? undefined, html: parsed.html ?? undefined,
     headers: unsubscribe,
-    attachments: parsed.attachments.map((item, index) => ({
-      filename: (item.filename ?? `attachment-${index + 1}`).slice(0, 255), content: item.content.toString('base64'), encoding: 'base64' as const,
+    // Each attachment's bytes, decoded from where the parse found them.
+    attachments: (parsed.body?.content.attachments ?? []).map((item, index) => ({
+      filename: (item.filename ?? `attachment-${index + 1}`).slice(0, 255),
+      content: decodeBody(raw.subarray(item.bodyStart, item.end), item.encoding).toString('base64'), encoding: 'base64' as const,
     })),
   }, accountEmail, config);
 };

@@ -8,6 +8,7 @@ import { searchIndex } from './007_search_index.js';
 import { sendPath } from './008_send_path.js';
 import { searchQueueIds } from './009_search_queue_ids.js';
 import { searchFile } from './010_search_file.js';
+import { messageBodies } from './011_message_bodies.js';
 
 export interface Migration {
   version: number;
@@ -16,4 +17,4 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies];

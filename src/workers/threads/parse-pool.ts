@@ -1,13 +1,22 @@
 /**
- * A small pool of worker threads that run the MIME parse of inbound mail (parse-thread.ts),
- * so mailparser's CPU time (about a fifth of the MX's main thread) leaves the event loop
- * that runs SMTP, HTTP and the group commit. Services never see it: InboundService gets
- * `pool.parse` as its injected ParseMail (DESIGN.md rules 1 and 3).
+ * A small pool of worker threads that run every MIME parse of mail (parse-thread.ts), so
+ * mailparser's CPU time leaves the event loop that runs SMTP, HTTP and the group commit.
+ * Services never see it: they get `pool.parse` as their injected ParseMail (DESIGN.md rules
+ * 1 and 3).
+ *
+ * Each parse has a time budget (`timeoutMs`). A thread parses one message at a time, in the
+ * order sent, so the oldest unanswered request of a thread is the one it is working on;
+ * when that one has run past the budget, the thread is ended (a synchronous step such as
+ * html-to-text cannot be interrupted any other way) and replaced. The message is parsed
+ * again on the new thread in bounded mode (src/mime/fallback.ts: linear, always quick), so
+ * it is still stored and readable; the thread's other requests are sent again as they were.
  */
 import type { Worker } from 'node:worker_threads';
 import { AppError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
+import type { ContentFallback } from '../../core/stored-message.js';
+import { withStoredBody } from '../../mime/parse.js';
 import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
 
 /** Starts one parse thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
@@ -16,6 +25,9 @@ export type ParseWorkerFactory = () => Worker;
 interface Pending {
   resolve: (parsed: ParsedMessage) => void;
   reject: (error: Error) => void;
+  /** The caller's bytes, kept to send them again if the thread is replaced (the thread got a copy). */
+  raw: Buffer;
+  fallback?: ContentFallback;
 }
 
 /** Requests of this turn for one thread, posted together at its end (see parse-protocol.ts). */
@@ -26,10 +38,21 @@ interface Outgoing {
 
 interface Slot {
   worker: Worker | null;
-  /** Requests sent to this slot's current thread and not answered yet. */
+  /** Requests sent to this slot's current thread and not answered yet, in the order sent. */
   pending: Map<number, Pending>;
   ready: Promise<void>;
+  /** The thread has loaded its code: its time on a request counts only from then. */
+  loaded: boolean;
+  /** The request the thread is on (the oldest pending) and the timer that cuts it off. */
+  current: number | null;
+  watchdog: NodeJS.Timeout | null;
 }
+
+/** Default time budget of one parse. */
+export const PARSE_TIMEOUT_MS = 2_000;
+
+/** The budget grows by as much again for every 8 MB, so large honest mail on a busy machine is not cut off. */
+export const budgetOf = (timeoutMs: number, bytes: number): number => Math.round(timeoutMs * (1 + bytes / (8 * 1024 * 1024)));
 
 export class ParsePool {
   private readonly slots: Slot[];
@@ -39,9 +62,16 @@ export class ParsePool {
   /** Keyed by thread, not slot: a batch for a thread that died meanwhile goes nowhere (its requests already failed). */
   private outgoing = new Map<Worker, Outgoing>();
 
-  constructor(readonly size: number, private readonly factory: ParseWorkerFactory, private readonly logger: Logger) {
+  constructor(
+    readonly size: number,
+    private readonly factory: ParseWorkerFactory,
+    private readonly logger: Logger,
+    private readonly timeoutMs = PARSE_TIMEOUT_MS,
+  ) {
     if (size < 1) throw new RangeError('a parse pool needs at least one thread');
-    this.slots = Array.from({ length: size }, () => ({ worker: null, pending: new Map(), ready: Promise.resolve() }));
+    this.slots = Array.from({ length: size }, () => ({
+      worker: null, pending: new Map(), ready: Promise.resolve(), loaded: false, current: null, watchdog: null,
+    }));
   }
 
   /**
@@ -56,21 +86,71 @@ export class ParsePool {
   /** One request per message, to the thread with the fewest in flight (ties rotate). */
   readonly parse: ParseMail = (raw) => {
     if (this.closed) return Promise.reject(new AppError('unavailable', 'the server is shutting down'));
-    const slot = this.leastBusy();
-    const worker = slot.worker ?? this.spawn(slot);
-    const id = this.nextId++;
-    // An exact-size copy whose memory moves to the thread; raw itself stays ours to store.
-    const copy = new Uint8Array(raw);
-    return new Promise<ParsedMessage>((resolve, reject) => {
-      slot.pending.set(id, { resolve, reject });
-      this.enqueue(worker, { id, raw: copy });
-    });
+    return new Promise<ParsedMessage>((resolve, reject) => this.dispatch({ resolve, reject, raw }));
   };
 
   /** Terminates every thread; requests still in flight fail (the SMTP client gets 451 and retries). */
   async close(): Promise<void> {
     this.closed = true;
+    for (const slot of this.slots) this.disarm(slot);
     await Promise.all(this.slots.map((slot) => slot.worker?.terminate()));
+  }
+
+  private dispatch(pending: Pending): void {
+    const slot = this.leastBusy();
+    const worker = slot.worker ?? this.spawn(slot);
+    const id = this.nextId++;
+    slot.pending.set(id, pending);
+    // An exact-size copy whose memory moves to the thread; raw itself stays ours to store.
+    this.enqueue(worker, { id, raw: new Uint8Array(pending.raw), ...(pending.fallback ? { fallback: pending.fallback } : {}) });
+    this.watch(slot);
+  }
+
+  private loadedThread(slot: Slot, resolve: () => void): void {
+    slot.loaded = true;
+    resolve();
+    this.watch(slot);
+  }
+
+  /** Keeps the watchdog on the request the slot's thread is working on now (once it has loaded). */
+  private watch(slot: Slot): void {
+    const oldest = slot.pending.entries().next();
+    const current = oldest.done || !slot.loaded ? null : oldest.value[0];
+    if (current === slot.current) return;
+    this.disarm(slot);
+    slot.current = current;
+    if (current === null || oldest.done) return;
+    slot.watchdog = setTimeout(() => this.cutOff(slot, current), budgetOf(this.timeoutMs, oldest.value[1].raw.length));
+    slot.watchdog.unref();
+  }
+
+  private disarm(slot: Slot): void {
+    if (slot.watchdog) clearTimeout(slot.watchdog);
+    slot.watchdog = null;
+    slot.current = null;
+  }
+
+  /**
+   * The parse of request `id` ran past its budget: the thread goes, the message is parsed
+   * again in bounded mode, and the thread's other requests are sent again. A bounded parse
+   * that runs past the budget too fails (the MX answers 451), so nothing loops.
+   */
+  private cutOff(slot: Slot, id: number): void {
+    if (slot.current !== id || !slot.worker || this.closed) return;
+    const worker = slot.worker;
+    const orphans = [...slot.pending];
+    slot.worker = null;
+    slot.pending = new Map();
+    this.disarm(slot);
+    this.logger.warn('a parse ran over its time budget; its thread is replaced and the message kept with the bounded fallback', {
+      timeoutMs: this.timeoutMs, bytes: orphans[0]?.[1].raw.length, requeued: orphans.length - 1,
+    });
+    void worker.terminate();
+    for (const [orphanId, pending] of orphans) {
+      if (orphanId !== id) this.dispatch(pending);
+      else if (pending.fallback) pending.reject(new Error('the bounded parse ran over its time budget too'));
+      else this.dispatch({ ...pending, fallback: 'timeout' });
+    }
   }
 
   private enqueue(worker: Worker, request: ParseRequest): void {
@@ -100,8 +180,12 @@ export class ParsePool {
   private spawn(slot: Slot): Worker {
     const worker = this.factory();
     slot.worker = worker;
+    slot.loaded = false;
     slot.ready = new Promise<void>((resolve, reject) => {
-      worker.on('message', (reply: ParseReply) => (reply.type === 'ready' ? resolve() : reply.results.forEach((result) => this.settle(slot, result))));
+      worker.on('message', (reply: ParseReply) => {
+        if (reply.type === 'results') reply.results.forEach((result) => this.settle(slot, result));
+        else if (slot.worker === worker) this.loadedThread(slot, resolve);
+      });
       worker.once('exit', (code) => {
         reject(new Error(`parse thread exited with code ${code} before it was ready`));
         this.retire(slot, worker, code);
@@ -118,6 +202,7 @@ export class ParsePool {
     const pending = slot.pending.get(reply.id);
     if (!pending) return;
     slot.pending.delete(reply.id);
+    this.watch(slot);
     if (reply.type === 'failed') pending.reject(new Error(`parse thread: ${reply.error}`));
     else pending.resolve(fromWire(reply.parsed));
   }
@@ -135,14 +220,9 @@ export class ParsePool {
     const reason = this.closed ? 'the server is shutting down' : `the parse thread exited with code ${code}`;
     for (const pending of slot.pending.values()) pending.reject(new Error(reason));
     slot.pending.clear();
+    this.disarm(slot);
   }
 }
 
-/** Attachment bytes arrive as Uint8Array (structured clone); callers expect Buffers. */
-const fromWire = (wire: WireParsedMessage): ParsedMessage => ({
-  ...wire,
-  attachments: wire.attachments.map((attachment) => ({
-    ...attachment,
-    content: Buffer.from(attachment.content.buffer, attachment.content.byteOffset, attachment.content.byteLength),
-  })),
-});
+/** Text, HTML and the attachment list come from the stored body (they cross only once). */
+const fromWire = ({ body, ...fields }: WireParsedMessage): ParsedMessage => withStoredBody(fields, body);

@@ -5,45 +5,38 @@
  * Node builtins and is started with `eval: true`.
  */
 import { parentPort } from 'node:worker_threads';
+import type { ParsedMessage } from '../../core/parsed-message.js';
 import { parseMessage } from '../../mime/parse.js';
 import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('parse-thread runs only as a worker thread');
 
-/**
- * Each attachment gets its own exact-size ArrayBuffer, moved (not copied) to the main
- * thread. A Buffer that is a view into a larger one (mailparser's chunks, Node's pool)
- * would otherwise be cloned with its whole backing store.
- */
-const toWire = (parsed: Awaited<ReturnType<typeof parseMessage>>): { wire: WireParsedMessage; transfer: ArrayBuffer[] } => {
-  const attachments = parsed.attachments.map((attachment) => ({ ...attachment, content: new Uint8Array(attachment.content) }));
-  return { wire: { ...parsed, attachments }, transfer: attachments.map((attachment) => attachment.content.buffer as ArrayBuffer) };
+/** The body carries text, HTML and attachments; the pool takes them from there. */
+const toWire = ({ text: _text, html: _html, attachments: _attachments, body, ...fields }: ParsedMessage): WireParsedMessage => {
+  if (!body) throw new Error('the parse built no stored body');
+  return { ...fields, body };
 };
 
 /** Results finished in this turn, posted together at its end (see parse-protocol.ts). */
 let results: ParseResult[] = [];
-let transfer: ArrayBuffer[] = [];
 
-const reply = (result: ParseResult, moved: ArrayBuffer[] = []): void => {
+const reply = (result: ParseResult): void => {
   if (results.length === 0) setImmediate(flush);
   results.push(result);
-  transfer.push(...moved);
 };
 
 const flush = (): void => {
-  port.postMessage({ type: 'results', results } satisfies ParseReply, transfer);
+  port.postMessage({ type: 'results', results } satisfies ParseReply);
   results = [];
-  transfer = [];
 };
 
 const parseOne = async (request: ParseRequest): Promise<void> => {
   const raw = Buffer.from(request.raw.buffer, request.raw.byteOffset, request.raw.byteLength);
   try {
-    const { wire, transfer: moved } = toWire(await parseMessage(raw));
-    reply({ type: 'parsed', id: request.id, parsed: wire }, moved);
+    reply({ type: 'parsed', id: request.id, parsed: toWire(await parseMessage(raw, { fallback: request.fallback })) });
   } catch (error) {
-    // parseMessage keeps unparsable mail with empty fields, so this is a bug, reported per message.
+    // parseMessage keeps unparsable mail with its fallback, so this is a bug, reported per message.
     reply({ type: 'failed', id: request.id, error: error instanceof Error ? error.message : String(error) });
   }
 };

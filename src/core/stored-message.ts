@@ -1,0 +1,156 @@
+/**
+ * What ingest stores of a received message besides its raw bytes, so that neither a REST
+ * or MCP read nor an IMAP FETCH ever parses received content on the main thread. It is
+ * built once, in a parse thread (src/workers/threads/parse-thread.ts, code in src/mime/),
+ * under a time and size budget, and kept in `message_bodies` (src/store/message-bodies.ts).
+ *
+ * Offsets are byte offsets into the message's stored raw bytes (the ones IMAP BODY[]
+ * returns, with our Received header in front), so any part can be served byte-exact
+ * (RFC 3501 section 6.4.5) or decoded alone. Header-derived strings are the header's bytes
+ * read as latin1 with folding removed: exactly what is on the wire, RFC 2047 words left
+ * encoded, as ENVELOPE and BODYSTRUCTURE want them (RFC 3501 section 7.4.2). An IMAP
+ * server sends a string with bytes outside printable ASCII as a literal of those bytes
+ * (`Buffer.from(value, 'latin1')`).
+ *
+ * Received content is untrusted: every value here is data, bounded in size (see the
+ * limits in src/mime/structure.ts), never rendered or used as a path.
+ */
+
+/** Bumped when the builder changes what it stores; a row of another version is rebuilt. */
+export const STORED_BODY_VERSION = 1;
+
+/**
+ * One address of an ENVELOPE address list (RFC 3501 section 7.4.2: addr-name, addr-adl,
+ * addr-mailbox, addr-host). Group syntax (RFC 5322 section 3.4) appears as RFC 3501 says:
+ * a start marker with `mailbox` = the group name and `host` null, the members, then an end
+ * marker with all four null.
+ */
+export interface EnvelopeAddress {
+  name: string | null;
+  /** The source route; always null (obsolete syntax, RFC 5322 section 4.4). */
+  adl: null;
+  mailbox: string | null;
+  host: string | null;
+}
+
+/**
+ * The ENVELOPE of a message (RFC 3501 section 7.4.2), in its order. A field whose header
+ * is absent is null; an address list with no address in it is null. `sender` and
+ * `replyTo` are already defaulted to `from` when their headers are absent, as the RFC
+ * requires of the server, so an IMAP adapter serializes these fields as they are.
+ */
+export interface Envelope {
+  date: string | null;
+  subject: string | null;
+  from: EnvelopeAddress[] | null;
+  sender: EnvelopeAddress[] | null;
+  replyTo: EnvelopeAddress[] | null;
+  to: EnvelopeAddress[] | null;
+  cc: EnvelopeAddress[] | null;
+  bcc: EnvelopeAddress[] | null;
+  inReplyTo: string | null;
+  messageId: string | null;
+}
+
+/** A Content-Disposition (RFC 2183): the disposition type lowercased, and its parameters. */
+export interface Disposition {
+  type: string;
+  params: [string, string][];
+}
+
+/**
+ * One node of the MIME tree, with every field BODYSTRUCTURE needs (RFC 3501 section 7.4.2,
+ * body-type-1part / body-type-mpart and their extension data) and where its bytes are.
+ *
+ * - The root is the message itself: `headerStart` 0, its header is the message's header.
+ *   RFC 3501 numbers the parts below it: a multipart's children are 1, 2, ...; a message
+ *   that is not multipart has one part, 1, which is the root's body (see `section`).
+ * - A multipart's `children` are its body parts; a message/rfc822 part's one child is the
+ *   root of the message it carries (whose own children are numbered under the rfc822
+ *   part's number, RFC 3501 section 6.4.5).
+ */
+export interface BodyPart {
+  /** The RFC 3501 section number of this part ("1", "2.1"); "" for the root. */
+  section: string;
+  /** Media type and subtype, lowercased (RFC 2045 section 5.1); text/plain when absent. */
+  type: string;
+  subtype: string;
+  /** Content-Type parameters: names lowercased, values unquoted, as on the wire. */
+  params: [string, string][];
+  /** Content-ID, Content-Description, Content-MD5, Content-Location: as on the wire, or null. */
+  id: string | null;
+  description: string | null;
+  md5: string | null;
+  location: string | null;
+  /** Content-Transfer-Encoding lowercased; "7bit" when absent (RFC 2045 section 6.1). */
+  encoding: string;
+  disposition: Disposition | null;
+  /** Content-Language tags (RFC 3282), or null when absent. */
+  language: string[] | null;
+  /** Offsets: first header byte; first body byte (after the blank line); after the last body byte. */
+  headerStart: number;
+  bodyStart: number;
+  end: number;
+  /** Body size in octets, as transferred (body-fld-octets): `end - bodyStart`. */
+  size: number;
+  /** Body size in lines (body-fld-lines), for text/* and message/rfc822 parts; else null. */
+  lines: number | null;
+  /** message/rfc822 only: the ENVELOPE of the message it carries; else null. */
+  envelope: Envelope | null;
+  children: BodyPart[];
+  /**
+   * True when the structure budget (depth, number of parts) stopped the parse here: this
+   * part's body was not looked into, so it is served as one opaque part.
+   */
+  truncated: boolean;
+}
+
+/** The message's MIME tree and its ENVELOPE: what IMAP FETCH answers BODYSTRUCTURE, BODY and ENVELOPE from. */
+export interface MessageStructure {
+  envelope: Envelope;
+  root: BodyPart;
+}
+
+/**
+ * An attachment of the read answer, located in the raw message: a read decodes only the
+ * bytes from `bodyStart` to `end` with `encoding` (src/mime/transfer-encoding.ts).
+ */
+export interface StoredAttachment {
+  /** Decoded (RFC 2231, RFC 2047) file name, or null. Never used as a path. */
+  filename: string | null;
+  contentType: string;
+  /** Decoded size in bytes. */
+  size: number;
+  /** The part's RFC 3501 section number. */
+  section: string;
+  encoding: string;
+  bodyStart: number;
+  end: number;
+}
+
+/**
+ * Why `text` (and `html`) came from the bounded fallback rather than the full parse:
+ * - `timeout`: the parse ran over its time budget (`parse.timeoutMs`) and was cut off;
+ * - `structure`: the message is over the structure budget (nesting depth, number of parts,
+ *   header size), so the full parse was not tried;
+ * - `error`: the full parse failed on the message.
+ */
+export type ContentFallback = 'timeout' | 'structure' | 'error';
+
+/** What a REST or MCP read answers from, with the message row's own columns. */
+export interface StoredContent {
+  text: string;
+  html: string | null;
+  attachments: StoredAttachment[];
+  /** The References header's message ids (RFC 5322 section 3.6.4). */
+  references: string[];
+  /** Null when the full parse produced `text` and `html`. */
+  fallback: ContentFallback | null;
+}
+
+/** Everything ingest stores of a message besides its raw bytes and its list columns. */
+export interface StoredBody {
+  version: number;
+  structure: MessageStructure;
+  content: StoredContent;
+}

@@ -1,0 +1,78 @@
+import type { MessageStructure, StoredBody, StoredContent } from '../core/stored-message.js';
+import { STORED_BODY_VERSION } from '../core/stored-message.js';
+import { Repo } from './repo.js';
+
+interface BodyRow {
+  version: number;
+  text: string;
+  html: string | null;
+  content_json: string;
+  structure_json: string;
+}
+
+/**
+ * The stored bodies of messages (migration 11, src/core/stored-message.ts), and the list
+ * of messages still without one (body_backfill). A row is written once, with its message
+ * or by the backfill, and never changes; a row of an older builder version counts as
+ * missing.
+ */
+export class MessageBodyRepo extends Repo {
+  insert(rowId: number, body: StoredBody): void {
+    const { text, html, ...rest } = body.content;
+    this.sql(
+      `INSERT OR REPLACE INTO message_bodies (message_rowid, version, text, html, content_json, structure_json)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    ).run(rowId, body.version, text, html, JSON.stringify(rest), JSON.stringify(body.structure));
+    this.sql('DELETE FROM body_backfill WHERE message_rowid = ?').run(rowId);
+  }
+
+  /** Listed for the backfill: the message was stored without its body. */
+  queueBackfill(rowId: number): void {
+    this.sql('INSERT OR IGNORE INTO body_backfill (message_rowid) VALUES (?)').run(rowId);
+  }
+
+  /** The content a read answers from, or null when it has to be built first. */
+  content(rowId: number): StoredContent | null {
+    const row = this.sql('SELECT version, text, html, content_json FROM message_bodies WHERE message_rowid = ?').get(rowId) as
+      | Omit<BodyRow, 'structure_json'>
+      | undefined;
+    if (!row || row.version !== STORED_BODY_VERSION) return null;
+    return { text: row.text, html: row.html, ...(JSON.parse(row.content_json) as Omit<StoredContent, 'text' | 'html'>) };
+  }
+
+  /** The MIME tree and ENVELOPE an IMAP FETCH answers from, or null when it has to be built first. */
+  structure(rowId: number): MessageStructure | null {
+    const row = this.sql('SELECT version, structure_json FROM message_bodies WHERE message_rowid = ?').get(rowId) as
+      | Pick<BodyRow, 'version' | 'structure_json'>
+      | undefined;
+    return row && row.version === STORED_BODY_VERSION ? (JSON.parse(row.structure_json) as MessageStructure) : null;
+  }
+
+  /** Bytes `start` to `end` of a message's raw form, read without loading the rest (one attachment). */
+  rawRange(rowId: number, start: number, end: number): Buffer {
+    const row = this.sql('SELECT substr(raw, ?, ?) AS part FROM message_raw WHERE message_rowid = ?').get(start + 1, Math.max(0, end - start), rowId) as
+      | { part: Buffer | null }
+      | undefined;
+    return row?.part ?? Buffer.alloc(0);
+  }
+
+  raw(rowId: number): Buffer | null {
+    const row = this.sql('SELECT raw FROM message_raw WHERE message_rowid = ?').get(rowId) as { raw: Buffer } | undefined;
+    return row?.raw ?? null;
+  }
+
+  /** The next messages without a body, oldest first (their raw bytes are read one at a time). */
+  backfillIds(limit: number): number[] {
+    return (this.sql('SELECT message_rowid AS id FROM body_backfill ORDER BY message_rowid LIMIT ?').all(limit) as { id: number }[])
+      .map((row) => row.id);
+  }
+
+  hasBackfill(): boolean {
+    return this.sql('SELECT 1 FROM body_backfill LIMIT 1').get() !== undefined;
+  }
+
+  /** Drops a listed message that has no raw bytes to build from (it cannot be read either). */
+  dropFromBackfill(rowId: number): void {
+    this.sql('DELETE FROM body_backfill WHERE message_rowid = ?').run(rowId);
+  }
+}
