@@ -1,6 +1,9 @@
 import type { MessageMeta } from '../services/imap/session.js';
-import { encapsulatedMessage, findPart, headerBlocks, parseMimeTree, type MimePart } from '../mime/mime-tree.js';
-import { bodyStructureOf, envelopeOf } from './envelope.js';
+import type { MessageStructure } from '../core/stored-message.js';
+import { envelopeOf } from '../mime/envelope.js';
+import { encapsulatedMessage, findPart, headerBlocks, parseHeaderFields, parseMimeTree, type MimePart } from '../mime/mime-tree.js';
+import { structureOf } from '../mime/structure.js';
+import { bodyStructureValue, envelopeValue } from './envelope.js';
 import type { FetchItem, Section } from './fetch-items.js';
 import { atom, bytes, serializeAll, str, type ImapValue } from './format.js';
 import { imapDateTime } from './format.js';
@@ -29,6 +32,10 @@ class MessageSource {
   mime(): MimePart {
     this.tree ??= parseMimeTree(this.raw());
     return this.tree;
+  }
+
+  structure(): MessageStructure {
+    return structureOf(this.raw(), this.mime());
   }
 }
 
@@ -60,8 +67,8 @@ const itemValue = (item: FetchItem, meta: MessageMeta, source: MessageSource): I
   switch (item.kind) {
     case 'size': return [atom('RFC822.SIZE'), meta.size];
     case 'internaldate': return [atom('INTERNALDATE'), str(imapDateTime(meta.receivedAt))];
-    case 'envelope': return [atom('ENVELOPE'), envelopeOf(source.header())];
-    case 'structure': return [atom(item.extensible ? 'BODYSTRUCTURE' : 'BODY'), bodyStructureOf(source.raw(), source.mime(), item.extensible)];
+    case 'envelope': return [atom('ENVELOPE'), envelopeValue(envelopeOf(parseHeaderFields(source.header())))];
+    case 'structure': return [atom(item.extensible ? 'BODYSTRUCTURE' : 'BODY'), bodyStructureValue(source.structure().root, item.extensible)];
     case 'body': return [atom(item.label), bytes(partial(sectionBytes(item.section, source), item.partial))];
     default: return [];
   }

@@ -1,0 +1,12 @@
+import { Worker } from 'node:worker_threads';
+import { ParsePool } from './src/workers/threads/parse-pool.ts';
+import { sourceParseWorker } from './src/workers/threads/parse-thread-source.ts';
+import { createLogger } from './src/core/logger.ts';
+let started = 0;
+const hanging = () => new Worker(`const { parentPort } = require('node:worker_threads'); parentPort.postMessage({ type: 'ready' }); parentPort.on('message', () => {});`, { eval: true });
+const pool = new ParsePool(1, () => (started++ === 0 ? hanging() : sourceParseWorker()), createLogger('info', (l) => console.log(l)), 300);
+await pool.start();
+const raw = Buffer.from('From: a@example.org\r\nSubject: x\r\n\r\nhello\r\n');
+const [a, b] = await Promise.all([pool.parse(raw), pool.parse(raw)]);
+console.log(started, a.body?.content.fallback, b.body?.content.fallback);
+await pool.close();
