@@ -2,12 +2,13 @@
  * `npm run bench:inbox`: one mailbox with 100,000 messages; p50/p99 of the inbox list
  * (limit 50, first page and offset 99,000), of read, and of full-text searches, measured
  * through the service layer and over HTTP (keep-alive fetch, one request at a time).
- * Options: --messages N (default 100000), --iterations N (default 300), --data DIR (reuse a
- * data folder built by an earlier run with the same --messages; it is kept).
+ * Options: BENCH_MESSAGES=N or --messages N (default 100000), --iterations N (default 300),
+ * --data DIR (reuse a data folder built by an earlier run with the same count; it is kept).
+ * Prints the database and the search index's size on disk against the raw bytes stored.
  */
 import { STORED_BODY_VERSION } from '../src/core/stored-message.js';
 import { structureOf } from '../src/mime/structure.js';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -19,7 +20,8 @@ import { sourceSearchWorker } from '../src/workers/threads/search-thread-source.
 import type { ParsedMessage } from '../src/mime/parse.js';
 import { argValue, fmt, percentile, prng, tempDir, vocabulary } from './lib.js';
 
-const messages = argValue('messages', 100_000);
+const messages = Number(process.env.BENCH_MESSAGES ?? argValue('messages', 100_000));
+if (!Number.isInteger(messages) || messages < 1) throw new Error('BENCH_MESSAGES must be a positive integer');
 const iterations = argValue('iterations', 300);
 const dataIndex = process.argv.indexOf('--data');
 const keptDir = dataIndex >= 0 ? process.argv[dataIndex + 1] : null;
@@ -117,6 +119,17 @@ const cases = (app: App, total: number): Case[] => {
   ];
 };
 
+const fileBytes = (file: string): number => (existsSync(file) ? statSync(file).size : 0);
+const mb = (bytes: number): string => `${fmt(bytes / 1024 / 1024, 1)} MB`;
+
+/** The database and the search index on disk (with their WAL files) against the raw message bytes they hold. */
+const reportSizes = (app: App, dataDir: string): void => {
+  const raw = app.store.messages.totalRawBytes();
+  const db = fileBytes(join(dataDir, 'agentpost.db')) + fileBytes(join(dataDir, 'agentpost.db-wal'));
+  const index = fileBytes(join(dataDir, 'agentpost.search.db')) + fileBytes(join(dataDir, 'agentpost.search.db-wal'));
+  console.log(`on disk: database ${mb(db)} (${fmt(db / raw)}x the raw bytes), search index ${mb(index)} (${fmt(index / raw)}x); raw messages ${mb(raw)}`);
+};
+
 const main = async (): Promise<void> => {
   const dir = keptDir ? { path: keptDir, remove: () => undefined } : tempDir('agentpost-bench-inbox-');
   const reuse = keptDir !== null && existsSync(`${keptDir}/agentpost.db`);
@@ -137,6 +150,7 @@ const main = async (): Promise<void> => {
     }
     const principal = app.services.auth.authenticate(apiKey);
     console.log(`bench:inbox  ${messages} messages, ${iterations} iterations each, load ${loadavg().map((v) => fmt(v)).join(' ')}`);
+    reportSizes(app, dir.path);
     console.log('-- service layer');
     for (const entry of cases(app, messages)) report(entry.label, await time(() => entry.service(principal), iterations));
     console.log('-- HTTP (fetch, keep-alive)');

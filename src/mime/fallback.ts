@@ -1,5 +1,6 @@
 import libmime from 'libmime';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
+import type { ParsedMessage } from '../core/parsed-message.js';
 import type { AddressEntry } from '../core/types.js';
 import type { BodyPart } from '../core/stored-message.js';
 import { isAttachment, leafParts } from './attachments.js';
@@ -18,16 +19,8 @@ export const FALLBACK_TEXT_CHARS = 1024 * 1024;
 const MAX_SUBJECT_CHARS = 4096;
 const MAX_REFERENCES = 200;
 
-export interface HeaderSummary {
-  messageId: string | null;
-  inReplyTo: string | null;
-  references: string[];
-  subject: string;
-  from: AddressEntry | null;
-  to: AddressEntry[];
-  cc: AddressEntry[];
-  date: number | null;
-}
+/** The header fields of a parsed message (src/core/parsed-message.ts). */
+export type HeaderSummary = Pick<ParsedMessage, 'messageId' | 'inReplyTo' | 'references' | 'subject' | 'from' | 'to' | 'cc' | 'date'>;
 
 /** The top-level fields a read and the inbox list show, from the message's own header. */
 export const headerSummary = (headers: readonly HeaderField[]): HeaderSummary => {

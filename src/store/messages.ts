@@ -130,12 +130,9 @@ export class MessageRepo extends Repo {
     return row ? { ...toSummary(row), inReplyTo: row.in_reply_to } : null;
   }
 
-  /** Size only, so an oversized message is refused before its bytes are read. */
-  sizeByUid(folderId: number, uid: number): number | null {
-    const row = this.sql('SELECT size FROM messages WHERE folder_id = ? AND uid = ?').get(folderId, uid) as
-      | { size: number }
-      | undefined;
-    return row ? row.size : null;
+  /** The raw bytes of every stored message together (what the database holds beyond its own structures). */
+  totalRawBytes(): number {
+    return (this.sql('SELECT coalesce(sum(length(raw)), 0) AS n FROM message_raw').get() as { n: number }).n;
   }
 
   setSeen(rowId: number, seen: boolean): void {

@@ -39,9 +39,10 @@ export class MessageBodyService {
    * Builds the bodies of up to `limit` listed messages, one at a time so the parse threads
    * stay free for arriving mail. Returns how many were built; one that fails stays listed.
    */
-  async backfill(limit: number): Promise<number> {
+  async backfill(limit: number, stopping: () => boolean = () => false): Promise<number> {
     let built = 0;
     for (const rowId of this.store.bodies.backfillIds(limit)) {
+      if (stopping()) break;
       try {
         if (this.store.bodies.content(rowId)) await this.store.groupCommit(() => this.store.bodies.dropFromBackfill(rowId));
         else await this.build(rowId);

@@ -1,5 +1,6 @@
 import type { Logger } from '../../core/logger.js';
 import type { SearchIndexService } from '../../services/mail/search-index.js';
+import { KickedJob } from './kicked-job.js';
 
 /**
  * How long stored mail waits in the queue before the indexer takes it. FTS5 pays for a new
@@ -12,35 +13,24 @@ export const INDEX_DELAY_MS = 250;
 
 /** Moves queued mail into the full-text index: kicked when mail is stored, one run at a time. */
 export class SearchIndexer {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private kickedWhileRunning = false;
-  private stopped = false;
+  private readonly job: KickedJob;
 
   constructor(
     private readonly searchIndex: SearchIndexService,
     private readonly logger: Logger,
-    private readonly delayMs = INDEX_DELAY_MS,
-  ) {}
+    delayMs = INDEX_DELAY_MS,
+  ) {
+    this.job = new KickedJob(() => this.indexAll().catch((error: unknown) =>
+      this.logger.error('search indexing failed', { error: error instanceof Error ? error.message : String(error) })), delayMs);
+  }
 
   kick(): void {
-    if (this.stopped || this.timer !== null) return;
-    if (this.running !== null) {
-      this.kickedWhileRunning = true;
-      return;
-    }
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.run();
-    }, this.delayMs);
+    this.job.kick();
   }
 
   /** Stops kicks and waits for a run in progress, so the store can close after it. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 
   /**
@@ -50,18 +40,5 @@ export class SearchIndexer {
   private async indexAll(): Promise<void> {
     await this.searchIndex.indexQueued();
     if (this.searchIndex.hasBackfill()) await this.searchIndex.indexBackfill();
-  }
-
-  private run(): void {
-    this.running = this.indexAll().then(
-      () => undefined,
-      (error: unknown) => this.logger.error('search indexing failed', { error: error instanceof Error ? error.message : String(error) }),
-    ).finally(() => {
-      this.running = null;
-      if (this.kickedWhileRunning) {
-        this.kickedWhileRunning = false;
-        this.kick();
-      }
-    });
   }
 }
