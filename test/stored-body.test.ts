@@ -6,6 +6,7 @@ import { parseMessage } from '../src/mime/parse.js';
 import { FALLBACK_TEXT_CHARS, textOfHtml } from '../src/mime/fallback.js';
 import { decodeBody, decodeQuotedPrintable } from '../src/mime/transfer-encoding.js';
 import { withPrefix } from '../src/mime/structure.js';
+import { packStructure, packText, unpackStructure, unpackText } from '../src/store/body-encoding.js';
 import { deepMime, hugeHeaderLine, manyHeaders, manyParts, nestedHtmlBomb } from './helpers/hostile.js';
 import { fixture } from './helpers/mail.js';
 
@@ -94,4 +95,17 @@ t.test('the stored structure has what BODYSTRUCTURE and ENVELOPE need (RFC 3501 
 
 t.test('quoted-printable decoding (RFC 2045 section 6.7)', async (t) => {
   t.equal(decodeQuotedPrintable(Buffer.from('a=3Db=\r\nc=  \nd=ZZ=4')).toString('latin1'), 'a=bcd=ZZ=4');
+});
+
+t.test('the stored form is compact and reads back exactly (src/store/body-encoding.ts)', async (t) => {
+  for (const raw of [fixture('attachments.eml'), fixture('reply.eml'), deepMime().raw]) {
+    const { body } = await parseMessage(raw);
+    const packed = packStructure(body!.structure);
+    t.same(unpackStructure(packed), body!.structure, 'the structure round-trips');
+    t.ok(packed.length < JSON.stringify(body!.structure).length, 'defaults are not stored');
+  }
+  for (const text of ['', '42', 'short', 'x'.repeat(5000), 'é'.repeat(40_000), 'y'.repeat(100_000)]) {
+    t.equal(unpackText(packText(text)), text, `a text of ${text.length} characters round-trips`);
+  }
+  t.type(packText('z'.repeat(5000)), Buffer, 'a mid-size text is compressed');
 });

@@ -1,11 +1,12 @@
 import type { MessageStructure, StoredBody, StoredContent } from '../core/stored-message.js';
 import { STORED_BODY_VERSION } from '../core/stored-message.js';
+import { packStructure, packText, unpackStructure, unpackText } from './body-encoding.js';
 import { Repo } from './repo.js';
 
 interface BodyRow {
   version: number;
-  text: string;
-  html: string | null;
+  text: string | Buffer;
+  html: string | Buffer | null;
   content_json: string;
   structure_json: string;
 }
@@ -22,7 +23,7 @@ export class MessageBodyRepo extends Repo {
     this.sql(
       `INSERT OR REPLACE INTO message_bodies (message_rowid, version, text, html, content_json, structure_json)
        VALUES (?, ?, ?, ?, ?, ?)`,
-    ).run(rowId, body.version, text, html, JSON.stringify(rest), JSON.stringify(body.structure));
+    ).run(rowId, body.version, packText(text), html === null ? null : packText(html), JSON.stringify(rest), packStructure(body.structure));
     this.sql('DELETE FROM body_backfill WHERE message_rowid = ?').run(rowId);
   }
 
@@ -37,7 +38,10 @@ export class MessageBodyRepo extends Repo {
       | Omit<BodyRow, 'structure_json'>
       | undefined;
     if (!row || row.version !== STORED_BODY_VERSION) return null;
-    return { text: row.text, html: row.html, ...(JSON.parse(row.content_json) as Omit<StoredContent, 'text' | 'html'>) };
+    return {
+      text: unpackText(row.text), html: row.html === null ? null : unpackText(row.html),
+      ...(JSON.parse(row.content_json) as Omit<StoredContent, 'text' | 'html'>),
+    };
   }
 
   /** The MIME tree and ENVELOPE an IMAP FETCH answers from, or null when it has to be built first. */
@@ -45,7 +49,7 @@ export class MessageBodyRepo extends Repo {
     const row = this.sql('SELECT version, structure_json FROM message_bodies WHERE message_rowid = ?').get(rowId) as
       | Pick<BodyRow, 'version' | 'structure_json'>
       | undefined;
-    return row && row.version === STORED_BODY_VERSION ? (JSON.parse(row.structure_json) as MessageStructure) : null;
+    return row && row.version === STORED_BODY_VERSION ? unpackStructure(row.structure_json) : null;
   }
 
   /** Bytes `start` to `end` of a message's raw form, read without loading the rest (one attachment). */

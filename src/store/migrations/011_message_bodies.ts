@@ -6,6 +6,8 @@ import type { Migration } from './index.js';
  * the attachments' places in the raw bytes, the references, why the text came from the
  * bounded fallback if it did (content_json), and the MIME tree with its ENVELOPE
  * (structure_json). `version` is STORED_BODY_VERSION of the builder that wrote the row.
+ * text and html hold UTF-8 TEXT, or a BLOB of its raw DEFLATE (src/store/body-encoding.ts);
+ * their declared type BLOB gives no affinity, so a text that looks like a number stays text.
  *
  * Messages without a row (stored before this migration, or composed here and stored before
  * a parse thread built theirs) are listed in body_backfill; a worker builds their rows
@@ -18,8 +20,8 @@ export const messageBodies: Migration = {
     CREATE TABLE message_bodies (
       message_rowid INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
       version INTEGER NOT NULL,
-      text TEXT NOT NULL,
-      html TEXT,
+      text BLOB NOT NULL,
+      html BLOB,
       content_json TEXT NOT NULL,
       structure_json TEXT NOT NULL
     );
