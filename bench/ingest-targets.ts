@@ -22,6 +22,8 @@ export interface Target {
 
 export interface Agentpost extends Target {
   pid: number;
+  /** The HTTP listener, `http://127.0.0.1:port`. */
+  baseUrl: string;
   imapPort: number;
   /** Mailboxes other than `address`, for idle IMAP sessions. */
   accounts: { email: string; apiKey: string }[];
@@ -71,7 +73,7 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
     const accounts = [];
     for (let i = 1; i <= (options.accounts ?? 0); i += 1) accounts.push(await register(`idle${i}`, i));
     return {
-      name, port: smtp, imapPort: imap, address: target.email, pid: child.pid as number, accounts,
+      name, port: smtp, imapPort: imap, address: target.email, pid: child.pid as number, accounts, baseUrl,
       stored: async () => {
         const response = await fetch(`${baseUrl}/api/v1/agent/inbox?limit=1`, { headers: { authorization: `Bearer ${target.apiKey}`, 'user-agent': 'agentpost-bench/1.0' } });
         return ((await response.json()) as { totalMessages: number }).totalMessages;

@@ -1,7 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
-import nodemailer, { type Transporter } from 'nodemailer';
-import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -96,22 +93,3 @@ export const messageOfSize = (index: number, to: string, bytes: number, sentence
   }
   return Buffer.from(head + lines.join('\r\n') + '\r\n');
 };
-
-/**
- * nodemailer leaves Nagle's algorithm on; its last small write of a message then waits for
- * the server's delayed ACK (about 40 ms), which would make the client the bottleneck. Real
- * MTAs set TCP_NODELAY, so the load generator does too.
- */
-const noDelaySocket = (options: { port?: number; host?: string }, callback: (error: Error | null, socket?: { connection: Socket }) => void) => {
-  const socket = connect(options.port ?? 25, options.host ?? '127.0.0.1');
-  socket.setNoDelay(true);
-  socket.once('connect', () => callback(null, { connection: socket }));
-  socket.once('error', (error) => callback(error));
-};
-
-/** `sessions` SMTP sessions to 127.0.0.1:port, each one kept-open connection sending one message at a time. */
-export const smtpSessions = (port: number, sessions: number): Transporter[] =>
-  Array.from({ length: sessions }, () =>
-    nodemailer.createTransport({
-      host: '127.0.0.1', port, pool: true, maxConnections: 1, maxMessages: Infinity, ignoreTLS: true, getSocket: noDelaySocket,
-    } as SMTPPool.Options));

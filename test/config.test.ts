@@ -68,6 +68,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'smtp.host': ['::1', '::1'],
     'smtp.port': ['25', 25],
     'smtp.parseThreads': ['2', 2],
+    'smtp.parseTimeoutMs': ['750', 750],
     'smtp.maxClients': ['500', 500],
     'smtp.greetingDelayMs': ['0', 0],
     'imap.maxClients': ['300', 300],
