@@ -59,7 +59,8 @@ t.test('reads over REST and MCP parse nothing: they answer from the stored body'
 t.test('a parse over its time budget is cut off; the message is stored and readable from the bounded fallback', async (t) => {
   let started = 0;
   const factory: ParseWorkerFactory = () => (started++ === 0 ? hangingWorker() : sourceParseWorker());
-  const app = await startApp(t, { smtp: { parseTimeoutMs: 300 } }, { parseWorker: factory });
+  // Long enough that a fresh thread's cold first parse fits in it on a busy machine.
+  const app = await startApp(t, { smtp: { parseTimeoutMs: 1500 } }, { parseWorker: factory });
   const agent = await app.register();
   // Both wait on the hanging thread: the one it is on is cut off, the other goes to the new thread as it was.
   const sent = await Promise.all(['one', 'two'].map((subject) => smtpSendRaw(app.smtpPort, 'alice@example.org', [agent.email], plain(subject, `${subject} body`))));

@@ -51,7 +51,10 @@ export const startApp = async (
 ): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
   const config = loadConfig({
-    overrides: deepMerge({ dataDir, http: { port: 0, trustProxy: true }, smtp: { port: 0 }, submission: { port: 0 }, imap: { port: 0 }, log: { level: 'silent' } }, overrides),
+    overrides: deepMerge({
+      dataDir, http: { port: 0, trustProxy: true },
+      // A cold parse on a loaded test machine must not be cut off; the budget's own tests set theirs.
+      smtp: { port: 0, parseTimeoutMs: 30_000 }, submission: { port: 0 }, imap: { port: 0 }, log: { level: 'silent' } }, overrides),
   });
   const app = createApp(config, {
     clock: options.clock, dns: options.dns, resolver: options.resolver, autoDeliver: options.autoDeliver ?? false, addressResolver: options.addressResolver,
