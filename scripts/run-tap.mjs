@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { closingLine, countTap } from './tap-count.mjs';
+import { report } from './closing-line.mjs';
+import { countTap } from './tap-count.mjs';
 
 export const runTap = async (args) => {
   const dir = mkdtempSync(join(tmpdir(), 'agentpost-tap-'));
@@ -31,13 +32,6 @@ export const runTap = async (args) => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-};
-
-export const report = (counts) => {
-  for (const reason of counts.reasons.slice(0, 20)) process.stdout.write(`failed: ${reason}\n`);
-  if (counts.reasons.length > 20) process.stdout.write(`failed: ... and ${counts.reasons.length - 20} more\n`);
-  process.stdout.write(`${closingLine(counts)}\n`);
-  return counts.failed > 0 ? 1 : 0;
 };
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -5,4 +5,3 @@ export interface TapCounts {
   reasons: string[];
 }
 export declare const countTap: (tap: string, exitCode: number) => TapCounts;
-export declare const closingLine: (counts: Pick<TapCounts, 'passed' | 'failed' | 'skipped'>) => string;

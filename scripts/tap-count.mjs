@@ -92,6 +92,3 @@ export const countTap = (tap, exitCode) => {
   return counts;
 };
 
-/** The closing line a reader (or CI) looks for: "N passed, N failed[, N skipped]". */
-export const closingLine = ({ passed, failed, skipped }) =>
-  `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;

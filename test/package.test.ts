@@ -13,8 +13,9 @@ import { callTool, mcpClient } from './helpers/mcp.js';
 import { restCall, runCommand, startServerProcess } from './helpers/process.js';
 import { smtpSend, smtpSendRaw } from './helpers/smtp.js';
 
-// Building copies a 100 MB binary and the SEA steps are CPU-bound: generous on a loaded machine.
-t.setTimeout(600_000);
+// Building copies a 130 MB binary, the SEA steps are CPU-bound, and the first build compiles
+// better-sqlite3 for Node 24 (kept in dist/addon afterwards): generous on a loaded machine.
+t.setTimeout(1_200_000);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const built = join(root, 'dist', 'agentpost');

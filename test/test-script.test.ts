@@ -3,7 +3,8 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { closingLine, countTap } from '../scripts/tap-count.mjs';
+import { closingLine } from '../scripts/closing-line.mjs';
+import { countTap } from '../scripts/tap-count.mjs';
 import { runCommand } from './helpers/process.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,0 +1,1 @@
+export declare const closingLine: (counts: { passed: number; failed: number; skipped: number }) => string;
