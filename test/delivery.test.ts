@@ -157,21 +157,6 @@ t.test('DKIM: remote mail is signed with the generated key and verifies against 
   t.notOk(verifyDkim(raw.replace('Hi there.', 'Hi there!'), pem), 'a changed body does not');
 });
 
-t.test('a claim left by a stopped process becomes unresolved, never resent', async (t) => {
-  const sink = await startSink(t);
-  const app = await relayApp(t, sink);
-  const agent = await funded(app, 2);
-  await app.app.workers.delivery.stop();
-  const id = await send(app, agent.apiKey, ['ok@remote.test']);
-  const now = Date.now();
-  t.equal(app.app.store.transaction(() => app.app.store.delivery.claimDue(now, 10)).length, 1);
-  t.equal(app.app.services.delivery.recoverClaims(), 1);
-  t.same(await statusOf(app, agent.apiKey, id), { 'ok@remote.test': 'unresolved' });
-  t.equal((await app.app.services.delivery.runOnce()).claimed, 0);
-  t.equal(sink.messages.length, 0);
-  t.equal(await creditsOf(app, agent.apiKey), 1, 'the credit stays reserved');
-});
-
 t.test('more than 10 failures over the last 100 recipients pause the account', async (t) => {
   const sink = await startSink(t);
   const app = await relayApp(t, sink);

@@ -43,6 +43,12 @@ export interface HandoffRequest {
   recipients: string[];
   raw: Buffer;
   dkim?: DkimKey;
+  /**
+   * Called once the server has answered DATA with 354, with the recipients it accepted, and
+   * awaited before the first byte of the message is sent: the caller records durably that
+   * the outcome may from now on be unknown. When it rejects, the message is not sent.
+   */
+  beforeData?: (accepted: readonly string[]) => Promise<void>;
 }
 
 /**

@@ -75,15 +75,29 @@ const transact = (pooled: PooledConnection, request: HandoffRequest, message: Bu
   new Promise((resolve) => {
     const { connection } = pooled;
     let handedOver = false;
-    // nodemailer pipes the message only after the server answered DATA with 354.
+    let started = false;
+    let settled = false;
+    // nodemailer pipes the message to the server only after it answered DATA with 354. When
+    // MAIL, every RCPT or DATA itself was refused, it reports that first and then drains the
+    // stream into nothing: that read is no handover. The caller's beforeData is awaited
+    // before the first byte; if it fails, the message is not sent and nothing was handed over.
     const stream = new Readable({
       read() {
-        handedOver = true;
-        this.push(message);
-        this.push(null);
+        if (started) return;
+        started = true;
+        if (settled) return void this.push(null);
+        (request.beforeData?.(acceptedRecipients(connection, request.recipients)) ?? Promise.resolve()).then(() => {
+          handedOver = true;
+          this.push(message);
+          this.push(null);
+        }, (error: unknown) => {
+          finish({ retry: { diagnostic: `the DATA mark could not be recorded: ${error instanceof Error ? error.message : String(error)}` } });
+          connection.close();
+        });
       },
     });
     const finish = (attempt: Attempt) => {
+      settled = true;
       connection.off('error', lost);
       connection.off('end', ended);
       resolve(attempt);
@@ -120,6 +134,12 @@ const fromInfo = (recipients: string[], info: SMTPConnection.SentMessageInfo): R
 const fromAnswer = (recipients: string[], error: SmtpError, connection: SMTPConnection): RecipientResult[] => {
   const known = rejectionsOf(error, connection);
   return recipients.map((recipient) => known.get(recipient.toLowerCase()) ?? resultOfReply(recipient, error));
+};
+
+/** The recipients the server accepted at RCPT (nodemailer's envelope state), all of them if unknown. */
+const acceptedRecipients = (connection: SMTPConnection, recipients: string[]): string[] => {
+  const envelope = (connection as unknown as { _envelope?: { accepted?: string[] } | false })._envelope;
+  return envelope && Array.isArray(envelope.accepted) ? [...envelope.accepted] : recipients;
 };
 
 /**

@@ -9,35 +9,49 @@ export interface RecentOutcomes {
 
 /**
  * The delivery worker's own queries over 002's recipient rows (migration 003 adds
- * claimed_at). State changes themselves go through SubmissionRepo.transition.
+ * claimed_at, 015 data_sent_at). State changes themselves go through SubmissionRepo.transition.
  */
 export class DeliveryRepo extends Repo {
 
-  /**
-   * Claims up to `limit` due recipients (queued, or deferred whose next attempt is due) that
-   * nobody holds, oldest first. Run inside a transaction: a claimed row is not due to anyone else.
-   */
-  claimDue(now: number, limit: number): number[] {
+  /** Up to `limit` due recipients (queued, or deferred whose next attempt is due) that nobody holds, oldest first. */
+  dueIds(now: number, limit: number): number[] {
     const rows = this.sql(
-      `UPDATE submission_recipients SET claimed_at = ?
-       WHERE id IN (
-         SELECT id FROM submission_recipients
-         WHERE status IN ('queued', 'deferred') AND next_attempt_at <= ? AND claimed_at IS NULL
-         ORDER BY next_attempt_at, id LIMIT ?)
-       RETURNING id`,
-    ).all(now, now, limit) as { id: number }[];
-    return rows.map((row) => row.id).sort((a, b) => a - b);
+      `SELECT id FROM submission_recipients
+       WHERE status IN ('queued', 'deferred') AND next_attempt_at <= ? AND claimed_at IS NULL
+       ORDER BY next_attempt_at, id LIMIT ?`,
+    ).all(now, limit) as { id: number }[];
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Claims those of `ids` that are still pending and unheld; returns the ids claimed. Run in
+   * a transaction: a claimed row is not due to anyone else until it is released.
+   */
+  claim(ids: readonly number[], now: number): number[] {
+    const claim = this.sql(
+      `UPDATE submission_recipients SET claimed_at = ?, data_sent_at = NULL
+       WHERE id = ? AND claimed_at IS NULL AND status IN ('queued', 'deferred')`,
+    );
+    return ids.filter((id) => claim.run(now, id).changes === 1);
+  }
+
+  /** The next server answered DATA with 354 for these claimed recipients: the message goes out next. */
+  markDataSent(ids: readonly number[], now: number): void {
+    const mark = this.sql('UPDATE submission_recipients SET data_sent_at = ? WHERE id = ? AND claimed_at IS NOT NULL');
+    for (const id of ids) mark.run(now, id);
   }
 
   unclaim(id: number): void {
-    this.sql('UPDATE submission_recipients SET claimed_at = NULL WHERE id = ?').run(id);
+    this.sql('UPDATE submission_recipients SET claimed_at = NULL, data_sent_at = NULL WHERE id = ?').run(id);
   }
 
-  /** Claims taken at or before `before`: left behind by a process that stopped mid-handoff. */
-  claimedBefore(before: number): number[] {
-    const rows = this.sql('SELECT id FROM submission_recipients WHERE claimed_at IS NOT NULL AND claimed_at <= ? ORDER BY id')
-      .all(before) as { id: number }[];
-    return rows.map((row) => row.id);
+  /** Claims taken at or before `before` (left behind by a process that stopped mid-handoff), and whether DATA was reached. */
+  claimedBefore(before: number): { id: number; dataSent: boolean }[] {
+    const rows = this.sql(
+      `SELECT id, data_sent_at IS NOT NULL AS data_sent FROM submission_recipients
+       WHERE claimed_at IS NOT NULL AND claimed_at <= ? ORDER BY id`,
+    ).all(before) as { id: number; data_sent: number }[];
+    return rows.map((row) => ({ id: row.id, dataSent: row.data_sent === 1 }));
   }
 
   /** The recipient of a submission with this address, if any. */

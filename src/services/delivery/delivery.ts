@@ -16,7 +16,7 @@ export interface DeliveryConfig {
   retryMs: number;
   /** SMTP transactions in flight at once. */
   concurrency: number;
-  /** Recipients claimed per run. */
+  /** Due recipients taken up per run; each batch is claimed only when a lane is about to send it. */
   claimLimit: number;
 }
 
@@ -48,9 +48,11 @@ interface Batch {
 
 /**
  * Hands queued recipients to the next server and records what it said (contract Delivery).
- * Each recipient is claimed in a transaction first, so it is never handed over twice at
- * once; each batch's outcome is applied in one transaction: state, event, outbox entry,
- * refund (once) and suppression together.
+ * A batch is claimed in a transaction just before its SMTP transaction, so it is never handed
+ * over twice at once, and marked durably when the server answers DATA with 354, before the
+ * message goes out: after a crash only a marked recipient can have been delivered. Each
+ * batch's outcome is applied in one transaction: state, event, outbox entry, refund (once)
+ * and suppression together.
  */
 export class DeliveryService {
   constructor(
@@ -69,22 +71,22 @@ export class DeliveryService {
   async runOnce(now: Date = this.clock.now()): Promise<DeliveryReport> {
     const at = now.getTime();
     this.recoverClaims(at - STALE_CLAIM_MS);
-    // Group commit: the claim shares its fsync with sends being accepted in the same turn.
-    const ids = await this.store.groupCommit(() => this.store.delivery.claimDue(at, this.config.claimLimit));
-    const report: DeliveryReport = { claimed: ids.length, batches: 0, delivered: 0, deferred: 0, failed: 0, unresolved: 0 };
-    const batches = this.batchesOf(ids);
-    report.batches = batches.length;
+    const batches = this.batchesOf(this.store.delivery.dueIds(at, this.config.claimLimit));
+    const report: DeliveryReport = { claimed: 0, batches: 0, delivered: 0, deferred: 0, failed: 0, unresolved: 0 };
     let next = 0;
     const recording: Promise<void>[] = [];
     const lane = async (): Promise<void> => {
       while (next < batches.length) {
-        const batch = batches[next++];
+        const batch = await this.claim(batches[next++], at);
+        if (!batch) continue;
+        report.claimed += batch.recipients.length;
+        report.batches += 1;
         const results = await this.attempt(batch);
         // Not awaited: the lane starts its next transaction while outcomes queue up for one
         // shared commit, so a commit's fsync is paid per group of batches, not per batch.
         recording.push(this.apply(batch, results, at, report).catch((error: unknown) => {
-          // The outcome could not be recorded: the claim stays, so the recipients are later
-          // settled as unresolved by recoverClaims instead of being handed over a second time.
+          // The outcome could not be recorded: the claim stays, so recoverClaims later settles
+          // the recipients by their DATA mark instead of handing them over a second time.
           this.logger.error('recording a delivery outcome failed', { submission: batch.submissionId, error: error instanceof Error ? error.message : String(error) });
         }));
       }
@@ -95,23 +97,27 @@ export class DeliveryService {
   }
 
   /**
-   * A claim still held when the process starts again belongs to a handoff that was cut off:
-   * the message may have gone out, so the recipient becomes unresolved and keeps its credit.
+   * A claim still held when the process starts again belongs to a handoff that was cut off.
+   * If the server had answered DATA, the message may have gone out: the recipient becomes
+   * unresolved and keeps its credit (RFC 5321 section 6.1). Otherwise nothing was handed
+   * over: the claim is dropped and the recipient is due again as it was. Returns how many
+   * became unresolved.
    */
   recoverClaims(before: number = Number.MAX_SAFE_INTEGER): number {
     const now = this.clock.now().getTime();
     if (this.store.delivery.claimedBefore(before).length === 0) return 0;
     return this.store.transaction(() => {
-      let recovered = 0;
-      for (const id of this.store.delivery.claimedBefore(before)) {
+      let unresolved = 0;
+      for (const { id, dataSent } of this.store.delivery.claimedBefore(before)) {
         this.store.delivery.unclaim(id);
+        if (!dataSent) continue;
         const changed = this.store.submissions.transition(id, {
           status: 'unresolved', nextAttemptAt: null,
-          diagnostic: 'delivery was interrupted during the SMTP handoff; the outcome is unknown',
+          diagnostic: 'delivery was interrupted after the message data was sent; the outcome is unknown',
         }, now, PENDING);
-        if (changed) recovered += 1;
+        if (changed) unresolved += 1;
       }
-      return recovered;
+      return unresolved;
     });
   }
 
@@ -150,6 +156,24 @@ export class DeliveryService {
     return [...batches.values()];
   }
 
+  /**
+   * Claims the batch just before its transaction. Group commit: claims of lanes starting
+   * together, outcomes and sends being accepted share one fsync. Null when none is left due.
+   */
+  private async claim(batch: Batch, at: number): Promise<Batch | null> {
+    const claimed = new Set(await this.store.groupCommit(() => this.store.delivery.claim(batch.recipients.map((row) => row.id), at)));
+    const recipients = batch.recipients.filter((row) => claimed.has(row.id));
+    return recipients.length === 0 ? null : { ...batch, recipients };
+  }
+
+  /** Called when the server answered DATA: durable before the first byte of the message is sent. */
+  private markDataSent(batch: Batch, accepted: readonly string[]): Promise<void> {
+    const addresses = new Set(accepted.map((address) => address.toLowerCase()));
+    const ids = batch.recipients.filter((row) => addresses.has(row.address.toLowerCase())).map((row) => row.id);
+    const at = this.clock.now().getTime();
+    return this.store.groupCommit(() => this.store.delivery.markDataSent(ids, at));
+  }
+
   private async attempt(batch: Batch): Promise<RecipientResult[]> {
     const addresses = batch.recipients.map((row) => row.address);
     try {
@@ -161,6 +185,7 @@ export class DeliveryService {
       const dkim = this.dkim.keyFor(domainOf(submission.fromAddress)) ?? undefined;
       return await this.handoff.deliver({
         route: hop.route, from: this.bounces.envelopeSender(batch.recipients[0].id), recipients: addresses, raw, dkim,
+        beforeData: (accepted) => this.markDataSent(batch, accepted),
       });
     } catch (error) {
       // Nothing was handed over (the handoff reports SMTP outcomes, it does not throw): retry later.

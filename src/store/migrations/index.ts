@@ -9,6 +9,7 @@ import { sendPath } from './008_send_path.js';
 import { searchQueueIds } from './009_search_queue_ids.js';
 import { searchFile } from './010_search_file.js';
 import { messageBodies } from './011_message_bodies.js';
+import { dataSent } from './015_data_sent.js';
 
 export interface Migration {
   version: number;
@@ -17,4 +18,4 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent];

@@ -1,0 +1,84 @@
+// What a crash leaves behind in delivery: only a recipient whose message data was sent may
+// become unresolved; a claim that never reached DATA goes back to the queue.
+import t from 'tap';
+import { startApp, type TestApp } from './helpers/app.js';
+import { creditsOf, funded } from './helpers/agents.js';
+import { startSink, type Sink } from './helpers/sink.js';
+
+const send = async (app: TestApp, key: string, to: string[]) => {
+  const response = await app.api('POST', '/api/v1/agent/send', { key, body: { to, subject: 'hello', text: 'Hi there.' } });
+  if (response.status !== 200) throw new Error(`send failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.id as string;
+};
+
+const statusOf = async (app: TestApp, key: string, id: string) =>
+  Object.fromEntries((await app.api('GET', `/api/v1/agent/outbound/${id}`, { key })).body.recipients.map((r: any) => [r.email, r.status]));
+
+const relayApp = (t: any, sink: Sink, outbound: Record<string, unknown> = {}) =>
+  startApp(t, { outbound: { relay: `smtp://127.0.0.1:${sink.port}`, timeoutMs: 5000, ...outbound } });
+
+const claims = (app: TestApp) => app.app.store.delivery.claimedBefore(Number.MAX_SAFE_INTEGER);
+
+t.test('after a crash a claim past DATA becomes unresolved; one before DATA is sent again, once', async (t) => {
+  const sink = await startSink(t);
+  const app = await relayApp(t, sink);
+  const agent = await funded(app, 3);
+  await app.app.workers.delivery.stop();
+  const before = await send(app, agent.apiKey, ['never@remote.test']);
+  const during = await send(app, agent.apiKey, ['maybe@remote.test']);
+  const queuedOnly = await send(app, agent.apiKey, ['later@remote.test']);
+  const now = Date.now();
+  // What a process killed mid-run leaves: two claims, one of them past DATA.
+  const [neverId, maybeId] = app.app.store.transaction(() => app.app.store.delivery.claim(app.app.store.delivery.dueIds(now, 2), now));
+  app.app.store.transaction(() => app.app.store.delivery.markDataSent([maybeId], now));
+  t.same(claims(app), [{ id: neverId, dataSent: false }, { id: maybeId, dataSent: true }]);
+
+  t.equal(app.app.services.delivery.recoverClaims(), 1, 'one became unresolved');
+  t.same(claims(app), [], 'no claim is left');
+  t.same(await statusOf(app, agent.apiKey, before), { 'never@remote.test': 'queued' }, 'never attempted: back in the queue');
+  t.same(await statusOf(app, agent.apiKey, during), { 'maybe@remote.test': 'unresolved' });
+  const report = await app.app.services.delivery.runOnce();
+  t.match(report, { claimed: 2, delivered: 2 });
+  t.same(await statusOf(app, agent.apiKey, before), { 'never@remote.test': 'delivered' });
+  t.same(await statusOf(app, agent.apiKey, queuedOnly), { 'later@remote.test': 'delivered' });
+  t.same(sink.messages.map((m) => m.to[0]).sort(), ['later@remote.test', 'never@remote.test'], 'the unresolved one is never resent');
+  t.equal(await creditsOf(app, agent.apiKey), 0, 'every credit stays charged: two delivered, one unknown');
+});
+
+t.test('a run claims only the batch it is about to send, and marks it before the message data goes out', async (t) => {
+  const sink = await startSink(t);
+  const app = await relayApp(t, sink, { concurrency: 1, timeoutMs: 1500 });
+  const agent = await funded(app, 6);
+  await app.app.workers.delivery.stop();
+  const hung = await send(app, agent.apiKey, ['hang@remote.test']);
+  const ids = [];
+  for (let i = 0; i < 4; i += 1) ids.push(await send(app, agent.apiKey, [`ok${i}@remote.test`]));
+  const run = app.app.services.delivery.runOnce();
+  // The sink takes the message of hang@ and never answers: the first batch is past DATA.
+  while (!claims(app).some((claim) => claim.dataSent)) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.equal(claims(app).length, 1, 'one lane, one batch claimed; the four others are not held');
+  t.equal(claims(app)[0].dataSent, true);
+  const report = await run;
+  t.match(report, { claimed: 5, batches: 5, delivered: 4, unresolved: 1 });
+  t.same(await statusOf(app, agent.apiKey, hung), { 'hang@remote.test': 'unresolved' });
+  t.same(claims(app), []);
+});
+
+t.test('a recipient refused at RCPT is not marked; a transaction that never reaches DATA marks nothing', async (t) => {
+  const sink = await startSink(t);
+  const app = await relayApp(t, sink, { timeoutMs: 1500 });
+  const agent = await funded(app, 4);
+  await app.app.workers.delivery.stop();
+  const marked: number[][] = [];
+  const store = app.app.store.delivery;
+  const original = store.markDataSent.bind(store);
+  store.markDataSent = (ids, now) => {
+    marked.push([...ids]);
+    original(ids, now);
+  };
+  await send(app, agent.apiKey, ['hang@remote.test', 'unknown@remote.test']);
+  await send(app, agent.apiKey, ['defer@remote.test']);
+  await app.app.services.delivery.runOnce();
+  const rows = app.app.store.submissions;
+  t.same(marked.map((ids) => ids.map((id) => rows.recipientById(id)?.address)), [['hang@remote.test']], 'only the accepted recipient of the one transaction that reached DATA');
+});
