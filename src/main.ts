@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { SMTPServer } from 'smtp-server';
 import type { Config } from './config/types.js';
 import type { AddressResolver } from './core/address-resolver.js';
+import { BodyBudget, type BodyLimits } from './core/body-budget.js';
 import type { DnsResolver } from './core/dns.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createLogger, type Logger } from './core/logger.js';
@@ -80,6 +81,8 @@ export interface App {
   readonly services: Services;
   readonly logger: Logger;
   readonly workers: { delivery: DeliveryWorker; webhooks: WebhookDispatcher; bodies: BodyBackfill };
+  /** Request body bytes held at once across HTTP and MCP requests (`http.maxBufferedBodyBytes`). */
+  readonly bodyBudget: BodyBudget;
   /** Known after start(). */
   ports: BoundPorts;
   baseUrl: string;
@@ -148,11 +151,15 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   // The MCP adapter shares the HTTP listener. It is wired here rather than in an HTTP routes
   // file so neither adapter imports the other (DESIGN.md rules 2 and 3): the HTTP app only
   // lends the paths and Node's raw request/response to whatever main.ts mounts.
+  // One budget for the bytes of request bodies held at once, shared by REST and MCP.
+  const bodyLimits: BodyLimits = {
+    sendBytes: config.http.maxBodyBytes, smallBytes: config.http.maxSmallBodyBytes, budget: new BodyBudget(config.http.maxBufferedBodyBytes),
+  };
   const mcpEndpoint = createMcpEndpoint({
-    services, logger, trustProxy: config.http.trustProxy, maxBodyBytes: config.http.maxBodyBytes, baseUrl: () => app.baseUrl,
+    services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, baseUrl: () => app.baseUrl,
   });
   const httpApp = createHttpApp({
-    services, logger, trustProxy: config.http.trustProxy, maxBodyBytes: config.http.maxBodyBytes, isReady: () => ready,
+    services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready,
     nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }],
   });
   const httpServer = createServer(httpApp.callback());
@@ -185,6 +192,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const app: App = {
     config, store, services, logger,
     workers: { delivery: deliveryWorker, webhooks: webhookDispatcher, bodies: bodyBackfill },
+    bodyBudget: bodyLimits.budget,
     ports: { http: 0, smtp: 0, submission: 0, imap: 0 },
     baseUrl: config.baseUrl ?? '',
     async start() {

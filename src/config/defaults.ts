@@ -5,7 +5,11 @@ export const defaultConfig = (): Config => ({
   dataDir: './data',
   mailDomain: 'agents.localhost',
   timeZone: 'UTC',
-  http: { host: '127.0.0.1', port: 8080, trustProxy: false, maxBodyBytes: 16 * 1024 * 1024 },
+  http: {
+    host: '127.0.0.1', port: 8080, trustProxy: false,
+    // Only a send by a key that may send gets the large limit; every other body is small.
+    maxBodyBytes: 16 * 1024 * 1024, maxSmallBodyBytes: 16 * 1024, maxBufferedBodyBytes: 24 * 1024 * 1024,
+  },
   // Every parse runs on a thread: the time budget works by replacing a thread that overruns it.
   // maxRecipients: the least RFC 5321 4.5.3.1.8 allows; each accepted recipient is a stored copy.
   smtp: {

@@ -124,6 +124,10 @@ const validate = (candidate: ConfigLayer, origins: Origins): Config => {
   }
   assertTimeZone(candidate.timeZone, originFor(origins, 'timeZone'));
   assertDnsServers(candidate.dns.servers, originFor(origins, 'dns.servers'));
+  // A body the budget could never hold would be refused with 503 forever.
+  if (candidate.http.maxBufferedBodyBytes < candidate.http.maxBodyBytes) {
+    throw new ConfigError('http.maxBufferedBodyBytes', `must be at least http.maxBodyBytes (${candidate.http.maxBodyBytes})`, originFor(origins, 'http.maxBufferedBodyBytes'));
+  }
   return candidate;
 };
 

@@ -8,7 +8,7 @@ export interface Config {
   /** When unset, derived from the HTTP listener once it is bound. */
   baseUrl?: string;
   timeZone: string;
-  http: { host: string; port: number; trustProxy: boolean; maxBodyBytes: number };
+  http: { host: string; port: number; trustProxy: boolean; maxBodyBytes: number; maxSmallBodyBytes: number; maxBufferedBodyBytes: number };
   /**
    * parseThreads: worker threads for every MIME parse of mail (never on the main thread);
    * parseTimeoutMs: the time budget of one parse, past which its thread is replaced and the

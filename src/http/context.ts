@@ -1,5 +1,6 @@
 import type { Logger } from '../core/logger.js';
 import type { Services } from '../services/index.js';
+import type { BodyLimits } from '../core/body-budget.js';
 import type { NodeMount } from './mount.js';
 
 /** What every routes file receives. */
@@ -7,7 +8,7 @@ export interface HttpDeps {
   services: Services;
   logger: Logger;
   trustProxy: boolean;
-  maxBodyBytes: number;
+  body: BodyLimits;
   /** True once every listener is bound; /healthz answers 503 before. */
   isReady: () => boolean;
   /** Other adapters on this listener (the MCP endpoint), wired by main.ts. */

@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import packageJson from '../../package.json' with { type: 'json' };
+import type { BodyLimits } from '../core/body-budget.js';
 import type { Logger } from '../core/logger.js';
 import type { Services } from '../services/index.js';
 import { toolFailure, toolSuccess } from './results.js';
@@ -10,7 +11,7 @@ export interface McpDeps {
   services: Services;
   logger: Logger;
   trustProxy: boolean;
-  maxBodyBytes: number;
+  body: BodyLimits;
   /** The public base URL (known once the listener is bound); its origin may call from a browser. */
   baseUrl: () => string;
 }

@@ -9,7 +9,7 @@ import type { HttpDeps } from '../context.js';
 export const accountRoutes = (router: Router, deps: HttpDeps): void => {
   const { services } = deps;
   router.post('/api/v1/agent/register', async (ctx) => {
-    const input = validateInput<RegisterInput>('register-request.json', await readJsonBody(ctx, deps.maxBodyBytes));
+    const input = validateInput<RegisterInput>('register-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget));
     ctx.status = 201;
     ctx.body = services.accounts.register(input, clientIp(ctx, deps.trustProxy));
   });

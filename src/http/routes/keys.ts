@@ -26,13 +26,13 @@ export const keyRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = services.keyRotation.state(principalOf(ctx));
   });
   router.post('/api/v1/agent/keys', auth, async (ctx) => {
-    const input = validateInput<{ action: RotationAction }>('key-rotation-request.json', await readJsonBody(ctx, KEY_BODY_BYTES));
+    const input = validateInput<{ action: RotationAction }>('key-rotation-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
     ctx.body = services.keyRotation.mutate(principalOf(ctx), input.action);
   });
 
   router.post('/api/v1/agent/access-keys', auth, async (ctx) => {
     const principal = principalOf(ctx);
-    const input = validateInput<AccessKeyRequest>('access-key-request.json', await readJsonBody(ctx, KEY_BODY_BYTES));
+    const input = validateInput<AccessKeyRequest>('access-key-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
     ctx.body = services.accessKeys.create(principal, input);
     ctx.status = 201;
   });
@@ -40,12 +40,12 @@ export const keyRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = services.accessKeys.list(principalOf(ctx));
   });
   router.delete('/api/v1/agent/access-keys/:id', auth, async (ctx) => {
-    const input = validateInput<{ factorCode?: string }>('access-key-revoke-request.json', await readJsonBody(ctx, KEY_BODY_BYTES));
+    const input = validateInput<{ factorCode?: string }>('access-key-revoke-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
     ctx.body = services.accessKeys.revoke(principalOf(ctx), ctx.params.id, input.factorCode);
   });
 
   router.post('/api/v1/agent/2fa', auth, async (ctx) => {
-    const input = validateInput<{ action: TwoFactorAction; factorCode?: string }>('two-factor-request.json', await readJsonBody(ctx, KEY_BODY_BYTES));
+    const input = validateInput<{ action: TwoFactorAction; factorCode?: string }>('two-factor-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
     const principal = principalOf(ctx);
     if (input.action === 'enroll') ctx.body = services.twoFactor.enroll(principal);
     else if (input.action === 'confirm') ctx.body = services.twoFactor.confirm(principal, input.factorCode);

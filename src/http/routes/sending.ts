@@ -12,7 +12,9 @@ export const sendingRoutes = (router: Router, deps: HttpDeps): void => {
   const { services } = deps;
   const auth = requireAuth(services.auth);
   router.post('/api/v1/agent/send', auth, async (ctx) => {
-    const input = validateInput<SendRequest>('send-request.json', await readJsonBody(ctx, deps.maxBodyBytes));
+    // The large limit only for a key that may send; anything else gets the small one (and a 403 after).
+    const limit = principalOf(ctx).permissions.includes('mail:send') ? deps.body.sendBytes : deps.body.smallBytes;
+    const input = validateInput<SendRequest>('send-request.json', await readJsonBody(ctx, limit, deps.body.budget));
     const header = ctx.get('idempotency-key');
     ctx.body = await services.sending.send(principalOf(ctx), input, {
       idempotencyKey: ctx.headers['idempotency-key'] === undefined ? undefined : header,

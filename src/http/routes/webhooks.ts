@@ -20,7 +20,7 @@ export const webhookRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = await services.webhookDeliveries.replay(principalOf(ctx), ctx.params.id);
   });
   router.post('/api/v1/agent/webhooks', auth, async (ctx) => {
-    const input = validateInput<CreateWebhookInput>('webhook-create-request.json', await readJsonBody(ctx, deps.maxBodyBytes));
+    const input = validateInput<CreateWebhookInput>('webhook-create-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget));
     ctx.body = await services.webhooks.create(principalOf(ctx), input);
     ctx.status = 201;
   });
