@@ -234,7 +234,11 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },
         { name: 'webhooks', schedule: '* * * * * *', run: () => webhookDispatcher.start(clock.now()) },
       ]);
-      if (autoDeliver) scheduler.start([{ name: 'delivery', schedule: '*/30 * * * * *', run: () => deliveryWorker.kick() }]);
+      if (autoDeliver) {
+        scheduler.start([{ name: 'delivery', schedule: '*/30 * * * * *', run: () => deliveryWorker.kick() }]);
+        // Mail queued when the last process stopped (claims recovered above included) goes now, not at the next tick.
+        deliveryWorker.kick();
+      }
       ready = true;
       logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, submission: app.ports.submission, imap: app.ports.imap, baseUrl: app.baseUrl, dataDir: config.dataDir, parseThreads: parsePool?.size ?? 0, searchThread: indexWriter instanceof SearchWriterThread });
       return app.ports;

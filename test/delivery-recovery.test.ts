@@ -82,3 +82,18 @@ t.test('a recipient refused at RCPT is not marked; a transaction that never reac
   const rows = app.app.store.submissions;
   t.same(marked.map((ids) => ids.map((id) => rows.recipientById(id)?.address)), [['hang@remote.test']], 'only the accepted recipient of the one transaction that reached DATA');
 });
+
+t.test('mail queued when the process stopped is delivered right after the next start, not at the next cron tick', async (t) => {
+  const sink = await startSink(t);
+  const dataDir = t.testdir({});
+  const config = { dataDir, outbound: { relay: `smtp://127.0.0.1:${sink.port}`, timeoutMs: 5000 } };
+  const before = await startApp(t, config);
+  const agent = await funded(before, 1);
+  await send(before, agent.apiKey, ['waiting@remote.test']);
+  await before.app.stop();
+  t.equal(sink.messages.length, 0);
+  const after = await startApp(t, config, { autoDeliver: true });
+  // The run started by start() itself: nothing else kicks the worker here.
+  await after.app.workers.delivery.idle();
+  t.same(sink.messages.map((message) => message.to[0]), ['waiting@remote.test']);
+});
