@@ -13,7 +13,7 @@ t.setTimeout(300_000);
  * Growth of the peak over idle. Unbounded, 40 x 16 MB would be 640 MB of buffers alone; the
  * budget (24 MB) admits one such send at a time, held as bytes, text and parsed JSON.
  */
-const GROWTH_LIMIT_MB = 160;
+const GROWTH_LIMIT_MB = 200;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const agentpost = join(root, 'bin', 'agentpost');
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };

@@ -52,7 +52,9 @@ const tooLarge = (limit: number): AppError => new AppError('too_large', `request
 /**
  * Reads a request body of at most `limit` bytes under the shared budget. A declared
  * Content-Length is checked and reserved before anything is read; a body without one
- * reserves as it arrives. Over `limit`: 413; over the budget: 503 with Retry-After.
+ * reserves as it arrives. Over `limit`: 413; over the budget: 503 with Retry-After. The
+ * source must not destroy the request when left early (`req.iterator({destroyOnReturn:
+ * false})`): the answer still goes out on its connection, and the caller discards the rest.
  */
 export const readBounded = async (
   source: AsyncIterable<Buffer>, declared: number | null, limit: number, budget: BodyBudget,

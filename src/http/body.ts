@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { declaredLength, readBounded, type BodyBudget } from '../core/body-budget.js';
+import { declaredLength, readBounded, type BodyBudget, type BoundedBody } from '../core/body-budget.js';
 import { AppError } from '../core/errors.js';
 
 /**
@@ -7,7 +7,16 @@ import { AppError } from '../core/errors.js';
  * allows at once 503, non-JSON 400. The bytes count against the budget until the response ends.
  */
 export const readJsonBody = async (ctx: Context, maxBytes: number, budget: BodyBudget): Promise<unknown> => {
-  const { body, release } = await readBounded(ctx.req as AsyncIterable<Buffer>, declaredLength(ctx.req.headers['content-length']), maxBytes, budget);
+  let bounded: BoundedBody;
+  try {
+    bounded = await readBounded(ctx.req.iterator({ destroyOnReturn: false }), declaredLength(ctx.req.headers['content-length']), maxBytes, budget);
+  } catch (error) {
+    // Refused: the rest is read and dropped (never kept), so the answer reaches a client still
+    // sending and the connection stays usable, as Node does for a body nobody read.
+    ctx.req.resume();
+    throw error;
+  }
+  const { body, release } = bounded;
   ctx.res.once('close', release);
   if (body.length === 0) return {};
   if (!ctx.is('application/json') && ctx.get('content-type') !== '') {

@@ -75,8 +75,10 @@ const readBody = async (deps: McpDeps, req: IncomingMessage, res: ServerResponse
   const limit = maySend(deps, headerText(req.headers.authorization)) ? deps.body.sendBytes : deps.body.smallBytes;
   let bounded: BoundedBody;
   try {
-    bounded = await readBounded(req as AsyncIterable<Buffer>, declaredLength(req.headers['content-length']), limit, deps.body.budget);
+    bounded = await readBounded(req.iterator({ destroyOnReturn: false }), declaredLength(req.headers['content-length']), limit, deps.body.budget);
   } catch (error) {
+    // Refused: the rest is read and dropped, so the answer reaches a client still sending.
+    req.resume();
     if (isAppError(error) && error.code === 'too_large') jsonRpcError(res, 413, -32000, `Payload Too Large: ${error.message}`);
     else if (isAppError(error) && error.code === 'unavailable') jsonRpcError(res, 503, -32000, error.message, { 'Retry-After': String(error.details.retryAfterSeconds ?? 1) });
     else res.destroy();
