@@ -5,6 +5,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { restCall, startServerProcess } from './helpers/process.js';
+import { report } from './helpers/fault.js';
 import { rssOf } from './helpers/rss.js';
 import { upload, type UploadResult } from './helpers/upload.js';
 
@@ -57,7 +58,7 @@ t.test('40 concurrent 16 MB bodies, before and after authentication: bounded RSS
 
   const peak = afterSends?.peakMb ?? 0;
   const growth = peak - (idle?.peakMb ?? 0);
-  t.comment(`RSS MB: idle ${idle?.rssMb}, after 40 unauthenticated 16 MB bodies ${afterUnauthenticated?.rssMb} (peak ${afterUnauthenticated?.peakMb}), `
+  report(t, `body memory: RSS MB idle ${idle?.rssMb}, after 40 unauthenticated 16 MB bodies ${afterUnauthenticated?.rssMb} (peak ${afterUnauthenticated?.peakMb}), `
     + `after 40 authenticated 16 MB sends ${afterSends?.rssMb} (peak ${peak}); sends answered ${JSON.stringify(sendCounts)}`);
   t.ok(growth < GROWTH_LIMIT_MB, `peak RSS grew ${growth} MB over idle, < ${GROWTH_LIMIT_MB} MB`);
   await server.stop();

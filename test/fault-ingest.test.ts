@@ -4,7 +4,7 @@
 // PRAGMA integrity_check. Prints the rounds, the acknowledgements and the peak RSS.
 import nodemailer from 'nodemailer';
 import t from 'tap';
-import { faultSeed, faultServer, integrityCheck, killHard, registerAgent, seededRandom, sleep, summary, withDatabase } from './helpers/fault.js';
+import { faultSeed, faultServer, integrityCheck, killHard, registerAgent, report, seededRandom, sleep, summary, withDatabase } from './helpers/fault.js';
 
 t.setTimeout(600_000);
 
@@ -88,7 +88,7 @@ t.test(`kill -9 during 16-session ingest, ${ROUNDS} times: every 250 stored exac
   t.equal(health.status, 200, 'restarts after the last kill');
   await server.stop();
   for (const peak of peaks) t.ok(peak !== null && peak < PEAK_LIMIT_MB, `peak RSS ${peak} MB < ${PEAK_LIMIT_MB} MB`);
-  t.comment(`fault ingest (seed ${seed}): ${ROUNDS} kill -9 rounds of ${SESSIONS} sessions in ${((Date.now() - started) / 1000).toFixed(1)} s; `
+  report(t, `fault ingest (seed ${seed}): ${ROUNDS} kill -9 rounds of ${SESSIONS} sessions in ${((Date.now() - started) / 1000).toFixed(1)} s; `
     + `250s per round ${rounds.map((r) => r.acked.size).join(', ')} (attempted ${rounds.map((r) => r.attempted).join(', ')}); `
     + `stored ${counts.size} (${storedUnacked} committed but cut off before their 250); peak RSS MB per round ${summary(peaks)}`);
 });

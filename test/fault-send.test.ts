@@ -4,7 +4,7 @@
 // still queued, `unresolved` only if its message data was sent; credits equal grants minus
 // charges plus refunds; PRAGMA integrity_check passes. Prints what it did and the peak RSS.
 import t from 'tap';
-import { faultSeed, faultServer, integrityCheck, killHard, registerAgent, seededRandom, sleep, summary, withDatabase } from './helpers/fault.js';
+import { faultSeed, faultServer, integrityCheck, killHard, registerAgent, report, seededRandom, sleep, summary, withDatabase } from './helpers/fault.js';
 import { startRelaySink } from './helpers/relay-sink.js';
 
 t.setTimeout(600_000);
@@ -130,7 +130,7 @@ t.test(`kill -9 during sending to a slow relay, ${ROUNDS} times: delivered once 
   }
   for (const peak of peaks) t.ok(peak !== null && peak < PEAK_LIMIT_MB, `peak RSS ${peak} MB < ${PEAK_LIMIT_MB} MB`);
   const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(1);
-  t.comment(`fault send (seed ${seed}): ${seconds(started, Date.now())} s (set-up ${seconds(started, setUp)}, ${ROUNDS} kill -9 rounds ${seconds(setUp, killsDone)}, drain ${seconds(killsDone, drained)}); sends accepted per round ${perRound.join(', ')}; `
+  report(t, `fault send (seed ${seed}): ${seconds(started, Date.now())} s (set-up ${seconds(started, setUp)}, ${ROUNDS} kill -9 rounds ${seconds(setUp, killsDone)}, drain ${seconds(killsDone, drained)}); sends accepted per round ${perRound.join(', ')}; `
     + `recipients ${JSON.stringify(statuses)} after draining (pending right after the last kill: ${afterKills.pending}); `
     + `relay DATA commands ${[...sink.dataBegun.values()].reduce((a, b) => a + b, 0)}, accepted ${[...sink.accepted.values()].reduce((a, b) => a + b, 0)}; peak RSS MB per round ${summary(peaks)}`);
 });

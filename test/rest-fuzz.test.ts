@@ -8,6 +8,7 @@ import type { DnsResolver } from '../src/core/dns.js';
 import { buildOpenApiDocument } from '../src/http/openapi.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { funded } from './helpers/agents.js';
+import { report } from './helpers/fault.js';
 import { issueAccessKey } from './helpers/keys.js';
 import { assertMatchesOpenApi } from './helpers/openapi.js';
 import { schemaArbitrary } from './helpers/schema-arbitrary.js';
@@ -134,5 +135,5 @@ t.test(`${RUNS} fuzzed requests over every operation: no 5xx, every answer as do
   });
   t.equal(failures.length, 0, 'no failure');
   t.equal(perOperation.size, operations.length, 'every operation was exercised');
-  t.comment(`rest fuzz (seed ${SEED}): ${RUNS} requests over ${operations.length} operations, ${Math.min(...perOperation.values())} to ${Math.max(...perOperation.values())} each; statuses ${JSON.stringify(statuses)}`);
+  report(t, `rest fuzz (seed ${SEED}): ${RUNS} requests over ${operations.length} operations, ${Math.min(...perOperation.values())} to ${Math.max(...perOperation.values())} each; statuses ${JSON.stringify(statuses)}`);
 });

@@ -89,3 +89,12 @@ export const integrityCheck = (db: Database.Database): string =>
   (db.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[]).map((row) => row.integrity_check).join('; ');
 
 export const summary = (peaks: (number | null)[]): string => peaks.map((mb) => (mb === null ? '?' : `${mb}`)).join(', ');
+
+/**
+ * What a load test did, for whoever runs `npm test`: tap's summary reporter hides comments,
+ * so the line also goes to stderr, which tap passes through.
+ */
+export const report = (t: Test, line: string): void => {
+  t.comment(line);
+  process.stderr.write(`${line}\n`);
+};
