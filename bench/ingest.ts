@@ -8,6 +8,8 @@
  * - connections: the ingest rate alone, then while 1,000 idle SMTP connections and then
  *   1,000 IMAP IDLE sessions are held open, and the memory each idle connection costs.
  * - memory: agentpost's RSS idle, at the peak of a 20,000-message ingest and a minute after.
+ * - pauses (only when asked for): per greeting pause, the new-connection rate and whether
+ *   clients that talk before the greeting are refused; the MX default is chosen from it.
  * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
  * (4096), --rounds N (1), --idle N (1000), --memory-count N (20000), --after-seconds N (60),
  * --executable PATH (run that single executable, e.g. dist/agentpost, instead of the source).
@@ -20,7 +22,7 @@ import { holdIdleImap } from './imap-idle.js';
 import { argValue, fmt, messageOfSize, percentile, prng, vocabulary } from './lib.js';
 import { postfixInstalled, postfixVersion } from './postfix.js';
 import { cpuMs, rssMb, sampleRss } from './proc.js';
-import { dataPayload, holdIdleSmtp, runLoad } from './smtp-load.js';
+import { dataPayload, holdIdleSmtp, refusesEarlyTalker, runLoad } from './smtp-load.js';
 
 const count = argValue('count', 4000);
 const sessions = argValue('sessions', 16);
@@ -121,6 +123,24 @@ const connections = async (): Promise<void> => {
   }
 };
 
+/**
+ * What each greeting pause costs and what it catches, to choose the MX default from: the
+ * rate with a new connection per message, and whether a client that talks the moment it is
+ * connected (ratware that never waits for the greeting) is refused.
+ */
+const pauses = async (): Promise<void> => {
+  for (const pause of [0, 10, 25, 50, 100, 250]) {
+    const target = await startAgentpost('agentpost', { executable, greetingDelayMs: pause });
+    try {
+      const caught = await Promise.all(Array.from({ length: 20 }, () => refusesEarlyTalker(target.port)));
+      const measured = await measure(target, 'new connection');
+      console.log(`pause ${String(pause).padStart(3)} ms: ${fmt(measured.rate, 0).padStart(5)} msg/s with a new connection per message, greeting p50 ${fmt(measured.greetingP50, 1)} ms; immediate early talkers refused: ${caught.filter(Boolean).length}/20`);
+    } finally {
+      await target.stop();
+    }
+  }
+};
+
 const memory = async (): Promise<void> => {
   const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0 });
   try {
@@ -146,4 +166,5 @@ console.log(`before: ${uptime()}`);
 if (parts.has('rates')) await rates();
 if (parts.has('connections')) await connections();
 if (parts.has('memory')) await memory();
+if (parts.has('pauses')) await pauses();
 console.log(`after: ${uptime()}`);

@@ -137,3 +137,12 @@ export const holdIdleSmtp = async (port: number, count: number): Promise<{ close
   }
   return { close: () => sockets.forEach((socket) => socket.destroy()) };
 };
+
+/** Whether a client that sends EHLO the moment it is connected hears 421 (an early talker refused). */
+export const refusesEarlyTalker = async (port: number): Promise<boolean> => {
+  const conversation = await open(port);
+  conversation.socket.write('EHLO early.bench.test\r\n');
+  const first = await conversation.reply('');
+  conversation.socket.destroy();
+  return first.startsWith('421');
+};

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
 import { Worker } from 'node:worker_threads';
+import { THREAD_RESOURCE_LIMITS } from '../src/workers/threads/thread-limits.js';
 import { runAndExit } from './run.js';
 
 /** The asset keys; scripts/package.mjs stores the addon and the parse thread under the same names. */
@@ -49,7 +50,7 @@ const loadAddonFromAsset = (): { exports: object; file: string } => {
 /** Read once; each thread started (or replaced) evaluates the same source. */
 const threadFromAsset = (asset: string) => {
   const source = getAsset(asset, 'utf8');
-  return (workerData?: unknown) => new Worker(source, { eval: true, workerData });
+  return (workerData?: unknown) => new Worker(source, { eval: true, workerData, resourceLimits: THREAD_RESOURCE_LIMITS });
 };
 
 const addon = isSea() ? loadAddonFromAsset() : undefined;

@@ -11,7 +11,7 @@ import { createLogger, type Logger } from './core/logger.js';
 import type { MxResolver } from './core/outbound.js';
 import type { ParseMail } from './core/parsed-message.js';
 import { createHttpApp } from './http/app.js';
-import { createMcpEndpoint, MCP_PATHS } from './mcp/endpoint.js';
+import { lazyMcpEndpoint, MCP_PATHS } from './mcp/lazy-endpoint.js';
 import { createImapServer } from './imap/server.js';
 import { createServices, type Services } from './services/index.js';
 import { createInboundServer } from './smtp/inbound.js';
@@ -155,7 +155,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const bodyLimits: BodyLimits = {
     sendBytes: config.http.maxBodyBytes, smallBytes: config.http.maxSmallBodyBytes, budget: new BodyBudget(config.http.maxBufferedBodyBytes),
   };
-  const mcpEndpoint = createMcpEndpoint({
+  const mcpEndpoint = lazyMcpEndpoint({
     services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, baseUrl: () => app.baseUrl,
   });
   const httpApp = createHttpApp({

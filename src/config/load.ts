@@ -145,6 +145,7 @@ const originFor = (origins: Origins, path: string): string | undefined => {
 };
 
 const assertTimeZone = (timeZone: string, origin: string | undefined): void => {
+  if (timeZone === 'UTC') return; // always known; asking Intl would load its time zone data
   try {
     new Intl.DateTimeFormat('en-US', { timeZone });
   } catch {

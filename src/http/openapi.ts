@@ -54,6 +54,6 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
   for (let pending = [...seen]; pending.length > 0; pending = [...seen].filter((id) => !(componentName(id) in schemas))) {
     for (const id of pending) schemas[componentName(id)] = rewriteRefs(schemaById(id), seen, componentName(id));
   }
-  document.components = { ...document.components, schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))) };
+  document.components = { ...document.components, schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
   return document;
 };

@@ -8,9 +8,6 @@ import { normaliseAccept } from './accept.js';
 import { isAllowedOrigin } from './origin.js';
 import { buildMcpServer, type McpDeps } from './server.js';
 
-/** Contract "MCP over HTTP": the endpoint and its alias. */
-export const MCP_PATHS: readonly string[] = ['/mcp', '/api/mcp'];
-
 const jsonRpcError = (res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void => {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));

@@ -12,11 +12,12 @@
  * threads from SEA assets instead.
  */
 import { Worker } from 'node:worker_threads';
+import { THREAD_RESOURCE_LIMITS } from './thread-limits.js';
 
 const TSX_API = import.meta.resolve('tsx/esm/api');
 
 export const startFromSource = (threadFile: URL, workerData?: unknown): Worker => {
   const boot = `import(${JSON.stringify(TSX_API)})
   .then(({ register }) => { register(); return import(${JSON.stringify(threadFile.href)}); })`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { eval: true, workerData, resourceLimits: THREAD_RESOURCE_LIMITS });
 };
