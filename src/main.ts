@@ -28,6 +28,7 @@ import { SearchIndexer } from './workers/jobs/search-indexer.js';
 import { SearchWriterThread, type SearchWorkerFactory } from './workers/threads/search-writer-thread.js';
 import { reactAfterCommit } from './workers/after-commit.js';
 import { BodyBackfill } from './workers/jobs/body-backfill.js';
+import { releaseWhenQuiet } from './workers/memory-release.js';
 import { keyExpiryRunOnce } from './workers/jobs/key-expiry.js';
 import { sweepRunOnce } from './workers/jobs/sweep.js';
 import { createDnsResolver } from './workers/net/dns-resolver.js';
@@ -187,6 +188,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const searchIndexer = new SearchIndexer(services.searchIndex, logger);
   const bodyBackfill = new BodyBackfill(services.bodies, logger);
   let stopReacting = (): void => {};
+  // A burst of mail leaves garbage V8 keeps for minutes; collected once quiet for 10 s.
+  const quiet = releaseWhenQuiet(10_000);
   let stopping: Promise<void> | null = null;
 
   const app: App = {
@@ -215,6 +218,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         dispatchWebhooks: () => webhookDispatcher.kick(),
         deliver: autoDeliver ? () => deliveryWorker.kick() : undefined,
         watchers: services.mailboxWatchers,
+        worked: quiet.touch,
       });
       app.ports = {
         http: await listen(httpServer, config.http.host, config.http.port),
@@ -250,6 +254,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         await deliveryWorker.stop();
         await handoff.close();
         stopReacting();
+        quiet.stop();
         await webhookDispatcher.stop();
         await searchIndexer.stop();
         await bodyBackfill.stop();

@@ -14,6 +14,8 @@ export interface AfterCommitReactions {
   deliver?: () => void;
   /** Tells whoever watches a mailbox right now (IMAP IDLE). */
   watchers?: MailboxWatchers;
+  /** Notes that mail was stored or sent, for releaseWhenQuiet (src/workers/memory-release.ts). */
+  worked?: () => void;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface AfterCommitReactions {
  * that the next start does not redo. Returns the unsubscribe for shutdown.
  */
 export const reactAfterCommit = (feed: CommitFeed, reactions: AfterCommitReactions): (() => void) => {
-  const { indexSearch, buildBodies, dispatchWebhooks, deliver, watchers } = reactions;
+  const { indexSearch, buildBodies, dispatchWebhooks, deliver, watchers, worked } = reactions;
   const subscriptions = [
     indexSearch && feed.subscribe(MESSAGE_STORED, () => indexSearch()),
     buildBodies && feed.subscribe(MESSAGE_STORED, () => buildBodies()),
@@ -33,6 +35,7 @@ export const reactAfterCommit = (feed: CommitFeed, reactions: AfterCommitReactio
       if (leftQueued(entries)) deliver();
     }),
     watchers && feed.subscribe(MailboxWatchers.topics, (entries) => watchers.onCommitted(entries)),
+    worked && feed.subscribe([MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED], () => worked()),
   ];
   return () => subscriptions.forEach((unsubscribe) => unsubscribe?.());
 };

@@ -7,6 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { ParsedMessage } from '../../core/parsed-message.js';
 import { parseMessage } from '../../mime/parse.js';
+import { releaseWhenQuiet } from '../memory-release.js';
 import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
 
 const port = parentPort;
@@ -57,7 +58,11 @@ const drain = async (): Promise<void> => {
   draining = false;
 };
 
+/** This thread's heap too is collected once a burst is over (memory-release.ts). */
+const quiet = releaseWhenQuiet(10_000);
+
 port.on('message', (requests: ParseRequest[]) => {
+  quiet.touch();
   waiting.push(...requests);
   void drain();
 });

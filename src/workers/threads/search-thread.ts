@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SearchIndexFileWriter } from '../../store/search-db.js';
+import { releaseWhenQuiet } from '../memory-release.js';
 import type { SearchReply, SearchRequest, SearchThreadData } from './search-protocol.js';
 
 const port = parentPort;
@@ -25,8 +26,13 @@ const perform = (request: Exclude<SearchRequest, { type: 'close' }>): void => {
   else writer.trimAbove(request.rowId);
 };
 
+/** This thread's heap too is collected once a burst is over (memory-release.ts). */
+const quiet = releaseWhenQuiet(10_000);
+
 port.on('message', (request: SearchRequest) => {
+  quiet.touch();
   if (request.type === 'close') {
+    quiet.stop();
     writer.close();
     port.close();
     return;
