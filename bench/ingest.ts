@@ -5,9 +5,10 @@
  *   the MX's default pause (when it is not 0), a bare smtp-server sink that stores nothing
  *   and a private Postfix accepting into its queue, each over reused connections and over a
  *   new connection per message, and agentpost's rate against Postfix's and the sink's.
- * - connections: the ingest rate alone, then while 1,000 idle SMTP connections and then
- *   1,000 IMAP IDLE sessions are held open, and the memory each idle connection costs.
- * - memory: agentpost's RSS idle, at the peak of a 20,000-message ingest and a minute after.
+ * - connections: the memory 1,000 idle SMTP connections, then 1,000 IMAP IDLE sessions take,
+ *   and the ingest rate while they are held against the rate without them.
+ * - memory: agentpost's RSS idle (15 s after start), at the peak of a 20,000-message ingest
+ *   and a minute after.
  * - pauses (only when asked for): per greeting pause, the new-connection rate and whether
  *   clients that talk before the greeting are refused; the MX default is chosen from it.
  * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
@@ -70,56 +71,64 @@ const rates = async (): Promise<void> => {
     ...(postfixInstalled() ? [[`postfix ${postfixVersion()}`, startPostfixTarget] as [string, () => Promise<Target>]] : []),
   ];
   if (!postfixInstalled()) console.log('postfix: not installed, no comparison (apt-get install postfix)');
-  const results = new Map<string, number[]>();
+  // Per round and mode, each target's rate; a round runs the targets back to back, so the
+  // ratio within a round is the least exposed to the machine's load changing.
+  const byRound: Map<string, number>[] = [];
   for (let round = 0; round < rounds; round += 1) {
+    const inRound = new Map<string, number>();
     for (const [name, start] of starters) {
       const target = await start();
       try {
         for (const mode of ['reused', 'new connection'] as const) {
           const measured = await measure(target, mode);
           report(mode, name, measured);
-          results.set(`${mode}|${name}`, [...(results.get(`${mode}|${name}`) ?? []), measured.rate]);
+          inRound.set(`${mode}|${name}`, measured.rate);
         }
       } finally {
         await target.stop();
       }
     }
+    byRound.push(inRound);
   }
-  const median = (mode: Mode, name: string) => percentile(results.get(`${mode}|${name}`) ?? [NaN], 50);
+  const [sink, fast, ...others] = starters.map(([name]) => name);
+  const postfix = others.find((name) => name.startsWith('postfix'));
+  const pairs: [string, string][] = [[fast, sink], ...(postfix ? [fast, ...others.filter((name) => name !== postfix)].map((name) => [name, postfix] as [string, string]) : [])];
   for (const mode of ['reused', 'new connection'] as const) {
-    const [sink, fast, ...others] = starters.map(([name]) => name);
-    const postfix = others.find((name) => name.startsWith('postfix'));
-    const line = [`agentpost (no pause) / sink ${fmt(median(mode, fast) / median(mode, sink))}x`];
-    if (postfix) for (const name of [fast, ...others.filter((other) => other !== postfix)]) line.push(`${name} / postfix ${fmt(median(mode, name) / median(mode, postfix))}x`);
-    console.log(`${mode}, median of ${rounds} round(s): ${line.join('; ')}`);
+    for (const [ours, theirs] of pairs) {
+      const ratios = byRound.map((inRound) => (inRound.get(`${mode}|${ours}`) ?? NaN) / (inRound.get(`${mode}|${theirs}`) ?? NaN));
+      console.log(`${mode}: ${ours} / ${theirs} per round ${ratios.map((ratio) => `${fmt(ratio)}x`).join(' ')}, median ${fmt(percentile(ratios, 50))}x`);
+    }
   }
 };
 
-/** Ingest alone, then while `idle` idle connections of one kind are held; what each costs. */
+/**
+ * Per kind of idle connection, on a fresh server: the memory `idle` of them take, the ingest
+ * rate while they are held, and the rate once they are gone.
+ */
 const connections = async (): Promise<void> => {
-  const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0, accounts: 20 });
-  try {
-    const alone = await measure(target, 'reused');
-    console.log(`ingest alone: ${fmt(alone.rate, 0)} msg/s (${sessions} sessions, connections reused)`);
-    const kinds: [string, (t: Agentpost) => Promise<{ close(): void }>][] = [
-      ['idle SMTP connections (EHLO, then nothing)', (t) => holdIdleSmtp(t.port, idle)],
-      ['IMAP sessions in IDLE', (t) => holdIdleImap(t.imapPort, idle, t.accounts)],
-    ];
-    for (const [kind, hold] of kinds) {
-      await sleep(2000);
+  const kinds: [string, (t: Agentpost) => Promise<{ close(): void }>][] = [
+    ['idle SMTP connections (EHLO, then nothing)', (t) => holdIdleSmtp(t.port, idle)],
+    ['IMAP sessions in IDLE', (t) => holdIdleImap(t.imapPort, idle, t.accounts)],
+  ];
+  for (const [kind, hold] of kinds) {
+    const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0, accounts: 20 });
+    try {
+      await sleep(15_000);
       const before = rssMb(target.pid).now;
       const held = await hold(target);
-      await sleep(2000);
+      await sleep(15_000);
       const after = rssMb(target.pid).now;
       const loaded = await measure(target, 'reused');
-      console.log(
-        `with ${idle} ${kind}: ${fmt(loaded.rate, 0)} msg/s, ${fmt((100 * loaded.rate) / alone.rate, 0)}% of alone (target >= 80%); ` +
-        `RSS ${fmt(before, 0)} -> ${fmt(after, 0)} MB, ${fmt(((after - before) * 1024) / idle, 1)} KB per connection (target < 50 KB)`,
-      );
       held.close();
+      await sleep(2000);
+      const alone = await measure(target, 'reused');
+      console.log(
+        `${idle} ${kind}: RSS ${fmt(before, 0)} -> ${fmt(after, 0)} MB, ${fmt(((after - before) * 1024) / idle, 1)} KB each (target < 50 KB); ` +
+        `ingest ${fmt(loaded.rate, 0)} msg/s while held, ${fmt(alone.rate, 0)} msg/s without: ${fmt((100 * loaded.rate) / alone.rate, 0)}% (target >= 80%)`,
+      );
+    } finally {
+      await target.stop();
     }
-  } finally {
-    await target.stop();
   }
 };
 
@@ -144,7 +153,7 @@ const pauses = async (): Promise<void> => {
 const memory = async (): Promise<void> => {
   const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0 });
   try {
-    await sleep(5000);
+    await sleep(15_000);
     const idleRss = rssMb(target.pid).now;
     const sampler = sampleRss(target.pid);
     const { seconds } = await runLoad({ port: target.port, to: target.address, payloads: payloadsFor(target.address, 0, memoryCount), sessions, reuse: true });
