@@ -20,8 +20,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
-import { Worker } from 'node:worker_threads';
-import { THREAD_RESOURCE_LIMITS } from '../src/workers/threads/thread-limits.js';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { PARSE_THREAD_LIMITS } from '../src/workers/threads/thread-limits.js';
 import { runAndExit } from './run.js';
 
 /** The asset keys; scripts/package.mjs stores the addon and the parse thread under the same names. */
@@ -48,14 +48,14 @@ const loadAddonFromAsset = (): { exports: object; file: string } => {
 };
 
 /** Read once; each thread started (or replaced) evaluates the same source. */
-const threadFromAsset = (asset: string) => {
+const threadFromAsset = (asset: string, resourceLimits?: ResourceLimits) => {
   const source = getAsset(asset, 'utf8');
-  return (workerData?: unknown) => new Worker(source, { eval: true, workerData, resourceLimits: THREAD_RESOURCE_LIMITS });
+  return (workerData?: unknown) => new Worker(source, { eval: true, workerData, resourceLimits });
 };
 
 const addon = isSea() ? loadAddonFromAsset() : undefined;
 const threads = isSea()
-  ? { parseWorker: threadFromAsset(PARSE_THREAD_ASSET), searchWorker: threadFromAsset(SEARCH_THREAD_ASSET), nativeBindingFile: addon?.file }
+  ? { parseWorker: threadFromAsset(PARSE_THREAD_ASSET, PARSE_THREAD_LIMITS), searchWorker: threadFromAsset(SEARCH_THREAD_ASSET), nativeBindingFile: addon?.file }
   : {};
 
 runAndExit({ nativeBinding: addon?.exports, ...threads });

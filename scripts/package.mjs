@@ -95,10 +95,6 @@ writeFileSync(seaConfig, JSON.stringify({
   output: blob,
   disableExperimentalSEAWarning: true,
   useCodeCache: true,
-  // Node 24.6+ starts the executable with these (older ones ignore the field): a 1 MB
-  // semi-space instead of V8's default of up to 32 MB keeps the main thread's young generation
-  // small on a small machine; the worker threads get the same in THREAD_RESOURCE_LIMITS.
-  execArgv: ['--max-semi-space-size=1'],
   assets: { [ADDON_ASSET]: addon, ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])) },
 }, null, 2));
 execFileSync(node.binary, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });

@@ -11,13 +11,12 @@
  * build error) and there is no tsx or .ts file there; bin/sea-entry.ts evaluates the bundled
  * threads from SEA assets instead.
  */
-import { Worker } from 'node:worker_threads';
-import { THREAD_RESOURCE_LIMITS } from './thread-limits.js';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 const TSX_API = import.meta.resolve('tsx/esm/api');
 
-export const startFromSource = (threadFile: URL, workerData?: unknown): Worker => {
+export const startFromSource = (threadFile: URL, workerData?: unknown, resourceLimits?: ResourceLimits): Worker => {
   const boot = `import(${JSON.stringify(TSX_API)})
   .then(({ register }) => { register(); return import(${JSON.stringify(threadFile.href)}); })`;
-  return new Worker(boot, { eval: true, workerData, resourceLimits: THREAD_RESOURCE_LIMITS });
+  return new Worker(boot, { eval: true, workerData, resourceLimits });
 };
