@@ -95,9 +95,13 @@ writeFileSync(seaConfig, JSON.stringify({
   output: blob,
   disableExperimentalSEAWarning: true,
   useCodeCache: true,
+  // Every thread's gc(), for the collection once a burst of mail is over
+  // (src/workers/memory-release.ts). The blob is made with the same flag, so the code cache
+  // it holds matches the flags the executable runs with.
+  execArgv: ['--expose-gc'],
   assets: { [ADDON_ASSET]: addon, ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])) },
 }, null, 2));
-execFileSync(node.binary, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+execFileSync(node.binary, ['--expose-gc', '--experimental-sea-config', seaConfig], { stdio: 'inherit' });
 
 step(`injecting into a copy of ${relative(root, node.binary)}`);
 copyFileSync(node.binary, executable);

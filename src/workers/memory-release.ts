@@ -1,6 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
 /**
  * After a burst of work, hand the memory it used back once things are quiet. Measured on
  * bench:ingest: after 20,000 messages the main thread's heap held about 30 MB of garbage
@@ -10,13 +7,15 @@ import { runInNewContext } from 'node:vm';
  * `touch()` when it does work, and a full GC runs once `quietMs` after the last touch.
  * A touch only stores a number; the check runs on an unref'd timer.
  */
-export const releaseWhenQuiet = (quietMs: number, collect = fullGc()): { touch(): void; stop(): void } => {
+export const releaseWhenQuiet = (quietMs: number, collect?: () => void): { touch(): void; stop(): void } => {
   let last = 0;
   let pending = false;
+  let gc: (() => void) | null | undefined = collect;
   const timer = setInterval(() => {
     if (pending && performance.now() - last >= quietMs) {
       pending = false;
-      collect?.();
+      gc ??= fullGc();
+      gc?.();
     }
   }, quietMs);
   timer.unref();
@@ -30,16 +29,13 @@ export const releaseWhenQuiet = (quietMs: number, collect = fullGc()): { touch()
 };
 
 /**
- * This thread's full garbage collection. V8 exposes `gc` only to contexts made after
- * --expose-gc is set, so a fresh context is made to fetch it; null if V8 refuses.
+ * This thread's full garbage collection: V8's `gc`, there when the process runs with
+ * --expose-gc (the single executable does: scripts/package.mjs), else null and nothing is
+ * collected. It must be the thread's own `gc`: one fetched from a new vm context runs the
+ * collection in that context, where Node 24's ObjectWrap finds no environment when it
+ * finalizes a better-sqlite3 statement, and the process aborts.
  */
 export const fullGc = (): (() => void) | null => {
   const exposed = (globalThis as { gc?: () => void }).gc;
-  if (typeof exposed === 'function') return exposed;
-  try {
-    setFlagsFromString('--expose-gc');
-    return runInNewContext('gc') as () => void;
-  } catch {
-    return null;
-  }
+  return typeof exposed === 'function' ? exposed : null;
 };
