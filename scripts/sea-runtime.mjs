@@ -8,8 +8,19 @@
 // sources under dist/addon/: node_modules/better-sqlite3 keeps the addon of the machine's Node.
 // The result is kept per (better-sqlite3 version, Node version), so only the first build
 // compiles SQLite (a minute or two).
+//
+// Node 24.19 and later: node_object_wrap.h registers an environment cleanup hook in every
+// ObjectWrap and removes it in the destructor through the isolate's *current* environment.
+// better-sqlite3 12 (its Statement and Database are raw ObjectWrap) is destroyed from V8's
+// weak callbacks, which can run during a GC with no entered context, and then Node aborts
+// with "RemoveEnvironmentCleanupHook: Assertion (env) != nullptr"
+// (https://github.com/nodejs/node/issues/65446; better-sqlite3 13 moved to Node-API, but it
+// needs Node 22 and the sources run on 20). The hook only frees wrapped objects at
+// environment teardown, which ObjectWrap never did before 24.19, and ObjectWrap is inline
+// in that header, so the addon is compiled against a copy of the headers whose
+// ObjectWrap does not register it: what the addon does on every earlier Node.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -35,7 +46,7 @@ export const packagingNode = () => {
 export const addonFor = (node, root, log) => {
   const source = dirname(require.resolve('better-sqlite3/package.json'));
   const { version } = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8'));
-  const dir = join(root, 'dist', 'addon', `better-sqlite3-${version}-node-${node.version}`);
+  const dir = join(root, 'dist', 'addon', `better-sqlite3-${version}-node-${node.version}-${HEADERS_VARIANT}`);
   const addon = join(dir, 'build', 'Release', 'better_sqlite3.node');
   if (!existsSync(addon)) {
     log(`compiling better-sqlite3 ${version} for Node ${node.version} (once; kept in dist/addon)`);
@@ -43,13 +54,35 @@ export const addonFor = (node, root, log) => {
     rmSync(work, { recursive: true, force: true });
     for (const part of ['package.json', 'binding.gyp', 'src', 'deps']) cpSync(join(source, part), join(work, part), { recursive: true });
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name)));
-    execFileSync(process.execPath, [require.resolve('node-gyp/bin/node-gyp.js'), 'rebuild', `--nodedir=${node.nodedir}`, '--jobs=2', '--release', '--loglevel=warn'], {
+    const nodedir = headersWithoutWrapHooks(node.nodedir, join(work, 'node-headers'));
+    execFileSync(process.execPath, [require.resolve('node-gyp/bin/node-gyp.js'), 'rebuild', `--nodedir=${nodedir}`, '--jobs=2', '--release', '--loglevel=warn'], {
       cwd: work, env, stdio: ['ignore', 'ignore', 'inherit'],
     });
+    rmSync(nodedir, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
     renameSync(work, dir);
   }
   // Loads it in the packaging Node: a mismatch fails here, not in the executable.
   execFileSync(node.binary, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(addon)})`], { stdio: 'inherit' });
   return addon;
+};
+
+/** Names the kept addon by the header change below, so an addon built without it is rebuilt. */
+const HEADERS_VARIANT = 'objectwrap-nohook';
+
+/**
+ * A copy of the packaging Node's headers (--nodedir wants the folder that holds include/node)
+ * whose ObjectWrap registers no environment cleanup hook; see the comment at the top.
+ */
+const headersWithoutWrapHooks = (nodedir, copy) => {
+  cpSync(join(nodedir, 'include'), join(copy, 'include'), { recursive: true });
+  const header = join(copy, 'include', 'node', 'node_object_wrap.h');
+  const text = readFileSync(header, 'utf8');
+  const patched = text
+    .replace(/void AddCleanupHook\(\) \{[^}]*\}/, 'void AddCleanupHook() {}')
+    .replace(/void RemoveCleanupHook\(\) \{[^}]*\}/, 'void RemoveCleanupHook() {}');
+  // Headers without the hooks (Node before 24.19) need no change; any other shape is a surprise.
+  if (patched === text && text.includes('CleanupHook')) throw new Error(`${header}: ObjectWrap's cleanup hooks have a shape this build does not know`);
+  writeFileSync(header, patched);
+  return copy;
 };

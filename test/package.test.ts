@@ -26,6 +26,18 @@ t.test('npm run package builds dist/agentpost', async (t) => {
   t.match(result.stdout, /built dist\/agentpost: [\d.]+ MB in [\d.]+ s/);
 });
 
+t.test('the shipped addon survives statements finalized by GCs that start from I/O (Node 24 ObjectWrap hooks)', async (t) => {
+  const { packagingNode, addonFor } = await import('../scripts/sea-runtime.mjs');
+  const node = packagingNode();
+  const addon = addonFor(node, root, () => {});
+  const churn = join(root, 'test', 'fixtures', 'scripts', 'statement-churn.cjs');
+  const database = join(root, 'node_modules', 'better-sqlite3', 'lib', 'database.js');
+  // A 1 MB young generation makes V8 collect often, in whatever callback happens to allocate.
+  const result = await runCommand(node.binary, ['--max-semi-space-size=1', churn, database, addon], { cwd: root });
+  t.equal(result.code, 0, result.stderr.slice(-2000));
+  t.match(result.stdout, /survived \d+ reads/);
+});
+
 t.test('the executable serves, receives and reads with nothing beside it', async (t) => {
   const home = mkdtempSync(join(tmpdir(), 'agentpost-sea-test-'));
   t.teardown(() => rmSync(home, { recursive: true, force: true }));
