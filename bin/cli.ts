@@ -79,6 +79,7 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
         return fail(`unknown command "${command}"\n${USAGE}`, 2);
     }
   } catch (error) {
+    if (error instanceof ConfigError) return fail(error.message, 2);
     if (isAppError(error)) return fail(error.message, error.code === 'invalid_input' ? 2 : 1);
     if (isListenError(error)) return fail(`cannot listen on ${error.address}:${error.port}: ${error.code}`, 1);
     throw error;
@@ -98,11 +99,15 @@ const serve = async (config: Config, options: AppOptions): Promise<number> => {
   const { createApp } = await loadApp();
   const app = createApp(config, options);
   await app.start();
+  // SIGHUP would end the process by default; here it re-reads the certificates (certbot's deploy hook).
+  const reload = () => app.reloadCertificates('signal');
+  process.on('SIGHUP', reload);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  process.off('SIGHUP', reload);
   await app.stop();
   return 0;
 };

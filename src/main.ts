@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SMTPServer } from 'smtp-server';
@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './core/logger.js';
 import type { MxResolver } from './core/outbound.js';
 import type { ParseMail } from './core/parsed-message.js';
 import { createHttpApp } from './http/app.js';
+import { createHttpListener } from './http/listener.js';
 import { lazyMcpEndpoint, MCP_PATHS } from './mcp/lazy-endpoint.js';
 import { createImapServer } from './imap/server.js';
 import { createServices, type Services } from './services/index.js';
@@ -19,6 +20,8 @@ import { createSubmissionServer } from './smtp/submission.js';
 import { SmtpHandoff } from './smtp/outbound.js';
 import type { IndexWriter } from './core/search-index.js';
 import { Store } from './store/index.js';
+import { CertificateStore, type ReloadTrigger } from './tls/certificate-store.js';
+import { presentCertificates } from './smtp/tls.js';
 import { InlineIndexWriter, SearchIndexFileWriter } from './store/search-db.js';
 import { loadSecretKey } from './store/secret-key.js';
 import { DeliveryWorker } from './workers/jobs/delivery.js';
@@ -67,13 +70,19 @@ export interface AppOptions {
   searchWorker?: SearchWorkerFactory;
   /** In the single executable: the addon file behind `nativeBinding`, which the search thread loads too. */
   nativeBindingFile?: string;
+  /** How often the `tls.*` files are looked at for a renewed certificate. Default 5 s; tests shorten it. */
+  tlsPollMs?: number;
 }
 
 export interface BoundPorts {
   http: number;
   smtp: number;
   submission: number;
+  /** Submission over implicit TLS; null without a certificate. */
+  submissionTls: number | null;
   imap: number;
+  /** IMAP over implicit TLS; null without a certificate. */
+  imapTls: number | null;
 }
 
 export interface App {
@@ -84,11 +93,15 @@ export interface App {
   readonly workers: { delivery: DeliveryWorker; webhooks: WebhookDispatcher; bodies: BodyBackfill };
   /** Request body bytes held at once across HTTP and MCP requests (`http.maxBufferedBodyBytes`). */
   readonly bodyBudget: BodyBudget;
+  /** The `tls.*` certificates; null when none is configured. */
+  readonly certificates: CertificateStore | null;
   /** Known after start(). */
   ports: BoundPorts;
   baseUrl: string;
   start(): Promise<BoundPorts>;
   stop(): Promise<void>;
+  /** SIGHUP: reads the certificate files again (certbot's deploy hook); a bad new pair is refused and logged. */
+  reloadCertificates(trigger: ReloadTrigger): void;
 }
 
 export const databasePath = (config: Config): string => join(config.dataDir, 'agentpost.db');
@@ -145,6 +158,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
 /** Wiring: config -> store -> services -> adapters (DESIGN.md). Nothing listens until start(). */
 export const createApp = (config: Config, options: AppOptions = {}): App => {
   const logger = loggerOf(config, options);
+  const certificates = CertificateStore.fromConfig(config, logger, options.clock ?? systemClock);
   const parsePool = createParsePool(config, options.parseWorker, logger);
   const { clock, store, services, handoff, indexWriter } = openCore(config, { ...options, logger }, parsePool?.parse);
   const deliveryWorker = new DeliveryWorker(services.delivery, clock, logger);
@@ -163,26 +177,18 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready,
     nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }],
   });
-  const httpServer = createServer(httpApp.callback());
-  // Idle keep-alive longer than clients keep theirs (undici 4 s, proxies 60 s), so the server
-  // never closes a connection that a client is reusing at that moment (ECONNRESET).
-  httpServer.keepAliveTimeout = 65_000;
-  httpServer.headersTimeout = 66_000;
-  const smtpServer = createInboundServer(services, logger, {
-    hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes, maxRecipients: config.smtp.maxRecipients,
-    maxClients: config.smtp.maxClients, greetingDelayMs: config.smtp.greetingDelayMs,
-  });
-  const submissionServer = createSubmissionServer(services, logger, {
-    hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes, allowInsecureAuth: config.submission.allowInsecureAuth,
-    maxClients: config.submission.maxClients, greetingDelayMs: config.submission.greetingDelayMs,
-  });
+  const httpListener = createHttpListener(httpApp.callback(), config.http.tls ? certificates : null);
+  const smtpServer = createInboundServer(services, logger, { ...config.smtp, certificates });
+  const submissionOptions = { ...config.submission, hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes, certificates };
+  const submissionServer = createSubmissionServer(services, logger, submissionOptions);
+  const submissionTlsServer = certificates ? createSubmissionServer(services, logger, { ...submissionOptions, implicitTls: true }) : null;
+  const smtpServers = [smtpServer, submissionServer, ...(submissionTlsServer ? [submissionTlsServer] : [])];
+  const stopPresenting = [...(certificates ? smtpServers.map((server) => presentCertificates(server, certificates)) : []), httpListener.close];
   // smtp-server re-emits listener errors (EADDRINUSE) on itself; listen() below reports them,
   // so this only keeps an unhandled 'error' event from ending the process.
-  smtpServer.on('error', (error: Error) => logger.warn('smtp listener error', { error: error.message }));
-  submissionServer.on('error', (error: Error) => logger.warn('submission listener error', { error: error.message }));
-  const imapServer = createImapServer(services, logger, {
-    allowInsecureAuth: config.imap.allowInsecureAuth, maxLineBytes: config.imap.maxLineBytes, maxClients: config.imap.maxClients,
-  });
+  for (const server of smtpServers) server.on('error', (error: Error) => logger.warn('smtp listener error', { port: server.server.address(), error: error.message }));
+  const imapServer = createImapServer(services, logger, { ...config.imap, certificates });
+  const imapTlsServer = certificates ? createImapServer(services, logger, { ...config.imap, certificates, implicitTls: true }) : null;
   const scheduler = new Scheduler(logger);
   const webhookDispatcher = new WebhookDispatcher(services.webhookDispatch, clock, logger, { concurrency: config.webhooks.concurrency });
   const searchIndexer = new SearchIndexer(services.searchIndex, logger);
@@ -193,10 +199,10 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   let stopping: Promise<void> | null = null;
 
   const app: App = {
-    config, store, services, logger,
+    config, store, services, logger, certificates,
     workers: { delivery: deliveryWorker, webhooks: webhookDispatcher, bodies: bodyBackfill },
     bodyBudget: bodyLimits.budget,
-    ports: { http: 0, smtp: 0, submission: 0, imap: 0 },
+    ports: { http: 0, smtp: 0, submission: 0, submissionTls: null, imap: 0, imapTls: null },
     baseUrl: config.baseUrl ?? '',
     async start() {
       // The threads load mailparser meanwhile; their failure is settled into a value so that it
@@ -221,12 +227,14 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         worked: quiet.touch,
       });
       app.ports = {
-        http: await listen(httpServer, config.http.host, config.http.port),
+        http: await listen(httpListener.server, config.http.host, config.http.port),
         smtp: await listen(smtpServer.server, config.smtp.host, config.smtp.port),
         submission: await listen(submissionServer.server, config.submission.host, config.submission.port),
+        submissionTls: submissionTlsServer ? await listen(submissionTlsServer.server, config.submission.host, config.submission.tlsPort) : null,
         imap: await listen(imapServer.server, config.imap.host, config.imap.port),
+        imapTls: imapTlsServer ? await listen(imapTlsServer.server, config.imap.host, config.imap.tlsPort) : null,
       };
-      app.baseUrl = config.baseUrl ?? `http://${hostForUrl(config.http.host)}:${app.ports.http}`;
+      app.baseUrl = config.baseUrl ?? `${config.http.tls ? 'https' : 'http'}://${hostForUrl(config.http.host)}:${app.ports.http}`;
       // Mail is accepted only with its parser up: an executable that cannot start one stops here.
       const parseFailure = await parsersFailed;
       if (parseFailure) {
@@ -243,13 +251,16 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         // Mail queued when the last process stopped (claims recovered above included) goes now, not at the next tick.
         deliveryWorker.kick();
       }
+      certificates?.watch(options.tlsPollMs ?? 5000);
       ready = true;
-      logger.info('agentpost listening', { http: app.ports.http, smtp: app.ports.smtp, submission: app.ports.submission, imap: app.ports.imap, baseUrl: app.baseUrl, dataDir: config.dataDir, parseThreads: parsePool?.size ?? 0, searchThread: indexWriter instanceof SearchWriterThread });
+      logger.info('agentpost listening', { ...app.ports, baseUrl: app.baseUrl, dataDir: config.dataDir, parseThreads: parsePool?.size ?? 0, searchThread: indexWriter instanceof SearchWriterThread });
       return app.ports;
     },
     stop() {
       stopping ??= (async () => {
         ready = false;
+        certificates?.close();
+        for (const unsubscribe of stopPresenting) unsubscribe();
         await scheduler.stop();
         await deliveryWorker.stop();
         await handoff.close();
@@ -258,7 +269,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         await webhookDispatcher.stop();
         await searchIndexer.stop();
         await bodyBackfill.stop();
-        await Promise.all([closeHttp(httpServer), closeSmtp(smtpServer), closeSmtp(submissionServer), imapServer.close()]);
+        await Promise.all([closeHttp(httpListener.server), ...smtpServers.map(closeSmtp), imapServer.close(), imapTlsServer?.close()]);
         // After the MX closed: a session still in DATA got its parse done or a 451.
         await parsePool?.close();
         await indexWriter.close();
@@ -266,6 +277,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       })();
       return stopping;
     },
+    reloadCertificates: (trigger) => (certificates ? void certificates.reload(trigger) : logger.info('no certificate to reload: tls.cert is not set')),
   };
   return app;
 };

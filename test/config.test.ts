@@ -86,7 +86,15 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'webhooks.allowInsecure': ['true', true],
     'dns.servers': ['127.0.0.1:5353, [::1]:53,9.9.9.9', ['127.0.0.1:5353', '[::1]:53', '9.9.9.9']],
     'outbound.allowLoopbackMx': ['1', true],
+    'submission.tlsPort': ['465', 465],
+    'imap.tlsPort': ['993', 993],
+    'tls.cert': ['/etc/tls/a.crt', '/etc/tls/a.crt'],
+    'tls.key': ['/etc/tls/a.key', '/etc/tls/a.key'],
+    'http.tls': ['true', true],
   };
+  // Settings valid only with others: the others come from the environment.
+  const pair = { AGENTPOST_TLS_CERT: '/etc/tls/b.crt', AGENTPOST_TLS_KEY: '/etc/tls/b.key' };
+  const companions: Record<string, NodeJS.ProcessEnv> = { 'tls.cert': pair, 'tls.key': pair, 'http.tls': pair };
   for (const source of SETTING_SOURCES) {
     if (!values[source.path]) {
       t.fail(`no test value for ${source.path}: add one when adding a setting source`);
@@ -94,8 +102,9 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     }
     const [text, expected] = values[source.path];
     const read = (config: object) => source.path.split('.').reduce((node: any, key) => node[key], config);
-    t.same(read(loadConfig({ env: { [source.env]: text } })), expected, source.env);
-    t.same(read(loadConfig({ flags: { [source.flag]: text } })), expected, `--${source.flag}`);
+    const env = companions[source.path] ?? {};
+    t.same(read(loadConfig({ env: { ...env, [source.env]: text } })), expected, source.env);
+    t.same(read(loadConfig({ env, flags: { [source.flag]: text } })), expected, `--${source.flag}`);
   }
   t.equal(loadConfig({ flags: { 'trust-proxy': true } }).http.trustProxy, true, 'a bare boolean flag means true');
   t.equal(loadConfig({ env: { AGENTPOST_TRUST_PROXY: '0' } }).http.trustProxy, false);

@@ -8,7 +8,7 @@ export const defaultConfig = (): Config => ({
   http: {
     host: '127.0.0.1', port: 8080, trustProxy: false,
     // Only a send by a key that may send gets the large limit; every other body is small.
-    maxBodyBytes: 16 * 1024 * 1024, maxSmallBodyBytes: 16 * 1024, maxBufferedBodyBytes: 24 * 1024 * 1024,
+    maxBodyBytes: 16 * 1024 * 1024, maxSmallBodyBytes: 16 * 1024, maxBufferedBodyBytes: 24 * 1024 * 1024, tls: false,
   },
   // Every parse runs on a thread: the time budget works by replacing a thread that overruns it.
   // maxRecipients: the least RFC 5321 4.5.3.1.8 allows; each accepted recipient is a stored copy.
@@ -19,8 +19,10 @@ export const defaultConfig = (): Config => ({
     maxRecipients: 100, maxClients: 2000, greetingDelayMs: 10,
   },
   // Submission clients authenticate, so a pause before the greeting would protect nothing.
-  submission: { host: '127.0.0.1', port: 2587, allowInsecureAuth: false, maxClients: 200, greetingDelayMs: 0 },
-  imap: { host: '127.0.0.1', port: 2143, allowInsecureAuth: false, maxLineBytes: 64 * 1024, maxClients: 2000 },
+  submission: { host: '127.0.0.1', port: 2587, tlsPort: 2465, allowInsecureAuth: false, maxClients: 200, greetingDelayMs: 0 },
+  imap: { host: '127.0.0.1', port: 2143, tlsPort: 2993, allowInsecureAuth: false, maxLineBytes: 64 * 1024, maxClients: 2000 },
+  // RFC 8996 retired TLS 1.0 and 1.1; RFC 9325 section 3.1.1 asks for 1.2 at least.
+  tls: { minVersion: '1.2' },
   limits: {
     registrationsPerIpPerHour: 5,
     readMaxBytes: 10 * 1024 * 1024,

@@ -128,6 +128,9 @@ const validate = (candidate: ConfigLayer, origins: Origins): Config => {
   if (candidate.http.maxBufferedBodyBytes < candidate.http.maxBodyBytes) {
     throw new ConfigError('http.maxBufferedBodyBytes', `must be at least http.maxBodyBytes (${candidate.http.maxBodyBytes})`, originFor(origins, 'http.maxBufferedBodyBytes'));
   }
+  if (candidate.http.tls && candidate.tls.cert === undefined) {
+    throw new ConfigError('http.tls', 'HTTPS needs a certificate: set tls.cert and tls.key', originFor(origins, 'http.tls'));
+  }
   return candidate;
 };
 

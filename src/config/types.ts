@@ -8,15 +8,22 @@ export interface Config {
   /** When unset, derived from the HTTP listener once it is bound. */
   baseUrl?: string;
   timeZone: string;
-  http: { host: string; port: number; trustProxy: boolean; maxBodyBytes: number; maxSmallBodyBytes: number; maxBufferedBodyBytes: number };
+  /** tls: serve HTTPS with the `tls` certificates instead of plain HTTP. */
+  http: { host: string; port: number; trustProxy: boolean; maxBodyBytes: number; maxSmallBodyBytes: number; maxBufferedBodyBytes: number; tls: boolean };
   /**
    * parseThreads: worker threads for every MIME parse of mail (never on the main thread);
    * parseTimeoutMs: the time budget of one parse, past which its thread is replaced and the
    * message kept with the bounded fallback.
    */
   smtp: Listener & { hostname: string; maxMessageBytes: number; parseThreads: number; parseTimeoutMs: number; maxRecipients: number; greetingDelayMs: number };
-  submission: Listener & { allowInsecureAuth: boolean; greetingDelayMs: number };
-  imap: Listener & { allowInsecureAuth: boolean; maxLineBytes: number };
+  /** tlsPort: implicit TLS (RFC 8314), listening only when a certificate is configured. */
+  submission: Listener & { tlsPort: number; allowInsecureAuth: boolean; greetingDelayMs: number };
+  imap: Listener & { tlsPort: number; allowInsecureAuth: boolean; maxLineBytes: number };
+  /**
+   * PEM files: `cert` and `key` are the default pair; `hosts` adds pairs chosen by the name a
+   * client asks for (SNI). No `cert`: no listener offers TLS.
+   */
+  tls: { cert?: string; key?: string; hosts?: Record<string, CertificateFiles>; minVersion: '1.2' | '1.3' };
   limits: {
     registrationsPerIpPerHour: number;
     readMaxBytes: number;
@@ -45,6 +52,11 @@ export interface Config {
   /** servers empty: the system's resolvers (/etc/resolv.conf). */
   dns: { servers: string[]; timeoutMs: number; tries: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
+}
+
+export interface CertificateFiles {
+  cert: string;
+  key: string;
 }
 
 export interface RecipientLimits {

@@ -5,11 +5,16 @@ import type { CommandSpec, ImapSession } from './session.js';
 const ANY = ['not-authenticated', 'authenticated', 'selected'] as const;
 const AUTHENTICATED = ['authenticated', 'selected'] as const;
 
-/** RFC 3501 section 6.1; LITERAL+ (RFC 7888), SASL-IR (RFC 4959), IDLE (RFC 2177), UNSELECT (RFC 3691). */
+/**
+ * RFC 3501 section 6.1; LITERAL+ (RFC 7888), SASL-IR (RFC 4959), IDLE (RFC 2177), UNSELECT
+ * (RFC 3691). Before login: STARTTLS while the connection is in the clear and a certificate is
+ * configured, and LOGINDISABLED where a password may not travel in the clear (section 6.2.3).
+ */
 export const capabilitiesOf = (session: ImapSession): string => {
   const base = 'IMAP4rev1 LITERAL+ SASL-IR IDLE UNSELECT';
   if (session.state !== 'not-authenticated') return base;
-  return session.options.plaintextLoginAllowed ? `${base} AUTH=PLAIN` : `${base} LOGINDISABLED`;
+  const startTls = session.options.startTlsOffered ? ' STARTTLS' : '';
+  return `${base}${startTls} ${session.options.plaintextLoginAllowed ? 'AUTH=PLAIN' : 'LOGINDISABLED'}`;
 };
 
 const login = (session: ImapSession, username: string, secret: string, tag: string): string => {
@@ -74,6 +79,18 @@ export const sessionCommands: Record<string, CommandSpec> = {
       session.awaitSaslResponse(command.tag, async (line) => plain(session, line, command.tag));
       await session.line('+ ');
       return '';
+    },
+  },
+  STARTTLS: {
+    states: ['not-authenticated'],
+    // RFC 3501 section 6.2.1: the tagged OK, then the handshake; the client asks CAPABILITY again.
+    run: async (session, args, command) => {
+      expectArgs(args, 0, 'STARTTLS');
+      if (!session.options.startTlsOffered) return 'BAD STARTTLS is not available on this connection';
+      await session.line(`${command.tag} OK Begin TLS negotiation now`);
+      if (await session.output.startTls()) session.secured();
+      else session.close();
+      return null;
     },
   },
   IDLE: {

@@ -1,12 +1,13 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from '../core/logger.js';
+import type { ServerCertificates } from '../core/tls.js';
 import type { Services } from '../services/index.js';
 import { mailboxCommands } from './commands-mailbox.js';
 import { messageCommands } from './commands-message.js';
-import { capabilitiesOf, sessionCommands } from './commands-session.js';
-import type { Chunk } from './format.js';
-import { CommandReader } from './reader.js';
-import { ImapSession, plaintextLoginAllowed, type CommandSpec, type Output } from './session.js';
+import { sessionCommands } from './commands-session.js';
+import { ImapConnection } from './connection.js';
+import type { CommandSpec } from './session.js';
+import { acceptTls } from './tls.js';
 
 export interface ImapOptions {
   allowInsecureAuth: boolean;
@@ -16,6 +17,10 @@ export interface ImapOptions {
   maxClients: number;
   /** Connections with no command for this long are closed (RFC 3501 5.4: at least 30 minutes). */
   idleTimeoutMs?: number;
+  /** With certificates the plain port offers STARTTLS; without, no TLS at all. */
+  certificates: ServerCertificates | null;
+  /** The implicit-TLS port (RFC 8314 section 3.3): the handshake comes first. Needs certificates. */
+  implicitTls?: boolean;
 }
 
 const COMMANDS: ReadonlyMap<string, CommandSpec> = new Map(Object.entries({ ...sessionCommands, ...mailboxCommands, ...messageCommands }));
@@ -29,66 +34,39 @@ export interface ImapServer {
 
 /** The IMAP4rev1 listener (RFC 3501): one session per connection, commands run in order. */
 export const createImapServer = (services: Services, logger: Logger, options: ImapOptions): ImapServer => {
-  const sockets = new Set<Socket>();
+  const connections = new Set<ImapConnection>();
+  const handshakes = new Set<Socket>();
+  const open = (socket: Socket, secure: boolean) => {
+    const connection = new ImapConnection(socket, services, logger, COMMANDS, {
+      allowInsecureAuth: options.allowInsecureAuth, maxLineBytes: options.maxLineBytes,
+      idleTimeoutMs: options.idleTimeoutMs ?? AUTOLOGOUT_MS, certificates: options.certificates, secure,
+    });
+    connections.add(connection);
+    socket.once('close', () => connections.delete(connection));
+  };
   const server = createServer((socket) => {
-    // RFC 3501 section 7.1.5: BYE as the greeting refuses the connection.
-    if (sockets.size >= options.maxClients) {
+    // RFC 3501 section 7.1.5: BYE as the greeting refuses the connection. Before a TLS
+    // handshake nothing can be said, so the implicit-TLS port just closes.
+    if (connections.size + handshakes.size >= options.maxClients) {
       socket.on('error', () => socket.destroy());
-      socket.end('* BYE Too many connections, try again later\r\n');
+      if (options.implicitTls) socket.destroy();
+      else socket.end('* BYE Too many connections, try again later\r\n');
       return;
     }
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    serveConnection(socket, services, logger, options);
+    const certificates = options.implicitTls ? options.certificates : null;
+    if (!certificates) return open(socket, false);
+    handshakes.add(socket);
+    acceptTls(socket, certificates).then(
+      (secure) => open(secure, true),
+      (error: unknown) => logger.info('imap TLS handshake failed', { error: (error as Error).message }),
+    ).finally(() => handshakes.delete(socket));
   });
   const close = () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());
-      for (const socket of sockets) socket.end('* BYE agentpost shutting down\r\n');
-      setTimeout(() => sockets.forEach((socket) => socket.destroy()), 1000).unref();
+      for (const socket of handshakes) socket.destroy();
+      for (const connection of connections) connection.shutdown();
+      setTimeout(() => connections.forEach((connection) => connection.destroy()), 1000).unref();
     });
   return { server, close };
 };
-
-const serveConnection = (socket: Socket, services: Services, logger: Logger, options: ImapOptions): void => {
-  socket.setTimeout(options.idleTimeoutMs ?? AUTOLOGOUT_MS);
-  const output = socketOutput(socket);
-  const session = new ImapSession(services, logger, output, {
-    plaintextLoginAllowed: plaintextLoginAllowed(socket.remoteAddress, false, options.allowInsecureAuth),
-  }, COMMANDS, capabilitiesOf);
-  let queue: Promise<void> = session.greet();
-  const enqueue = (work: () => Promise<void>) => {
-    queue = queue.then(work).catch((error: unknown) => {
-      logger.error('imap connection failed', { error: error instanceof Error ? error.message : String(error) });
-      socket.destroy();
-    });
-  };
-  const reader = new CommandReader(options.maxLineBytes, options.maxLineBytes * 4, {
-    command: (frame) => enqueue(() => session.handle(frame)),
-    continueLiteral: () => enqueue(() => session.line('+ ready for literal data')),
-    rejectLiteral: (tag, message) => enqueue(() => session.line(`${tag} BAD ${message}`)),
-    fatal: (message) => enqueue(() => session.bye(message)),
-  });
-  socket.on('data', (chunk: Buffer) => reader.push(chunk));
-  socket.on('timeout', () => enqueue(() => session.bye('autologout: idle for too long')));
-  socket.on('error', () => socket.destroy());
-  socket.on('close', () => session.close());
-};
-
-const socketOutput = (socket: Socket): Output => ({
-  async write(chunks: readonly Chunk[]) {
-    if (socket.destroyed || !socket.writable) return;
-    socket.cork();
-    let ok = true;
-    for (const chunk of chunks) ok = socket.write(chunk) && ok;
-    socket.uncork();
-    if (!ok) await new Promise<void>((resolve) => {
-      const done = () => { socket.off('drain', done); socket.off('close', done); resolve(); };
-      socket.once('drain', done);
-      socket.once('close', done);
-    });
-  },
-  end() {
-    socket.end();
-  },
-});

@@ -21,15 +21,22 @@ export interface Output {
   /** Writes response bytes in order; resolves once the socket can take more. */
   write(chunks: readonly Chunk[]): Promise<void>;
   end(): void;
+  /** The TLS handshake after STARTTLS's tagged OK; false when it failed and the connection is gone. */
+  startTls(): Promise<boolean>;
 }
 
 export interface SessionOptions {
   /** False on a non-loopback connection without TLS unless imap.allowInsecureAuth. */
   plaintextLoginAllowed: boolean;
+  /** A certificate is configured and the connection is not encrypted yet. */
+  startTlsOffered: boolean;
 }
 
-/** What a command returns: the tagged response after the tag, e.g. "OK FETCH completed". */
-export type Handler = (session: ImapSession, args: Token[], command: Command) => Promise<string> | string;
+/**
+ * What a command returns: the tagged response after the tag, e.g. "OK FETCH completed", or
+ * null when the command wrote its tagged response itself (STARTTLS answers before the handshake).
+ */
+export type Handler = (session: ImapSession, args: Token[], command: Command) => Promise<string | null> | string | null;
 
 export interface CommandSpec {
   states: readonly SessionState[];
@@ -83,6 +90,12 @@ export class ImapSession {
     return this.selection;
   }
 
+  /** STARTTLS succeeded: plaintext login is fine now, and STARTTLS is no longer offered. */
+  secured(): void {
+    this.options.startTlsOffered = false;
+    this.options.plaintextLoginAllowed = true;
+  }
+
   loggedIn(identity: ImapIdentity, secret: string): void {
     this.identity = identity;
     this.secret = secret;
@@ -114,13 +127,13 @@ export class ImapSession {
     if (!spec) return this.line(`${command.tag} BAD unknown command ${command.name}`);
     if (!spec.states.includes(this.state)) return this.line(`${command.tag} BAD ${command.name} is not allowed ${stateText(this.state)}`);
     if (this.identity && !this.services.imap.stillValid(this.identity, this.secret)) return this.bye('the key was revoked or expired');
-    let result: string;
+    let result: string | null;
     try {
       result = await spec.run(this, command.args, command);
     } catch (error) {
       result = this.failure(command, error);
     }
-    if (this.state === 'logout') return;
+    if (this.state === 'logout' || result === null) return;
     if (!this.idle && !this.pendingSasl) {
       await this.reportNewMail();
       await this.line(`${command.tag} ${result}`);

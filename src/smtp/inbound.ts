@@ -1,13 +1,17 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Logger } from '../core/logger.js';
+import type { ServerCertificates } from '../core/tls.js';
 import type { Services } from '../services/index.js';
 import { listenerOptions, type ListenerOptions } from './listener-options.js';
 import { readMessage } from './read-stream.js';
 import { recipientCapReply, replyForError, smtpReply } from './replies.js';
+import { certificateOptions, tlsOf } from './tls.js';
 
 export interface InboundOptions extends ListenerOptions {
   /** Accepted recipients per message; 452 4.5.3 past it. */
   maxRecipients: number;
+  /** With certificates the MX offers STARTTLS; a client may still send in the clear (RFC 3207 section 4). */
+  certificates: ServerCertificates | null;
 }
 
 /**
@@ -21,7 +25,8 @@ export const createInboundServer = (services: Services, logger: Logger, options:
     ...listenerOptions(options),
     banner: 'agentpost ESMTP',
     authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    disabledCommands: options.certificates ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(options.certificates && certificateOptions(options.certificates)),
     onRcptTo(address, session, callback) {
       // Checked first, as Postfix does: past the cap the client comes back later anyway.
       const overCap = recipientCapReply(session, address.address, options.maxRecipients);
@@ -49,7 +54,9 @@ const receive = async (
   const recipients = session.envelope.rcptTo.map((rcpt) => rcpt.address);
   try {
     await services.inbound.deliver({
-      session: { id: session.id, remoteAddress: session.remoteAddress, heloName: session.hostNameAppearsAs, protocol: session.transmissionType },
+      session: {
+        id: session.id, remoteAddress: session.remoteAddress, heloName: session.hostNameAppearsAs, protocol: session.transmissionType, tls: tlsOf(session),
+      },
       recipients,
       raw,
     });

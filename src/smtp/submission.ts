@@ -3,22 +3,29 @@ import { SMTPServer, type SMTPServerAuthentication, type SMTPServerDataStream, t
 import { isValidAddress } from '../core/addresses.js';
 import { isAppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import type { ServerCertificates } from '../core/tls.js';
 import type { Principal } from '../core/types.js';
 import type { Services } from '../services/index.js';
 import { MAX_RECIPIENTS } from '../services/sending/send-input.js';
 import { listenerOptions, type ListenerOptions } from './listener-options.js';
 import { readMessage } from './read-stream.js';
 import { recipientCapReply, replyForError, smtpReply } from './replies.js';
+import { certificateOptions } from './tls.js';
 
 export interface SubmissionOptions extends ListenerOptions {
   /** Allow AUTH without TLS from non-loopback clients (config submission.allowInsecureAuth). */
   allowInsecureAuth: boolean;
+  /** With certificates the plain port offers STARTTLS; without, no TLS at all. */
+  certificates: ServerCertificates | null;
+  /** The implicit-TLS port (RFC 8314 section 3.3): TLS from the first byte. Needs certificates. */
+  implicitTls?: boolean;
 }
 
 /**
  * SMTP submission (RFC 6409): AUTH PLAIN or LOGIN with the mailbox address and the full
  * account key, then the message goes through the same send service as REST: same rules,
- * credits, limits and idempotency (by Message-ID). No TLS is offered, so AUTH from a
+ * credits, limits and idempotency (by Message-ID). With certificates the plain port offers
+ * STARTTLS and a second listener speaks implicit TLS (RFC 8314); AUTH without TLS from a
  * non-loopback address is refused unless the operator allows it (RFC 4954 section 4: 538).
  */
 export const createSubmissionServer = (services: Services, logger: Logger, options: SubmissionOptions): SMTPServer =>
@@ -28,7 +35,9 @@ export const createSubmissionServer = (services: Services, logger: Logger, optio
     authMethods: ['PLAIN', 'LOGIN'],
     // Our own rule below decides; smtp-server's would refuse loopback too.
     allowInsecureAuth: true,
-    disabledCommands: ['STARTTLS'],
+    disabledCommands: options.certificates && !options.implicitTls ? [] : ['STARTTLS'],
+    ...(options.certificates && certificateOptions(options.certificates)),
+    secure: options.implicitTls === true,
     onAuth(auth, session, callback) {
       callback(...authenticate(services, auth, session, options));
     },

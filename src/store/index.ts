@@ -10,6 +10,7 @@ import { IdempotencyRepo } from './idempotency.js';
 import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
 import { MessageBodyRepo } from './message-bodies.js';
+import { MessageArrivalRepo } from './message-arrivals.js';
 import { MessageRepo } from './messages.js';
 import { OutboxRepo } from './outbox.js';
 import { OutboxCursorRepo } from './outbox-cursors.js';
@@ -35,6 +36,7 @@ export class Store {
   readonly folders: FolderRepo;
   readonly messages: MessageRepo;
   readonly bodies: MessageBodyRepo;
+  readonly messageArrivals: MessageArrivalRepo;
   readonly rateLimits: RateLimitRepo;
   readonly outbox: OutboxRepo;
   readonly submissions: SubmissionRepo;
@@ -80,6 +82,7 @@ export class Store {
     this.searchIndex = new SearchIndexRepo(db);
     this.bodies = new MessageBodyRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies);
+    this.messageArrivals = new MessageArrivalRepo(db);
     this.committer = new GroupCommitter(db, this.feed);
   }
 

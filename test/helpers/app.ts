@@ -5,7 +5,7 @@ import type { AddressResolver } from '../../src/core/address-resolver.js';
 import type { DnsResolver } from '../../src/core/dns.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { MxResolver } from '../../src/core/outbound.js';
-import { createLogger } from '../../src/core/logger.js';
+import { createLogger, type Logger } from '../../src/core/logger.js';
 import { createApp, type App } from '../../src/main.js';
 import type { ParseWorkerFactory } from '../../src/workers/threads/parse-pool.js';
 import { sourceParseWorker } from '../../src/workers/threads/parse-thread-source.js';
@@ -47,6 +47,9 @@ export const startApp = async (
   options: { clock?: Clock; dns?: DnsResolver; resolver?: MxResolver; autoDeliver?: boolean; addressResolver?: AddressResolver; parseWorker?: ParseWorkerFactory;
     /** null: the index is written on the main thread. */
     searchWorker?: SearchWorkerFactory | null;
+    /** Default: a silent one. */
+    logger?: Logger;
+    tlsPollMs?: number;
   } = {},
 ): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
@@ -54,11 +57,12 @@ export const startApp = async (
     overrides: deepMerge({
       dataDir, http: { port: 0, trustProxy: true },
       // A cold parse on a loaded test machine must not be cut off; the budget's own tests set theirs.
-      smtp: { port: 0, parseTimeoutMs: 30_000 }, submission: { port: 0 }, imap: { port: 0 }, log: { level: 'silent' } }, overrides),
+      smtp: { port: 0, parseTimeoutMs: 30_000 }, submission: { port: 0, tlsPort: 0 }, imap: { port: 0, tlsPort: 0 }, log: { level: 'silent' } }, overrides),
   });
   const app = createApp(config, {
     clock: options.clock, dns: options.dns, resolver: options.resolver, autoDeliver: options.autoDeliver ?? false, addressResolver: options.addressResolver,
-    logger: createLogger('silent', () => {}),
+    logger: options.logger ?? createLogger('silent', () => {}),
+    tlsPollMs: options.tlsPollMs,
     // The real parse threads, as bin/main.ts starts them (smtp.parseThreads decides how many).
     parseWorker: options.parseWorker ?? sourceParseWorker,
     searchWorker: options.searchWorker === null ? undefined : options.searchWorker ?? sourceSearchWorker,

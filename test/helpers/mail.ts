@@ -27,7 +27,7 @@ export const storedRaw = (app: App, address: string, uid: number | string, folde
 /** Delivers through the inbound service directly (no SMTP), for seeding many messages fast. */
 export const deliverDirect = (app: App, to: string[], raw: Buffer | string): Promise<void> =>
   app.services.inbound.deliver({
-    session: { id: 'seed', remoteAddress: '127.0.0.1', heloName: 'seed.test', protocol: 'ESMTP' },
+    session: { id: 'seed', remoteAddress: '127.0.0.1', heloName: 'seed.test', protocol: 'ESMTP', tls: null },
     recipients: to,
     raw: Buffer.isBuffer(raw) ? raw : Buffer.from(raw),
   });

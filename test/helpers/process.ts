@@ -67,13 +67,15 @@ export const startServerProcess = (t: Test, command: string, args: readonly stri
 
 /**
  * Tests that run servers side by side set their HTTP and SMTP ports; the IMAP and
- * submission ports they do not mention are 0 too, so parallel servers (or a server left
+ * submission ports (plain and TLS) they do not mention are 0 too, so parallel servers (or a server left
  * running on the machine) never fight over the defaults 2143 and 2587.
  */
 const withFreeListenerPorts = (args: readonly string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
   const out = { ...env };
   if (!args.includes('--imap-port') && env.AGENTPOST_IMAP_PORT === undefined) out.AGENTPOST_IMAP_PORT = '0';
   if (!args.includes('--submission-port') && env.AGENTPOST_SUBMISSION_PORT === undefined) out.AGENTPOST_SUBMISSION_PORT = '0';
+  if (!args.includes('--imap-tls-port') && env.AGENTPOST_IMAP_TLS_PORT === undefined) out.AGENTPOST_IMAP_TLS_PORT = '0';
+  if (!args.includes('--submission-tls-port') && env.AGENTPOST_SUBMISSION_TLS_PORT === undefined) out.AGENTPOST_SUBMISSION_TLS_PORT = '0';
   return out;
 };
 

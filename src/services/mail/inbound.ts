@@ -51,7 +51,7 @@ export class InboundService {
       return { mailbox, raw: Buffer.concat([trace, message.raw]), parsed: { ...parsed, body } };
     });
     await this.store.groupCommit(() => {
-      for (const target of targets) this.mailboxes.append(target.mailbox, INBOX, target.raw, target.parsed);
+      for (const target of targets) this.mailboxes.append(target.mailbox, INBOX, target.raw, target.parsed, { arrival: { tls: message.session.tls } });
     });
   }
 }

@@ -4,6 +4,7 @@ import { MESSAGE_STORED, type MessageStoredEvent } from '../../core/events.js';
 import { newUidValidity, newUuid } from '../../core/ids.js';
 import type { Folder, Principal } from '../../core/types.js';
 import type { MailboxRecord } from '../../store/accounts.js';
+import type { Arrival } from '../../store/message-arrivals.js';
 import type { Store } from '../../store/index.js';
 import type { MessagePage } from '../../store/messages.js';
 import { requirePermission } from '../accounts/auth.js';
@@ -44,6 +45,8 @@ export interface ReadQuery {
 
 export interface AppendOptions {
   seen?: boolean;
+  /** Set for mail that arrived at the MX: whether its SMTP session was encrypted. */
+  arrival?: Arrival;
 }
 
 export interface Appended {
@@ -95,13 +98,14 @@ export class MailboxService {
     const folder = this.folder(mailbox.id, folderName);
     const now = this.clock.now().getTime();
     const uid = this.store.folders.allocateUid(folder.id);
-    this.store.messages.insert({
+    const rowId = this.store.messages.insert({
       folderId: folder.id, uid, messageId: parsed.messageId, inReplyTo: parsed.inReplyTo, subject: parsed.subject,
       from: parsed.from, to: parsed.to, cc: parsed.cc, date: parsed.date, preview: previewOf(parsed), size: raw.length,
       attachments: parsed.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })),
       encrypted: parsed.encrypted, seen: options.seen ?? false, receivedAt: now, raw,
       searchText: searchTextOf(parsed), body: parsed.body,
     });
+    if (options.arrival) this.store.messageArrivals.record(rowId, options.arrival);
     const event: MessageStoredEvent = {
       mailboxId: mailbox.id, accountId: mailbox.accountId, folder: folder.name,
       uidValidity: String(folder.uidValidity), uid: String(uid), storedAt: now,
@@ -160,7 +164,7 @@ export class MailboxService {
       this.store.transaction(() => this.store.messages.setSeen(summary.rowId, true));
       summary.seen = true;
     }
-    return fullMessageView(summary, content, attachments, folder);
+    return fullMessageView(summary, content, attachments, folder, this.store.messageArrivals.of(summary.rowId));
   }
 
   /** Contract: a limited key always reads without changing flags and rejects markAsRead=true. */

@@ -1,3 +1,5 @@
+import type { TlsSessionInfo } from '../../core/tls.js';
+
 /** What the SMTP adapter knows of a session, for the trace header. */
 export interface SmtpSessionInfo {
   id: string;
@@ -5,16 +7,22 @@ export interface SmtpSessionInfo {
   heloName: string;
   /** RFC 3848 protocol type: ESMTP, ESMTPS, ESMTPA, ESMTPSA. */
   protocol: string;
+  /** What the session negotiated with STARTTLS or implicit TLS; null in the clear. */
+  tls: TlsSessionInfo | null;
 }
 
 /**
  * RFC 5321 section 4.4: every SMTP server that accepts a message prepends a Received
- * header. Only the literal client address is given: we do no reverse DNS lookups.
+ * header. Only the literal client address is given: we do no reverse DNS lookups. Over TLS
+ * the protocol is ESMTPS (RFC 3848), the version is a comment, and the cipher suite is the
+ * `tls` clause RFC 8314 section 4.3 registers (after `for`, as Additional-Registered-Clauses).
  */
 export const receivedHeader = (session: SmtpSessionInfo, byHost: string, recipient: string, at: Date): string => {
   const from = `from ${session.heloName || 'unknown'} ([${session.remoteAddress}])`;
-  const by = `by ${byHost} (agentpost) with ${session.protocol} id ${session.id}`;
-  return `Received: ${from}\r\n\t${by}\r\n\tfor <${recipient}>; ${rfc5322Date(at)}\r\n`;
+  const version = session.tls ? ` (${session.tls.version})` : '';
+  const by = `by ${byHost} (agentpost) with ${session.protocol}${version} id ${session.id}`;
+  const tls = session.tls ? `\r\n\ttls ${session.tls.cipher}` : '';
+  return `Received: ${from}\r\n\t${by}\r\n\tfor <${recipient}>${tls}; ${rfc5322Date(at)}\r\n`;
 };
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

@@ -1,5 +1,7 @@
 import type { AddressEntry, Folder, MessageSummary } from '../../core/types.js';
 import type { ContentFallback, StoredContent } from '../../core/stored-message.js';
+import type { TlsSessionInfo } from '../../core/tls.js';
+import type { Arrival } from '../../store/message-arrivals.js';
 
 /**
  * The contract's Message shape, shared by REST and MCP so both return the same JSON.
@@ -39,6 +41,10 @@ export interface FullMessageView extends MessageView {
   references: string[];
   /** Present when `text` and `html` came from the bounded fallback instead of the full parse, and why. */
   contentFallback?: ContentFallback;
+  /** True or false for mail that reached this service's MX; null for mail stored another way. */
+  receivedOverTls: boolean | null;
+  /** The TLS version and cipher suite of that SMTP session, when it was encrypted. */
+  tls: TlsSessionInfo | null;
 }
 
 export const messageView = (message: MessageSummary): MessageView => ({
@@ -62,7 +68,7 @@ export const messageView = (message: MessageSummary): MessageView => ({
 
 /** The full read answer, from the stored content; `contents` are the attachments' decoded bytes, in order. */
 export const fullMessageView = (
-  message: MessageSummary & { inReplyTo: string | null }, content: StoredContent, contents: Buffer[], folder: Folder,
+  message: MessageSummary & { inReplyTo: string | null }, content: StoredContent, contents: Buffer[], folder: Folder, arrival: Arrival | null,
 ): FullMessageView => ({
   ...messageView(message),
   attachments: content.attachments.map((attachment, index) => ({
@@ -80,4 +86,6 @@ export const fullMessageView = (
   inReplyTo: message.inReplyTo,
   references: content.references,
   ...(content.fallback ? { contentFallback: content.fallback } : {}),
+  receivedOverTls: arrival ? arrival.tls !== null : null,
+  tls: arrival?.tls ?? null,
 });
