@@ -20,16 +20,18 @@ const runTap = (...files: string[]) =>
 t.setTimeout(600_000);
 
 const lastLine = (stdout: string) => stdout.trimEnd().split('\n').pop();
+/** What the inner run printed, shown when an assertion on it fails. */
+const printed = (result: { stdout: string; stderr: string }) => ({ stdout: result.stdout, stderr: result.stderr.slice(-4000) });
 
 t.test('green files, one with a skip and a todo: all passed, the skip and the todo skipped, exit 0', async (t) => {
   const result = await runTap(fixture('green'), fixture('skip-todo'));
-  t.equal(lastLine(result.stdout), '5 passed, 0 failed, 2 skipped');
+  t.equal(lastLine(result.stdout), '5 passed, 0 failed, 2 skipped', printed(result));
   t.equal(result.code, 0);
 });
 
 t.test('a failing assertion: counted, named, exit 1', async (t) => {
   const result = await runTap(fixture('failing'));
-  t.equal(lastLine(result.stdout), '2 passed, 1 failed');
+  t.equal(lastLine(result.stdout), '2 passed, 1 failed', printed(result));
   t.match(result.stdout, /failed: .*a subtest > arithmetic is wrong on purpose/);
   t.equal(result.code, 1);
 });
