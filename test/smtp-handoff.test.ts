@@ -92,7 +92,7 @@ t.test("sessions turn off Nagle's algorithm, so the message's last line is not h
   t.teardown(() => { net.Socket.prototype.setNoDelay = setNoDelay; });
   const results = await handoff(t, 1).deliver({ route: route(sink.port), from: 'b@agents.localhost', recipients: ['ok@remote.test'], raw: RAW });
   t.match(results, [{ status: 'delivered' }]);
-  t.same(toSink, [true], 'the client socket of the session has TCP_NODELAY');
+  t.ok(toSink.length > 0 && toSink.every(Boolean), 'the client socket of the session has TCP_NODELAY (nodemailer sets it)');
 });
 
 t.test('DKIM: the signature verifies against the public key (RFC 6376, relaxed/relaxed)', async (t) => {

@@ -1,6 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import nodemailer from 'nodemailer';
-import type Mail from 'nodemailer/lib/mailer/index.js';
+import type Mail from 'nodemailer/lib/mailer';
 import t from 'tap';
 import { newUuid } from '../src/core/ids.js';
 import { hashKey, newAccessKey } from '../src/core/keys.js';

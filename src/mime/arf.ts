@@ -1,6 +1,6 @@
-import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { normalizeAddress } from '../core/addresses.js';
 import { headerEnd, paramOf, parseHeaderFields, parseMimeTree } from './mime-tree.js';
+import { addressparser } from './nodemailer.js';
 import { decodedBody, firstField, typedAddress, typeOf } from './report-parts.js';
 
 /**

@@ -1,4 +1,4 @@
-import addressparser from 'nodemailer/lib/addressparser/index.js';
+import { addressparser } from './nodemailer.js';
 import type { Envelope, EnvelopeAddress } from '../core/stored-message.js';
 import type { HeaderField } from './mime-tree.js';
 
@@ -40,10 +40,11 @@ const addressList = (value: string | null): EnvelopeAddress[] | null => {
   const out: EnvelopeAddress[] = [];
   for (const entry of addressparser(value)) {
     if (out.length >= MAX_ADDRESSES) break;
-    if ('group' in entry) {
+    if (entry.group !== undefined) {
       // RFC 3501: a group starts with (NIL NIL "name" NIL) and ends with (NIL NIL NIL NIL).
       out.push({ name: null, adl: null, mailbox: entry.name || null, host: null });
-      for (const member of entry.group) out.push(address(member.name, member.address));
+      // Nested groups are flattened by the parser, so members are mailboxes.
+      for (const member of entry.group) if (member.address !== undefined) out.push(address(member.name, member.address));
       out.push({ name: null, adl: null, mailbox: null, host: null });
     } else if (entry.address) {
       out.push(address(entry.name, entry.address));

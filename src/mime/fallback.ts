@@ -1,5 +1,5 @@
 import libmime from 'libmime';
-import addressparser from 'nodemailer/lib/addressparser/index.js';
+import { addressparser } from './nodemailer.js';
 import type { ParsedMessage } from '../core/parsed-message.js';
 import type { AddressEntry } from '../core/types.js';
 import type { BodyPart } from '../core/stored-message.js';
@@ -60,7 +60,7 @@ const addresses = (value: string | null): AddressEntry[] => {
   if (value === null) return [];
   const entries: AddressEntry[] = [];
   for (const entry of addressparser(value)) {
-    for (const member of 'group' in entry ? entry.group : [entry]) {
+    for (const member of entry.group ?? [entry]) {
       if (!member.address || entries.length >= 1000) continue;
       const name = decodeWords(member.name ?? '');
       entries.push(name ? { name, email: fromLatin1(member.address) } : { email: fromLatin1(member.address) });

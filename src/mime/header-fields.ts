@@ -1,4 +1,4 @@
-import addressparser from 'nodemailer/lib/addressparser/index.js';
+import { addressparser } from './nodemailer.js';
 
 /** Where the header section ends: the first empty line (CRLF CRLF, or bare LF LF). */
 const headerEnd = (raw: Buffer): number => {

@@ -1,6 +1,5 @@
-import type { Socket } from 'node:net';
-import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 import type { NextHopHost, Route } from '../core/outbound.js';
+import { SMTPConnection } from '../mime/nodemailer.js';
 
 export interface ConnectionOptions {
   /** Our name in EHLO (`smtp.hostname`). */
@@ -110,7 +109,6 @@ export class ConnectionPool {
       const ready = () => {
         connection.off('error', fail);
         connection.off('end', ended);
-        disableNagle(connection);
         resolve(connection);
       };
       connection.connect(() => {
@@ -120,14 +118,3 @@ export class ConnectionPool {
     });
   }
 }
-
-/**
- * nodemailer's client leaves Nagle's algorithm on, so the message's closing ".\r\n", a small
- * write after the content, waited for the server's delayed ACK (40 ms on Linux) on every
- * message. The socket is only reachable as a private field; after STARTTLS it is the TLS
- * socket, which passes setNoDelay on to its TCP socket.
- */
-const disableNagle = (connection: SMTPConnection): void => {
-  const socket = (connection as unknown as { _socket?: Socket | false })._socket;
-  if (socket) socket.setNoDelay(true);
-};

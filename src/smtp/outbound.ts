@@ -1,13 +1,11 @@
 import { Readable } from 'node:stream';
-import DKIM from 'nodemailer/lib/dkim/index.js';
-import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
+import nodemailer from 'nodemailer';
 import {
   parseSmtpReply, statusOfCode,
   type DkimKey, type Handoff, type HandoffRequest, type RecipientResult, type SmtpAnswer,
 } from '../core/outbound.js';
+import { envelopeRejections, type SMTPConnection, type SmtpError } from '../mime/nodemailer.js';
 import { ConnectionPool, type ConnectionOptions, type PooledConnection } from './outbound-pool.js';
-
-type SmtpError = SMTPConnection.SMTPError & { recipient?: string; rejectedErrors?: SmtpError[] };
 
 /** One transaction's outcome, or a reason to try the next host (nothing was handed over). */
 type Attempt = { done: RecipientResult[] } | { retry: SmtpAnswer };
@@ -27,7 +25,7 @@ export class SmtpHandoff implements Handoff {
   }
 
   async deliver(request: HandoffRequest): Promise<RecipientResult[]> {
-    const message = request.dkim ? await dkimSign(request.raw, request.dkim) : request.raw;
+    const message = request.dkim ? await dkimSign(request.raw, request.dkim, { from: request.from, to: request.recipients }) : request.raw;
     let last: SmtpAnswer = { diagnostic: 'no server to try' };
     for (const host of request.route.hosts) {
       let pooled: PooledConnection;
@@ -147,8 +145,7 @@ const acceptedRecipients = (connection: SMTPConnection, recipients: string[]): s
  * DATA fails after some were accepted, they are only in its envelope state.
  */
 const rejectionsOf = (error: SmtpError, connection: SMTPConnection): Map<string, RecipientResult> => {
-  const envelope = (connection as unknown as { _envelope?: { rejectedErrors?: SmtpError[] } | false })._envelope;
-  const errors = error.rejectedErrors ?? (envelope ? envelope.rejectedErrors : undefined) ?? [];
+  const errors = error.rejectedErrors ?? envelopeRejections(connection);
   return new Map(errors.filter((item) => item.recipient).map((item) => [String(item.recipient).toLowerCase(), resultOfReply(String(item.recipient), item)]));
 };
 
@@ -172,10 +169,17 @@ const temporary = (answer: SmtpAnswer): SmtpAnswer => {
   return { diagnostic: answer.diagnostic };
 };
 
-/** RFC 6376 signature with nodemailer's signer (relaxed/relaxed, rsa-sha256). */
-export const dkimSign = async (raw: Buffer, key: DkimKey): Promise<Buffer> => {
-  const signer = new DKIM({ domainName: key.domain, keySelector: key.selector, privateKey: key.privateKeyPem });
-  const chunks: Buffer[] = [];
-  for await (const chunk of signer.sign(raw)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/** Hands a finished message back as bytes; only used for its `dkim` option. */
+const signer = nodemailer.createTransport({ streamTransport: true, buffer: true });
+
+/**
+ * RFC 6376 signature (relaxed/relaxed, rsa-sha256) through nodemailer's public API: a `raw`
+ * message passes through unchanged but for the DKIM-Signature field in front. The envelope
+ * is only what sendMail requires; nothing is sent.
+ */
+export const dkimSign = async (raw: Buffer, key: DkimKey, envelope: { from: string; to: string[] }): Promise<Buffer> => {
+  const info = await signer.sendMail({
+    raw, envelope, dkim: { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKeyPem },
+  });
+  return info.message as Buffer;
 };

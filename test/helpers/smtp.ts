@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import nodemailer from 'nodemailer';
-import type Mail from 'nodemailer/lib/mailer/index.js';
+import type Mail from 'nodemailer/lib/mailer';
 
 /** Sends through our MX with nodemailer, a real SMTP client. */
 export const smtpSend = async (port: number, message: Mail.Options): Promise<{ response: string; accepted: unknown[]; rejected: unknown[] }> => {

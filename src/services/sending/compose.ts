@@ -1,5 +1,5 @@
-import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import type Mail from 'nodemailer/lib/mailer/index.js';
+import nodemailer from 'nodemailer';
+import type Mail from 'nodemailer/lib/mailer';
 import type { AddressEntry } from '../../core/types.js';
 import type { ParsedMessage } from '../../mime/parse.js';
 import type { Mailbox, OutgoingMessage } from './send-input.js';
@@ -12,16 +12,24 @@ export interface Composed {
 }
 
 /**
- * Composes the message once with nodemailer's MIME composer: Message-ID on our mail domain,
- * Date, display names, Reply-To, the unsubscribe headers and attachments. File and URL
- * access are disabled, so attachment content is only ever the inline bytes.
+ * nodemailer's public way to get a composed message as bytes without sending it. This
+ * transport writes every header it is given, Bcc included, so the recipients' copy is
+ * composed without `bcc`.
+ */
+const composer = nodemailer.createTransport({ streamTransport: true, buffer: true });
+
+const build = async (options: Mail.Options): Promise<Buffer> => (await composer.sendMail(options)).message as Buffer;
+
+/**
+ * Composes the message with nodemailer: Message-ID on our mail domain, Date, display names,
+ * Reply-To, the unsubscribe headers and attachments. File and URL access are disabled, so
+ * attachment content is only ever the inline bytes.
  */
 export const composeMessage = async (message: OutgoingMessage, messageId: string, date: Date): Promise<Composed> => {
   const options: Mail.Options = {
     from: message.from,
     to: message.to,
     cc: message.cc.length > 0 ? message.cc : undefined,
-    bcc: message.bcc.length > 0 ? message.bcc : undefined,
     replyTo: message.replyTo.length > 0 ? message.replyTo : undefined,
     subject: message.subject,
     text: message.text,
@@ -33,11 +41,9 @@ export const composeMessage = async (message: OutgoingMessage, messageId: string
     disableFileAccess: true,
     disableUrlAccess: true,
   };
-  const raw = await new MailComposer(options).compile().build();
+  const raw = await build(options);
   if (message.bcc.length === 0) return { raw, sentRaw: raw };
-  const withBcc = new MailComposer(options).compile();
-  withBcc.keepBcc = true;
-  return { raw, sentRaw: await withBcc.build() };
+  return { raw, sentRaw: await build({ ...options, bcc: message.bcc }) };
 };
 
 /**

@@ -1,8 +1,8 @@
-import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { domainOf, isValidAddress, normalizeAddress } from '../../core/addresses.js';
 import { AppError, invalidInput } from '../../core/errors.js';
 import { sha256Hex } from '../../core/ids.js';
 import type { RecipientKind } from '../../core/types.js';
+import { addressparser } from '../../mime/nodemailer.js';
 
 /** The REST body / MCP arguments, as schema/send-request.json has already checked them. */
 export interface SendRequest {
