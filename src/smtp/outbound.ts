@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
-import nodemailer from 'nodemailer';
 import {
   parseSmtpReply, statusOfCode,
-  type DkimKey, type Handoff, type HandoffRequest, type RecipientResult, type SmtpAnswer,
+  type Handoff, type HandoffRequest, type RecipientResult, type SmtpAnswer,
 } from '../core/outbound.js';
-import { envelopeRejections, type SMTPConnection, type SmtpError } from '../mime/nodemailer.js';
+import { declareSmtpUtf8, envelopeAccepted, envelopeRejections, serverExtensions, type SMTPConnection, type SmtpError } from '../mime/nodemailer.js';
+import { OutgoingMessage, type Prepared } from './outbound-message.js';
 import { ConnectionPool, type ConnectionOptions, type PooledConnection } from './outbound-pool.js';
 
 /** One transaction's outcome, or a reason to try the next host (nothing was handed over). */
@@ -25,7 +25,7 @@ export class SmtpHandoff implements Handoff {
   }
 
   async deliver(request: HandoffRequest): Promise<RecipientResult[]> {
-    const message = request.dkim ? await dkimSign(request.raw, request.dkim, { from: request.from, to: request.recipients }) : request.raw;
+    const message = new OutgoingMessage(request);
     let last: SmtpAnswer = { diagnostic: 'no server to try' };
     for (const host of request.route.hosts) {
       let pooled: PooledConnection;
@@ -35,13 +35,13 @@ export class SmtpHandoff implements Handoff {
         last = answerOfError(error as SmtpError, `${host.servername} [${host.host}]`);
         continue;
       }
-      let attempt = await transact(pooled, request, message);
+      let attempt = await attemptOn(pooled, request, message);
       if ('retry' in attempt && pooled.reused) {
         // The server closed the idle session meanwhile; nothing was handed over, so start fresh.
         this.pool.discard(pooled);
         try {
           pooled = await this.pool.acquire(request.route, host, { fresh: true });
-          attempt = await transact(pooled, request, message);
+          attempt = await attemptOn(pooled, request, message);
         } catch (error) {
           last = answerOfError(error as SmtpError, `${host.servername} [${host.host}]`);
           continue;
@@ -69,9 +69,17 @@ export class SmtpHandoff implements Handoff {
   }
 }
 
-const transact = (pooled: PooledConnection, request: HandoffRequest, message: Buffer): Promise<Attempt> =>
+/** Prepares the message for this server's extensions, then hands it over, or refuses it here. */
+const attemptOn = async (pooled: PooledConnection, request: HandoffRequest, message: OutgoingMessage): Promise<Attempt> => {
+  const preparation = await message.forServer(serverExtensions(pooled.connection), pooled.connection.host ?? 'the next server');
+  if ('refused' in preparation) return { done: preparation.refused };
+  return transact(pooled, request, preparation.prepared);
+};
+
+const transact = (pooled: PooledConnection, request: HandoffRequest, prepared: Prepared): Promise<Attempt> =>
   new Promise((resolve) => {
     const { connection } = pooled;
+    const undeclare = prepared.smtpUtf8 ? declareSmtpUtf8(connection) : () => {};
     let handedOver = false;
     let started = false;
     let settled = false;
@@ -86,7 +94,7 @@ const transact = (pooled: PooledConnection, request: HandoffRequest, message: Bu
         if (settled) return void this.push(null);
         (request.beforeData?.(acceptedRecipients(connection, request.recipients)) ?? Promise.resolve()).then(() => {
           handedOver = true;
-          this.push(message);
+          this.push(prepared.message);
           this.push(null);
         }, (error: unknown) => {
           finish({ retry: { diagnostic: `the DATA mark could not be recorded: ${error instanceof Error ? error.message : String(error)}` } });
@@ -96,6 +104,7 @@ const transact = (pooled: PooledConnection, request: HandoffRequest, message: Bu
     });
     const finish = (attempt: Attempt) => {
       settled = true;
+      undeclare();
       connection.off('error', lost);
       connection.off('end', ended);
       resolve(attempt);
@@ -111,7 +120,7 @@ const transact = (pooled: PooledConnection, request: HandoffRequest, message: Bu
     const ended = () => lost(Object.assign(new Error('Connection closed unexpectedly'), { code: 'ECONNECTION' }));
     connection.once('error', lost);
     connection.once('end', ended);
-    connection.send({ from: request.from, to: request.recipients }, stream, (error, info) => {
+    connection.send(prepared.envelope, stream, (error, info) => {
       if (!error) return finish({ done: fromInfo(request.recipients, info) });
       const smtpError = error as SmtpError;
       if (ANSWERED.has(smtpError.code ?? '')) return finish({ done: fromAnswer(request.recipients, smtpError, connection) });
@@ -134,11 +143,8 @@ const fromAnswer = (recipients: string[], error: SmtpError, connection: SMTPConn
   return recipients.map((recipient) => known.get(recipient.toLowerCase()) ?? resultOfReply(recipient, error));
 };
 
-/** The recipients the server accepted at RCPT (nodemailer's envelope state), all of them if unknown. */
-const acceptedRecipients = (connection: SMTPConnection, recipients: string[]): string[] => {
-  const envelope = (connection as unknown as { _envelope?: { accepted?: string[] } | false })._envelope;
-  return envelope && Array.isArray(envelope.accepted) ? [...envelope.accepted] : recipients;
-};
+/** The recipients the server accepted at RCPT, all of them if unknown. */
+const acceptedRecipients = (connection: SMTPConnection, recipients: string[]): string[] => envelopeAccepted(connection) ?? recipients;
 
 /**
  * Per-RCPT refusals. nodemailer hands them over on success and when all were refused; when
@@ -167,19 +173,4 @@ const answerOfError = (error: SmtpError, where: string): SmtpAnswer => {
 const temporary = (answer: SmtpAnswer): SmtpAnswer => {
   if (answer.smtpCode !== undefined && answer.smtpCode >= 400 && answer.smtpCode < 500) return answer;
   return { diagnostic: answer.diagnostic };
-};
-
-/** Hands a finished message back as bytes; only used for its `dkim` option. */
-const signer = nodemailer.createTransport({ streamTransport: true, buffer: true });
-
-/**
- * RFC 6376 signature (relaxed/relaxed, rsa-sha256) through nodemailer's public API: a `raw`
- * message passes through unchanged but for the DKIM-Signature field in front. The envelope
- * is only what sendMail requires; nothing is sent.
- */
-export const dkimSign = async (raw: Buffer, key: DkimKey, envelope: { from: string; to: string[] }): Promise<Buffer> => {
-  const info = await signer.sendMail({
-    raw, envelope, dkim: { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKeyPem },
-  });
-  return info.message as Buffer;
 };

@@ -7,6 +7,16 @@ export interface SinkMessage {
   from: string;
   to: string[];
   raw: Buffer;
+  /** The MAIL FROM parameters as smtp-server parsed them, e.g. {BODY: '8BITMIME', SMTPUTF8: true}. */
+  mailFromArgs: Record<string, unknown>;
+}
+
+export interface SinkOptions {
+  behavior?: (address: string) => SinkBehavior;
+  /** Leave 8BITMIME out of the EHLO answer (a 7-bit-only server). */
+  hide8BITMIME?: boolean;
+  /** Leave SMTPUTF8 out of the EHLO answer. */
+  hideSMTPUTF8?: boolean;
 }
 
 /**
@@ -40,7 +50,7 @@ const readAll = async (stream: NodeJS.ReadableStream): Promise<Buffer> => {
 };
 
 /** A loopback smtp-server playing the remote MTA; `t` closes it when the test ends. */
-export const startSink = async (t: Test | null, options: { behavior?: (address: string) => SinkBehavior } = {}): Promise<Sink> => {
+export const startSink = async (t: Test | null, options: SinkOptions = {}): Promise<Sink> => {
   const behavior = options.behavior ?? behaviorOf;
   const sockets = new Map<number, Socket>();
   const waiters: { count: number; resolve: () => void }[] = [];
@@ -53,6 +63,8 @@ export const startSink = async (t: Test | null, options: { behavior?: (address: 
     disabledCommands: ['STARTTLS', 'AUTH'],
     disableReverseLookup: true,
     logger: false,
+    hide8BITMIME: options.hide8BITMIME ?? false,
+    hideSMTPUTF8: options.hideSMTPUTF8 ?? false,
     onRcptTo(address, _session, callback) {
       const kind = behavior(address.address);
       if (kind === 'defer') return callback(Object.assign(new Error('4.2.0 mailbox busy, try later'), { responseCode: 451 }));
@@ -68,7 +80,8 @@ export const startSink = async (t: Test | null, options: { behavior?: (address: 
           sockets.get(session.remotePort)?.destroy();
           return;
         }
-        sink.messages.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to, raw });
+        const mailFrom = session.envelope.mailFrom;
+        sink.messages.push({ from: mailFrom ? mailFrom.address : '', to, raw, mailFromArgs: { ...(mailFrom ? mailFrom.args : {}) } });
         for (const waiter of waiters.filter((w) => sink.messages.length >= w.count)) waiter.resolve();
         callback(null, '2.0.0 queued as ' + sink.messages.length);
       }, callback);
