@@ -1,11 +1,14 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { SCHEMAS } from '../../schema/index.js';
+import { isValidAddress } from './addresses.js';
 import { inputErrorOf } from './input-errors.js';
 
 const build = (coerceTypes: boolean): Ajv2020 => {
   const ajv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true, coerceTypes });
   addFormats.default(ajv);
+  // JSON Schema's idn-email (RFC 6531 addresses), which ajv-formats lacks: our own address rule.
+  ajv.addFormat('idn-email', isValidAddress);
   for (const schema of SCHEMAS) ajv.addSchema(schema);
   return ajv;
 };

@@ -1,4 +1,5 @@
 import nodemailer from 'nodemailer';
+import { envelopeAddress } from '../core/addresses.js';
 import type { DkimKey, HandoffRequest, RecipientResult } from '../core/outbound.js';
 import { NotConvertible, toSevenBit, transportNeedsOf, type TransportNeeds } from '../mime/seven-bit.js';
 
@@ -24,18 +25,28 @@ const NON_ASCII = /[^\x00-\x7f]/;
  */
 export class OutgoingMessage {
   private readonly needs: TransportNeeds;
+  /** RCPT TO forms: domains in ASCII, so only a non-ASCII local part needs SMTPUTF8. */
+  private readonly envelopeTo: string[];
+  private readonly requested = new Map<string, string>();
   private readonly utf8Envelope: boolean;
   private readonly signed = new Map<'as-is' | '7bit', Promise<Buffer>>();
 
   constructor(private readonly request: HandoffRequest) {
     this.needs = transportNeedsOf(request.raw);
-    this.utf8Envelope = [request.from, ...request.recipients].some((address) => NON_ASCII.test(address));
+    this.envelopeTo = request.recipients.map(envelopeAddress);
+    request.recipients.forEach((recipient, index) => this.requested.set(this.envelopeTo[index].toLowerCase(), recipient));
+    this.utf8Envelope = [request.from, ...this.envelopeTo].some((address) => NON_ASCII.test(address));
+  }
+
+  /** The recipient as the request named it, for an answer about its envelope form. */
+  requestedAs(envelopeRecipient: string): string {
+    return this.requested.get(envelopeRecipient.toLowerCase()) ?? envelopeRecipient;
   }
 
   async forServer(extensions: ReadonlySet<string>, host: string): Promise<Preparation> {
     const smtpUtf8 = this.utf8Envelope || this.needs.utf8Headers;
     if (smtpUtf8 && !extensions.has('SMTPUTF8')) return { refused: this.refuseAll(this.withoutSmtpUtf8(host)) };
-    const envelope = { from: this.request.from, to: this.request.recipients, use8BitMime: this.needs.eightBit };
+    const envelope = { from: this.request.from, to: this.envelopeTo, use8BitMime: this.needs.eightBit };
     if (!this.needs.eightBit || extensions.has('8BITMIME')) return { prepared: { message: await this.form('as-is'), envelope, smtpUtf8 } };
     try {
       return { prepared: { message: await this.form('7bit'), envelope: { ...envelope, use8BitMime: false }, smtpUtf8 } };

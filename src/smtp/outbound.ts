@@ -35,13 +35,13 @@ export class SmtpHandoff implements Handoff {
         last = answerOfError(error as SmtpError, `${host.servername} [${host.host}]`);
         continue;
       }
-      let attempt = await attemptOn(pooled, request, message);
+      let attempt = await attemptOn(pooled, message, request.beforeData);
       if ('retry' in attempt && pooled.reused) {
         // The server closed the idle session meanwhile; nothing was handed over, so start fresh.
         this.pool.discard(pooled);
         try {
           pooled = await this.pool.acquire(request.route, host, { fresh: true });
-          attempt = await attemptOn(pooled, request, message);
+          attempt = await attemptOn(pooled, message, request.beforeData);
         } catch (error) {
           last = answerOfError(error as SmtpError, `${host.servername} [${host.host}]`);
           continue;
@@ -69,16 +69,26 @@ export class SmtpHandoff implements Handoff {
   }
 }
 
-/** Prepares the message for this server's extensions, then hands it over, or refuses it here. */
-const attemptOn = async (pooled: PooledConnection, request: HandoffRequest, message: OutgoingMessage): Promise<Attempt> => {
+/**
+ * Prepares the message for this server's extensions, then hands it over, or refuses it here.
+ * The transaction speaks of recipients in their envelope form (ASCII domains); the results
+ * name them as the request did.
+ */
+const attemptOn = async (pooled: PooledConnection, message: OutgoingMessage, beforeData?: BeforeData): Promise<Attempt> => {
   const preparation = await message.forServer(serverExtensions(pooled.connection), pooled.connection.host ?? 'the next server');
   if ('refused' in preparation) return { done: preparation.refused };
-  return transact(pooled, request, preparation.prepared);
+  const marked = beforeData && ((accepted: readonly string[]) => beforeData(accepted.map((recipient) => message.requestedAs(recipient))));
+  const attempt = await transact(pooled, preparation.prepared, marked);
+  if (!('done' in attempt)) return attempt;
+  return { done: attempt.done.map((result) => ({ ...result, recipient: message.requestedAs(result.recipient) })) };
 };
 
-const transact = (pooled: PooledConnection, request: HandoffRequest, prepared: Prepared): Promise<Attempt> =>
+type BeforeData = NonNullable<HandoffRequest['beforeData']>;
+
+const transact = (pooled: PooledConnection, prepared: Prepared, beforeData?: BeforeData): Promise<Attempt> =>
   new Promise((resolve) => {
     const { connection } = pooled;
+    const recipients = prepared.envelope.to;
     const undeclare = prepared.smtpUtf8 ? declareSmtpUtf8(connection) : () => {};
     let handedOver = false;
     let started = false;
@@ -92,7 +102,7 @@ const transact = (pooled: PooledConnection, request: HandoffRequest, prepared: P
         if (started) return;
         started = true;
         if (settled) return void this.push(null);
-        (request.beforeData?.(acceptedRecipients(connection, request.recipients)) ?? Promise.resolve()).then(() => {
+        (beforeData?.(acceptedRecipients(connection, recipients)) ?? Promise.resolve()).then(() => {
           handedOver = true;
           this.push(prepared.message);
           this.push(null);
@@ -115,15 +125,15 @@ const transact = (pooled: PooledConnection, request: HandoffRequest, prepared: P
       if (!handedOver) return finish({ retry: answer });
       // Lost or timed out after the content went out: the outcome is unknown (RFC 5321 section 6.1).
       const known = rejectionsOf(error, connection);
-      finish({ done: request.recipients.map((recipient) => known.get(recipient.toLowerCase()) ?? { recipient, status: 'unresolved', ...answer }) });
+      finish({ done: recipients.map((recipient) => known.get(recipient.toLowerCase()) ?? { recipient, status: 'unresolved', ...answer }) });
     };
     const ended = () => lost(Object.assign(new Error('Connection closed unexpectedly'), { code: 'ECONNECTION' }));
     connection.once('error', lost);
     connection.once('end', ended);
     connection.send(prepared.envelope, stream, (error, info) => {
-      if (!error) return finish({ done: fromInfo(request.recipients, info) });
+      if (!error) return finish({ done: fromInfo(recipients, info) });
       const smtpError = error as SmtpError;
-      if (ANSWERED.has(smtpError.code ?? '')) return finish({ done: fromAnswer(request.recipients, smtpError, connection) });
+      if (ANSWERED.has(smtpError.code ?? '')) return finish({ done: fromAnswer(recipients, smtpError, connection) });
       lost(smtpError);
     });
   });

@@ -38,6 +38,11 @@ export interface Sink {
   messages: SinkMessage[];
   /** TCP connections accepted so far (connection reuse shows here). */
   connections: number;
+  /**
+   * MAIL FROM and RCPT TO lines exactly as the client wrote them (smtp-server hands its
+   * handlers the domain decoded to Unicode, so the wire form is only seen here).
+   */
+  commands: string[];
   /** Resolves when `count` messages have arrived. */
   waitFor(count: number): Promise<void>;
   close(): Promise<void>;
@@ -54,7 +59,7 @@ export const startSink = async (t: Test | null, options: SinkOptions = {}): Prom
   const behavior = options.behavior ?? behaviorOf;
   const sockets = new Map<number, Socket>();
   const waiters: { count: number; resolve: () => void }[] = [];
-  const sink: Sink = { port: 0, messages: [], connections: 0, waitFor: (count) => new Promise((resolve) => {
+  const sink: Sink = { port: 0, messages: [], connections: 0, commands: [], waitFor: (count) => new Promise((resolve) => {
     if (sink.messages.length >= count) return resolve();
     waiters.push({ count, resolve });
   }), close: () => new Promise((resolve) => server.close(() => resolve())) };
@@ -91,6 +96,9 @@ export const startSink = async (t: Test | null, options: SinkOptions = {}): Prom
     sink.connections += 1;
     const port = socket.remotePort ?? 0;
     sockets.set(port, socket);
+    socket.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\r\n')) if (/^(MAIL FROM|RCPT TO):/i.test(line)) sink.commands.push(line);
+    });
     socket.on('close', () => sockets.delete(port));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

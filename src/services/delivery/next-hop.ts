@@ -1,3 +1,4 @@
+import { asciiDomain } from '../../core/addresses.js';
 import type { MxResolver, NextHopHost, Route, SmtpAnswer } from '../../core/outbound.js';
 import { isLocalName, mayConnectTo } from '../../core/public-address.js';
 
@@ -53,7 +54,8 @@ export class NextHopResolver {
 
   async resolve(domain: string): Promise<NextHop> {
     if (this.relay) return { ok: true, route: this.relay };
-    const name = domain.toLowerCase().replace(/\.$/, '');
+    // DNS knows internationalised names only in their ASCII form (IDNA A-labels).
+    const name = asciiDomain(domain).replace(/\.$/, '');
     const exchanges = await this.exchanges(name);
     if (!exchanges.ok) return exchanges;
     const hosts: NextHopHost[] = [];
