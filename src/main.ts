@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SMTPServer } from 'smtp-server';
+import { schemasWithLimits } from '../schema/limits.js';
 import type { Config } from './config/types.js';
 import type { AddressResolver } from './core/address-resolver.js';
 import { BodyBudget, type BodyLimits } from './core/body-budget.js';
@@ -10,6 +11,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import { createLogger, type Logger } from './core/logger.js';
 import type { MxResolver } from './core/outbound.js';
 import type { ParseMail } from './core/parsed-message.js';
+import { createValidator } from './core/validate.js';
 import { createHttpApp } from './http/app.js';
 import { createHttpListener } from './http/listener.js';
 import { lazyMcpEndpoint, MCP_PATHS } from './mcp/lazy-endpoint.js';
@@ -110,6 +112,34 @@ export const databasePath = (config: Config): string => join(config.dataDir, 'ag
 const loggerOf = (config: Config, options: AppOptions): Logger =>
   options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
 
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** The contract's Limits part as the services take it (config `limits.*`). */
+const contractLimits = (limits: Config['limits']) => ({
+  sending: {
+    limits: { sendRequestsPerMinute: limits.sendRequestsPerMinute, states: limits.sendingStates },
+    textMaxBytes: limits.sendTextMaxBytes,
+    attachmentsMaxBytes: limits.sendAttachmentsMaxBytes,
+    idempotencyRetentionMs: limits.idempotencyRetentionHours * HOUR_MS,
+    idempotencyKeyMaxChars: limits.idempotencyKeyMaxChars,
+    recipientsPerMessage: limits.recipientsPerMessage,
+    recipientsPerAddressList: limits.recipientsPerAddressList,
+    subjectMaxChars: limits.subjectMaxChars,
+    attachmentsPerMessage: limits.attachmentsPerMessage,
+    attachmentFilenameMaxChars: limits.attachmentFilenameMaxChars,
+  },
+  outboundTracking: { trackingMs: limits.outboundTrackingDays * DAY_MS, perPage: limits.outboundPerPage, stateChanges: limits.outboundStateChanges },
+  accessKeysPerAccount: limits.accessKeysPerAccount,
+  suppressions: { listed: limits.suppressionsListed, releasesPerHour: limits.suppressionReleasesPerHour },
+  webhooks: {
+    retryMs: limits.webhookRetrySeconds.map((seconds) => seconds * 1000),
+    replays: limits.webhookReplays,
+    historyMs: limits.webhookHistoryDays * DAY_MS,
+    perPage: limits.webhookDeliveriesPerPage,
+  },
+});
+
 /** Opens the store and builds the services: what both `serve` and the admin commands need. */
 export const openCore = (config: Config, options: AppOptions = {}, parseMail?: ParseMail) => {
   const clock = options.clock ?? systemClock;
@@ -138,13 +168,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
       keyRotationMutationsPer15Minutes: config.limits.keyRotationMutationsPer15Minutes,
       keyReplacementMinutes: config.limits.keyReplacementMinutes,
       factorAttemptsPer15Minutes: config.limits.factorAttemptsPer15Minutes,
-      sending: {
-        limits: { sendRequestsPerMinute: config.limits.sendRequestsPerMinute, states: config.limits.sendingStates },
-        textMaxBytes: config.limits.sendTextMaxBytes,
-        attachmentsMaxBytes: config.limits.sendAttachmentsMaxBytes,
-        idempotencyRetentionMs: config.limits.idempotencyRetentionHours * 60 * 60 * 1000,
-        trackingMs: config.limits.outboundTrackingDays * 24 * 60 * 60 * 1000,
-      },
+      ...contractLimits(config.limits),
       outbound: {
         relay: config.outbound.relay, port: config.outbound.port, allowLoopbackMx: config.outbound.allowLoopbackMx,
         retryMs: config.outbound.retryHours * 60 * 60 * 1000, concurrency: config.outbound.concurrency,
@@ -170,16 +194,21 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const bodyLimits: BodyLimits = {
     sendBytes: config.http.maxBodyBytes, smallBytes: config.http.maxSmallBodyBytes, budget: new BodyBudget(config.http.maxBufferedBodyBytes),
   };
+  // The request schemas with this config's limits: REST, the MCP tools and the OpenAPI document.
+  const validator = createValidator(schemasWithLimits(config.limits));
   const mcpEndpoint = lazyMcpEndpoint({
-    services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, baseUrl: () => app.baseUrl,
+    services, logger, validator, trustProxy: config.http.trustProxy, body: bodyLimits, baseUrl: () => app.baseUrl,
   });
   const httpApp = createHttpApp({
-    services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready,
+    services, logger, validator, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready,
     nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }],
   });
   const httpListener = createHttpListener(httpApp.callback(), config.http.tls ? certificates : null);
   const smtpServer = createInboundServer(services, logger, { ...config.smtp, certificates });
-  const submissionOptions = { ...config.submission, hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes, certificates };
+  const submissionOptions = {
+    ...config.submission, hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes, certificates,
+    maxRecipients: config.limits.recipientsPerMessage,
+  };
   const submissionServer = createSubmissionServer(services, logger, submissionOptions);
   const submissionTlsServer = certificates ? createSubmissionServer(services, logger, { ...submissionOptions, implicitTls: true }) : null;
   const smtpServers = [smtpServer, submissionServer, ...(submissionTlsServer ? [submissionTlsServer] : [])];

@@ -131,7 +131,21 @@ const validate = (candidate: ConfigLayer, origins: Origins): Config => {
   if (candidate.http.tls && candidate.tls.cert === undefined) {
     throw new ConfigError('http.tls', 'HTTPS needs a certificate: set tls.cert and tls.key', originFor(origins, 'http.tls'));
   }
+  assertLimits(candidate.limits, origins);
   return candidate;
+};
+
+/** What the schema cannot say about limits: one against another, an order. */
+const assertLimits = (limits: Config['limits'], origins: Origins): void => {
+  const fail = (path: string, message: string) => {
+    throw new ConfigError(`limits.${path}`, message, originFor(origins, `limits.${path}`));
+  };
+  if (limits.inboxPageDefault > limits.inboxPageMax) {
+    fail('inboxPageDefault', `must be at most limits.inboxPageMax (${limits.inboxPageMax}), got ${limits.inboxPageDefault}`);
+  }
+  const schedule = limits.webhookRetrySeconds;
+  if (schedule[0] !== 0) fail('webhookRetrySeconds', `the first attempt is at the event: must start with 0, got ${schedule[0]}`);
+  if (schedule.some((seconds, index) => index > 0 && seconds < schedule[index - 1])) fail('webhookRetrySeconds', 'must not decrease');
 };
 
 const describe = (error: ErrorObject, path: string): string => {

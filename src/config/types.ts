@@ -36,6 +36,25 @@ export interface Config {
     sendingStates: Record<'probation' | 'standard' | 'reviewed', RecipientLimits>;
     idempotencyRetentionHours: number;
     outboundTrackingDays: number;
+    recipientsPerMessage: number;
+    recipientsPerAddressList: number;
+    subjectMaxChars: number;
+    attachmentsPerMessage: number;
+    attachmentFilenameMaxChars: number;
+    idempotencyKeyMaxChars: number;
+    inboxPageMax: number;
+    inboxPageDefault: number;
+    searchMaxChars: number;
+    accessKeysPerAccount: number;
+    outboundPerPage: number;
+    outboundStateChanges: number;
+    suppressionsListed: number;
+    suppressionReleasesPerHour: number;
+    /** Attempt n happens this many seconds after the event. */
+    webhookRetrySeconds: number[];
+    webhookReplays: number;
+    webhookHistoryDays: number;
+    webhookDeliveriesPerPage: number;
   };
   outbound: {
     relay?: string;

@@ -50,17 +50,16 @@ export const signedHeaders = (secret: string, id: string, at: Date, body: string
   };
 };
 
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-
-/** DESIGN.md "webhook retry schedule": attempt n happens this long after the event (8 attempts in 24 h). */
-export const RETRY_SCHEDULE_MS: readonly number[] = [0, 5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 24 * HOUR];
-
-/** Contract Limits: 3 replays per event; history kept 30 days, 50 a page. */
-export const MAX_REPLAYS = 3;
-export const DELIVERY_RETENTION_MS = 30 * 24 * HOUR;
-export const DELIVERIES_PAGE_SIZE = 50;
+/**
+ * Contract Limits "Webhook" (config `limits.*`): attempt n happens `retryMs[n-1]` after the
+ * event (DESIGN.md: 8 attempts in 24 h), replays per event, history kept and paged.
+ */
+export interface WebhookLimits {
+  retryMs: readonly number[];
+  replays: number;
+  historyMs: number;
+  perPage: number;
+}
 
 /** What one HTTP attempt came to. `error` is a safe code, never a response body or a secret. */
 export interface AttemptOutcome {

@@ -1,4 +1,5 @@
 import type { Logger } from '../core/logger.js';
+import type { Validator } from '../core/validate.js';
 import type { Services } from '../services/index.js';
 import type { BodyLimits } from '../core/body-budget.js';
 import type { NodeMount } from './mount.js';
@@ -9,6 +10,8 @@ export interface HttpDeps {
   logger: Logger;
   trustProxy: boolean;
   body: BodyLimits;
+  /** Request schemas with this app's limits (config `limits.*`). */
+  validator: Validator;
   /** True once every listener is bound; /healthz answers 503 before. */
   isReady: () => boolean;
   /** Other adapters on this listener (the MCP endpoint), wired by main.ts. */

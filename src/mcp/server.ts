@@ -3,6 +3,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import packageJson from '../../package.json' with { type: 'json' };
 import type { BodyLimits } from '../core/body-budget.js';
 import type { Logger } from '../core/logger.js';
+import type { Validator } from '../core/validate.js';
 import type { Services } from '../services/index.js';
 import { toolFailure, toolSuccess } from './results.js';
 import { TOOLS, toolNamed, type CallerContext } from './tools.js';
@@ -12,14 +13,16 @@ export interface McpDeps {
   logger: Logger;
   trustProxy: boolean;
   body: BodyLimits;
+  /** Request schemas with this app's limits: the tools' inputSchema and their validation. */
+  validator: Validator;
   /** The public base URL (known once the listener is bound); its origin may call from a browser. */
   baseUrl: () => string;
 }
 
 export const SERVER_INFO = { name: 'agentpost', version: packageJson.version };
 
-/** tools/list: the raw JSON Schema files, which is why this uses the low-level Server (McpServer wants zod). */
-const TOOL_LIST = TOOLS.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+/** tools/list: raw JSON Schemas, which is why this uses the low-level Server (McpServer wants zod). */
+const toolList = (validator: Validator) => TOOLS.map(({ name, description, schemaId }) => ({ name, description, inputSchema: validator.schema(schemaId) }));
 
 /**
  * One server per HTTP request (the SDK's stateless pattern): it knows this request's
@@ -27,14 +30,14 @@ const TOOL_LIST = TOOLS.map(({ name, description, inputSchema }) => ({ name, des
  */
 export const buildMcpServer = (deps: McpDeps, caller: CallerContext): Server => {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(deps.validator) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params;
     const tool = toolNamed(name);
     // An unknown tool is a protocol error, not a tool failure (MCP 2025-11-25, tools: error handling).
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
     try {
-      return toolSuccess(await tool.call(deps.services, args, caller));
+      return toolSuccess(await tool.call(deps.services, deps.validator, args, caller));
     } catch (error) {
       return toolFailure(error, name, deps.logger);
     }

@@ -1,7 +1,6 @@
-import { schemaById, type JsonSchema } from '../../schema/index.js';
 import { bearerToken } from '../core/bearer.js';
 import type { Principal } from '../core/types.js';
-import { validateInput } from '../core/validate.js';
+import type { Validator } from '../core/validate.js';
 import type { RegisterInput } from '../services/accounts/accounts.js';
 import type { Services } from '../services/index.js';
 import type { ListQuery } from '../services/mail/mailbox.js';
@@ -17,32 +16,32 @@ export interface CallerContext {
 }
 
 /**
- * One MCP tool. `inputSchema` is the very schema file that validates the REST request
- * (DESIGN.md rule 4); `call` returns exactly what the REST endpoint answers.
+ * One MCP tool. Its inputSchema is the very schema that validates the REST request
+ * (DESIGN.md rule 4), with the app's limits; `call` returns exactly what the REST endpoint answers.
  */
 export interface McpTool {
   name: string;
   description: string;
-  inputSchema: JsonSchema;
-  call(services: Services, args: Record<string, unknown> | undefined, caller: CallerContext): Promise<unknown>;
+  schemaId: string;
+  call(services: Services, validator: Validator, args: Record<string, unknown> | undefined, caller: CallerContext): Promise<unknown>;
 }
 
 /** Numbers and numeric strings are eased where unambiguous (coerce.ts), then validated. */
-const validArguments = <T>(schemaId: string, args: Record<string, unknown> | undefined): T =>
-  validateInput<T>(schemaId, easeToolArguments(schemaById(schemaId), args));
+const validArguments = <T>(validator: Validator, schemaId: string, args: Record<string, unknown> | undefined): T =>
+  validator.validate<T>(schemaId, easeToolArguments(validator.schema(schemaId), args));
 
 /** A tool that needs no key (only register_agent). */
 const keyless = <T>(name: string, description: string, schemaId: string, run: (services: Services, input: T, clientIp: string) => unknown): McpTool => ({
-  name, description, inputSchema: schemaById(schemaId),
-  call: async (services, args, caller) => run(services, validArguments<T>(schemaId, args), caller.clientIp),
+  name, description, schemaId,
+  call: async (services, validator, args, caller) => run(services, validArguments<T>(validator, schemaId, args), caller.clientIp),
 });
 
 /** A tool that needs the Bearer key; like REST, the key is checked before the arguments. */
 const withKey = <T>(name: string, description: string, schemaId: string, run: (services: Services, input: T, principal: Principal) => unknown): McpTool => ({
-  name, description, inputSchema: schemaById(schemaId),
-  call: async (services, args, caller) => {
+  name, description, schemaId,
+  call: async (services, validator, args, caller) => {
     const principal = services.auth.authenticate(bearerToken(caller.authorization));
-    return run(services, validArguments<T>(schemaId, args), principal);
+    return run(services, validArguments<T>(validator, schemaId, args), principal);
   },
 });
 

@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Handoff, MxResolver } from '../core/outbound.js';
 import type { ParseMail } from '../core/parsed-message.js';
-import type { WebhookSender } from '../core/webhooks.js';
+import type { WebhookLimits, WebhookSender } from '../core/webhooks.js';
 import type { Store } from '../store/index.js';
 import { AccessKeyPolicyService } from './keys/access-key-policy.js';
 import { AccessKeyService } from './keys/access-keys.js';
@@ -22,15 +22,15 @@ import { MailboxService } from './mail/mailbox.js';
 import { parseMessage } from '../mime/parse.js';
 import { MailboxWatchers } from './mail/watchers.js';
 import { NextHopResolver } from './delivery/next-hop.js';
-import { OutboundService } from './sending/outbound.js';
+import { OutboundService, type OutboundConfig } from './sending/outbound.js';
 import { RateLimiter } from './rate-limiter.js';
 import { SearchIndexService } from './mail/search-index.js';
 import type { IndexWriter } from '../core/search-index.js';
 import { TwoFactorService } from './accounts/two-factor.js';
 import { SendingReputation } from './sending/reputation.js';
 import { SendingLimits, type SendingLimitsConfig } from './sending/send-limits.js';
-import { SendingService } from './sending/sending.js';
-import { SuppressionService } from './sending/suppressions.js';
+import { SendingService, type SendingConfig } from './sending/sending.js';
+import { SuppressionService, type SuppressionLimits } from './sending/suppressions.js';
 import { WebhookDeliveryService } from './webhooks/deliveries.js';
 import { WebhookDispatchService } from './webhooks/dispatch.js';
 import { WebhookService } from './webhooks/endpoints.js';
@@ -48,13 +48,14 @@ export interface ServicesConfig {
   keyRotationMutationsPer15Minutes: number;
   keyReplacementMinutes: number;
   factorAttemptsPer15Minutes: number;
-  sending: {
+  sending: Omit<SendingConfig, 'mailDomain'> & {
     limits: Omit<SendingLimitsConfig, 'timeZone'>;
-    textMaxBytes: number;
-    attachmentsMaxBytes: number;
-    idempotencyRetentionMs: number;
-    trackingMs: number;
   };
+  outboundTracking: OutboundConfig;
+  /** Usable access keys per account, and the list's length. */
+  accessKeysPerAccount: number;
+  suppressions: SuppressionLimits;
+  webhooks: WebhookLimits;
   /** Remote delivery (config `outbound.*`). */
   outbound: {
     relay?: string;
@@ -140,12 +141,8 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   });
   const accessKeyPolicy = new AccessKeyPolicyService(store, clock, config.timeZone);
   const limits = new SendingLimits(store, clock, rateLimiter, { ...config.sending.limits, timeZone: config.timeZone });
-  const sending = new SendingService(store, clock, mailbox, limits, accessKeyPolicy, parse, {
-    mailDomain: config.mailDomain,
-    textMaxBytes: config.sending.textMaxBytes,
-    attachmentsMaxBytes: config.sending.attachmentsMaxBytes,
-    idempotencyRetentionMs: config.sending.idempotencyRetentionMs,
-  });
+  const { limits: sendingLimits, ...sendingConfig } = config.sending;
+  const sending = new SendingService(store, clock, mailbox, limits, accessKeyPolicy, parse, { ...sendingConfig, mailDomain: config.mailDomain });
   const reputation = new SendingReputation(store);
   const bounces = new BounceService(store, clock, logger, reputation, config.mailDomain);
   const dkim = new DkimService(store, clock);
@@ -155,7 +152,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     concurrency: config.outbound.concurrency,
     claimLimit: config.outbound.concurrency * 50,
   });
-  const webhookDispatch = new WebhookDispatchService(store, clock, webhookSender, logger);
+  const webhookDispatch = new WebhookDispatchService(store, clock, webhookSender, logger, config.webhooks);
   const auth = new AuthService(store, clock);
   const mailboxWatchers = new MailboxWatchers();
   return {
@@ -165,18 +162,18 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     inbound: new InboundService(store, clock, mailbox, config.smtpHostname, parse, bounces),
     rateLimiter,
     keyRotation,
-    accessKeys: new AccessKeyService(store, clock, twoFactor, accessKeyPolicy),
+    accessKeys: new AccessKeyService(store, clock, twoFactor, accessKeyPolicy, config.accessKeysPerAccount),
     twoFactor,
     accessKeyPolicy,
     balance: new BalanceService(accounts, accessKeyPolicy),
     sending,
-    outbound: new OutboundService(store, clock, config.sending.trackingMs),
+    outbound: new OutboundService(store, clock, config.outboundTracking),
     delivery,
     bounces,
-    suppressions: new SuppressionService(store, clock, rateLimiter, reputation),
+    suppressions: new SuppressionService(store, clock, rateLimiter, reputation, config.suppressions),
     dkim,
     webhooks: new WebhookService(store, clock, addressResolver, webhookSender, { allowInsecure: config.webhooksAllowInsecure }),
-    webhookDeliveries: new WebhookDeliveryService(store, clock, webhookDispatch),
+    webhookDeliveries: new WebhookDeliveryService(store, clock, webhookDispatch, config.webhooks),
     webhookDispatch,
     imap: new ImapSessionService(store, auth, mailbox, searchIndex, mailboxWatchers),
     mailboxWatchers,

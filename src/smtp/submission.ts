@@ -6,7 +6,6 @@ import type { Logger } from '../core/logger.js';
 import type { ServerCertificates } from '../core/tls.js';
 import type { Principal } from '../core/types.js';
 import type { Services } from '../services/index.js';
-import { MAX_RECIPIENTS } from '../services/sending/send-input.js';
 import { listenerOptions, type ListenerOptions } from './listener-options.js';
 import { readMessage } from './read-stream.js';
 import { recipientCapReply, replyForError, smtpReply } from './replies.js';
@@ -19,6 +18,8 @@ export interface SubmissionOptions extends ListenerOptions {
   certificates: ServerCertificates | null;
   /** The implicit-TLS port (RFC 8314 section 3.3): TLS from the first byte. Needs certificates. */
   implicitTls?: boolean;
+  /** RFC 5321 section 4.5.3.1.8 allows a server to cap recipients (config `limits.recipientsPerMessage`). */
+  maxRecipients: number;
 }
 
 /**
@@ -46,8 +47,8 @@ export const createSubmissionServer = (services: Services, logger: Logger, optio
     },
     onRcptTo(address, session, callback) {
       if (!isValidAddress(address.address)) return callback(smtpReply(553, `5.1.3 <${address.address}>: not a valid address`));
-      // The contract caps a send at 50 recipients.
-      callback(recipientCapReply(session, address.address, MAX_RECIPIENTS));
+      // The contract caps a send at 50 recipients (config `limits.recipientsPerMessage`).
+      callback(recipientCapReply(session, address.address, options.maxRecipients));
     },
     onData(stream, session, callback) {
       submit(services, logger, stream, session, options).then(

@@ -1,5 +1,4 @@
 import type { Router } from '@koa/router';
-import { validateInput } from '../../core/validate.js';
 import type { RegisterInput } from '../../services/accounts/accounts.js';
 import { principalOf, requireAuth } from '../auth.js';
 import { readJsonBody } from '../body.js';
@@ -7,9 +6,9 @@ import { clientIp } from '../client-ip.js';
 import type { HttpDeps } from '../context.js';
 
 export const accountRoutes = (router: Router, deps: HttpDeps): void => {
-  const { services } = deps;
+  const { services, validator } = deps;
   router.post('/api/v1/agent/register', async (ctx) => {
-    const input = validateInput<RegisterInput>('register-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget));
+    const input = validator.validate<RegisterInput>('register-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget));
     ctx.status = 201;
     ctx.body = services.accounts.register(input, clientIp(ctx, deps.trustProxy));
   });

@@ -1,6 +1,5 @@
 import type { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
-import { validateInput } from '../../core/validate.js';
 import type { AccessKeyRequest } from '../../services/keys/access-keys.js';
 import type { RotationAction } from '../../services/keys/key-rotation.js';
 import type { TwoFactorAction } from '../../services/accounts/two-factor.js';
@@ -14,7 +13,7 @@ const KEY_BODY_BYTES = 64 * 1024;
 
 /** Key rotation, limited access keys and two-factor: full key only (the services check). */
 export const keyRoutes = (router: Router, deps: HttpDeps): void => {
-  const { services } = deps;
+  const { services, validator } = deps;
   const authenticate = requireAuth(services.auth);
   // A limited key is refused (403) before its body is even validated.
   const auth = async (ctx: Context, next: Next): Promise<void> => authenticate(ctx, async () => {
@@ -26,13 +25,13 @@ export const keyRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = services.keyRotation.state(principalOf(ctx));
   });
   router.post('/api/v1/agent/keys', auth, async (ctx) => {
-    const input = validateInput<{ action: RotationAction }>('key-rotation-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
+    const input = validator.validate<{ action: RotationAction }>('key-rotation-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
     ctx.body = services.keyRotation.mutate(principalOf(ctx), input.action);
   });
 
   router.post('/api/v1/agent/access-keys', auth, async (ctx) => {
     const principal = principalOf(ctx);
-    const input = validateInput<AccessKeyRequest>('access-key-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
+    const input = validator.validate<AccessKeyRequest>('access-key-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
     ctx.body = services.accessKeys.create(principal, input);
     ctx.status = 201;
   });
@@ -40,12 +39,12 @@ export const keyRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = services.accessKeys.list(principalOf(ctx));
   });
   router.delete('/api/v1/agent/access-keys/:id', auth, async (ctx) => {
-    const input = validateInput<{ factorCode?: string }>('access-key-revoke-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
+    const input = validator.validate<{ factorCode?: string }>('access-key-revoke-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
     ctx.body = services.accessKeys.revoke(principalOf(ctx), ctx.params.id, input.factorCode);
   });
 
   router.post('/api/v1/agent/2fa', auth, async (ctx) => {
-    const input = validateInput<{ action: TwoFactorAction; factorCode?: string }>('two-factor-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
+    const input = validator.validate<{ action: TwoFactorAction; factorCode?: string }>('two-factor-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
     const principal = principalOf(ctx);
     if (input.action === 'enroll') ctx.body = services.twoFactor.enroll(principal);
     else if (input.action === 'confirm') ctx.body = services.twoFactor.confirm(principal, input.factorCode);

@@ -1,5 +1,4 @@
 import type { Router } from '@koa/router';
-import { validateInput } from '../../core/validate.js';
 import type { ListQuery } from '../../services/mail/mailbox.js';
 import { principalOf, requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
@@ -12,13 +11,13 @@ interface EmailQuery {
 }
 
 export const mailRoutes = (router: Router, deps: HttpDeps): void => {
-  const { services } = deps;
+  const { services, validator } = deps;
   router.get('/api/v1/agent/inbox', requireAuth(services.auth), async (ctx) => {
-    const query = validateInput<ListQuery>('inbox-query.json', { ...ctx.query }, { coerce: true });
+    const query = validator.validate<ListQuery>('inbox-query.json', { ...ctx.query }, { coerce: true });
     ctx.body = await services.mailbox.list(principalOf(ctx), query);
   });
   router.get('/api/v1/agent/email/:id', requireAuth(services.auth), async (ctx) => {
-    const query = validateInput<EmailQuery>('email-query.json', { ...ctx.query, id: ctx.params.id }, { coerce: true });
+    const query = validator.validate<EmailQuery>('email-query.json', { ...ctx.query, id: ctx.params.id }, { coerce: true });
     ctx.body = await services.mailbox.read(principalOf(ctx), {
       uid: Number(query.id),
       folder: query.folder,

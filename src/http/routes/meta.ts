@@ -4,7 +4,7 @@ import type { HttpDeps } from '../context.js';
 import { buildOpenApiDocument } from '../openapi.js';
 
 export const metaRoutes = (router: Router, deps: HttpDeps): void => {
-  const document = buildOpenApiDocument();
+  const document = buildOpenApiDocument(deps.validator.schema);
   router.get('/healthz', (ctx) => {
     if (!deps.isReady()) throw new AppError('unavailable', 'starting: not every listener is up yet');
     ctx.body = { status: 'ok' };

@@ -1,6 +1,5 @@
 import type { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
-import { validateInput } from '../../core/validate.js';
 import type { SendRequest } from '../../services/sending/send-input.js';
 import { principalOf, requireAuth } from '../auth.js';
 import { readJsonBody } from '../body.js';
@@ -9,12 +8,12 @@ import type { HttpDeps } from '../context.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const sendingRoutes = (router: Router, deps: HttpDeps): void => {
-  const { services } = deps;
+  const { services, validator } = deps;
   const auth = requireAuth(services.auth);
   router.post('/api/v1/agent/send', auth, async (ctx) => {
     // The large limit only for a key that may send; anything else gets the small one (and a 403 after).
     const limit = principalOf(ctx).permissions.includes('mail:send') ? deps.body.sendBytes : deps.body.smallBytes;
-    const input = validateInput<SendRequest>('send-request.json', await readJsonBody(ctx, limit, deps.body.budget));
+    const input = validator.validate<SendRequest>('send-request.json', await readJsonBody(ctx, limit, deps.body.budget));
     const header = ctx.get('idempotency-key');
     ctx.body = await services.sending.send(principalOf(ctx), input, {
       idempotencyKey: ctx.headers['idempotency-key'] === undefined ? undefined : header,
@@ -25,7 +24,7 @@ export const sendingRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = services.sending.status(principalOf(ctx));
   });
   router.get('/api/v1/agent/outbound', auth, (ctx) => {
-    const query = validateInput<{ before?: string }>('outbound-query.json', { ...ctx.query }, { coerce: true });
+    const query = validator.validate<{ before?: string }>('outbound-query.json', { ...ctx.query }, { coerce: true });
     ctx.body = services.outbound.list(principalOf(ctx), query.before);
   });
   // Only UUIDs: other literal paths beneath /outbound (e.g. /outbound/suppressions) fall through.

@@ -1,5 +1,4 @@
 import type { Router } from '@koa/router';
-import { validateInput } from '../../core/validate.js';
 import type { CreateWebhookInput } from '../../services/webhooks/endpoints.js';
 import { principalOf, requireAuth } from '../auth.js';
 import { readJsonBody } from '../body.js';
@@ -7,10 +6,10 @@ import type { HttpDeps } from '../context.js';
 
 /** Contract Endpoints: webhooks. The deliveries routes come first so "deliveries" is never taken for an id. */
 export const webhookRoutes = (router: Router, deps: HttpDeps): void => {
-  const { services } = deps;
+  const { services, validator } = deps;
   const auth = requireAuth(services.auth);
   router.get('/api/v1/agent/webhooks/deliveries', auth, (ctx) => {
-    const query = validateInput<{ before?: string }>('webhook-deliveries-query.json', { ...ctx.query }, { coerce: true });
+    const query = validator.validate<{ before?: string }>('webhook-deliveries-query.json', { ...ctx.query }, { coerce: true });
     ctx.body = services.webhookDeliveries.list(principalOf(ctx), query.before);
   });
   router.get('/api/v1/agent/webhooks/deliveries/:id', auth, (ctx) => {
@@ -20,7 +19,7 @@ export const webhookRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = await services.webhookDeliveries.replay(principalOf(ctx), ctx.params.id);
   });
   router.post('/api/v1/agent/webhooks', auth, async (ctx) => {
-    const input = validateInput<CreateWebhookInput>('webhook-create-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget));
+    const input = validator.validate<CreateWebhookInput>('webhook-create-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget));
     ctx.body = await services.webhooks.create(principalOf(ctx), input);
     ctx.status = 201;
   });

@@ -41,7 +41,6 @@ export interface AccessKeyView {
 }
 
 /** Contract: the list shows up to 100 keys; more usable keys than that are refused at creation. */
-export const MAX_ACCESS_KEYS = 100;
 
 const PERMISSIONS_OF_KIND: Record<AccessKeyKind, readonly Permission[]> = {
   mail: ['mail:read', 'mail:send'],
@@ -59,6 +58,8 @@ export class AccessKeyService {
     private readonly clock: Clock,
     private readonly twoFactor: TwoFactorService,
     private readonly policy: AccessKeyPolicyService,
+    /** Contract Limits: usable keys per account, and the list's length (config `limits.accessKeysPerAccount`). */
+    private readonly maxKeys: number,
   ) {}
 
   create(principal: Principal, request: AccessKeyRequest): AccessKeyView {
@@ -68,8 +69,8 @@ export class AccessKeyService {
     const expiresAt = this.expiryFrom(request.expiresAt, now);
     const apiKey = newAccessKey();
     this.store.transaction(() => {
-      if (this.store.accessKeys.countUsable(principal.accountId, now) >= MAX_ACCESS_KEYS) {
-        throw new AppError('conflict', `an account holds at most ${MAX_ACCESS_KEYS} usable access keys; revoke one first`);
+      if (this.store.accessKeys.countUsable(principal.accountId, now) >= this.maxKeys) {
+        throw new AppError('conflict', `an account holds at most ${this.maxKeys} usable access keys; revoke one first`);
       }
       this.store.keys.insert({
         id: policy.keyId, accountId: principal.accountId, kind: 'access', keyHash: hashKey(apiKey), status: 'active',
@@ -84,7 +85,7 @@ export class AccessKeyService {
   list(principal: Principal): { accessKeys: AccessKeyView[] } {
     requireFullKey(principal);
     const now = this.clock.now().getTime();
-    return { accessKeys: this.store.accessKeys.list(principal.accountId, now, MAX_ACCESS_KEYS).map((key) => this.view(key, now)) };
+    return { accessKeys: this.store.accessKeys.list(principal.accountId, now, this.maxKeys).map((key) => this.view(key, now)) };
   }
 
   /**

@@ -6,8 +6,15 @@ import type { RecipientEvent, RecipientRecord, SubmissionRecord } from '../../st
 import { requirePermission } from '../accounts/auth.js';
 
 /** Contract Limits: 50 submissions a page, the latest 200 state changes, metadata 90 days. */
-export const OUTBOUND_PAGE_SIZE = 50;
-export const OUTBOUND_EVENTS_SHOWN = 200;
+/** Contract Limits "Outgoing tracking" (config `limits.*`). */
+export interface OutboundConfig {
+  /** Metadata older than this is listed as untracked (`outboundTrackingDays`). */
+  trackingMs: number;
+  /** Submissions per page (`outboundPerPage`, contract: 50). */
+  perPage: number;
+  /** Latest state changes shown per submission (`outboundStateChanges`, contract: 200). */
+  stateChanges: number;
+}
 
 export interface OutboundSummary {
   id: string;
@@ -62,16 +69,16 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * than the tracking window are untracked: listed with `tracked: false` and no recipients.
  */
 export class OutboundService {
-  constructor(private readonly store: Store, private readonly clock: Clock, private readonly trackingMs: number) {}
+  constructor(private readonly store: Store, private readonly clock: Clock, private readonly config: OutboundConfig) {}
 
   list(principal: Principal, before?: string): OutboundPage {
     requirePermission(principal, 'mail:send');
     const rows = this.store.submissions.page(principal.accountId, {
-      keyId: ownKeyFilter(principal), beforeSeq: before === undefined ? undefined : Number(before), limit: OUTBOUND_PAGE_SIZE,
+      keyId: ownKeyFilter(principal), beforeSeq: before === undefined ? undefined : Number(before), limit: this.config.perPage,
     });
     return {
       submissions: rows.map((row) => this.summary(row)),
-      nextCursor: rows.length === OUTBOUND_PAGE_SIZE ? String(rows[rows.length - 1].seq) : null,
+      nextCursor: rows.length === this.config.perPage ? String(rows[rows.length - 1].seq) : null,
     };
   }
 
@@ -86,12 +93,12 @@ export class OutboundService {
     return {
       ...base(row), tracked: true, from: row.fromAddress, via: row.via, sentCopySaved: row.sentCopySaved,
       recipients: this.store.submissions.recipientsOf(row.id).map(recipientView),
-      events: this.store.submissions.eventsOf(row.id, OUTBOUND_EVENTS_SHOWN).map(eventView),
+      events: this.store.submissions.eventsOf(row.id, this.config.stateChanges).map(eventView),
     };
   }
 
   private isTracked(row: SubmissionRecord): boolean {
-    return this.clock.now().getTime() - row.createdAt <= this.trackingMs;
+    return this.clock.now().getTime() - row.createdAt <= this.config.trackingMs;
   }
 
   private summary(row: SubmissionRecord): OutboundSummary {

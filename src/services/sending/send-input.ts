@@ -52,17 +52,18 @@ export interface RecipientTarget {
   kind: RecipientKind;
 }
 
-export interface SizeLimits {
+/** Contract Limits that the schema cannot check (config `limits.*`). */
+export interface MessageLimits {
   textMaxBytes: number;
   attachmentsMaxBytes: number;
+  /** Distinct recipients across to, cc and bcc (contract: 50). */
+  recipientsPerMessage: number;
+  /** Items of one address list, a comma-separated string counted by its addresses (contract: 50). */
+  recipientsPerAddressList: number;
 }
 
-/** Contract Limits: at most 50 items per address list and 50 distinct recipients. */
-export const MAX_LIST_ITEMS = 50;
-export const MAX_RECIPIENTS = 50;
-
 /** Applies the rules of the contract's Send request part that a JSON Schema cannot express. */
-export const normalizeSendRequest = (input: SendRequest, accountEmail: string, limits: SizeLimits): OutgoingMessage => {
+export const normalizeSendRequest = (input: SendRequest, accountEmail: string, limits: MessageLimits): OutgoingMessage => {
   const text = nonEmpty(input.text) ?? nonEmpty(input.body);
   const html = nonEmpty(input.html);
   if (text === undefined && html === undefined) {
@@ -72,12 +73,13 @@ export const normalizeSendRequest = (input: SendRequest, accountEmail: string, l
   if (textBytes > limits.textMaxBytes) {
     throw new AppError('too_large', `text plus html is ${textBytes} bytes, over the ${limits.textMaxBytes}-byte limit`, { field: html ? 'html' : 'text' });
   }
+  const list = (value: string | string[] | undefined, field: string) => addressList(value, field, limits.recipientsPerAddressList);
   const message: OutgoingMessage = {
     from: senderOf(input.from, accountEmail),
-    to: addressList(input.to, 'to'),
-    cc: addressList(input.cc, 'cc'),
-    bcc: addressList(input.bcc, 'bcc'),
-    replyTo: addressList(input.replyTo, 'replyTo'),
+    to: list(input.to, 'to'),
+    cc: list(input.cc, 'cc'),
+    bcc: list(input.bcc, 'bcc'),
+    replyTo: list(input.replyTo, 'replyTo'),
     subject: input.subject,
     text,
     html,
@@ -86,8 +88,8 @@ export const normalizeSendRequest = (input: SendRequest, accountEmail: string, l
   };
   if (message.to.length === 0) throw invalidInput('to', 'to needs at least one address');
   const distinct = recipientsOf(message).length;
-  if (distinct > MAX_RECIPIENTS) {
-    throw invalidInput('to', `${distinct} distinct recipients across to, cc and bcc; at most ${MAX_RECIPIENTS}`);
+  if (distinct > limits.recipientsPerMessage) {
+    throw invalidInput('to', `${distinct} distinct recipients across to, cc and bcc; at most ${limits.recipientsPerMessage}`);
   }
   return message;
 };
@@ -95,10 +97,10 @@ export const normalizeSendRequest = (input: SendRequest, accountEmail: string, l
 const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value === '' ? undefined : value);
 
 /** One address, comma-separated addresses ("Name <a@b>" allowed), or an array of them. */
-export const addressList = (value: string | string[] | undefined, field: string): Mailbox[] => {
+export const addressList = (value: string | string[] | undefined, field: string, maxItems: number): Mailbox[] => {
   if (value === undefined) return [];
   const items = (Array.isArray(value) ? value : [value]).flatMap((item) => addressparser(item, { flatten: true }));
-  if (items.length > MAX_LIST_ITEMS) throw invalidInput(field, `${field} has too many items: ${items.length} addresses, at most ${MAX_LIST_ITEMS}`);
+  if (items.length > maxItems) throw invalidInput(field, `${field} has too many items: ${items.length} addresses, at most ${maxItems}`);
   return items.map((item, index) => {
     const address = item.address.trim();
     if (!isValidAddress(address)) throw invalidInput(field, `${field}[${index}] "${address || item.name}" is not a valid email address`);
@@ -109,9 +111,10 @@ export const addressList = (value: string | string[] | undefined, field: string)
 /** Contract rule 4: the account's own address (no alias table exists yet), else 403. */
 const senderOf = (from: SendRequest['from'], accountEmail: string): Mailbox => {
   if (from === undefined) return { address: accountEmail };
-  const [mailbox] = typeof from === 'string' ? addressList(from, 'from') : addressList(from.email, 'from');
+  // One mailbox is meant; more than one is refused as not this account's address.
+  const [mailbox, ...others] = addressList(typeof from === 'string' ? from : from.email, 'from', Number.MAX_SAFE_INTEGER);
   const name = typeof from === 'string' ? mailbox?.name : from.name;
-  if (!mailbox || normalizeAddress(mailbox.address) !== normalizeAddress(accountEmail)) {
+  if (!mailbox || others.length > 0 || normalizeAddress(mailbox.address) !== normalizeAddress(accountEmail)) {
     throw new AppError('forbidden', `from must be this account's address ${accountEmail}`, { field: 'from' });
   }
   if (name !== undefined && /[\r\n]/.test(name)) throw invalidInput('from', 'from.name may not contain CR or LF');

@@ -10,7 +10,7 @@ import { requirePermission } from '../accounts/auth.js';
 import { composeMessage, parsedOfComposed } from './compose.js';
 import { INBOX, SENT, type MailboxService } from '../mail/mailbox.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
-import { contentHashOf, normalizeSendRequest, recipientsOf, type RecipientTarget, type SendRequest } from './send-input.js';
+import { contentHashOf, normalizeSendRequest, recipientsOf, type MessageLimits, type RecipientTarget, type SendRequest } from './send-input.js';
 import type { SendingLimits, SendingStatus } from './send-limits.js';
 import { prepareRawSubmission, type RawEnvelope } from './submit-raw.js';
 
@@ -45,11 +45,14 @@ export interface PreparedSubmission {
   parsed?: ParsedMessage | null;
 }
 
-export interface SendingConfig {
+export interface SendingConfig extends MessageLimits {
   mailDomain: string;
-  textMaxBytes: number;
-  attachmentsMaxBytes: number;
   idempotencyRetentionMs: number;
+  /** Contract Limits (config `limits.*`): the schema checks them in REST and MCP bodies. */
+  idempotencyKeyMaxChars: number;
+  subjectMaxChars: number;
+  attachmentsPerMessage: number;
+  attachmentFilenameMaxChars: number;
 }
 
 interface Parsed {
@@ -57,7 +60,6 @@ interface Parsed {
   delivered: ParsedMessage | null;
 }
 
-const IDEMPOTENCY_KEY_MAX = 128;
 const SENDING_STATES: readonly SendingState[] = ['probation', 'standard', 'reviewed', 'paused'];
 
 /**
@@ -81,7 +83,7 @@ export class SendingService {
 
   async send(principal: Principal, input: SendRequest, options: SendOptions): Promise<SendResult> {
     requirePermission(principal, 'mail:send');
-    const idempotencyKey = resolveIdempotencyKey(options.idempotencyKey, input.idempotencyKey);
+    const idempotencyKey = resolveIdempotencyKey(options.idempotencyKey, input.idempotencyKey, this.config.idempotencyKeyMaxChars);
     const account = this.accountOf(principal);
     const message = normalizeSendRequest(input, account.email, this.config);
     const contentHash = contentHashOf(message);
@@ -223,10 +225,10 @@ export class SendingService {
   }
 }
 
-/** Header and body keys: 1..128 characters; when both are given they must be equal. */
-const resolveIdempotencyKey = (header: string | undefined, body: string | undefined): string | undefined => {
-  if (header !== undefined && (header.length < 1 || header.length > IDEMPOTENCY_KEY_MAX)) {
-    throw invalidInput('Idempotency-Key', `the Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+/** Header and body keys: 1 to maxChars (contract: 128) characters; when both are given they must be equal. */
+const resolveIdempotencyKey = (header: string | undefined, body: string | undefined, maxChars: number): string | undefined => {
+  if (header !== undefined && (header.length < 1 || header.length > maxChars)) {
+    throw invalidInput('Idempotency-Key', `the Idempotency-Key header must be 1 to ${maxChars} characters`);
   }
   if (header !== undefined && body !== undefined && header !== body) {
     throw invalidInput('idempotencyKey', 'the Idempotency-Key header and the body idempotencyKey differ');

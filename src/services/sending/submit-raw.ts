@@ -5,7 +5,7 @@ import type { RecipientKind } from '../../core/types.js';
 import { headerFieldValues, mailboxesOf } from '../../mime/header-fields.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
 import { decodeBody } from '../../mime/transfer-encoding.js';
-import { MAX_RECIPIENTS, normalizeSendRequest, type RecipientTarget } from './send-input.js';
+import { normalizeSendRequest, type RecipientTarget } from './send-input.js';
 import type { PreparedSubmission, SendingConfig } from './sending.js';
 
 export interface RawEnvelope {
@@ -35,7 +35,7 @@ export const prepareRawSubmission = async (
   }
   checkIdentityFields(raw, account);
   checkContent(parsed, raw, accountEmail, config);
-  const recipients = envelopeRecipients(envelope.to, parsed);
+  const recipients = envelopeRecipients(envelope.to, parsed, config.recipientsPerMessage);
   const contentHash = sha256Hex(Buffer.concat([Buffer.from(JSON.stringify(recipients.map((r) => r.address)) + '\n'), raw]));
   const added: string[] = [];
   let messageId = parsed.messageId;
@@ -80,26 +80,26 @@ const checkIdentityFields = (raw: Buffer, account: string): void => {
 
 /** The REST rules on what the parser found: subject, bodies and sizes, attachments, unsubscribe. */
 const checkContent = (parsed: ParsedMessage, raw: Buffer, accountEmail: string, config: SendingConfig): void => {
-  if (parsed.subject.length > 998) throw invalidInput('subject', 'the subject is over 998 characters');
+  if (parsed.subject.length > config.subjectMaxChars) throw invalidInput('subject', `the subject is over ${config.subjectMaxChars} characters`);
   const unsubscribe: Record<string, string> = {};
   for (const name of ['List-Unsubscribe', 'List-Unsubscribe-Post']) {
     const value = headerValue(raw, name);
     if (value !== null) unsubscribe[name] = value;
   }
-  if (parsed.attachments.length > 20) throw invalidInput('attachments', 'at most 20 attachments');
+  if (parsed.attachments.length > config.attachmentsPerMessage) throw invalidInput('attachments', `at most ${config.attachmentsPerMessage} attachments`);
   normalizeSendRequest({
     to: accountEmail, subject: parsed.subject, text: parsed.text ?? undefined, html: parsed.html ?? undefined,
     headers: unsubscribe,
     // Each attachment's bytes, decoded from where the parse found them.
     attachments: (parsed.body?.content.attachments ?? []).map((item, index) => ({
-      filename: (item.filename ?? `attachment-${index + 1}`).slice(0, 255),
+      filename: (item.filename ?? `attachment-${index + 1}`).slice(0, config.attachmentFilenameMaxChars),
       content: decodeBody(raw.subarray(item.bodyStart, item.end), item.encoding).toString('base64'), encoding: 'base64' as const,
     })),
   }, accountEmail, config);
 };
 
 /** RCPT TO addresses; the kind comes from the To and Cc headers, anything else is Bcc. */
-const envelopeRecipients = (addresses: string[], parsed: ParsedMessage): RecipientTarget[] => {
+const envelopeRecipients = (addresses: string[], parsed: ParsedMessage, maxRecipients: number): RecipientTarget[] => {
   const toSet = new Set(parsed.to.map((entry) => normalizeAddress(entry.email)));
   const ccSet = new Set(parsed.cc.map((entry) => normalizeAddress(entry.email)));
   const seen = new Map<string, RecipientTarget>();
@@ -110,7 +110,7 @@ const envelopeRecipients = (addresses: string[], parsed: ParsedMessage): Recipie
     if (!seen.has(address)) seen.set(address, { address, domain: domainOf(address), kind });
   }
   if (seen.size === 0) throw invalidInput('to', 'no recipients');
-  if (seen.size > MAX_RECIPIENTS) throw invalidInput('to', `at most ${MAX_RECIPIENTS} distinct recipients`);
+  if (seen.size > maxRecipients) throw invalidInput('to', `at most ${maxRecipients} distinct recipients`);
   return [...seen.values()];
 };
 

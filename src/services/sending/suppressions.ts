@@ -10,8 +10,11 @@ import type { RateLimiter } from '../rate-limiter.js';
 import type { SendingReputation } from './reputation.js';
 
 /** Contract Limits: up to 100 listed; 10 releases per hour. */
-export const SUPPRESSIONS_LISTED = 100;
-const RELEASES_PER_HOUR = 10;
+/** Contract Limits "Suppressions" (config `limits.suppressionsListed`, `limits.suppressionReleasesPerHour`). */
+export interface SuppressionLimits {
+  listed: number;
+  releasesPerHour: number;
+}
 const HOUR_MS = 60 * 60 * 1000;
 const REASONS: readonly SuppressionReason[] = ['bounce', 'complaint', 'manual'];
 
@@ -49,6 +52,7 @@ export class SuppressionService {
     private readonly clock: Clock,
     private readonly rateLimiter: RateLimiter,
     private readonly reputation: SendingReputation,
+    private readonly limits: SuppressionLimits,
   ) {}
 
   /**
@@ -57,7 +61,7 @@ export class SuppressionService {
    */
   list(principal: Principal): SuppressionList {
     requireFullKey(principal);
-    return { suppressions: this.store.suppressions.listActive(principal.accountId, SUPPRESSIONS_LISTED).map(view) };
+    return { suppressions: this.store.suppressions.listActive(principal.accountId, this.limits.listed).map(view) };
   }
 
   /** Future sends to the address are allowed again; credits unchanged; nothing is resent. */
@@ -70,7 +74,10 @@ export class SuppressionService {
         throw new AppError('forbidden', 'a complaint suppression cannot be released here; an administrator must verify renewed consent');
       }
       this.rateLimiter.take(
-        { bucket: 'suppression-release', limit: RELEASES_PER_HOUR, windowMs: HOUR_MS, message: 'at most 10 suppression releases per hour' },
+        {
+          bucket: 'suppression-release', limit: this.limits.releasesPerHour, windowMs: HOUR_MS,
+          message: `at most ${this.limits.releasesPerHour} suppression releases per hour`,
+        },
         principal.accountId,
       );
       this.store.suppressions.release(record.id, this.clock.now().getTime());

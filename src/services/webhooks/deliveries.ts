@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import type { Principal } from '../../core/types.js';
-import { DELIVERIES_PAGE_SIZE, DELIVERY_RETENTION_MS, MAX_REPLAYS, type WebhookEnvelope } from '../../core/webhooks.js';
+import type { WebhookEnvelope, WebhookLimits } from '../../core/webhooks.js';
 import type { Store } from '../../store/index.js';
 import type { WebhookEventRecord } from '../../store/webhook-events.js';
 import { requireFullKey } from '../accounts/auth.js';
@@ -24,22 +24,24 @@ export interface ReplayResult {
   attempt: AttemptView;
 }
 
-/** Delivery history (30 days, 50 a page, newest first) and replays (at most 3 per event). */
+/** Delivery history (by default 30 days, 50 a page, newest first) and replays (3 per event). */
 export class WebhookDeliveryService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly dispatch: WebhookDispatchService,
+    private readonly limits: WebhookLimits,
   ) {}
 
   list(principal: Principal, before?: string): DeliveryPage {
     requireFullKey(principal);
-    const since = this.clock.now().getTime() - DELIVERY_RETENTION_MS;
-    const rows = this.store.webhookEvents.page(principal.accountId, since, before === undefined ? null : Number(before), DELIVERIES_PAGE_SIZE + 1);
-    const page = rows.slice(0, DELIVERIES_PAGE_SIZE);
+    const { perPage, historyMs } = this.limits;
+    const since = this.clock.now().getTime() - historyMs;
+    const rows = this.store.webhookEvents.page(principal.accountId, since, before === undefined ? null : Number(before), perPage + 1);
+    const page = rows.slice(0, perPage);
     return {
       deliveries: page.map(deliveryView),
-      nextCursor: rows.length > DELIVERIES_PAGE_SIZE ? String(page[page.length - 1].seq) : null,
+      nextCursor: rows.length > perPage ? String(page[page.length - 1].seq) : null,
     };
   }
 
@@ -55,7 +57,7 @@ export class WebhookDeliveryService {
 
   /**
    * Contract States: a completed (delivered or failed) event can be replayed while fewer
-   * than 3 replays were made; the same event id and body go out as one signed attempt.
+   * than `limits.webhookReplays` (3) replays were made; the same event id and body go out as one signed attempt.
    */
   async replay(principal: Principal, id: string): Promise<ReplayResult> {
     requireFullKey(principal);
@@ -65,8 +67,8 @@ export class WebhookDeliveryService {
     pauseIfBaselineBroken(this.store, endpoint);
     if (endpoint.status !== 'verified') throw new AppError('conflict', `the webhook endpoint is ${endpoint.status}; verify it first`);
     if (event.status !== 'delivered' && event.status !== 'failed') throw new AppError('conflict', `event is ${event.status}; only a delivered or failed event can be replayed`);
-    const replay = this.store.transaction(() => this.store.webhookEvents.claimReplay(event.seq, MAX_REPLAYS));
-    if (replay === null) throw new AppError('conflict', `event was already replayed ${MAX_REPLAYS} times`);
+    const replay = this.store.transaction(() => this.store.webhookEvents.claimReplay(event.seq, this.limits.replays));
+    if (replay === null) throw new AppError('conflict', `event was already replayed ${this.limits.replays} times`);
     await this.dispatch.perform(event, endpoint, replay);
     const after = this.eventOf(principal, id);
     const attempts = this.store.webhookEvents.attemptsOf(after.seq);
@@ -74,14 +76,14 @@ export class WebhookDeliveryService {
       id: after.id,
       status: after.status,
       replays: after.replays,
-      replaysRemaining: MAX_REPLAYS - after.replays,
+      replaysRemaining: Math.max(0, this.limits.replays - after.replays),
       attempt: attemptView(attempts[attempts.length - 1], attempts.length - 1),
     };
   }
 
   private eventOf(principal: Principal, id: string): WebhookEventRecord {
     const event = this.store.webhookEvents.byId(principal.accountId, id);
-    const since = this.clock.now().getTime() - DELIVERY_RETENTION_MS;
+    const since = this.clock.now().getTime() - this.limits.historyMs;
     if (!event || event.createdAt < since) throw new AppError('not_found', `no webhook delivery ${id}`);
     return event;
   }

@@ -5,8 +5,8 @@ import {
 import { newUuid } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import {
-  DELIVERY_RETENTION_MS, MESSAGE_DELIVERY_UPDATED, MESSAGE_RECEIVED, RETRY_SCHEDULE_MS, signedHeaders,
-  type AttemptOutcome, type WebhookEnvelope, type WebhookSender,
+  MESSAGE_DELIVERY_UPDATED, MESSAGE_RECEIVED, signedHeaders,
+  type AttemptOutcome, type WebhookEnvelope, type WebhookLimits, type WebhookSender,
 } from '../../core/webhooks.js';
 import type { Store } from '../../store/index.js';
 import type { OutboxEntry } from '../../store/outbox.js';
@@ -51,6 +51,7 @@ export class WebhookDispatchService {
     private readonly clock: Clock,
     private readonly sender: WebhookSender,
     private readonly logger: Logger,
+    private readonly limits: Pick<WebhookLimits, 'retryMs' | 'historyMs'>,
   ) {}
 
   /**
@@ -151,31 +152,31 @@ export class WebhookDispatchService {
       if (!current) return;
       this.store.webhookEvents.recordAttempt(event.seq, {
         replay, at: startedAt.getTime(), durationMs, httpStatus: outcome.httpStatus ?? null, error: outcome.ok ? null : (outcome.error ?? 'failed'),
-      }, progressAfter(current, outcome, replay));
+      }, progressAfter(current, outcome, replay, this.limits.retryMs));
     });
     if (!outcome.ok) this.logger.debug('webhook attempt failed', { event: event.id, error: outcome.error });
     return outcome;
   }
 
-  /** Contract: delivery history is kept 30 days. Also drops outbox rows read over an hour ago. */
+  /** Contract: delivery history is kept 30 days (`limits.webhookHistoryDays`). Also drops outbox rows read over an hour ago. */
   prune(now = this.clock.now().getTime()): number {
     return this.store.transaction(() => {
       this.store.outboxCursors.pruneConsumed(now - OUTBOX_KEEP_MS);
-      return this.store.webhookEvents.pruneBefore(now - DELIVERY_RETENTION_MS);
+      return this.store.webhookEvents.pruneBefore(now - this.limits.historyMs);
     });
   }
 }
 
 /**
- * Attempt n of the schedule happens RETRY_SCHEDULE_MS[n-1] after the event; after the 8th
- * failure the event is failed. A replay is one attempt whose result is the new status. An
+ * Attempt n of the schedule happens retryMs[n-1] after the event; after the last (by default
+ * the 8th) failure the event is failed. A replay is one attempt whose result is the new status. An
  * event cancelled while its attempt was in flight stays cancelled unless that attempt succeeded.
  */
-const progressAfter = (event: WebhookEventRecord, outcome: AttemptOutcome, replay: number): EventProgress => {
+const progressAfter = (event: WebhookEventRecord, outcome: AttemptOutcome, replay: number, retryMs: readonly number[]): EventProgress => {
   if (outcome.ok) return { status: 'delivered', nextAttemptAt: null };
   if (replay > 0) return { status: 'failed', nextAttemptAt: null };
   if (event.status !== 'pending') return { status: event.status, nextAttemptAt: null };
   const attemptsMade = event.attempts + 1;
-  if (attemptsMade >= RETRY_SCHEDULE_MS.length) return { status: 'failed', nextAttemptAt: null };
-  return { status: 'pending', nextAttemptAt: event.createdAt + RETRY_SCHEDULE_MS[attemptsMade] };
+  if (attemptsMade >= retryMs.length) return { status: 'failed', nextAttemptAt: null };
+  return { status: 'pending', nextAttemptAt: event.createdAt + retryMs[attemptsMade] };
 };

@@ -1,0 +1,48 @@
+import { SCHEMAS, type JsonSchema } from './index.js';
+
+/**
+ * The contract limits that the request schemas themselves carry. The files hold the
+ * contract's numbers (the defaults); an app whose `limits.*` differ validates with, lists as
+ * MCP inputSchema and serves in its OpenAPI document copies with its own numbers.
+ */
+export interface SchemaLimits {
+  recipientsPerAddressList: number;
+  subjectMaxChars: number;
+  attachmentsPerMessage: number;
+  attachmentFilenameMaxChars: number;
+  idempotencyKeyMaxChars: number;
+  inboxPageMax: number;
+  inboxPageDefault: number;
+  searchMaxChars: number;
+}
+
+/** Where each limit sits: [schema file, JSON pointer, limit]. */
+const PLACES: readonly [string, string, keyof SchemaLimits][] = [
+  ['send-request.json', '/$defs/addressField/anyOf/1/maxItems', 'recipientsPerAddressList'],
+  ['send-request.json', '/properties/subject/maxLength', 'subjectMaxChars'],
+  ['send-request.json', '/properties/idempotencyKey/maxLength', 'idempotencyKeyMaxChars'],
+  ['send-request.json', '/properties/attachments/maxItems', 'attachmentsPerMessage'],
+  ['send-request.json', '/properties/attachments/items/properties/filename/maxLength', 'attachmentFilenameMaxChars'],
+  ['inbox-query.json', '/properties/limit/maximum', 'inboxPageMax'],
+  ['inbox-query.json', '/properties/limit/default', 'inboxPageDefault'],
+  ['inbox-query.json', '/properties/search/maxLength', 'searchMaxChars'],
+];
+
+const setAt = (schema: Record<string, unknown>, pointer: string, value: number): void => {
+  const keys = pointer.split('/').slice(1);
+  let node = schema;
+  for (const key of keys.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  const last = keys[keys.length - 1];
+  if (typeof node?.[last] !== 'number') throw new Error(`schema limit ${pointer} is missing`);
+  node[last] = value;
+};
+
+/** Every schema, those with limits copied and set; the others shared as they are. */
+export const schemasWithLimits = (limits: SchemaLimits): JsonSchema[] =>
+  SCHEMAS.map((schema) => {
+    const places = PLACES.filter(([id]) => id === schema.$id);
+    if (places.length === 0) return schema;
+    const copy = structuredClone(schema);
+    for (const [, pointer, name] of places) setAt(copy, pointer, limits[name]);
+    return copy;
+  });
