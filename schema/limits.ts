@@ -4,20 +4,9 @@ import { SCHEMAS, type JsonSchema } from './index.js';
  * The contract limits that the request schemas themselves carry. The files hold the
  * contract's numbers (the defaults); an app whose `limits.*` differ validates with, lists as
  * MCP inputSchema and serves in its OpenAPI document copies with its own numbers.
+ * Each place: [schema file, JSON pointer, the `limits.*` setting].
  */
-export interface SchemaLimits {
-  recipientsPerAddressList: number;
-  subjectMaxChars: number;
-  attachmentsPerMessage: number;
-  attachmentFilenameMaxChars: number;
-  idempotencyKeyMaxChars: number;
-  inboxPageMax: number;
-  inboxPageDefault: number;
-  searchMaxChars: number;
-}
-
-/** Where each limit sits: [schema file, JSON pointer, limit]. */
-const PLACES: readonly [string, string, keyof SchemaLimits][] = [
+const PLACES = [
   ['send-request.json', '/$defs/addressField/anyOf/1/maxItems', 'recipientsPerAddressList'],
   ['send-request.json', '/properties/subject/maxLength', 'subjectMaxChars'],
   ['send-request.json', '/properties/idempotencyKey/maxLength', 'idempotencyKeyMaxChars'],
@@ -26,7 +15,9 @@ const PLACES: readonly [string, string, keyof SchemaLimits][] = [
   ['inbox-query.json', '/properties/limit/maximum', 'inboxPageMax'],
   ['inbox-query.json', '/properties/limit/default', 'inboxPageDefault'],
   ['inbox-query.json', '/properties/search/maxLength', 'searchMaxChars'],
-];
+] as const;
+
+export type SchemaLimits = Record<(typeof PLACES)[number][2], number>;
 
 const setAt = (schema: Record<string, unknown>, pointer: string, value: number): void => {
   const keys = pointer.split('/').slice(1);
