@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SMTPServer } from 'smtp-server';
 import { schemasWithLimits } from '../schema/limits.js';
+import { servicesLimits } from './config/services-limits.js';
 import type { Config } from './config/types.js';
 import type { AddressResolver } from './core/address-resolver.js';
 import { BodyBudget, type BodyLimits } from './core/body-budget.js';
@@ -112,34 +113,6 @@ export const databasePath = (config: Config): string => join(config.dataDir, 'ag
 const loggerOf = (config: Config, options: AppOptions): Logger =>
   options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
 
-const HOUR_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * HOUR_MS;
-
-/** The contract's Limits part as the services take it (config `limits.*`). */
-const contractLimits = (limits: Config['limits']) => ({
-  sending: {
-    limits: { sendRequestsPerMinute: limits.sendRequestsPerMinute, states: limits.sendingStates },
-    textMaxBytes: limits.sendTextMaxBytes,
-    attachmentsMaxBytes: limits.sendAttachmentsMaxBytes,
-    idempotencyRetentionMs: limits.idempotencyRetentionHours * HOUR_MS,
-    idempotencyKeyMaxChars: limits.idempotencyKeyMaxChars,
-    recipientsPerMessage: limits.recipientsPerMessage,
-    recipientsPerAddressList: limits.recipientsPerAddressList,
-    subjectMaxChars: limits.subjectMaxChars,
-    attachmentsPerMessage: limits.attachmentsPerMessage,
-    attachmentFilenameMaxChars: limits.attachmentFilenameMaxChars,
-  },
-  outboundTracking: { trackingMs: limits.outboundTrackingDays * DAY_MS, perPage: limits.outboundPerPage, stateChanges: limits.outboundStateChanges },
-  accessKeysPerAccount: limits.accessKeysPerAccount,
-  suppressions: { listed: limits.suppressionsListed, releasesPerHour: limits.suppressionReleasesPerHour },
-  webhooks: {
-    retryMs: limits.webhookRetrySeconds.map((seconds) => seconds * 1000),
-    replays: limits.webhookReplays,
-    historyMs: limits.webhookHistoryDays * DAY_MS,
-    perPage: limits.webhookDeliveriesPerPage,
-  },
-});
-
 /** Opens the store and builds the services: what both `serve` and the admin commands need. */
 export const openCore = (config: Config, options: AppOptions = {}, parseMail?: ParseMail) => {
   const clock = options.clock ?? systemClock;
@@ -168,7 +141,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
       keyRotationMutationsPer15Minutes: config.limits.keyRotationMutationsPer15Minutes,
       keyReplacementMinutes: config.limits.keyReplacementMinutes,
       factorAttemptsPer15Minutes: config.limits.factorAttemptsPer15Minutes,
-      ...contractLimits(config.limits),
+      ...servicesLimits(config.limits),
       outbound: {
         relay: config.outbound.relay, port: config.outbound.port, allowLoopbackMx: config.outbound.allowLoopbackMx,
         retryMs: config.outbound.retryHours * 60 * 60 * 1000, concurrency: config.outbound.concurrency,

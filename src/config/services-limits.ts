@@ -1,0 +1,29 @@
+import type { Config } from './types.js';
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** The contract's Limits part (config `limits.*`) as the services take it. */
+export const servicesLimits = (limits: Config['limits']) => ({
+  sending: {
+    limits: { sendRequestsPerMinute: limits.sendRequestsPerMinute, states: limits.sendingStates },
+    textMaxBytes: limits.sendTextMaxBytes,
+    attachmentsMaxBytes: limits.sendAttachmentsMaxBytes,
+    idempotencyRetentionMs: limits.idempotencyRetentionHours * HOUR_MS,
+    idempotencyKeyMaxChars: limits.idempotencyKeyMaxChars,
+    recipientsPerMessage: limits.recipientsPerMessage,
+    recipientsPerAddressList: limits.recipientsPerAddressList,
+    subjectMaxChars: limits.subjectMaxChars,
+    attachmentsPerMessage: limits.attachmentsPerMessage,
+    attachmentFilenameMaxChars: limits.attachmentFilenameMaxChars,
+  },
+  outboundTracking: { trackingMs: limits.outboundTrackingDays * DAY_MS, perPage: limits.outboundPerPage, stateChanges: limits.outboundStateChanges },
+  accessKeysPerAccount: limits.accessKeysPerAccount,
+  suppressions: { listed: limits.suppressionsListed, releasesPerHour: limits.suppressionReleasesPerHour },
+  webhooks: {
+    retryMs: limits.webhookRetrySeconds.map((seconds) => seconds * 1000),
+    replays: limits.webhookReplays,
+    historyMs: limits.webhookHistoryDays * DAY_MS,
+    perPage: limits.webhookDeliveriesPerPage,
+  },
+});
