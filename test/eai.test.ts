@@ -25,7 +25,7 @@ const idnResolver = (asked: string[]): MxResolver => ({
 });
 
 const mxApp = async (t: any, sink: Sink, asked: string[] = []) =>
-  startApp(t, { outbound: { port: sink.port, timeoutMs: 5000 } }, { resolver: idnResolver(asked) });
+  startApp(t, { outbound: { port: sink.port, timeoutMs: 5000, allowLoopbackMx: true } }, { resolver: idnResolver(asked) });
 
 const deliverAll = async (app: TestApp) => {
   await app.app.workers.delivery.runOnce();
