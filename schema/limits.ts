@@ -19,21 +19,37 @@ const PLACES = [
 
 export type SchemaLimits = Record<(typeof PLACES)[number][2], number>;
 
-const setAt = (schema: Record<string, unknown>, pointer: string, value: number): void => {
+/** The object holding the limit and its key. */
+const placeOf = (schema: Record<string, unknown>, pointer: string): [Record<string, unknown>, string] => {
   const keys = pointer.split('/').slice(1);
   let node = schema;
   for (const key of keys.slice(0, -1)) node = node[key] as Record<string, unknown>;
   const last = keys[keys.length - 1];
   if (typeof node?.[last] !== 'number') throw new Error(`schema limit ${pointer} is missing`);
-  node[last] = value;
+  return [node, last];
 };
 
-/** Every schema, those with limits copied and set; the others shared as they are. */
-export const schemasWithLimits = (limits: SchemaLimits): JsonSchema[] =>
-  SCHEMAS.map((schema) => {
+const setAt = (schema: Record<string, unknown>, pointer: string, value: number): void => {
+  const [node, key] = placeOf(schema, pointer);
+  node[key] = value;
+};
+
+const fileValue = (id: string, pointer: string): unknown => {
+  const [node, key] = placeOf(SCHEMAS.find((schema) => schema.$id === id) as JsonSchema, pointer);
+  return node[key];
+};
+
+/**
+ * Every schema, those with limits copied and set; the others shared as they are. Limits equal
+ * to the files' (the defaults) give back the files' own list, so apps share one validator.
+ */
+export const schemasWithLimits = (limits: SchemaLimits): readonly JsonSchema[] => {
+  if (PLACES.every(([id, pointer, name]) => fileValue(id, pointer) === limits[name])) return SCHEMAS;
+  return SCHEMAS.map((schema) => {
     const places = PLACES.filter(([id]) => id === schema.$id);
     if (places.length === 0) return schema;
     const copy = structuredClone(schema);
     for (const [, pointer, name] of places) setAt(copy, pointer, limits[name]);
     return copy;
   });
+};

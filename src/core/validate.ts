@@ -25,7 +25,18 @@ const build = (schemas: readonly JsonSchema[], coerceTypes: boolean): Ajv2020 =>
   return ajv;
 };
 
+/** One validator per set of schemas: apps with the same limits share its compiled functions. */
+const validators = new WeakMap<readonly JsonSchema[], Validator>();
+
 export const createValidator = (schemas: readonly JsonSchema[]): Validator => {
+  const known = validators.get(schemas);
+  if (known) return known;
+  const validator = buildValidator(schemas);
+  validators.set(schemas, validator);
+  return validator;
+};
+
+const buildValidator = (schemas: readonly JsonSchema[]): Validator => {
   // Each schema is compiled on first use, so an app pays only for what it validates.
   const ajvs = { strict: build(schemas, false), coerce: build(schemas, true) };
   const compiled = new Map<string, ValidateFunction>();
