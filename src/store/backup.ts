@@ -1,4 +1,5 @@
 import { connect, type OpenOptions } from './db.js';
+import { keptStatement, pragma } from './statements.js';
 
 /**
  * Writes a consistent copy of the store file `source` to `target` while the service keeps
@@ -12,14 +13,14 @@ import { connect, type OpenOptions } from './db.js';
 export const snapshotDatabase = (source: string, target: string, options: OpenOptions = {}): void => {
   const db = connect(source, { ...options, readonly: true });
   try {
-    db.pragma('busy_timeout = 5000');
-    db.prepare('VACUUM INTO ?').run(target);
+    pragma(db, 'busy_timeout = 5000');
+    keptStatement(db, 'VACUUM INTO ?').run(target);
   } finally {
     db.close();
   }
   const copy = connect(target, { ...options, readonly: true });
   try {
-    const check = copy.pragma('quick_check', { simple: true });
+    const check = pragma(copy, 'quick_check');
     if (check !== 'ok') throw new Error(`the copy of ${source} failed its integrity check: ${String(check)}`);
   } finally {
     copy.close();

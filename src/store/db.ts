@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations/index.js';
+import { keptStatement, pragma } from './statements.js';
 
 export type Db = Database.Database;
 
@@ -24,10 +25,10 @@ export const connect = (file: string, options: OpenOptions & { readonly?: boolea
 export const openDatabase = (file: string, options: OpenOptions = {}): Db => {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = connect(file, options);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  pragma(db, 'journal_mode = WAL');
+  pragma(db, 'synchronous = FULL');
+  pragma(db, 'foreign_keys = ON');
+  pragma(db, 'busy_timeout = 5000');
   migrate(db);
   return db;
 };
@@ -44,22 +45,22 @@ const migrate = (db: Db): void => {
     if (applied.has(migration.version)) continue;
     db.transaction(() => {
       db.exec(migration.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+      keptStatement(db, 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
         migration.version, migration.name, Date.now(),
       );
-      const highest = Math.max(migration.version, db.pragma('user_version', { simple: true }) as number);
-      db.pragma(`user_version = ${highest}`);
+      const highest = Math.max(migration.version, pragma(db, 'user_version') as number);
+      pragma(db, `user_version = ${highest}`);
     }).immediate();
   }
 };
 
 const appliedVersions = (db: Db): Set<number> => {
-  const highWater = db.pragma('user_version', { simple: true }) as number;
+  const highWater = pragma(db, 'user_version') as number;
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  const rows = db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
+  const rows = keptStatement(db, 'SELECT version FROM schema_migrations').all() as { version: number }[];
   if (rows.length > 0 || highWater === 0) return new Set(rows.map((row) => row.version));
   const legacy = MIGRATIONS.filter((migration) => migration.version <= highWater);
-  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const record = keptStatement(db, 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   db.transaction(() => legacy.forEach((migration) => record.run(migration.version, migration.name, Date.now()))).immediate();
   return new Set(legacy.map((migration) => migration.version));
 };

@@ -1,6 +1,7 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { CommitFeed } from './commit-feed.js';
 import type { Db } from './db.js';
+import { pragma } from './statements.js';
 
 interface Outcome {
   ok: boolean;
@@ -51,7 +52,7 @@ export class GroupCommitter {
 
   /** `wal` replaces the WAL file's sync (tests hold a batch in flight with it). */
   constructor(private readonly db: Db, private readonly feed: CommitFeed, wal?: Durable) {
-    const inWalMode = db.memory ? false : String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+    const inWalMode = db.memory ? false : String(pragma(db, 'journal_mode')).toLowerCase() === 'wal';
     this.wal = inWalMode ? wal ?? new WalFile(`${db.name}-wal`) : null;
   }
 
@@ -128,11 +129,11 @@ export class GroupCommitter {
   /** One IMMEDIATE transaction; with a WAL its commit leaves the sync to `syncFile`. */
   private commit<T>(body: () => T): T {
     if (this.wal === null) return this.db.transaction(body).immediate();
-    this.db.pragma('synchronous = NORMAL');
+    pragma(this.db, 'synchronous = NORMAL');
     try {
       return this.db.transaction(body).immediate();
     } finally {
-      this.db.pragma('synchronous = FULL');
+      pragma(this.db, 'synchronous = FULL');
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { IndexEntry, IndexWriter } from '../core/search-index.js';
 import { connect, type OpenOptions } from './db.js';
 import { Repo } from './repo.js';
+import { pragma } from './statements.js';
 
 /**
  * The full-text index has a SQLite file of its own beside the store (`agentpost.search.db`
@@ -41,13 +42,13 @@ const SCHEMA = `
 export const prepareSearchIndexFile = (file: string, options: OpenOptions, beforeRebuild: () => void): void => {
   const db = connect(file, options);
   try {
-    db.pragma('journal_mode = WAL');
-    if (db.pragma('user_version', { simple: true }) === SCHEMA_VERSION) return;
+    pragma(db, 'journal_mode = WAL');
+    if (pragma(db, 'user_version') === SCHEMA_VERSION) return;
     beforeRebuild();
     db.transaction(() => {
       db.exec('DROP TABLE IF EXISTS messages_fts');
       db.exec(SCHEMA);
-      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      pragma(db, `user_version = ${SCHEMA_VERSION}`);
     }).immediate();
   } finally {
     db.close();
@@ -58,9 +59,9 @@ export const prepareSearchIndexFile = (file: string, options: OpenOptions, befor
 export class SearchIndexFileWriter extends Repo {
   static open(file: string, options: OpenOptions = {}): SearchIndexFileWriter {
     const db = connect(file, options);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 5000');
+    pragma(db, 'journal_mode = WAL');
+    pragma(db, 'synchronous = FULL');
+    pragma(db, 'busy_timeout = 5000');
     return new SearchIndexFileWriter(db);
   }
 

@@ -1,0 +1,36 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db.js';
+
+/**
+ * Statements are prepared once per connection and kept while it lives, never left to the
+ * garbage collector. On Node 24 (which the single executable carries) better-sqlite3 12's
+ * Statement derives from node::ObjectWrap, whose destructor aborts the process when a
+ * collection finalizes it while no JavaScript context is entered (an idle GC): "Assertion
+ * failed: (env) != nullptr" in RemoveEnvironmentCleanupHook. `db.pragma()` prepares a new
+ * statement on every call, so PRAGMAs go through here too.
+ */
+const kept = new WeakMap<Db, Map<string, Statement>>();
+
+export const keptStatement = (db: Db, text: string): Statement => {
+  let statements = kept.get(db);
+  if (!statements) {
+    statements = new Map();
+    kept.set(db, statements);
+  }
+  let statement = statements.get(text);
+  if (!statement) {
+    statement = db.prepare(text);
+    statements.set(text, statement);
+  }
+  return statement;
+};
+
+/** `PRAGMA <text>`: the first column of its row for a PRAGMA that answers, else undefined. */
+export const pragma = (db: Db, text: string): unknown => {
+  const statement = keptStatement(db, `PRAGMA ${text}`);
+  if (!statement.reader) {
+    statement.run();
+    return undefined;
+  }
+  return statement.pluck().get();
+};
