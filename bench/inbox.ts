@@ -8,6 +8,7 @@
  */
 import { STORED_BODY_VERSION } from '../src/core/stored-message.js';
 import { structureOf } from '../src/mime/structure.js';
+import { structureWire } from '../src/mime/imap-notation.js';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
@@ -41,6 +42,7 @@ const makeMessage = (index: number, to: string): { raw: Buffer; parsed: ParsedMe
     `From: "${from.name}" <${from.email}>`, `To: <${to}>`, `Subject: ${subject}`, `Date: ${new Date(date).toUTCString()}`,
     `Message-ID: ${messageId}`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', text.replaceAll('\n', '\r\n'),
   ].join('\r\n'));
+  const structure = structureOf(raw);
   return {
     raw,
     parsed: {
@@ -48,7 +50,7 @@ const makeMessage = (index: number, to: string): { raw: Buffer; parsed: ParsedMe
       attachments: [], encrypted: false,
       // The stored body ingest would build (the structure is our own linear code; the text is known).
       body: {
-        version: STORED_BODY_VERSION, structure: structureOf(raw),
+        version: STORED_BODY_VERSION, structure, wire: structureWire(structure),
         content: { text, html: null, attachments: [], references: [], fallback: null },
       },
     },

@@ -54,6 +54,13 @@ import pendingKey from './pending-key.json' with { type: 'json' };
 import twoFactorRequest from './two-factor-request.json' with { type: 'json' };
 import twoFactorResult from './two-factor-result.json' with { type: 'json' };
 
+// IMAP for mail clients: folders, move and delete over REST.
+import emailDeleteQuery from './email-delete-query.json' with { type: 'json' };
+import folderList from './folder-list.json' with { type: 'json' };
+import messageDeleted from './message-deleted.json' with { type: 'json' };
+import messageMoveRequest from './message-move-request.json' with { type: 'json' };
+import messageMoved from './message-moved.json' with { type: 'json' };
+
 export type JsonSchema = { $id: string } & Record<string, unknown>;
 
 export const SCHEMAS: readonly JsonSchema[] = [
@@ -64,6 +71,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   keyRotationResult, keyRotationState, pendingKey, twoFactorRequest, twoFactorResult,
   sendRequest, sendResult, sending, outboundQuery, outboundList, outboundDetail,
   suppression, suppressionList, suppressionRelease,
+  emailDeleteQuery, folderList, messageDeleted, messageMoveRequest, messageMoved,
   webhookAttempt, webhookCreateRequest, webhookCreated, webhookDeleted, webhookDeliveriesQuery, webhookDeliveries, webhookDeliveryDetail, webhookDelivery, webhookEnvelope, webhookList, webhookReplayResult, webhookVerifyResult, webhook,
 ];
 

@@ -136,6 +136,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
       smtpHostname: config.smtp.hostname,
       registrationsPerIpPerHour: config.limits.registrationsPerIpPerHour,
       readMaxBytes: config.limits.readMaxBytes,
+      maxFolders: config.imap.maxFolders,
       timeZone: config.timeZone,
       secretKey: loadSecretKey(config.dataDir),
       keyRotationMutationsPer15Minutes: config.limits.keyRotationMutationsPer15Minutes,

@@ -89,14 +89,16 @@ t.test('folders, SELECT and STATUS agree with REST', async (t) => {
   await deliver(app, agent.email, fixture('First', 'one'));
   const client = await imapLogin(t, app.imapPort, agent.email, agent.apiKey);
   const folders = await client.list();
-  t.same(folders.map((folder) => folder.path), ['INBOX', 'Sent']);
-  t.equal(folders[1].specialUse, '\\Sent');
+  t.same(folders.map((folder) => folder.path).sort(), ['Archive', 'Drafts', 'INBOX', 'Junk', 'Sent', 'Trash'], 'the special-use folders are made when a client lists');
+  t.same(Object.fromEntries(folders.map((folder) => [folder.path, folder.specialUse ?? null])), {
+    INBOX: '\\Inbox', Sent: '\\Sent', Drafts: '\\Drafts', Trash: '\\Trash', Junk: '\\Junk', Archive: '\\Archive',
+  });
   const inbox = await app.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
   const mailbox = await client.mailboxOpen('INBOX');
   t.equal(String(mailbox.uidValidity), inbox.body.uidValidity, 'uidValidity is the one REST shows');
   t.equal(mailbox.exists, 1);
   t.equal(mailbox.uidNext, 2);
-  t.same([...mailbox.permanentFlags ?? []], ['\\Seen', '\\Flagged']);
+  t.same([...mailbox.permanentFlags ?? []], ['\\Answered', '\\Flagged', '\\Deleted', '\\Seen', '\\Draft', '\\*']);
   const status = await client.status('Sent', { messages: true, uidNext: true, unseen: true, uidValidity: true });
   t.match(status, { messages: 0, uidNext: 1, unseen: 0 });
   await t.rejects(client.mailboxOpen('Nope'));
@@ -117,7 +119,7 @@ t.test('FETCH serves the stored bytes exactly, with envelope, flags and sections
   t.ok(source.subarray(source.length - sent.length).equals(sent), 'then the bytes exactly as sent');
   t.equal(message.size, source.length);
   t.equal(message.uid, 1);
-  t.same([...(message.flags ?? [])], [], 'BODY.PEEK does not set \\Seen');
+  t.same([...(message.flags ?? [])], ['\\Recent'], 'BODY.PEEK does not set \\Seen; the first session to select it sees it \\Recent');
   t.equal(message.envelope?.subject, 'Grüße');
   t.same(message.envelope?.from, [{ name: 'Sender Person', address: 'sender@example.org' }]);
   t.same(message.envelope?.cc, [{ name: 'Doe, Jane', address: 'jane@example.com' }]);
@@ -200,7 +202,7 @@ t.test('flags are the ones REST shows: \\Seen is isRead, \\Flagged is isStarred'
   const read = await app.api('GET', '/api/v1/agent/email/2', { key: agent.apiKey });
   t.equal(read.status, 200);
   const afterRest = await client.fetchOne('2', { flags: true }, { uid: true });
-  t.same([...(afterRest ? afterRest.flags ?? [] : [])], ['\\Seen'], 'a REST read shows as \\Seen');
+  t.same([...(afterRest ? afterRest.flags ?? [] : [])], ['\\Seen', '\\Recent'], 'a REST read shows as \\Seen');
 
   await client.fetchOne('3', { source: true }, { uid: true });
   t.same((await restFlags())['3'], [false, false], 'BODY.PEEK[] leaves it unread');
@@ -261,7 +263,7 @@ t.test('UIDs stay in ascending order across new mail; NOOP and IDLE report it', 
   t.match(await raw.read(/^u2 /m), /\* 1 EXISTS/);
   await deliver(app, agent.email, fixture('B', 'b'));
   raw.send(`u3 NOOP${CRLF}`);
-  t.match(await raw.read(/^u3 /m), /^\* 2 EXISTS\r\nu3 OK/m);
+  t.match(await raw.read(/^u3 /m), /^\* 2 EXISTS\r\n\* 2 RECENT\r\nu3 OK/m);
   raw.send(`u4 IDLE${CRLF}`);
   await raw.read(/^\+ /m);
   await deliver(app, agent.email, fixture('C', 'c'));
@@ -272,7 +274,7 @@ t.test('UIDs stay in ascending order across new mail; NOOP and IDLE report it', 
   const fetched = await raw.read(/^u5 /m);
   t.same([...fetched.matchAll(/\* (\d+) FETCH \(UID (\d+)\)/g)].map((match) => [Number(match[1]), Number(match[2])]), [[1, 1], [2, 2], [3, 3]]);
   raw.send(`u6 UID FETCH 5:* (FLAGS)${CRLF}`);
-  t.match(await raw.read(/^u6 /m), /^\* 3 FETCH \(UID 3 FLAGS \(\)\)\r\nu6 OK/m, 'n:* beyond the last UID still names the last message');
+  t.match(await raw.read(/^u6 /m), /^\* 3 FETCH \(UID 3 FLAGS \(\\Recent\)\)\r\nu6 OK/m, 'n:* beyond the last UID still names the last message');
   const rest = await app.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
   t.same(rest.body.emails.map((email: any) => email.id), ['3', '2', '1'], 'the same UIDs REST shows as ids');
 });

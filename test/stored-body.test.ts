@@ -85,7 +85,7 @@ t.test('the stored structure has what BODYSTRUCTURE and ENVELOPE need (RFC 3501 
   ], 'a group with its start and end markers');
   t.same(root.children.map((part) => part.section), ['1', '2']);
   const [text, message] = root.children;
-  t.same([text.type, text.subtype, text.lines, text.language], ['text', 'plain', 2, ['en', 'fr']]);
+  t.same([text.type, text.subtype, text.lines, text.language], ['text', 'plain', 1, ['en', 'fr']], 'one line end: the lines Dovecot counts');
   t.equal(raw.subarray(text.bodyStart, text.end).toString(), 'line one\r\nline two');
   t.equal(message.envelope?.subject, 'inner');
   t.equal(message.children[0].section, '2', 'the carried message takes the part number');

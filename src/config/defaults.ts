@@ -20,7 +20,10 @@ export const defaultConfig = (): Config => ({
   },
   // Submission clients authenticate, so a pause before the greeting would protect nothing.
   submission: { host: '127.0.0.1', port: 2587, tlsPort: 2465, allowInsecureAuth: false, maxClients: 200, greetingDelayMs: 0 },
-  imap: { host: '127.0.0.1', port: 2143, tlsPort: 2993, allowInsecureAuth: false, maxLineBytes: 64 * 1024, maxClients: 2000 },
+  imap: {
+    host: '127.0.0.1', port: 2143, tlsPort: 2993, allowInsecureAuth: false, maxLineBytes: 64 * 1024, maxClients: 2000,
+    maxAppendBytes: 25 * 1024 * 1024, maxFolders: 1000,
+  },
   // RFC 8996 retired TLS 1.0 and 1.1; RFC 9325 section 3.1.1 asks for 1.2 at least.
   tls: { minVersion: '1.2' },
   limits: {

@@ -23,6 +23,8 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_IMAP_HOST', flag: 'imap-host', path: 'imap.host', type: 'string' },
   { env: 'AGENTPOST_IMAP_PORT', flag: 'imap-port', path: 'imap.port', type: 'integer' },
   { env: 'AGENTPOST_IMAP_MAX_CLIENTS', flag: 'imap-max-clients', path: 'imap.maxClients', type: 'integer' },
+  { env: 'AGENTPOST_IMAP_MAX_APPEND_BYTES', flag: 'imap-max-append-bytes', path: 'imap.maxAppendBytes', type: 'integer' },
+  { env: 'AGENTPOST_IMAP_MAX_FOLDERS', flag: 'imap-max-folders', path: 'imap.maxFolders', type: 'integer' },
   { env: 'AGENTPOST_MAIL_DOMAIN', flag: 'mail-domain', path: 'mailDomain', type: 'string' },
   { env: 'AGENTPOST_BASE_URL', flag: 'base-url', path: 'baseUrl', type: 'string' },
   { env: 'AGENTPOST_TIME_ZONE', flag: 'time-zone', path: 'timeZone', type: 'string' },

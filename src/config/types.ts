@@ -18,7 +18,7 @@ export interface Config {
   smtp: Listener & { hostname: string; maxMessageBytes: number; parseThreads: number; parseTimeoutMs: number; maxRecipients: number; greetingDelayMs: number };
   /** tlsPort: implicit TLS (RFC 8314), listening only when a certificate is configured. */
   submission: Listener & { tlsPort: number; allowInsecureAuth: boolean; greetingDelayMs: number };
-  imap: Listener & { tlsPort: number; allowInsecureAuth: boolean; maxLineBytes: number };
+  imap: Listener & { tlsPort: number; allowInsecureAuth: boolean; maxLineBytes: number; maxAppendBytes: number; maxFolders: number };
   /**
    * PEM files: `cert` and `key` are the default pair; `hosts` adds pairs chosen by the name a
    * client asks for (SNI). No `cert`: no listener offers TLS.

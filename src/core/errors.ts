@@ -19,6 +19,8 @@ export interface AppErrorDetails {
   retryAfterSeconds?: number;
   /** The request field the error is about, when there is one. */
   field?: string;
+  /** What the conflict is with, for adapters that can say more than the code (IMAP's ALREADYEXISTS). */
+  conflict?: 'exists' | 'children';
 }
 
 export class AppError extends Error {

@@ -14,15 +14,28 @@ export interface MessageStoredEvent {
 }
 
 /**
- * A message was removed from a folder (a draft sent, changed or deleted). A notice for those
- * watching now (IMAP sessions report EXPUNGE), not an outbox fact: nothing must catch up on it.
+ * Messages were removed from a folder (an expunge, a move, a draft sent, changed or deleted).
+ * A notice for those watching now (IMAP sessions report EXPUNGE or VANISHED), not an outbox
+ * fact: nothing must catch up on it, as sessions read what changed from the store.
  */
 export const MESSAGE_REMOVED = 'message.removed';
 
 export interface MessageRemovedEvent {
   mailboxId: string;
   folder: string;
-  uid: string;
+  uids: string[];
+}
+
+/** Flags of messages in a folder changed (a notice: IMAP sessions report FETCH FLAGS). */
+export const MESSAGE_FLAGS = 'message.flags';
+
+/** A folder was deleted or renamed (a notice: a session that has it selected ends). */
+export const FOLDER_CHANGED = 'folder.changed';
+
+/** The payload of MESSAGE_FLAGS and FOLDER_CHANGED: which folder of which mailbox. */
+export interface FolderNotice {
+  mailboxId: string;
+  folder: string;
 }
 
 /** A recipient of an outgoing submission changed state (written on acceptance too). */

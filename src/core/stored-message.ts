@@ -17,7 +17,7 @@
  */
 
 /** Bumped when the builder changes what it stores; a row of another version is rebuilt. */
-export const STORED_BODY_VERSION = 1;
+export const STORED_BODY_VERSION = 2;
 
 /**
  * One address of an ENVELOPE address list (RFC 3501 section 7.4.2: addr-name, addr-adl,
@@ -91,9 +91,13 @@ export interface BodyPart {
   headerStart: number;
   bodyStart: number;
   end: number;
-  /** Body size in octets, as transferred (body-fld-octets): `end - bodyStart`. */
+  /**
+   * Body size in octets as IMAP sends it (body-fld-octets): the bytes from `bodyStart` to
+   * `end` with every line end CRLF (src/mime/crlf.ts), which is `end - bodyStart` unless
+   * the stored bytes have bare CR or LF.
+   */
   size: number;
-  /** Body size in lines (body-fld-lines), for text/* and message/rfc822 parts; else null. */
+  /** Body size in lines of that CRLF form (body-fld-lines), for text/* and message/rfc822 parts; else null. */
   lines: number | null;
   /** message/rfc822 only: the ENVELOPE of the message it carries; else null. */
   envelope: Envelope | null;
@@ -109,6 +113,8 @@ export interface BodyPart {
 export interface MessageStructure {
   envelope: Envelope;
   root: BodyPart;
+  /** The whole message's size as IMAP sends it, CRLF line ends (RFC822.SIZE). */
+  size: number;
 }
 
 /**
@@ -153,4 +159,10 @@ export interface StoredBody {
   version: number;
   structure: MessageStructure;
   content: StoredContent;
+  /**
+   * ENVELOPE and BODYSTRUCTURE in IMAP's notation (src/mime/imap-notation.ts), as latin1
+   * strings of the bytes a FETCH sends: an initial sync of thousands of messages sends them
+   * from the rows without building them again.
+   */
+  wire: { envelope: string; bodyStructure: string };
 }

@@ -32,6 +32,8 @@ export interface Folder {
   uidValidity: number;
   uidNext: number;
   messageCount: number;
+  /** RFC 7162 HIGHESTMODSEQ: raised by every change in the folder (a message stored, its flags, an expunge). */
+  highestModseq: number;
 }
 
 export interface AddressEntry {
@@ -57,6 +59,18 @@ export interface MessageSummary {
   seen: boolean;
   flagged: boolean;
 }
+
+/** IMAP's flags of a message (RFC 3501 section 2.3.2); keywords are atoms, kept as given. */
+export interface MessageFlags {
+  seen: boolean;
+  answered: boolean;
+  flagged: boolean;
+  deleted: boolean;
+  draft: boolean;
+  keywords: string[];
+}
+
+export const NO_FLAGS: MessageFlags = { seen: false, answered: false, flagged: false, deleted: false, draft: false, keywords: [] };
 
 export interface AttachmentMeta {
   filename: string | null;

@@ -6,12 +6,18 @@ const ANY = ['not-authenticated', 'authenticated', 'selected'] as const;
 const AUTHENTICATED = ['authenticated', 'selected'] as const;
 
 /**
- * RFC 3501 section 6.1; LITERAL+ (RFC 7888), SASL-IR (RFC 4959), IDLE (RFC 2177), UNSELECT
- * (RFC 3691). Before login: STARTTLS while the connection is in the clear and a certificate is
- * configured, and LOGINDISABLED where a password may not travel in the clear (section 6.2.3).
+ * Only what works is advertised: RFC 3501, LITERAL+ (RFC 7888), SASL-IR (RFC 4959), IDLE
+ * (RFC 2177), UNSELECT (RFC 3691), UIDPLUS (RFC 4315), MOVE (RFC 6851), SPECIAL-USE
+ * (RFC 6154), LIST-EXTENDED (RFC 5258), LIST-STATUS (RFC 5819), CHILDREN (RFC 3348),
+ * ENABLE (RFC 5161), CONDSTORE and QRESYNC (RFC 7162), NAMESPACE (RFC 2342), ID (RFC 2971),
+ * APPENDLIMIT (RFC 7889). Before login: STARTTLS while the connection is in the clear and a
+ * certificate is configured, and LOGINDISABLED where a password may not travel in the clear
+ * (section 6.2.3).
  */
-export const capabilitiesOf = (session: ImapSession): string => {
-  const base = 'IMAP4rev1 LITERAL+ SASL-IR IDLE UNSELECT';
+const EXTENSIONS = 'IMAP4rev1 LITERAL+ SASL-IR IDLE UNSELECT UIDPLUS MOVE SPECIAL-USE LIST-EXTENDED LIST-STATUS CHILDREN ENABLE CONDSTORE QRESYNC NAMESPACE ID';
+
+export const capabilitiesFor = (appendLimit: number) => (session: ImapSession): string => {
+  const base = `${EXTENSIONS} APPENDLIMIT=${appendLimit}`;
   if (session.state !== 'not-authenticated') return base;
   const startTls = session.options.startTlsOffered ? ' STARTTLS' : '';
   return `${base}${startTls} ${session.options.plaintextLoginAllowed ? 'AUTH=PLAIN' : 'LOGINDISABLED'}`;
@@ -22,7 +28,7 @@ const login = (session: ImapSession, username: string, secret: string, tag: stri
     return 'NO [PRIVACYREQUIRED] plaintext login is disabled on a connection without TLS from outside this host';
   }
   try {
-    session.loggedIn(session.services.imap.login(username, secret), secret);
+    session.loggedIn(session.services.imap.login(username, secret));
   } catch (error) {
     if (error instanceof AppError && error.code === 'forbidden') return `NO [AUTHORIZATIONFAILED] ${error.message}`;
     session.logger.info('imap login refused', { tag });
@@ -42,6 +48,9 @@ const plain = (session: ImapSession, response: string, tag: string): string => {
   return login(session, authcid, password, tag);
 };
 
+/** RFC 2971: what we say about ourselves; the client's own fields are read and not kept. */
+const ID_FIELDS = '("name" "agentpost" "vendor" "agentpost")';
+
 export const sessionCommands: Record<string, CommandSpec> = {
   CAPABILITY: {
     states: ANY,
@@ -51,7 +60,6 @@ export const sessionCommands: Record<string, CommandSpec> = {
     },
   },
   NOOP: { states: ANY, run: () => 'OK NOOP completed' },
-  CHECK: { states: ['selected'], run: () => 'OK CHECK completed' },
   LOGOUT: {
     states: ANY,
     run: async (session, _args, command) => {
@@ -97,9 +105,47 @@ export const sessionCommands: Record<string, CommandSpec> = {
     states: AUTHENTICATED,
     run: async (session, args, command) => {
       expectArgs(args, 0, 'IDLE');
-      await session.reportChanges();
+      await session.report();
       await session.startIdle(command.tag);
       return '';
+    },
+  },
+  /** RFC 5161; QRESYNC implies CONDSTORE (RFC 7162 section 3.2.3). */
+  ENABLE: {
+    states: ['authenticated'],
+    run: async (session, args) => {
+      if (args.length === 0) throw new ParseError('usage: ENABLE <capability>...');
+      const enabled: string[] = [];
+      for (const arg of args) {
+        const name = asAtom(arg, 'a capability name').toUpperCase();
+        if (name !== 'CONDSTORE' && name !== 'QRESYNC') continue;
+        for (const extension of name === 'QRESYNC' ? (['QRESYNC', 'CONDSTORE'] as const) : (['CONDSTORE'] as const)) {
+          if (!session.enabled.has(extension)) enabled.push(extension);
+          session.enabled.add(extension);
+        }
+      }
+      await session.untagged([['ENABLED', ...enabled].join(' ')]);
+      return 'OK ENABLE completed';
+    },
+  },
+  ID: {
+    states: ANY,
+    run: async (session, args) => {
+      expectArgs(args, 1, 'ID NIL | ID (<field> <value> ...)');
+      const [fields] = args;
+      if (!(fields.type === 'atom' && fields.value.toUpperCase() === 'NIL') && fields.type !== 'list') throw new ParseError('ID takes NIL or a list');
+      if (fields.type === 'list' && (fields.items.length % 2 !== 0 || fields.items.length > 60)) throw new ParseError('ID takes at most 30 field and value pairs');
+      await session.untagged([`ID ${ID_FIELDS}`]);
+      return 'OK ID completed';
+    },
+  },
+  /** RFC 2342: one personal namespace, no prefix, "/" between levels; no shared or other users' folders. */
+  NAMESPACE: {
+    states: AUTHENTICATED,
+    run: async (session, args) => {
+      expectArgs(args, 0, 'NAMESPACE');
+      await session.untagged(['NAMESPACE (("" "/")) NIL NIL']);
+      return 'OK NAMESPACE completed';
     },
   },
 };

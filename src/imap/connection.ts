@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from '../core/logger.js';
 import type { ServerCertificates } from '../core/tls.js';
 import type { Services } from '../services/index.js';
-import { capabilitiesOf } from './commands-session.js';
+import { capabilitiesFor } from './commands-session.js';
 import type { Chunk } from './format.js';
 import { CommandReader } from './reader.js';
 import { ImapSession, plaintextLoginAllowed, type CommandSpec, type Output } from './session.js';
@@ -11,6 +11,8 @@ import { acceptTls } from './tls.js';
 export interface ConnectionOptions {
   allowInsecureAuth: boolean;
   maxLineBytes: number;
+  /** The largest message an APPEND may store (RFC 7889 APPENDLIMIT). */
+  maxAppendBytes: number;
   idleTimeoutMs: number;
   /** With certificates a connection in the clear offers STARTTLS. */
   certificates: ServerCertificates | null;
@@ -37,7 +39,7 @@ export class ImapConnection implements Output {
     this.session = new ImapSession(services, logger, this, {
       plaintextLoginAllowed: plaintextLoginAllowed(socket.remoteAddress, options.secure, options.allowInsecureAuth),
       startTlsOffered: !options.secure && options.certificates !== null,
-    }, commands, capabilitiesOf);
+    }, commands, capabilitiesFor(options.maxAppendBytes));
     this.listen(socket);
     this.queue = this.session.greet();
   }
@@ -86,10 +88,12 @@ export class ImapConnection implements Output {
   }
 
   private listen(socket: Socket): void {
-    const reader = new CommandReader(this.options.maxLineBytes, this.options.maxLineBytes * 4, {
+    const { maxLineBytes, maxAppendBytes } = this.options;
+    const reader = new CommandReader({ maxLineBytes, maxCommandBytes: maxLineBytes * 4, maxAppendBytes }, {
       command: (frame) => this.enqueue(() => this.session.handle(frame)),
       continueLiteral: () => this.enqueue(() => this.session.line('+ ready for literal data')),
-      rejectLiteral: (tag, message) => this.enqueue(() => this.session.line(`${tag} BAD ${message}`)),
+      // RFC 7889: a message over APPENDLIMIT is NO [TOOBIG]; any other literal too large is a BAD command.
+      rejectLiteral: (tag, message, append) => this.enqueue(() => this.session.line(`${tag} ${append ? 'NO [TOOBIG]' : 'BAD'} ${message}`)),
       fatal: (message) => this.enqueue(() => this.session.bye(message)),
     });
     const onData = (chunk: Buffer) => reader.push(chunk);

@@ -14,6 +14,8 @@ export type FetchItem =
   | { kind: 'size' }
   | { kind: 'internaldate' }
   | { kind: 'envelope' }
+  /** RFC 7162 section 3.1.4.1. */
+  | { kind: 'modseq' }
   | { kind: 'structure'; extensible: boolean }
   | { kind: 'body'; label: string; section: Section; peek: boolean; partial: { start: number; length: number } | null };
 
@@ -31,6 +33,7 @@ const SIMPLE: Record<string, FetchItem> = {
   'RFC822.SIZE': { kind: 'size' },
   INTERNALDATE: { kind: 'internaldate' },
   ENVELOPE: { kind: 'envelope' },
+  MODSEQ: { kind: 'modseq' },
   BODYSTRUCTURE: { kind: 'structure', extensible: true },
   BODY: { kind: 'structure', extensible: false },
   RFC822: { kind: 'body', label: 'RFC822', section: WHOLE, peek: false, partial: null },

@@ -1,61 +1,5 @@
-/**
- * IMAP response values (RFC 3501 section 4) and their wire form. A string goes out quoted
- * when it is short 7-bit text, otherwise as a literal, so any bytes are safe to send.
- */
-export type ImapValue =
-  | number
-  | null
-  | { atom: string }
-  | { str: string }
-  | { bytes: Buffer }
-  /** Values written back to back with no space (multipart bodies in BODYSTRUCTURE). */
-  | { adjacent: ImapValue[] }
-  | ImapValue[];
-
-export type Chunk = string | Buffer;
-
-export const atom = (value: string): ImapValue => ({ atom: value });
-export const str = (value: string): ImapValue => ({ str: value });
-/** NIL for a missing string (nstring). */
-export const nstr = (value: string | null | undefined): ImapValue => (value === null || value === undefined ? null : { str: value });
-export const bytes = (value: Buffer): ImapValue => ({ bytes: value });
-
-const QUOTABLE = /^[\x20-\x7e]{0,1000}$/;
-
-export const serialize = (value: ImapValue, out: Chunk[] = []): Chunk[] => {
-  if (value === null) out.push('NIL');
-  else if (typeof value === 'number') out.push(String(value));
-  else if (Array.isArray(value)) {
-    out.push('(');
-    value.forEach((item, index) => {
-      if (index > 0) out.push(' ');
-      serialize(item, out);
-    });
-    out.push(')');
-  } else if ('atom' in value) out.push(value.atom);
-  else if ('adjacent' in value) for (const item of value.adjacent) serialize(item, out);
-  else if ('str' in value) {
-    if (QUOTABLE.test(value.str)) out.push(`"${value.str.replace(/[\\"]/g, '\\$&')}"`);
-    else literal(Buffer.from(value.str, 'utf8'), out);
-  } else literal(value.bytes, out);
-  return out;
-};
-
-const literal = (data: Buffer, out: Chunk[]): void => {
-  out.push(`{${data.length}}\r\n`);
-  out.push(data);
-};
-
-/** Items separated by spaces, e.g. the inside of a FETCH response. */
-export const serializeAll = (values: readonly ImapValue[]): Chunk[] => {
-  const out: Chunk[] = [];
-  values.forEach((value, index) => {
-    if (index > 0) out.push(' ');
-    serialize(value, out);
-  });
-  return out;
-};
-
+/** The IMAP notation (src/mime/imap-notation.ts), and the date forms of RFC 3501. */
+export { atom, bytes, nstr, serialize, serializeAll, str, type Chunk, type ImapValue } from '../mime/imap-notation.js';
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
 
@@ -75,4 +19,15 @@ export const parseImapDate = (text: string): number | null => {
   const day = Number(match[1]);
   const at = Date.UTC(Number(match[3]), month, day);
   return new Date(at).getUTCDate() === day ? at : null;
+};
+
+/** RFC 3501 date-time (an APPEND's internal date): "dd-Mon-yyyy hh:mm:ss +zzzz"; Unix milliseconds, or null. */
+export const parseImapDateTime = (text: string): number | null => {
+  const match = /^ ?(\d{1,2})-([A-Za-z]{3})-(\d{4}) (\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2})$/.exec(text);
+  if (!match) return null;
+  const day = parseImapDate(`${match[1]}-${match[2]}-${match[3]}`);
+  const [hours, minutes, seconds, zoneHours, zoneMinutes] = [match[4], match[5], match[6], match[8], match[9]].map(Number);
+  if (day === null || hours > 23 || minutes > 59 || seconds > 60 || zoneMinutes > 59) return null;
+  const offset = (match[7] === '-' ? -1 : 1) * (zoneHours * 60 + zoneMinutes) * 60_000;
+  return day + ((hours * 60 + minutes) * 60 + seconds) * 1000 - offset;
 };

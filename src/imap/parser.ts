@@ -5,7 +5,8 @@
  */
 export type Token =
   | { type: 'atom'; value: string }
-  | { type: 'string'; value: string }
+  /** A quoted string or a literal; a literal also keeps its exact bytes (an APPEND's message). */
+  | { type: 'string'; value: string; bytes?: Buffer }
   | { type: 'list'; items: Token[] };
 
 export interface Command {
@@ -76,7 +77,10 @@ class Parser {
     const byte = this.input[this.at];
     if (byte === 0x28) return this.list();
     if (byte === 0x22) return { type: 'string', value: this.quoted() };
-    if (byte === 0x7b) return { type: 'string', value: this.literal() };
+    if (byte === 0x7b) {
+      const bytes = this.literal();
+      return { type: 'string', value: bytes.toString('utf8'), bytes };
+    }
     if (byte === 0x29) throw new ParseError('unbalanced ")"');
     return { type: 'atom', value: this.atom() };
   }
@@ -121,14 +125,14 @@ class Parser {
   }
 
   /** `{n}` or `{n+}`, CRLF, then n bytes; the reader has already checked the framing. */
-  private literal(): string {
+  private literal(): Buffer {
     const header = /^\{(\d+)\+?\}\r?\n/.exec(this.input.toString('latin1', this.at, Math.min(this.at + 16, this.input.length)));
     if (!header) throw new ParseError('malformed literal');
     const start = this.at + header[0].length;
     const end = start + Number(header[1]);
     if (end > this.input.length) throw new ParseError('literal shorter than announced');
     this.at = end;
-    return this.input.toString('utf8', start, end);
+    return this.input.subarray(start, end);
   }
 
   private atom(): string {
@@ -157,6 +161,12 @@ export const asString = (token: Token | undefined, what: string): string => {
 export const asAtom = (token: Token | undefined, what: string): string => {
   if (!token || token.type !== 'atom') throw new ParseError(`expected ${what}`);
   return token.value;
+};
+
+/** A string's exact bytes: a literal's as sent, a quoted string's as UTF-8. */
+export const asBytes = (token: Token | undefined, what: string): Buffer => {
+  if (!token || token.type !== 'string') throw new ParseError(`expected ${what}`);
+  return token.bytes ?? Buffer.from(token.value, 'utf8');
 };
 
 export const asList = (token: Token | undefined, what: string): Token[] => {

@@ -2,33 +2,44 @@
  * Frames the client's byte stream into whole commands (RFC 3501 section 2.2): a command
  * is a line, and when a line ends in a literal announcement `{n}` (synchronizing: we answer
  * "+" first) or `{n+}` (LITERAL+, RFC 7888: no wait), n raw bytes follow and the command
- * continues on the line after them. Lines and literals are capped.
+ * continues on the line after them. Lines and literals are capped; an APPEND's literals
+ * (the message) have a cap of their own.
  */
 export interface ReaderEvents {
   /** One complete command: its lines and literals exactly as sent, without the final CRLF. */
   command(frame: Buffer): void;
   /** A synchronizing literal was announced and fits: the client waits for "+". */
   continueLiteral(): void;
-  /** A synchronizing literal that is too large: the client will not send it. */
-  rejectLiteral(tag: string, message: string): void;
-  /** Input we cannot resynchronize after (a line or non-synchronizing literal too large). */
+  /**
+   * A literal too large: a synchronizing one is not sent; a non-synchronizing one was read
+   * and dropped with the rest of its command. Either way the command gets this answer.
+   */
+  rejectLiteral(tag: string, message: string, append: boolean): void;
+  /** Input we cannot resynchronize after (a line too long). */
   fatal(message: string): void;
 }
 
+export interface ReaderLimits {
+  maxLineBytes: number;
+  /** Lines and literals of one command together. */
+  maxCommandBytes: number;
+  /** One literal of an APPEND (RFC 3501 section 6.3.11: the message). */
+  maxAppendBytes: number;
+}
+
 const LITERAL_AT_END = /\{(\d{1,10})(\+?)\}\r?\n$/;
+const APPEND_LINE = /^[^ ]+ +APPEND /i;
 
 export class CommandReader {
   private buffered: Buffer = Buffer.alloc(0);
   private parts: Buffer[] = [];
   private commandBytes = 0;
   private literalRemaining = 0;
+  /** Dropping a refused non-synchronizing literal and the rest of its command, then answering `tag`. */
+  private discarding: { tag: string; message: string; append: boolean } | null = null;
   private dead = false;
 
-  constructor(
-    private readonly maxLineBytes: number,
-    private readonly maxCommandBytes: number,
-    private readonly events: ReaderEvents,
-  ) {}
+  constructor(private readonly limits: ReaderLimits, private readonly events: ReaderEvents) {}
 
   push(chunk: Buffer): void {
     if (this.dead) return;
@@ -40,19 +51,20 @@ export class CommandReader {
       }
       const lf = this.buffered.indexOf(0x0a);
       if (lf === -1) {
-        if (this.buffered.length > this.maxLineBytes) this.die(`line longer than ${this.maxLineBytes} bytes`);
+        if (this.buffered.length > this.limits.maxLineBytes) this.die(`line longer than ${this.limits.maxLineBytes} bytes`);
         return;
       }
       const line = this.buffered.subarray(0, lf + 1);
       this.buffered = this.buffered.subarray(lf + 1);
-      if (line.length > this.maxLineBytes) return this.die(`line longer than ${this.maxLineBytes} bytes`);
-      this.takeLine(line);
+      if (line.length > this.limits.maxLineBytes) return this.die(`line longer than ${this.limits.maxLineBytes} bytes`);
+      if (this.discarding) this.discardLine(line);
+      else this.takeLine(line);
     }
   }
 
   private takeLiteral(): boolean {
     const take = Math.min(this.literalRemaining, this.buffered.length);
-    this.parts.push(this.buffered.subarray(0, take));
+    if (!this.discarding) this.parts.push(this.buffered.subarray(0, take));
     this.buffered = this.buffered.subarray(take);
     this.literalRemaining -= take;
     return this.literalRemaining === 0;
@@ -68,17 +80,33 @@ export class CommandReader {
     }
     const size = Number(literal[1]);
     const synchronizing = literal[2] !== '+';
-    if (size > this.maxLineBytes || this.commandBytes + size > this.maxCommandBytes) {
-      const message = `literal of ${size} bytes is over the ${this.maxLineBytes}-byte limit`;
-      if (!synchronizing) return this.die(message);
+    const append = APPEND_LINE.test(this.parts[0].toString('latin1', 0, 64));
+    const cap = append ? this.limits.maxAppendBytes : this.limits.maxLineBytes;
+    if (size > cap || this.commandBytes + size > this.limits.maxCommandBytes + (append ? cap : 0)) {
       const tag = this.parts[0].toString('latin1').split(' ')[0].trim();
+      const message = `literal of ${size} bytes is over the ${cap}-byte limit`;
       this.reset();
-      this.events.rejectLiteral(tag, message);
+      if (synchronizing) return this.events.rejectLiteral(tag, message, append);
+      // RFC 7888 section 4: a non-synchronizing literal is on its way; read past it, then answer.
+      this.discarding = { tag, message, append };
+      this.literalRemaining = size;
       return;
     }
     this.commandBytes += size;
     this.literalRemaining = size;
     if (synchronizing) this.events.continueLiteral();
+  }
+
+  /** The rest of a refused command: more literals are dropped too, until a line ends it. */
+  private discardLine(line: Buffer): void {
+    const literal = LITERAL_AT_END.exec(line.subarray(Math.max(0, line.length - 16)).toString('latin1'));
+    if (literal && literal[2] === '+') {
+      this.literalRemaining = Number(literal[1]);
+      return;
+    }
+    const { tag, message, append } = this.discarding as { tag: string; message: string; append: boolean };
+    this.discarding = null;
+    this.events.rejectLiteral(tag, message, append);
   }
 
   private emit(): void {

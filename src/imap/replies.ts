@@ -11,15 +11,20 @@ const RESPONSE_OF: Record<ErrorCode, string> = {
   not_found: 'NO [NONEXISTENT]',
   conflict: 'NO [INUSE]',
   insufficient_credits: 'NO [LIMIT]',
-  too_large: 'NO [TOOBIG]',
+  // A limit of the implementation (folders per mailbox); a message too large to APPEND is refused by the reader.
+  too_large: 'NO [LIMIT]',
   rate_limited: 'NO [LIMIT]',
   submission_failed: 'NO [UNAVAILABLE]',
   unavailable: 'NO [UNAVAILABLE]',
 };
 
 /** Text after the tag for a failed command; null when the error is not a service error. */
-export const responseForError = (error: unknown): string | null =>
-  isAppError(error) ? `${RESPONSE_OF[error.code]} ${oneLine(error.message)}` : null;
+export const responseForError = (error: unknown): string | null => {
+  if (!isAppError(error)) return null;
+  // RFC 5530: ALREADYEXISTS for a name taken, INUSE for a folder that has others below it.
+  const code = error.code === 'conflict' && error.details.conflict === 'exists' ? 'NO [ALREADYEXISTS]' : RESPONSE_OF[error.code];
+  return `${code} ${oneLine(error.message)}`;
+};
 
 /** Response text is one line of 7-bit characters (RFC 3501 section 9, resp-text). */
 export const oneLine = (text: string): string => text.replace(/[^\x20-\x7e]+/g, ' ').trim();

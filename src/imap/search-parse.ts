@@ -1,12 +1,18 @@
 import type { SearchKey } from '../services/imap/session.js';
+import type { SystemFlag } from '../services/mail/message-ops.js';
 import { parseImapDate } from './format.js';
 import { ParseError, type Token } from './parser.js';
 import { isSequenceSet, parseSequenceSet, resolveSet } from './sequence.js';
 
-/** Keys that can never match here: no \Answered, \Deleted, \Draft, keywords or \Recent are kept. */
-const NEVER = new Set(['ANSWERED', 'DELETED', 'DRAFT', 'NEW', 'RECENT']);
-/** Their negations, which every message matches. */
-const ALWAYS = new Set(['ALL', 'OLD', 'UNANSWERED', 'UNDELETED', 'UNDRAFT']);
+/** Flag keys (RFC 3501 section 6.4.4): the flag and whether it is set. */
+const FLAG_KEYS: Record<string, { flag: SystemFlag; set: boolean }> = {
+  SEEN: { flag: 'seen', set: true }, UNSEEN: { flag: 'seen', set: false },
+  ANSWERED: { flag: 'answered', set: true }, UNANSWERED: { flag: 'answered', set: false },
+  FLAGGED: { flag: 'flagged', set: true }, UNFLAGGED: { flag: 'flagged', set: false },
+  DELETED: { flag: 'deleted', set: true }, UNDELETED: { flag: 'deleted', set: false },
+  DRAFT: { flag: 'draft', set: true }, UNDRAFT: { flag: 'draft', set: false },
+};
+const RECENT_KEYS: Record<string, 'recent' | 'new' | 'old'> = { RECENT: 'recent', NEW: 'new', OLD: 'old' };
 const HEADER_KEYS: Record<string, string> = { BCC: 'bcc', CC: 'cc', FROM: 'from', SUBJECT: 'subject', TO: 'to' };
 const DATE_KEYS: Record<string, { of: 'internal' | 'sent'; op: 'before' | 'on' | 'since' }> = {
   BEFORE: { of: 'internal', op: 'before' }, ON: { of: 'internal', op: 'on' }, SINCE: { of: 'internal', op: 'since' },
@@ -19,9 +25,17 @@ const DATE_KEYS: Record<string, { of: 'internal' | 'sent'; op: 'before' | 'on' |
  */
 export const MAX_SEARCH_DEPTH = 64;
 
-/** RFC 3501 section 6.4.4, with sequence and UID sets resolved against the selection's UIDs. */
-export const parseSearch = (tokens: readonly Token[], uids: readonly number[], depth = 0): SearchKey => {
-  const reader = new KeyReader(tokens, uids, depth);
+/**
+ * RFC 3501 section 6.4.4, with sequence and UID sets resolved against the selection's UIDs;
+ * `modseq` is true when the key uses RFC 7162's MODSEQ (the response then names the highest).
+ */
+export const parseSearch = (tokens: readonly Token[], uids: readonly number[]): { key: SearchKey; modseq: boolean } => {
+  const state = { modseq: false };
+  return { key: parseKeys(tokens, uids, 0, state), modseq: state.modseq };
+};
+
+const parseKeys = (tokens: readonly Token[], uids: readonly number[], depth: number, state: { modseq: boolean }): SearchKey => {
+  const reader = new KeyReader(tokens, uids, depth, state);
   const keys: SearchKey[] = [];
   while (!reader.done()) keys.push(reader.key());
   if (keys.length === 0) throw new ParseError('SEARCH needs at least one key');
@@ -31,7 +45,12 @@ export const parseSearch = (tokens: readonly Token[], uids: readonly number[], d
 class KeyReader {
   private at = 0;
 
-  constructor(private readonly tokens: readonly Token[], private readonly uids: readonly number[], private depth: number) {}
+  constructor(
+    private readonly tokens: readonly Token[],
+    private readonly uids: readonly number[],
+    private depth: number,
+    private readonly state: { modseq: boolean },
+  ) {}
 
   done(): boolean {
     return this.at >= this.tokens.length;
@@ -58,12 +77,13 @@ class KeyReader {
 
   key(): SearchKey {
     const token = this.next('a search key');
-    if (token.type === 'list') return parseSearch(token.items, this.uids, this.deeper());
+    if (token.type === 'list') return parseKeys(token.items, this.uids, this.deeper(), this.state);
     if (token.type === 'string') throw new ParseError('SEARCH: expected a search key, got a string');
     const name = token.value.toUpperCase();
     if (isSequenceSet(token.value)) return { kind: 'uids', uids: new Set(resolveSet(parseSequenceSet(token.value), this.uids, false)) };
-    if (ALWAYS.has(name)) return { kind: 'all' };
-    if (NEVER.has(name)) return { kind: 'none' };
+    if (name === 'ALL') return { kind: 'all' };
+    if (FLAG_KEYS[name]) return { kind: 'flag', ...FLAG_KEYS[name] };
+    if (RECENT_KEYS[name]) return { kind: 'recent', which: RECENT_KEYS[name] };
     if (HEADER_KEYS[name]) return { kind: 'header', field: HEADER_KEYS[name], text: this.string('a string') };
     if (DATE_KEYS[name]) return { kind: 'date', ...DATE_KEYS[name], day: this.date() };
     return this.namedKey(name);
@@ -71,12 +91,9 @@ class KeyReader {
 
   private namedKey(name: string): SearchKey {
     switch (name) {
-      case 'SEEN': return { kind: 'flag', flag: 'seen', set: true };
-      case 'UNSEEN': return { kind: 'flag', flag: 'seen', set: false };
-      case 'FLAGGED': return { kind: 'flag', flag: 'flagged', set: true };
-      case 'UNFLAGGED': return { kind: 'flag', flag: 'flagged', set: false };
-      case 'KEYWORD': this.string('a keyword'); return { kind: 'none' };
-      case 'UNKEYWORD': this.string('a keyword'); return { kind: 'all' };
+      case 'KEYWORD': return { kind: 'keyword', keyword: this.string('a keyword'), set: true };
+      case 'UNKEYWORD': return { kind: 'keyword', keyword: this.string('a keyword'), set: false };
+      case 'MODSEQ': return this.modseq();
       case 'HEADER': return { kind: 'header', field: this.string('a header field name').toLowerCase(), text: this.string('a string') };
       case 'BODY': return { kind: 'text', scope: 'body', text: this.string('a string') };
       case 'TEXT': return { kind: 'text', scope: 'text', text: this.string('a string') };
@@ -87,6 +104,19 @@ class KeyReader {
       case 'UID': return { kind: 'uids', uids: new Set(resolveSet(parseSequenceSet(this.string('a UID set')), this.uids, true)) };
       default: throw new ParseError(`SEARCH: unknown key ${name.slice(0, 40)}`);
     }
+  }
+
+  /** RFC 7162 section 3.1.5: MODSEQ [entry-name entry-type] mod-sequence; flag entries are not told apart. */
+  private modseq(): SearchKey {
+    this.state.modseq = true;
+    const next = this.tokens[this.at];
+    if (next && next.type === 'string') {
+      this.at += 1;
+      this.string('an entry type (priv, shared or all)');
+    }
+    const text = this.string('a mod-sequence');
+    if (!/^\d{1,19}$/.test(text)) throw new ParseError('SEARCH: expected a mod-sequence');
+    return { kind: 'modseq', modseq: Number(text) };
   }
 
   /** A key inside NOT or OR: one level deeper. */

@@ -5,10 +5,10 @@ const STAR = -1;
 type Range = [number, number];
 
 export const parseSequenceSet = (text: string): Range[] => {
-  if (!/^[0-9*:,]+$/.test(text)) throw new ParseError(`invalid sequence set "${text}"`);
+  if (!/^[0-9*:,]+$/.test(text)) throw new ParseError(`invalid sequence set "${text.slice(0, 40)}"`);
   return text.split(',').map((item) => {
     const bounds = item.split(':');
-    if (bounds.length > 2) throw new ParseError(`invalid sequence set "${text}"`);
+    if (bounds.length > 2) throw new ParseError(`invalid sequence set "${text.slice(0, 40)}"`);
     const [low, high] = bounds.map(parseBound);
     return [low, high ?? low];
   });
@@ -16,7 +16,7 @@ export const parseSequenceSet = (text: string): Range[] => {
 
 const parseBound = (text: string): number => {
   if (text === '*') return STAR;
-  if (!/^[1-9][0-9]{0,9}$/.test(text) || Number(text) > 0xffffffff) throw new ParseError(`invalid number "${text}" in a sequence set`);
+  if (!/^[1-9][0-9]{0,9}$/.test(text) || Number(text) > 0xffffffff) throw new ParseError(`invalid number "${text.slice(0, 12)}" in a sequence set`);
   return Number(text);
 };
 
@@ -25,9 +25,18 @@ export const isSequenceSet = (text: string): boolean => /^[0-9*:,]+$/.test(text)
 /**
  * UIDs named by a set, ascending and existing in this selection. With `byUid`, numbers
  * are UIDs and `*` is the highest UID (a range beyond it still includes it: RFC 3501
- * section 6.4.8); otherwise they are sequence numbers and `*` is the last message.
+ * section 6.4.8). Otherwise they are sequence numbers and `*` is the last message; a number
+ * past the last message is an error (RFC 3501 section 9, seq-number: "a number greater than
+ * the number of messages" is invalid), so the command answers BAD, as Dovecot does.
  */
 export const resolveSet = (ranges: readonly Range[], uids: readonly number[], byUid: boolean): number[] => {
+  if (!byUid) {
+    for (const [low, high] of ranges) {
+      if (low > uids.length || high > uids.length || ((low === STAR || high === STAR) && uids.length === 0)) {
+        throw new ParseError(`invalid message sequence number: the folder has ${uids.length} messages`);
+      }
+    }
+  }
   if (uids.length === 0) return [];
   const picked = new Set<number>();
   for (const [rawLow, rawHigh] of ranges) {
@@ -38,7 +47,7 @@ export const resolveSet = (ranges: readonly Range[], uids: readonly number[], by
     if (byUid) {
       for (let index = lowerBound(uids, low); index < uids.length && uids[index] <= high; index += 1) picked.add(uids[index]);
     } else {
-      for (let seq = low; seq <= Math.min(high, uids.length); seq += 1) picked.add(uids[seq - 1]);
+      for (let seq = low; seq <= high; seq += 1) picked.add(uids[seq - 1]);
     }
   }
   return [...picked].sort((x, y) => x - y);
@@ -60,4 +69,31 @@ export const lowerBound = (sorted: readonly number[], value: number): number => 
 export const sequenceOf = (uids: readonly number[], uid: number): number => {
   const index = lowerBound(uids, uid);
   return uids[index] === uid ? index + 1 : 0;
+};
+
+/** A UID set in the compact form RFC 4315 and RFC 7162 responses use ("1:3,7"), from ascending UIDs. */
+export const uidSetText = (sorted: readonly number[]): string => {
+  const parts: string[] = [];
+  let start = -1;
+  let previous = -1;
+  for (const uid of sorted) {
+    if (start !== -1 && uid === previous + 1) {
+      previous = uid;
+      continue;
+    }
+    if (start !== -1) parts.push(start === previous ? String(start) : `${start}:${previous}`);
+    start = uid;
+    previous = uid;
+  }
+  if (start !== -1) parts.push(start === previous ? String(start) : `${start}:${previous}`);
+  return parts.join(',');
+};
+
+/** Whether a UID is in a set that uses no `*` (QRESYNC's known UIDs, RFC 7162 section 3.2.5). */
+export const uidSetMatcher = (text: string): ((uid: number) => boolean) => {
+  const ranges = parseSequenceSet(text).map(([low, high]) => {
+    if (low === STAR || high === STAR) throw new ParseError('a known-UID set cannot use *');
+    return [Math.min(low, high), Math.max(low, high)] as const;
+  });
+  return (uid) => ranges.some(([low, high]) => uid >= low && uid <= high);
 };

@@ -2,8 +2,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from '../core/logger.js';
 import type { ServerCertificates } from '../core/tls.js';
 import type { Services } from '../services/index.js';
-import { mailboxCommands } from './commands-mailbox.js';
+import { copyCommands } from './commands-copy.js';
+import { folderCommands } from './commands-folders.js';
 import { messageCommands } from './commands-message.js';
+import { selectCommands } from './commands-select.js';
 import { sessionCommands } from './commands-session.js';
 import { ImapConnection } from './connection.js';
 import type { CommandSpec } from './session.js';
@@ -15,6 +17,8 @@ export interface ImapOptions {
   maxLineBytes: number;
   /** Concurrent connections; past it a new one gets BYE at once and is closed. */
   maxClients: number;
+  /** The largest message an APPEND may store (RFC 7889 APPENDLIMIT). */
+  maxAppendBytes: number;
   /** Connections with no command for this long are closed (RFC 3501 5.4: at least 30 minutes). */
   idleTimeoutMs?: number;
   /** With certificates the plain port offers STARTTLS; without, no TLS at all. */
@@ -23,7 +27,9 @@ export interface ImapOptions {
   implicitTls?: boolean;
 }
 
-const COMMANDS: ReadonlyMap<string, CommandSpec> = new Map(Object.entries({ ...sessionCommands, ...mailboxCommands, ...messageCommands }));
+const COMMANDS: ReadonlyMap<string, CommandSpec> = new Map(Object.entries({
+  ...sessionCommands, ...folderCommands, ...selectCommands, ...messageCommands, ...copyCommands,
+}));
 const AUTOLOGOUT_MS = 30 * 60 * 1000;
 
 export interface ImapServer {
@@ -38,7 +44,7 @@ export const createImapServer = (services: Services, logger: Logger, options: Im
   const handshakes = new Set<Socket>();
   const open = (socket: Socket, secure: boolean) => {
     const connection = new ImapConnection(socket, services, logger, COMMANDS, {
-      allowInsecureAuth: options.allowInsecureAuth, maxLineBytes: options.maxLineBytes,
+      allowInsecureAuth: options.allowInsecureAuth, maxLineBytes: options.maxLineBytes, maxAppendBytes: options.maxAppendBytes,
       idleTimeoutMs: options.idleTimeoutMs ?? AUTOLOGOUT_MS, certificates: options.certificates, secure,
     });
     connections.add(connection);

@@ -1,22 +1,14 @@
 import { isIP } from 'node:net';
 import type { Logger } from '../core/logger.js';
-import type { Folder } from '../core/types.js';
 import type { ImapIdentity } from '../services/imap/session.js';
 import type { Services } from '../services/index.js';
 import type { Chunk } from './format.js';
 import { ParseError, parseCommand, type Command, type Token } from './parser.js';
 import { oneLine, responseForError } from './replies.js';
-import { sequenceOf } from './sequence.js';
+import { reportChanges } from './report.js';
+import type { SelectedView } from './view.js';
 
 export type SessionState = 'not-authenticated' | 'authenticated' | 'selected' | 'logout';
-
-/** The folder a session has selected, with its UIDs at the session's sequence numbers. */
-export interface Selection {
-  folder: Folder;
-  /** Ascending; message sequence number n is uids[n - 1] (RFC 3501 section 2.3.1.2). */
-  uids: number[];
-  readOnly: boolean;
-}
 
 export interface Output {
   /** Writes response bytes in order; resolves once the socket can take more. */
@@ -42,17 +34,26 @@ export type Handler = (session: ImapSession, args: Token[], command: Command) =>
 export interface CommandSpec {
   states: readonly SessionState[];
   run: Handler;
+  /**
+   * RFC 3501 section 7.4.1: no EXPUNGE while answering FETCH, STORE or SEARCH (by sequence
+   * number; the client reads their numbers against the view it has).
+   */
+  holdExpunges?: boolean;
 }
 
 /** The state of one IMAP connection (RFC 3501 section 3) and the dispatch of its commands. */
 export class ImapSession {
   state: SessionState = 'not-authenticated';
   identity: ImapIdentity | null = null;
-  selection: Selection | null = null;
-  private secret = '';
+  view: SelectedView | null = null;
+  /** Extensions the client turned on (RFC 5161 ENABLE, and CONDSTORE's enabling commands). */
+  readonly enabled = new Set<'CONDSTORE' | 'QRESYNC'>();
   private idle: { tag: string; unwatch: () => void } | null = null;
   private pendingSasl: ((line: string) => Promise<string>) | null = null;
   private pendingSaslTag = '';
+  /** Reports run one at a time; a wake-up while one is queued adds nothing. */
+  private reporting: Promise<void> = Promise.resolve();
+  private reportQueued = false;
 
   constructor(
     readonly services: Services,
@@ -80,15 +81,42 @@ export class ImapSession {
     return this.capabilities(this);
   }
 
+  get condstore(): boolean {
+    return this.enabled.has('CONDSTORE');
+  }
+
+  get qresync(): boolean {
+    return this.enabled.has('QRESYNC');
+  }
+
+  /**
+   * A CONDSTORE-enabling command (RFC 7162 section 3.1): from now on responses carry
+   * mod-sequences; with a folder selected, its HIGHESTMODSEQ is sent once.
+   */
+  async enableCondstoreIf(condition: boolean): Promise<void> {
+    if (condition) await this.enableCondstore();
+  }
+
+  /** True once the connection is ending (LOGOUT, BYE). */
+  get closed(): boolean {
+    return this.state === 'logout';
+  }
+
+  async enableCondstore(): Promise<void> {
+    if (this.condstore) return;
+    this.enabled.add('CONDSTORE');
+    if (this.view) await this.untagged([`OK [HIGHESTMODSEQ ${this.view.folder.highestModseq}] mod-sequences are on`]);
+  }
+
   /** The logged-in identity; commands that need it only run after LOGIN. */
   requireIdentity(): ImapIdentity {
     if (!this.identity) throw new ParseError('log in first');
     return this.identity;
   }
 
-  requireSelection(): Selection {
-    if (!this.selection) throw new ParseError('select a folder first');
-    return this.selection;
+  requireView(): SelectedView {
+    if (!this.view) throw new ParseError('select a folder first');
+    return this.view;
   }
 
   /** STARTTLS succeeded: plaintext login is fine now, and STARTTLS is no longer offered. */
@@ -97,10 +125,14 @@ export class ImapSession {
     this.options.plaintextLoginAllowed = true;
   }
 
-  loggedIn(identity: ImapIdentity, secret: string): void {
+  loggedIn(identity: ImapIdentity): void {
     this.identity = identity;
-    this.secret = secret;
     this.state = 'authenticated';
+  }
+
+  select(view: SelectedView | null): void {
+    this.view = view;
+    this.state = view ? 'selected' : 'authenticated';
   }
 
   /** AUTHENTICATE: the next line the client sends is the SASL response (RFC 3501 6.2.2). */
@@ -125,20 +157,28 @@ export class ImapSession {
 
   private async run(command: Command): Promise<void> {
     const spec = this.commands.get(command.name);
-    if (!spec) return this.line(`${command.tag} BAD unknown command ${command.name}`);
+    if (!spec) return this.line(`${command.tag} BAD unknown command ${command.name.slice(0, 30)}`);
     if (!spec.states.includes(this.state)) return this.line(`${command.tag} BAD ${command.name} is not allowed ${stateText(this.state)}`);
-    if (this.identity && !this.services.imap.stillValid(this.identity, this.secret)) return this.bye('the key was revoked or expired');
+    // As SMTP submission does: the key must still work at each command (revoked, rotated away or expired ends the session).
+    if (this.identity && !this.services.imap.stillValid(this.identity)) return this.bye('the key was revoked or expired');
     let result: string | null;
     try {
       result = await spec.run(this, command.args, command);
     } catch (error) {
       result = this.failure(command, error);
     }
-    if (this.state === 'logout' || result === null) return;
+    if (this.closed || result === null) return;
     if (!this.idle && !this.pendingSasl) {
-      await this.reportChanges(!NO_EXPUNGE_DURING.has(command.name));
+      const present = await this.report(!spec.holdExpunges);
+      if (this.closed) return;
       await this.line(`${command.tag} ${result}`);
+      if (!present) await this.folderGone();
     }
+  }
+
+  /** The selected folder was deleted (here or elsewhere): the session cannot go on with its view. */
+  private folderGone(): Promise<void> {
+    return this.bye(`the selected folder ${this.view?.folder.name ?? ''} was deleted; log in again`);
   }
 
   private failure(command: Command, error: unknown): string {
@@ -163,37 +203,38 @@ export class ImapSession {
   }
 
   /**
-   * Reports what changed in the selected folder since the session last looked: "* n EXPUNGE"
-   * for each message removed (RFC 3501 section 7.4.1), highest number first so that each
-   * number is right when sent, unless `expunge` is false; then "* n EXISTS" for mail stored
-   * since (section 7.3.1). Removals held back stay in the view until a later report.
+   * Tells the client what changed in its folder since it last heard (report.ts); one report
+   * at a time. False when the selected folder is gone.
    */
-  async reportChanges(expunge = true): Promise<void> {
-    const selection = this.selection;
-    if (!selection) return;
-    const { fresh, gone } = this.services.imap.changes(selection.folder, selection.uids);
-    if (expunge) {
-      for (const uid of [...gone].reverse()) {
-        const sequence = sequenceOf(selection.uids, uid);
-        selection.uids.splice(sequence - 1, 1);
-        await this.untagged([`${sequence} EXPUNGE`]);
-      }
-    }
-    if (fresh.length === 0) return;
-    selection.uids.push(...fresh);
-    await this.untagged([`${selection.uids.length} EXISTS`]);
+  report(expunges = true): Promise<boolean> {
+    const next = this.reporting.then(() => reportChanges(this, expunges)).catch((error: unknown) => {
+      this.logger.warn('imap change report failed', { error: error instanceof Error ? error.message : String(error) });
+      return true;
+    });
+    this.reporting = next.then(() => undefined);
+    return next;
+  }
+
+  /** A report pushed while idling; a folder gone ends the session at once. */
+  private async pushReport(): Promise<void> {
+    if (!(await this.report())) await this.folderGone();
   }
 
   /**
-   * IDLE (RFC 2177): new mail is pushed while the client waits, until it sends DONE. The
-   * store's after-commit feed tells the session of mail committed to its mailbox; nothing polls.
+   * IDLE (RFC 2177): changes are pushed while the client waits, until it sends DONE. The
+   * store's after-commit feed tells the session of every change to its mailbox (mail stored,
+   * expunged, flags, folders); nothing polls.
    */
   async startIdle(tag: string): Promise<void> {
     const identity = this.requireIdentity();
     await this.line('+ idling');
     const unwatch = this.services.imap.watch(identity, (change) => {
-      if (change.folder !== this.selection?.folder.name) return;
-      this.reportChanges().catch((error: unknown) => this.logger.warn('imap idle push failed', { error: String(error) }));
+      if (!this.view || (change.folder !== this.view.folder.name && change.kind !== 'folder') || this.reportQueued) return;
+      this.reportQueued = true;
+      setImmediate(() => {
+        this.reportQueued = false;
+        if (this.idle) void this.pushReport();
+      });
     });
     this.idle = { tag, unwatch };
   }
@@ -203,8 +244,10 @@ export class ImapSession {
     if (frame.toString('latin1').trim().toUpperCase() !== 'DONE') return this.line('* BAD expected DONE to end IDLE');
     idle.unwatch();
     this.idle = null;
-    await this.reportChanges();
+    const present = await this.report();
+    if (this.closed) return;
     await this.line(`${idle.tag} OK IDLE terminated`);
+    if (!present) await this.folderGone();
   }
 
   async bye(reason: string): Promise<void> {
@@ -220,12 +263,6 @@ export class ImapSession {
     this.idle = null;
   }
 }
-
-/**
- * RFC 3501 section 7.4.1: no EXPUNGE while answering FETCH, STORE or SEARCH, whose sequence
- * numbers the client reads against the view it has (their UID forms may have one).
- */
-const NO_EXPUNGE_DURING = new Set(['FETCH', 'STORE', 'SEARCH']);
 
 const stateText = (state: SessionState): string =>
   state === 'not-authenticated' ? 'before LOGIN' : state === 'authenticated' ? 'without a selected folder' : 'in this state';

@@ -48,6 +48,9 @@ const addressList = (value: string | null): EnvelopeAddress[] | null => {
       out.push({ name: null, adl: null, mailbox: null, host: null });
     } else if (entry.address) {
       out.push(address(entry.name, entry.address));
+    } else if (entry.name) {
+      // A bare word ("To: localpart") is a mailbox without a domain, as Dovecot reads it.
+      out.push(address('', entry.name));
     }
   }
   return out.length > 0 ? out : null;
@@ -55,11 +58,12 @@ const addressList = (value: string | null): EnvelopeAddress[] | null => {
 
 const address = (name: string, email: string): EnvelopeAddress => {
   const at = email.lastIndexOf('@');
+  const host = at === -1 ? '' : email.slice(at + 1);
   return {
     name: name || null,
     adl: null,
     mailbox: at === -1 ? email : email.slice(0, at),
-    // RFC 3501 leaves a missing host to the server; the common choice names it.
-    host: at === -1 ? 'MISSING_DOMAIN' : email.slice(at + 1),
+    // Never NIL: a NIL host marks RFC 3501 group syntax. A missing domain is named, as Dovecot names it.
+    host: host === '' ? 'MISSING_DOMAIN' : host,
   };
 };

@@ -125,7 +125,9 @@ export const parseHeaderText = (text: string): HeaderField[] => {
   for (const line of text.split(/\r?\n/)) {
     if (line === '') continue;
     if ((line[0] === ' ' || line[0] === '\t') && fields.length > 0) {
-      fields[fields.length - 1].value += line;
+      // A value that starts on a continuation line keeps no leading blanks ("Subject:" CRLF " text").
+      const field = fields[fields.length - 1];
+      field.value = field.value === '' ? line.trimStart() : field.value + line;
       continue;
     }
     const colon = line.indexOf(':');

@@ -6,6 +6,7 @@ import type { SearchText } from '../core/search-index.js';
 import { attachmentsOf, isAttachment, leafParts } from './attachments.js';
 import { fallbackContent, headerSummary, textOfHtml } from './fallback.js';
 import { isTruncated, parseMimeTree, type MimePart } from './mime-tree.js';
+import { structureWire } from './imap-notation.js';
 import { structureOf } from './structure.js';
 
 // The shape lives in core so the injected ParseMail type can name it; re-exported for callers here.
@@ -75,7 +76,7 @@ const withBody = (
   raw: Buffer, structure: MessageStructure, summary: Summary, texts: { text: string; html: string | null }, fallback: ContentFallback | null,
 ): ParsedMessage => {
   const content: StoredContent = { ...texts, attachments: attachmentsOf(raw, structure.root), references: summary.references, fallback };
-  return withStoredBody({ ...summary, encrypted: isEncrypted(structure) }, { version: STORED_BODY_VERSION, structure, content });
+  return withStoredBody({ ...summary, encrypted: isEncrypted(structure) }, { version: STORED_BODY_VERSION, structure, content, wire: structureWire(structure) });
 };
 
 /** A parsed message from its header fields and its stored body, which holds its text, HTML and attachments. */
@@ -95,7 +96,7 @@ export const searchTextOf = (parsed: ParsedMessage): SearchText => ({
   subject: parsed.subject, participants: participantsOf(parsed), body: parsed.text ?? '',
 });
 
-export const participantsOf = (parsed: ParsedMessage): string =>
+export const participantsOf = (parsed: Pick<ParsedMessage, 'from' | 'to' | 'cc'>): string =>
   [parsed.from, ...parsed.to, ...parsed.cc]
     .filter((entry): entry is AddressEntry => entry !== null)
     .map((entry) => [entry.name, entry.email].filter(Boolean).join(' '))

@@ -1,4 +1,5 @@
 import type { BodyPart, Disposition, MessageStructure, StoredBody } from '../core/stored-message.js';
+import { wireLength, wireLines } from './crlf.js';
 import { envelopeOf, firstField } from './envelope.js';
 import { encapsulatedMessage, parseDisposition, parseMimeTree, type MimePart } from './mime-tree.js';
 
@@ -10,6 +11,7 @@ import { encapsulatedMessage, parseDisposition, parseMimeTree, type MimePart } f
 export const structureOf = (raw: Buffer, tree: MimePart = parseMimeTree(raw)): MessageStructure => ({
   envelope: envelopeOf(tree.headers),
   root: bodyPartOf(raw, tree, ''),
+  size: wireLength(raw),
 });
 
 /**
@@ -39,8 +41,8 @@ const bodyPartOf = (raw: Buffer, part: MimePart, section: string): BodyPart => {
     headerStart: part.start,
     bodyStart: part.bodyStart,
     end: part.end,
-    size: part.end - part.bodyStart,
-    lines: isText || isMessage ? countLines(raw, part.bodyStart, part.end) : null,
+    size: wireLength(raw, part.bodyStart, part.end),
+    lines: isText || isMessage ? wireLines(raw, part.bodyStart, part.end) : null,
     envelope: inner ? envelopeOf(inner.headers) : null,
     children: part.children.map((child, index) => bodyPartOf(raw, child, childSection(index))),
     truncated: part.truncated,
@@ -57,13 +59,6 @@ const languagesOf = (value: string | null): string[] | null => {
   if (value === null) return null;
   const tags = value.split(',').map((tag) => tag.trim()).filter(Boolean).slice(0, 32);
   return tags.length > 0 ? tags : null;
-};
-
-/** body-fld-lines: the number of lines, a last line without its line end counted too. */
-export const countLines = (raw: Buffer, start: number, end: number): number => {
-  let lines = 0;
-  for (let index = raw.indexOf(0x0a, start); index !== -1 && index < end; index = raw.indexOf(0x0a, index + 1)) lines += 1;
-  return end > start && raw[end - 1] !== 0x0a ? lines + 1 : lines;
 };
 
 /** Every part of the tree, depth first, in section order. */
@@ -88,7 +83,7 @@ export const withPrefix = (body: StoredBody, prefix: number): StoredBody => {
   });
   return {
     ...body,
-    structure: { ...body.structure, root: shift(body.structure.root) },
+    structure: { ...body.structure, root: shift(body.structure.root), size: body.structure.size + prefix },
     content: {
       ...body.content,
       attachments: body.content.attachments.map((item) => ({ ...item, bodyStart: item.bodyStart + prefix, end: item.end + prefix })),

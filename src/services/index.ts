@@ -15,10 +15,14 @@ import { BounceService } from './delivery/bounces.js';
 import { DeliveryService } from './delivery/delivery.js';
 import { DkimService } from './delivery/dkim.js';
 import { ImapSessionService } from './imap/session.js';
+import { ImapMailService } from './imap/mail.js';
 import { InboundService } from './mail/inbound.js';
 import { KeyRotationService } from './keys/key-rotation.js';
 import { MessageBodyService } from './mail/bodies.js';
 import { MailboxService } from './mail/mailbox.js';
+import { FolderService } from './mail/folders.js';
+import { MessageOps } from './mail/message-ops.js';
+import { MailOrganizer } from './mail/organizer.js';
 import { parseMessage } from '../mime/parse.js';
 import { MailboxWatchers } from './mail/watchers.js';
 import { NextHopResolver } from './delivery/next-hop.js';
@@ -67,6 +71,8 @@ export interface ServicesConfig {
   };
   /** webhooks.allowInsecure: http, any port and loopback targets (local development and tests only). */
   webhooksAllowInsecure: boolean;
+  /** Folders one mailbox may hold (imap.maxFolders). */
+  maxFolders: number;
 }
 
 export interface ServiceDeps {
@@ -115,6 +121,14 @@ export interface Services {
   webhookDeliveries: WebhookDeliveryService;
   webhookDispatch: WebhookDispatchService;
   imap: ImapSessionService;
+  /** FETCH, STORE, COPY, MOVE, EXPUNGE, APPEND and SEARCH of an IMAP session. */
+  imapMail: ImapMailService;
+  /** Folders of a mailbox: create, delete, rename, subscribe, special-use (IMAP and REST). */
+  folders: FolderService;
+  /** Flags, copy, move and expunge of stored messages (IMAP and REST). */
+  messageOps: MessageOps;
+  /** REST's folder list with counts, move and delete. */
+  organizer: MailOrganizer;
   /** Who is watching which mailbox (IMAP IDLE); fed by the store's after-commit hook. */
   mailboxWatchers: MailboxWatchers;
   /** The full-text index's queue and backfill; main.ts runs its worker. */
@@ -128,7 +142,9 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   const parse = parseMail ?? ((raw: Buffer) => parseMessage(raw));
   const searchIndex = new SearchIndexService(store, logger, indexWriter, parse);
   const bodies = new MessageBodyService(store, logger, parse);
-  const mailbox = new MailboxService(store, clock, config.readMaxBytes, searchIndex, bodies);
+  const messageOps = new MessageOps(store, clock);
+  const folders = new FolderService(store, clock, messageOps, config.maxFolders);
+  const mailbox = new MailboxService(store, clock, config.readMaxBytes, searchIndex, bodies, folders, messageOps);
   const accounts = new AccountService(store, clock, rateLimiter, mailbox, {
     mailDomain: config.mailDomain,
     registrationsPerIpPerHour: config.registrationsPerIpPerHour,
@@ -175,7 +191,11 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     webhooks: new WebhookService(store, clock, addressResolver, webhookSender, { allowInsecure: config.webhooksAllowInsecure }),
     webhookDeliveries: new WebhookDeliveryService(store, clock, webhookDispatch, config.webhooks),
     webhookDispatch,
-    imap: new ImapSessionService(store, auth, mailbox, searchIndex, mailboxWatchers),
+    imap: new ImapSessionService(store, auth, mailbox, folders, mailboxWatchers),
+    imapMail: new ImapMailService(store, mailbox, messageOps, bodies, parse),
+    folders,
+    messageOps,
+    organizer: new MailOrganizer(store, mailbox, folders, messageOps),
     mailboxWatchers,
     searchIndex,
     bodies,

@@ -28,7 +28,7 @@ const withoutDefaults = (_key: string, value: unknown): unknown => (isDefault(va
 
 export const packStructure = (structure: MessageStructure): string => {
   const envelope = compactEnvelope(structure.envelope);
-  return JSON.stringify({ envelope, root: structure.root }, withoutDefaults);
+  return JSON.stringify({ envelope, root: structure.root, size: structure.size }, withoutDefaults);
 };
 
 const compactEnvelope = (envelope: Envelope): Partial<Envelope> => {
@@ -39,8 +39,8 @@ const compactEnvelope = (envelope: Envelope): Partial<Envelope> => {
 };
 
 export const unpackStructure = (json: string): MessageStructure => {
-  const packed = JSON.parse(json) as { envelope: Partial<Envelope>; root: Partial<BodyPart> };
-  return { envelope: fullEnvelope(packed.envelope), root: fullPart(packed.root) };
+  const packed = JSON.parse(json) as { envelope: Partial<Envelope>; root: Partial<BodyPart>; size?: number };
+  return { envelope: fullEnvelope(packed.envelope), root: fullPart(packed.root), size: packed.size ?? 0 };
 };
 
 /** An absent sender or reply-to was equal to from. */

@@ -2,7 +2,12 @@ import type { Folder } from '../core/types.js';
 import { Repo } from './repo.js';
 
 const COLUMNS = `id, mailbox_id AS mailboxId, name, uid_validity AS uidValidity, uid_next AS uidNext,
-  message_count AS messageCount`;
+  message_count AS messageCount, highest_modseq AS highestModseq`;
+
+/** A folder with how many of its messages are unseen (REST's folder list, IMAP STATUS UNSEEN). */
+export interface FolderCounts extends Folder {
+  unseen: number;
+}
 
 export class FolderRepo extends Repo {
 
@@ -20,23 +25,106 @@ export class FolderRepo extends Repo {
     return row ?? null;
   }
 
+  byId(id: number): Folder | null {
+    return (this.sql(`SELECT ${COLUMNS} FROM folders WHERE id = ?`).get(id) as Folder | undefined) ?? null;
+  }
+
   listOfMailbox(mailboxId: string): Folder[] {
     return this.sql(`SELECT ${COLUMNS} FROM folders WHERE mailbox_id = ? ORDER BY id`).all(mailboxId) as Folder[];
   }
 
+  /** Every folder with its unseen count, in one pass over the unseen messages. */
+  countsOfMailbox(mailboxId: string): FolderCounts[] {
+    return this.sql(
+      `SELECT ${COLUMNS}, (SELECT count(*) FROM messages m WHERE m.folder_id = folders.id AND m.seen = 0) AS unseen
+       FROM folders WHERE mailbox_id = ? ORDER BY id`,
+    ).all(mailboxId) as FolderCounts[];
+  }
+
   /**
-   * Takes the next UID and counts the message. UIDs only grow and are never reused
-   * (RFC 3501 section 2.3.1.1), because uid_next is never lowered. Must run inside a
-   * transaction, which makes the read and the update one step.
+   * Takes the next UID and the next mod-sequence and counts the message. UIDs only grow and
+   * are never reused (RFC 3501 section 2.3.1.1), because uid_next is never lowered. Must run
+   * inside a transaction, which makes the read and the update one step.
    *
    * No RETURNING here: SQLite runs RETURNING as a trigger, so the UPDATE would open a
    * statement savepoint, and FTS5 writes its pending index to disk at every savepoint: with
    * the full-text insert of the previous message in the same batch, that made one index
    * segment per message (about 100 us each, and more merging at commit).
    */
-  allocateUid(folderId: number): number {
-    const { uidNext } = this.sql('SELECT uid_next AS uidNext FROM folders WHERE id = ?').get(folderId) as { uidNext: number };
-    this.sql('UPDATE folders SET uid_next = uid_next + 1, message_count = message_count + 1 WHERE id = ?').run(folderId);
-    return uidNext;
+  allocateUid(folderId: number): { uid: number; modseq: number } {
+    const next = this.sql('SELECT uid_next AS uid, highest_modseq + 1 AS modseq FROM folders WHERE id = ?').get(folderId) as { uid: number; modseq: number };
+    this.sql('UPDATE folders SET uid_next = uid_next + 1, message_count = message_count + 1, highest_modseq = highest_modseq + 1 WHERE id = ?').run(folderId);
+    return next;
+  }
+
+  /** A new mod-sequence for one change of the folder (RFC 7162 section 3.1.1); inside a transaction. */
+  nextModseq(folderId: number): number {
+    this.sql('UPDATE folders SET highest_modseq = highest_modseq + 1 WHERE id = ?').run(folderId);
+    return this.sql('SELECT highest_modseq FROM folders WHERE id = ?').pluck().get(folderId) as number;
+  }
+
+  /** `count` messages left the folder. */
+  uncount(folderId: number, count: number): void {
+    this.sql('UPDATE folders SET message_count = message_count - ? WHERE id = ?').run(count, folderId);
+  }
+
+  /**
+   * RFC 3501 section 2.3.2: the UIDs above the folder's mark are \Recent to the first session
+   * that takes them, which raises the mark. Returns the mark as it was.
+   */
+  takeRecent(folderId: number, upToUid: number): number {
+    const before = this.sql('SELECT recent_uid FROM folders WHERE id = ?').pluck().get(folderId) as number;
+    if (upToUid > before) this.sql('UPDATE folders SET recent_uid = ? WHERE id = ?').run(upToUid, folderId);
+    return before;
+  }
+
+  recentMark(folderId: number): number {
+    return this.sql('SELECT recent_uid FROM folders WHERE id = ?').pluck().get(folderId) as number;
+  }
+
+  rename(folderId: number, name: string): void {
+    this.sql('UPDATE folders SET name = ? WHERE id = ?').run(name, folderId);
+  }
+
+  setUidValidity(folderId: number, uidValidity: number): void {
+    this.sql('UPDATE folders SET uid_validity = ? WHERE id = ?').run(uidValidity, folderId);
+  }
+
+  /** Drops an empty folder (its messages are removed first); its expunge history and keywords go with it. */
+  delete(folderId: number): void {
+    this.sql('DELETE FROM folders WHERE id = ?').run(folderId);
+  }
+
+  /** Records the UIDVALIDITY a name last had, when its folder is deleted or renamed away. */
+  retire(mailboxId: string, name: string, uidValidity: number): void {
+    this.sql(
+      `INSERT INTO retired_folders (mailbox_id, name, uid_validity) VALUES (?, ?, ?)
+       ON CONFLICT (mailbox_id, name) DO UPDATE SET uid_validity = max(uid_validity, excluded.uid_validity)`,
+    ).run(mailboxId, name, uidValidity);
+  }
+
+  retiredUidValidity(mailboxId: string, name: string): number | null {
+    return (this.sql('SELECT uid_validity FROM retired_folders WHERE mailbox_id = ? AND name = ?').pluck().get(mailboxId, name) as number | undefined) ?? null;
+  }
+
+  /** Keywords used in the folder (the FLAGS response lists them, RFC 3501 section 7.2.6). */
+  keywords(folderId: number): string[] {
+    return this.sql('SELECT keyword FROM folder_keywords WHERE folder_id = ? ORDER BY keyword').pluck().all(folderId) as string[];
+  }
+
+  addKeywords(folderId: number, keywords: readonly string[]): void {
+    for (const keyword of keywords) this.sql('INSERT OR IGNORE INTO folder_keywords (folder_id, keyword) VALUES (?, ?)').run(folderId, keyword);
+  }
+
+  subscriptions(mailboxId: string): string[] {
+    return this.sql('SELECT name FROM subscriptions WHERE mailbox_id = ? ORDER BY name').pluck().all(mailboxId) as string[];
+  }
+
+  subscribe(mailboxId: string, name: string): void {
+    this.sql('INSERT OR IGNORE INTO subscriptions (mailbox_id, name) VALUES (?, ?)').run(mailboxId, name);
+  }
+
+  unsubscribe(mailboxId: string, name: string): boolean {
+    return this.sql('DELETE FROM subscriptions WHERE mailbox_id = ? AND name = ?').run(mailboxId, name).changes > 0;
   }
 }

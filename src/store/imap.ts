@@ -1,16 +1,19 @@
-import type { Db } from './db.js';
 import { addressesOf, type AddressColumns } from './address-columns.js';
-import type { AddressEntry } from '../core/types.js';
+import type { AddressEntry, MessageFlags } from '../core/types.js';
+import { keywordsColumn, keywordsOf } from './messages.js';
 import { Repo } from './repo.js';
-import { inFolder, type SearchIndexReader } from './search-db.js';
 
-/** What IMAP needs of one message besides its bytes: flags, sizes, dates, searchable fields. */
-export interface MessageMeta {
+/** A message's flags and mod-sequence: what a FETCH FLAGS and a resynchronization need. */
+export interface FlagRow {
   rowId: number;
   uid: number;
+  flags: MessageFlags;
+  modseq: number;
+}
+
+/** What IMAP needs of one message besides its bytes: flags, sizes, dates, searchable fields. */
+export interface MessageMeta extends FlagRow {
   size: number;
-  seen: boolean;
-  flagged: boolean;
   /** When we stored it: the IMAP INTERNALDATE (RFC 3501 section 2.3.3). */
   receivedAt: number;
   /** The Date header, when it parsed. */
@@ -21,47 +24,106 @@ export interface MessageMeta {
   cc: AddressEntry[];
 }
 
-interface MetaRow extends AddressColumns {
-  id: number;
-  uid: number;
+/** One row of a FETCH: no address columns to decode, the stored ENVELOPE and BODYSTRUCTURE when asked for. */
+export interface FetchRow extends FlagRow {
   size: number;
-  seen: number;
-  flagged: number;
-  received_at: number;
-  date: number | null;
-  subject: string;
+  receivedAt: number;
+  /** Null when the message has no stored body of the current version yet. */
+  envelopeWire: Buffer | null;
+  structureWire: Buffer | null;
 }
 
-const META_COLUMNS = 'id, uid, size, seen, flagged, received_at, date, subject, from_json, to_json, cc_json';
+/** The texts SEARCH TEXT and BODY look in (RFC 3501 section 6.4.4: substrings). */
+export interface SearchTextRow {
+  rowId: number;
+  uid: number;
+  /** The stored text (src/store/body-encoding.ts form), null without a stored body. */
+  text: string | Buffer | null;
+  html: string | Buffer | null;
+  /** The top-level header's bytes (for TEXT). */
+  header: Buffer;
+}
 
-const toMeta = (row: MetaRow): MessageMeta => ({
+interface FlagColumns {
+  id: number;
+  uid: number;
+  seen: number;
+  flagged: number;
+  answered: number;
+  deleted: number;
+  draft: number;
+  keywords: string | null;
+  modseq: number;
+}
+
+const FLAG_COLUMNS = 'm.id, m.uid, m.seen, m.flagged, m.answered, m.deleted, m.draft, m.keywords, m.modseq';
+const META_COLUMNS = `${FLAG_COLUMNS}, m.size, m.received_at, m.date, m.subject, m.from_json, m.to_json, m.cc_json`;
+
+const toFlagRow = (row: FlagColumns): FlagRow => ({
   rowId: row.id,
   uid: row.uid,
-  size: row.size,
-  seen: row.seen === 1,
-  flagged: row.flagged === 1,
-  receivedAt: row.received_at,
-  date: row.date,
-  subject: row.subject,
-  ...addressesOf(row),
+  flags: {
+    seen: row.seen === 1, answered: row.answered === 1, flagged: row.flagged === 1, deleted: row.deleted === 1, draft: row.draft === 1,
+    keywords: keywordsOf(row.keywords),
+  },
+  modseq: row.modseq,
 });
+
+type MetaColumns = FlagColumns & AddressColumns & { size: number; received_at: number; date: number | null; subject: string };
 
 /** Queries over messages that the IMAP session service needs, all by (folder_id, uid). */
 export class ImapRepo extends Repo {
-  constructor(db: Db, private readonly index: SearchIndexReader) {
-    super(db);
-  }
-
-  /** Every UID of a folder in ascending order: the message sequence numbers (RFC 3501 2.3.1.2). */
+  /** Every UID of a folder above `afterUid`, ascending: the message sequence numbers (RFC 3501 2.3.1.2). */
   uidsAfter(folderId: number, afterUid: number): number[] {
     return this.sql('SELECT uid FROM messages WHERE folder_id = ? AND uid > ? ORDER BY uid').pluck().all(folderId, afterUid) as number[];
   }
 
   /** Rows with UIDs in [low, high], ascending; callers filter to the exact set they asked for. */
   metaBetween(folderId: number, low: number, high: number): MessageMeta[] {
-    const rows = this.sql(`SELECT ${META_COLUMNS} FROM messages WHERE folder_id = ? AND uid BETWEEN ? AND ? ORDER BY uid`)
-      .all(folderId, low, high) as MetaRow[];
-    return rows.map(toMeta);
+    const rows = this.sql(`SELECT ${META_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`)
+      .all(folderId, low, high) as MetaColumns[];
+    return rows.map((row) => ({
+      ...toFlagRow(row), size: row.size, receivedAt: row.received_at, date: row.date, subject: row.subject, ...addressesOf(row),
+    }));
+  }
+
+  /** FETCH rows with UIDs in [low, high], ascending; `wire` joins the stored ENVELOPE and BODYSTRUCTURE. */
+  fetchBetween(folderId: number, low: number, high: number, wire: boolean, version: number): FetchRow[] {
+    const rows = (wire
+      ? this.sql(
+        `SELECT ${FLAG_COLUMNS}, m.size, m.received_at, b.envelope_wire, b.structure_wire FROM messages m
+         LEFT JOIN message_bodies b ON b.message_rowid = m.id AND b.version = ?
+         WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`,
+      ).all(version, folderId, low, high)
+      : this.sql(`SELECT ${FLAG_COLUMNS}, m.size, m.received_at FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`)
+        .all(folderId, low, high)) as (FlagColumns & { size: number; received_at: number; envelope_wire?: Buffer | null; structure_wire?: Buffer | null })[];
+    return rows.map((row) => ({
+      ...toFlagRow(row), size: row.size, receivedAt: row.received_at, envelopeWire: row.envelope_wire ?? null, structureWire: row.structure_wire ?? null,
+    }));
+  }
+
+  /** Flags of messages up to `maxUid` changed after `modseq` (RFC 7162), ascending by UID. */
+  flagsChangedSince(folderId: number, modseq: number, maxUid: number): FlagRow[] {
+    const rows = this.sql(`SELECT ${FLAG_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.modseq > ? AND m.uid <= ? ORDER BY m.uid`)
+      .all(folderId, modseq, maxUid) as FlagColumns[];
+    return rows.map(toFlagRow);
+  }
+
+  /** UIDs expunged after `modseq`, ascending (QRESYNC's VANISHED, RFC 7162 section 3.2.10). */
+  expungedSince(folderId: number, modseq: number): number[] {
+    return this.sql('SELECT uid FROM expunged WHERE folder_id = ? AND modseq > ? ORDER BY uid').pluck().all(folderId, modseq) as number[];
+  }
+
+  setFlags(rowId: number, flags: MessageFlags, modseq: number): void {
+    this.sql('UPDATE messages SET seen = ?, flagged = ?, answered = ?, deleted = ?, draft = ?, keywords = ?, modseq = ? WHERE id = ?').run(
+      flags.seen ? 1 : 0, flags.flagged ? 1 : 0, flags.answered ? 1 : 0, flags.deleted ? 1 : 0, flags.draft ? 1 : 0,
+      keywordsColumn(flags.keywords), modseq, rowId,
+    );
+  }
+
+  /** UIDs marked \Deleted, ascending: what EXPUNGE removes (RFC 3501 section 6.4.3). */
+  deletedUids(folderId: number): number[] {
+    return this.sql('SELECT uid FROM messages WHERE folder_id = ? AND deleted = 1 ORDER BY uid').pluck().all(folderId) as number[];
   }
 
   raw(folderId: number, uid: number): Buffer | null {
@@ -79,9 +141,18 @@ export class ImapRepo extends Repo {
     return row ?? null;
   }
 
-  /** The same seen/flagged columns REST reads as isRead/isStarred. */
-  setFlags(rowId: number, seen: boolean, flagged: boolean): void {
-    this.sql('UPDATE messages SET seen = ?, flagged = ? WHERE id = ?').run(seen ? 1 : 0, flagged ? 1 : 0, rowId);
+  /**
+   * Stored texts and top-level headers of UIDs in [low, high]. The header is the bytes up to
+   * the first blank line (CRLF CRLF), or the first `headerMax` bytes when there is none.
+   */
+  searchTexts(folderId: number, low: number, high: number, version: number, headerMax: number): SearchTextRow[] {
+    return this.sql(
+      `SELECT m.id AS rowId, m.uid, b.text, b.html,
+         substr(r.raw, 1, CASE WHEN instr(substr(r.raw, 1, ?), X'0D0A0D0A') > 0 THEN instr(substr(r.raw, 1, ?), X'0D0A0D0A') + 3 ELSE ? END) AS header
+       FROM messages m JOIN message_raw r ON r.message_rowid = m.id
+       LEFT JOIN message_bodies b ON b.message_rowid = m.id AND b.version = ?
+       WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`,
+    ).all(headerMax, headerMax, headerMax, version, folderId, low, high) as SearchTextRow[];
   }
 
   unseenCount(folderId: number): number {
@@ -92,10 +163,4 @@ export class ImapRepo extends Repo {
     return (this.sql('SELECT min(uid) FROM messages WHERE folder_id = ? AND seen = 0').pluck().get(folderId) as number | null) ?? null;
   }
 
-  /** UIDs whose indexed subject, participants or body match an FTS5 query built by the caller. */
-  fullTextUids(folderId: number, match: string): number[] {
-    const ids = this.index.all(inFolder(folderId, match));
-    return this.sql('SELECT uid FROM messages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY uid')
-      .pluck().all(JSON.stringify(ids)) as number[];
-  }
 }

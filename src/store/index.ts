@@ -78,7 +78,7 @@ export class Store {
     this.webhookEndpoints = new WebhookEndpointRepo(db);
     this.outboxCursors = new OutboxCursorRepo(db);
     this.webhookEvents = new WebhookEventRepo(db);
-    this.imap = new ImapRepo(db, searchReader);
+    this.imap = new ImapRepo(db);
     this.searchIndex = new SearchIndexRepo(db);
     this.bodies = new MessageBodyRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies);

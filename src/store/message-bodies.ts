@@ -21,10 +21,30 @@ export class MessageBodyRepo extends Repo {
   insert(rowId: number, body: StoredBody): void {
     const { text, html, ...rest } = body.content;
     this.sql(
-      `INSERT OR REPLACE INTO message_bodies (message_rowid, version, text, html, content_json, structure_json)
-       VALUES (?, ?, ?, ?, ?, ?)`,
-    ).run(rowId, body.version, packText(text), html === null ? null : packText(html), JSON.stringify(rest), packStructure(body.structure));
+      `INSERT OR REPLACE INTO message_bodies (message_rowid, version, text, html, content_json, structure_json, envelope_wire, structure_wire)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      rowId, body.version, packText(text), html === null ? null : packText(html), JSON.stringify(rest), packStructure(body.structure),
+      Buffer.from(body.wire.envelope, 'latin1'), Buffer.from(body.wire.bodyStructure, 'latin1'),
+    );
     this.sql('DELETE FROM body_backfill WHERE message_rowid = ?').run(rowId);
+  }
+
+  /** The body of one message for its copy (IMAP COPY, MOVE); false when it has none of this version to copy. */
+  copy(fromRowId: number, toRowId: number): boolean {
+    return this.sql(
+      `INSERT INTO message_bodies (message_rowid, version, text, html, content_json, structure_json, envelope_wire, structure_wire)
+       SELECT ?, version, text, html, content_json, structure_json, envelope_wire, structure_wire
+       FROM message_bodies WHERE message_rowid = ? AND version = ?`,
+    ).run(toRowId, fromRowId, STORED_BODY_VERSION).changes > 0;
+  }
+
+  /**
+   * RFC822.SIZE is the CRLF form's size (src/mime/crlf.ts); a message stored before its body
+   * was built (or by an older builder) gets it from the body built since.
+   */
+  setWireSize(rowId: number, size: number): void {
+    this.sql('UPDATE messages SET size = ? WHERE id = ? AND size <> ?').run(size, rowId, size);
   }
 
   /** Listed for the backfill: the message was stored without its body. */

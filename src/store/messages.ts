@@ -1,7 +1,7 @@
 import type { Db } from './db.js';
 import { addressesOf, type AddressColumns } from './address-columns.js';
 import type { StoredBody } from '../core/stored-message.js';
-import type { AddressEntry, AttachmentMeta, MessageSummary } from '../core/types.js';
+import type { AddressEntry, AttachmentMeta, MessageFlags, MessageSummary } from '../core/types.js';
 import type { MessageBodyRepo } from './message-bodies.js';
 import { Repo } from './repo.js';
 import { inFolder, type SearchIndexReader } from './search-db.js';
@@ -21,7 +21,9 @@ export interface NewMessage {
   size: number;
   attachments: AttachmentMeta[];
   encrypted: boolean;
-  seen: boolean;
+  flags: MessageFlags;
+  /** Its mod-sequence in the folder (RFC 7162), taken with its UID. */
+  modseq: number;
   receivedAt: number;
   raw: Buffer;
   /** Text for the full-text index, queued with the message. */
@@ -62,6 +64,9 @@ const toSummary = (row: SummaryRow): MessageSummary => ({
   flagged: row.flagged === 1,
 });
 
+/** What a full read shows of the message row. */
+export type FullSummary = MessageSummary & { inReplyTo: string | null; answered: boolean; deleted: boolean; draft: boolean; keywords: string[] };
+
 export interface MessagePage {
   total: number;
   items: MessageSummary[];
@@ -87,17 +92,17 @@ export class MessageRepo extends Repo {
   }
 
   insert(message: NewMessage): number {
-    // Kept once set (a rolled-back insert above it would otherwise let the id come back).
-    const id = this.idFloor === null ? null : Math.max(this.idFloor, this.maxId()) + 1;
+    const { flags } = message;
     const { lastInsertRowid } = this.sql(
       `INSERT INTO messages (id, folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
-         date, preview, size, attachments_json, encrypted, seen, received_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      id, message.folderId, message.uid, message.messageId, message.inReplyTo, message.subject,
+      this.nextId(), message.folderId, message.uid, message.messageId, message.inReplyTo, message.subject,
       message.from ? JSON.stringify(message.from) : null, JSON.stringify(message.to), JSON.stringify(message.cc),
       message.date, message.preview, message.size, JSON.stringify(message.attachments),
-      message.encrypted ? 1 : 0, message.seen ? 1 : 0, message.receivedAt,
+      message.encrypted ? 1 : 0, bit(flags.seen), bit(flags.flagged), bit(flags.answered), bit(flags.deleted), bit(flags.draft),
+      keywordsColumn(flags.keywords), message.modseq, message.receivedAt,
     );
     const rowId = Number(lastInsertRowid);
     this.sql('INSERT INTO message_raw (message_rowid, raw) VALUES (?, ?)').run(rowId, message.raw);
@@ -133,12 +138,17 @@ export class MessageRepo extends Repo {
     return { total, items: rows.map(toSummary) };
   }
 
-  /** The list columns of one message and its In-Reply-To, without its raw bytes. */
-  summaryByUid(folderId: number, uid: number): (MessageSummary & { inReplyTo: string | null }) | null {
-    const row = this.sql(`SELECT ${SUMMARY_COLUMNS}, m.in_reply_to FROM messages m WHERE m.folder_id = ? AND m.uid = ?`).get(folderId, uid) as
-      | (SummaryRow & { in_reply_to: string | null })
+  /** The list columns of one message, its In-Reply-To and its other IMAP flags, without its raw bytes. */
+  summaryByUid(folderId: number, uid: number): FullSummary | null {
+    const row = this.sql(
+      `SELECT ${SUMMARY_COLUMNS}, m.in_reply_to, m.answered, m.deleted, m.draft, m.keywords FROM messages m WHERE m.folder_id = ? AND m.uid = ?`,
+    ).get(folderId, uid) as
+      | (SummaryRow & { in_reply_to: string | null; answered: number; deleted: number; draft: number; keywords: string | null })
       | undefined;
-    return row ? { ...toSummary(row), inReplyTo: row.in_reply_to } : null;
+    if (!row) return null;
+    return {
+      ...toSummary(row), inReplyTo: row.in_reply_to, answered: row.answered === 1, deleted: row.deleted === 1, draft: row.draft === 1, keywords: keywordsOf(row.keywords),
+    };
   }
 
   /** The raw bytes of every stored message together (what the database holds beyond its own structures). */
@@ -147,14 +157,40 @@ export class MessageRepo extends Repo {
   }
 
   /**
+   * A copy of a stored message in another folder (IMAP COPY and MOVE, RFC 3501 section 6.4.7:
+   * flags and internal date kept), under a new row id above every other, with its raw bytes
+   * and stored body copied inside SQLite. The caller has taken `uid` and `modseq` of the
+   * target folder; `searchText` queues it for the index (null: indexed again from its bytes).
+   */
+  copy(rowId: number, folderId: number, uid: number, modseq: number, searchText: SearchText | null): number {
+    const copied = this.nextId() ?? this.maxId() + 1;
+    this.sql(
+      `INSERT INTO messages (id, folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at)
+       SELECT ?, ?, ?, message_id, in_reply_to, subject, from_json, to_json, cc_json,
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, ?, received_at
+       FROM messages WHERE id = ?`,
+    ).run(copied, folderId, uid, modseq, rowId);
+    this.sql('INSERT INTO message_raw (message_rowid, raw) SELECT ?, raw FROM message_raw WHERE message_rowid = ?').run(copied, rowId);
+    // How it reached the MX (migration 40) holds for its copies too.
+    this.sql('INSERT INTO message_arrivals (message_rowid, tls_version, tls_cipher) SELECT ?, tls_version, tls_cipher FROM message_arrivals WHERE message_rowid = ?').run(copied, rowId);
+    if (!this.bodies.copy(rowId, copied)) this.bodies.queueBackfill(copied);
+    if (searchText) this.searchIndex.queue(copied, folderId, searchText);
+    else this.searchIndex.backfill(copied);
+    return copied;
+  }
+
+  /**
    * Removes a message for good (IMAP's expunge, RFC 3501 section 2.3.1.1: its UID is never
    * used again): the row, its raw bytes (ON DELETE CASCADE), one off the folder's count, and
-   * its full-text entry (SearchIndexRepo.forget). Returns its row id, or null when absent.
+   * its full-text entry (SearchIndexRepo.forget). The UID is kept with the expunge's
+   * mod-sequence for QRESYNC (RFC 7162 section 3.2.10). Returns its row id, or null when absent.
    */
-  remove(folderId: number, uid: number): number | null {
+  remove(folderId: number, uid: number, modseq: number): number | null {
     const rowId = this.sql('SELECT id FROM messages WHERE folder_id = ? AND uid = ?').pluck().get(folderId, uid) as number | undefined;
     if (rowId === undefined) return null;
     this.sql('DELETE FROM messages WHERE id = ?').run(rowId);
+    this.sql('INSERT OR REPLACE INTO expunged (folder_id, uid, modseq) VALUES (?, ?, ?)').run(folderId, uid, modseq);
     this.sql('UPDATE folders SET message_count = message_count - 1 WHERE id = ?').run(folderId);
     this.sql('UPDATE message_id_floor SET floor = max(floor, ?)').run(rowId);
     this.idFloor = Math.max(this.idFloor ?? 0, rowId);
@@ -162,11 +198,20 @@ export class MessageRepo extends Repo {
     return rowId;
   }
 
+  /** Null (SQLite's max(id) + 1) unless a removed id is above every stored one; kept once set (a rolled-back insert above it would otherwise let the id come back). */
+  private nextId(): number | null {
+    return this.idFloor === null ? null : Math.max(this.idFloor, this.maxId()) + 1;
+  }
+
   private maxId(): number {
     return (this.sql('SELECT max(id) FROM messages').pluck().get() as number | null) ?? 0;
   }
 
-  setSeen(rowId: number, seen: boolean): void {
-    this.sql('UPDATE messages SET seen = ? WHERE id = ?').run(seen ? 1 : 0, rowId);
-  }
 }
+
+const bit = (value: boolean): number => (value ? 1 : 0);
+
+/** Keywords as one column: space-separated (a keyword is an atom, RFC 3501 section 9), NULL when none. */
+export const keywordsColumn = (keywords: readonly string[]): string | null => (keywords.length === 0 ? null : keywords.join(' '));
+
+export const keywordsOf = (column: string | null): string[] => (column === null ? [] : column.split(' '));

@@ -57,6 +57,11 @@ export class SearchIndexRepo extends Repo {
     this.sql('DELETE FROM search_removals WHERE seq IN (SELECT value FROM json_each(?))').run(JSON.stringify(seqs));
   }
 
+  /** A message to index from its raw bytes: a copy whose text is not at hand. */
+  backfill(rowId: number): void {
+    this.sql('INSERT OR IGNORE INTO search_backfill (message_rowid) VALUES (?)').run(rowId);
+  }
+
   hasQueued(): boolean {
     return this.sql('SELECT 1 FROM search_queue LIMIT 1').get() !== undefined;
   }

@@ -1,9 +1,13 @@
-import type { AddressEntry } from '../../core/types.js';
-import type { MessageMeta } from '../../store/imap.js';
-import { toFtsQuery } from '../mail/mailbox.js';
+import type { AddressEntry, Folder } from '../../core/types.js';
+import { STORED_BODY_VERSION } from '../../core/stored-message.js';
 import { parseHeaderFields } from '../../mime/mime-tree.js';
+import { unpackText } from '../../store/body-encoding.js';
+import type { MessageMeta, SearchTextRow } from '../../store/imap.js';
+import type { Store } from '../../store/index.js';
+import type { MessageBodyService } from '../mail/bodies.js';
+import { rowsOf, type SystemFlag } from '../mail/message-ops.js';
 
-/** RFC 3501 section 6.4.4 search keys, with sequence sets already resolved to UIDs. */
+/** RFC 3501 section 6.4.4 search keys (and RFC 7162's MODSEQ), with sequence sets already resolved to UIDs. */
 export type SearchKey =
   | { kind: 'all' }
   | { kind: 'none' }
@@ -11,65 +15,125 @@ export type SearchKey =
   | { kind: 'or'; left: SearchKey; right: SearchKey }
   | { kind: 'not'; key: SearchKey }
   | { kind: 'uids'; uids: ReadonlySet<number> }
-  | { kind: 'flag'; flag: 'seen' | 'flagged'; set: boolean }
+  | { kind: 'flag'; flag: SystemFlag; set: boolean }
+  /** RECENT (this session's \Recent), NEW (recent and unseen), OLD (not recent). */
+  | { kind: 'recent'; which: 'recent' | 'new' | 'old' }
+  | { kind: 'keyword'; keyword: string; set: boolean }
   /** `field` lowercased; an empty `text` matches every message that has the field. */
   | { kind: 'header'; field: string; text: string }
-  /** TEXT (header and body) or BODY, through the full-text index. */
+  /** TEXT (header and body) or BODY: substrings of the decoded text. */
   | { kind: 'text'; scope: 'text' | 'body'; text: string }
   /** `day` is midnight UTC of the date given, in Unix milliseconds. */
   | { kind: 'date'; of: 'internal' | 'sent'; op: 'before' | 'on' | 'since'; day: number }
-  | { kind: 'size'; op: 'larger' | 'smaller'; bytes: number };
+  | { kind: 'size'; op: 'larger' | 'smaller'; bytes: number }
+  | { kind: 'modseq'; modseq: number };
 
-export interface SearchContext {
-  /** UIDs whose indexed text matches an FTS5 query. */
-  fullText(match: string): ReadonlySet<number>;
-  raw(uid: number): Buffer;
+/** Messages looked at per step; the event loop runs other work between steps. */
+const CHUNK = 500;
+/** A header longer than this is searched in its first this many bytes. */
+const HEADER_MAX_BYTES = 64 * 1024;
+const DAY_MS = 86_400_000;
+
+interface Candidate {
+  row: MessageMeta;
+  recent: boolean;
+  /** Lowercased texts, read only when a key needs them. */
+  header?: string;
+  body?: string;
 }
 
-const DAY_MS = 86_400_000;
-const HEADER_PEEK_BYTES = 64 * 1024;
+/**
+ * SEARCH over a folder (RFC 3501 section 6.4.4): flags, dates and sizes from the rows; the
+ * strings of TEXT, BODY and HEADER as case-insensitive substrings, as the RFC defines them,
+ * of the decoded text and header that ingest stored. Chunked, so a folder of many thousands
+ * of messages never holds the event loop for long.
+ */
+export const searchFolder = async (
+  store: Store, bodies: MessageBodyService, folder: Folder, uids: readonly number[], key: SearchKey, recent: ReadonlySet<number>,
+): Promise<number[]> => {
+  const needs = textsNeeded(key);
+  const found: number[] = [];
+  const sorted = [...uids].sort((a, b) => a - b);
+  for (let start = 0; start < sorted.length; start += CHUNK) {
+    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const chunk = sorted.slice(start, start + CHUNK);
+    const rows = rowsOf(chunk, (low, high) => store.imap.metaBetween(folder.id, low, high));
+    const candidates: Candidate[] = rows.map((row) => ({ row, recent: recent.has(row.uid) }));
+    if (needs) await addTexts(store, bodies, folder, chunk, candidates);
+    for (const candidate of candidates) if (matches(candidate, key)) found.push(candidate.row.uid);
+  }
+  return found;
+};
 
-export const matchesSearch = (row: MessageMeta, key: SearchKey, context: SearchContext): boolean => {
+/** Header fields ingest stored decoded: searched there, without reading the header. */
+const DECODED_FIELDS = new Set(['subject', 'from', 'to', 'cc']);
+
+const textsNeeded = (key: SearchKey): boolean => {
   switch (key.kind) {
-    case 'all': return true;
-    case 'none': return false;
-    case 'and': return key.keys.every((inner) => matchesSearch(row, inner, context));
-    case 'or': return matchesSearch(row, key.left, context) || matchesSearch(row, key.right, context);
-    case 'not': return !matchesSearch(row, key.key, context);
-    case 'uids': return key.uids.has(row.uid);
-    case 'flag': return (key.flag === 'seen' ? row.seen : row.flagged) === key.set;
-    case 'header': return matchesHeader(row, key.field, key.text, context);
-    case 'text': return matchesText(row, key.scope, key.text, context);
-    case 'date': return matchesDate(key.of === 'internal' ? row.receivedAt : row.date, key.op, key.day);
-    case 'size': return key.op === 'larger' ? row.size > key.bytes : row.size < key.bytes;
+    case 'text': return true;
+    case 'header': return !DECODED_FIELDS.has(key.field);
+    case 'and': return key.keys.some(textsNeeded);
+    case 'or': return textsNeeded(key.left) || textsNeeded(key.right);
+    case 'not': return textsNeeded(key.key);
+    default: return false;
   }
 };
 
-/** Substring, case-insensitive (RFC 3501 section 6.4.4), over the decoded stored fields. */
-const contains = (haystack: string, needle: string): boolean => haystack.toLowerCase().includes(needle.toLowerCase());
-
-const addressText = (entries: readonly (AddressEntry | null)[]): string =>
-  entries.filter((entry): entry is AddressEntry => entry !== null).map((entry) => `${entry.name ?? ''} <${entry.email}>`).join(', ');
-
-const matchesHeader = (row: MessageMeta, field: string, text: string, context: SearchContext): boolean => {
-  switch (field) {
-    case 'subject': return contains(row.subject, text);
-    case 'from': return row.from !== null && contains(addressText([row.from]), text);
-    case 'to': return contains(addressText(row.to), text);
-    case 'cc': return contains(addressText(row.cc), text);
-    default: {
-      // Any other field: read the raw header (never more than its first 64 KB).
-      const head = context.raw(row.uid).subarray(0, HEADER_PEEK_BYTES);
-      return parseHeaderFields(head).some((candidate) => candidate.name === field && contains(candidate.value, text));
+const addTexts = async (store: Store, bodies: MessageBodyService, folder: Folder, chunk: readonly number[], candidates: Candidate[]): Promise<void> => {
+  const texts = new Map<number, SearchTextRow>();
+  for (const row of rowsOf(chunk, (low, high) => store.imap.searchTexts(folder.id, low, high, STORED_BODY_VERSION, HEADER_MAX_BYTES))) texts.set(row.uid, row);
+  for (const candidate of candidates) {
+    const text = texts.get(candidate.row.uid);
+    candidate.header = (text?.header ?? Buffer.alloc(0)).toString('latin1').toLowerCase();
+    if (text && text.text !== null) {
+      candidate.body = `${unpackText(text.text)}\n${text.html === null ? '' : unpackText(text.html)}`.toLowerCase();
+    } else {
+      // Stored before its body was built: built now, on a parse thread.
+      const content = await bodies.content(candidate.row.rowId);
+      candidate.body = `${content.text}\n${content.html ?? ''}`.toLowerCase();
     }
   }
 };
 
-const matchesText = (row: MessageMeta, scope: 'text' | 'body', text: string, context: SearchContext): boolean => {
-  if (scope === 'text' && (contains(row.subject, text) || contains(addressText([row.from, ...row.to, ...row.cc]), text))) return true;
-  const match = toFtsQuery(text, { columns: scope === 'body' ? 'body' : 'text', prefixAlways: true });
-  if (match === null) return text.trim() === '';
-  return context.fullText(match).has(row.uid);
+const matches = (candidate: Candidate, key: SearchKey): boolean => {
+  const { row } = candidate;
+  switch (key.kind) {
+    case 'all': return true;
+    case 'none': return false;
+    case 'and': return key.keys.every((inner) => matches(candidate, inner));
+    case 'or': return matches(candidate, key.left) || matches(candidate, key.right);
+    case 'not': return !matches(candidate, key.key);
+    case 'uids': return key.uids.has(row.uid);
+    case 'flag': return row.flags[key.flag] === key.set;
+    case 'recent': return key.which === 'old' ? !candidate.recent : candidate.recent && (key.which === 'recent' || !row.flags.seen);
+    case 'keyword': return row.flags.keywords.includes(key.keyword) === key.set;
+    case 'header': return matchesHeader(candidate, key.field, key.text.toLowerCase());
+    case 'text': return matchesText(candidate, key.scope, key.text.toLowerCase());
+    case 'date': return matchesDate(key.of === 'internal' ? row.receivedAt : row.date, key.op, key.day);
+    case 'size': return key.op === 'larger' ? row.size > key.bytes : row.size < key.bytes;
+    case 'modseq': return row.modseq >= key.modseq;
+  }
+};
+
+const addressText = (entries: readonly (AddressEntry | null)[]): string =>
+  entries.filter((entry): entry is AddressEntry => entry !== null).map((entry) => `${entry.name ?? ''} <${entry.email}>`).join(', ').toLowerCase();
+
+/** Subject, From, To and Cc as ingest stored them decoded; any other field as it is in the header. */
+const matchesHeader = (candidate: Candidate, field: string, needle: string): boolean => {
+  const { row } = candidate;
+  if (field === 'subject') return row.subject.toLowerCase().includes(needle);
+  if (field === 'from') return row.from !== null && addressText([row.from]).includes(needle);
+  if (field === 'to') return addressText(row.to).includes(needle);
+  if (field === 'cc') return addressText(row.cc).includes(needle);
+  return parseHeaderFields(Buffer.from(candidate.header ?? '', 'latin1')).some((candidateField) => candidateField.name === field && candidateField.value.includes(needle));
+};
+
+/** TEXT looks in the header and the body, BODY in the body only. */
+const matchesText = (candidate: Candidate, scope: 'text' | 'body', needle: string): boolean => {
+  if ((candidate.body ?? '').includes(needle)) return true;
+  if (scope === 'body') return false;
+  const { row } = candidate;
+  return (candidate.header ?? '').includes(needle) || row.subject.toLowerCase().includes(needle) || addressText([row.from, ...row.to, ...row.cc]).includes(needle);
 };
 
 /** RFC 3501: dates compare by day, disregarding time and time zone; we use UTC days. */

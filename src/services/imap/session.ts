@@ -2,61 +2,72 @@ import { AppError } from '../../core/errors.js';
 import { keyKindOf } from '../../core/keys.js';
 import type { Folder, Principal } from '../../core/types.js';
 import type { MailboxRecord } from '../../store/accounts.js';
-import type { MessageMeta } from '../../store/imap.js';
+import type { FlagRow } from '../../store/imap.js';
 import type { Store } from '../../store/index.js';
 import type { AuthService } from '../accounts/auth.js';
-import { canonicalFolderName, type MailboxService } from '../mail/mailbox.js';
-import { headerEnd } from '../../mime/mime-tree.js';
-import { matchesSearch, type SearchContext, type SearchKey } from './search.js';
-import type { SearchIndexService } from '../mail/search-index.js';
+import type { MailboxService } from '../mail/mailbox.js';
+import type { FolderService } from '../mail/folders.js';
 import type { MailboxListener, MailboxWatchers } from '../mail/watchers.js';
 
-export type { MessageMeta } from '../../store/imap.js';
+export type { FlagRow, FetchRow, MessageMeta } from '../../store/imap.js';
 export type { SearchKey } from './search.js';
 
-/** Who an IMAP connection logged in as. */
+/** Who an IMAP connection logged in as. The key itself is not kept: the principal is checked again by its id. */
 export interface ImapIdentity {
   principal: Principal;
   mailbox: MailboxRecord;
 }
 
+/** A folder as a SELECT opens it. */
 export interface FolderSnapshot {
   folder: Folder;
   /** Every UID in ascending order: index + 1 is the message sequence number. */
   uids: number[];
-  unseen: number;
+  /** UIDs that are \Recent in this session (RFC 3501 section 2.3.2). */
+  recent: number[];
   firstUnseenUid: number | null;
+  keywords: string[];
 }
 
 export interface FolderStatus {
   name: string;
   messages: number;
+  recent: number;
   uidNext: number;
   uidValidity: number;
   unseen: number;
+  highestModseq: number;
 }
 
-export interface FlagSet {
-  seen?: boolean;
-  flagged?: boolean;
+/** What a session's view of its folder must learn (RFC 3501 section 7: EXISTS, EXPUNGE, FETCH FLAGS). */
+export interface FolderChanges {
+  /** The folder now (its name changes with a RENAME); null when it was deleted or its UIDVALIDITY changed. */
+  folder: Folder | null;
+  /** UIDs stored since the view's last UID. */
+  fresh: number[];
+  /** Of those, the ones \Recent to this session. */
+  recent: number[];
+  /** UIDs expunged since `expungedAfter`. */
+  gone: number[];
+  /** Messages of the view whose flags changed since `flagsAfter`. */
+  flags: FlagRow[];
 }
 
-export type FlagMode = 'add' | 'remove' | 'replace';
-
-const HEADER_PEEK_BYTES = 64 * 1024;
 const LOGIN_FAILED = 'invalid mailbox address or key';
+const LIMITED = 'limited access keys cannot use IMAP; log in with the full account key';
 
 /**
- * What the IMAP adapter needs of the store (DESIGN.md: IMAP reads and writes the same
- * store through services). Flags are the same seen/flagged columns REST shows as isRead
- * and isStarred, so a change on either side is visible on the other.
+ * What an IMAP session needs of the service (DESIGN.md: IMAP reads and writes the same store
+ * through services): logging in, folders, opening one, and what changed in it since.
+ * Flags are the same columns REST shows (isRead, isStarred, ...), so a change on either side
+ * is visible on the other.
  */
 export class ImapSessionService {
   constructor(
     private readonly store: Store,
     private readonly auth: AuthService,
     private readonly mailboxes: MailboxService,
-    private readonly searchIndex: SearchIndexService,
+    private readonly folderService: FolderService,
     private readonly watchers: MailboxWatchers,
   ) {}
 
@@ -70,139 +81,117 @@ export class ImapSessionService {
    * Limited access keys cannot use IMAP (contract, Authentication part 6).
    */
   login(username: string, secret: string): ImapIdentity {
-    if (keyKindOf(secret) === 'access') throw new AppError('forbidden', 'limited access keys cannot use IMAP; log in with the full account key');
+    if (keyKindOf(secret) === 'access') throw new AppError('forbidden', LIMITED);
     let principal: Principal;
     try {
       principal = this.auth.authenticate(secret);
     } catch {
       throw new AppError('unauthorized', LOGIN_FAILED);
     }
-    if (principal.kind !== 'full') throw new AppError('forbidden', 'limited access keys cannot use IMAP; log in with the full account key');
+    if (principal.kind !== 'full') throw new AppError('forbidden', LIMITED);
     const mailbox = this.mailboxes.mailboxForAddress(username);
     if (!mailbox || mailbox.accountId !== principal.accountId) throw new AppError('unauthorized', LOGIN_FAILED);
     return { principal, mailbox };
   }
 
-  /** Re-checks the key before each command, so a revoked key ends its sessions too. */
-  stillValid(identity: ImapIdentity, secret: string): boolean {
-    try {
-      return this.login(identity.mailbox.address, secret).principal.keyId === identity.principal.keyId;
-    } catch {
-      return false;
-    }
+  /**
+   * Before each command, as SMTP submission does: the key the session logged in with must
+   * still work (not revoked, rotated away or expired). Checked by the key's id; the secret
+   * is not kept in the session.
+   */
+  stillValid(identity: ImapIdentity): boolean {
+    return this.auth.stillValid(identity.principal);
   }
 
+  /** Every folder; the special-use ones (RFC 6154) are made first if missing. */
   folders(identity: ImapIdentity): Folder[] {
-    return this.store.folders.listOfMailbox(identity.mailbox.id);
+    this.folderService.ensureSpecial(identity.mailbox);
+    return this.folderService.list(identity.mailbox);
   }
 
-  open(identity: ImapIdentity, name: string): FolderSnapshot {
-    const folder = this.mailboxes.folder(identity.mailbox.id, canonicalFolderName(name));
+  /** A folder to act on (a special-use one is made when missing); not_found otherwise. */
+  folder(identity: ImapIdentity, name: string): Folder {
+    return this.folderService.open(identity.mailbox, name);
+  }
+
+  /**
+   * SELECT or EXAMINE. A read-write selection takes the messages above the folder's recent
+   * mark as its \Recent ones (RFC 3501 section 2.3.2); a read-only one shows them without
+   * taking them.
+   */
+  open(identity: ImapIdentity, name: string, readOnly: boolean): FolderSnapshot {
+    const folder = this.folder(identity, name);
+    const uids = this.store.imap.uidsAfter(folder.id, 0);
+    const last = uids.length > 0 ? uids[uids.length - 1] : 0;
+    const mark = readOnly ? this.store.folders.recentMark(folder.id) : this.store.transaction(() => this.store.folders.takeRecent(folder.id, last));
     return {
-      folder, uids: this.store.imap.uidsAfter(folder.id, 0), unseen: this.store.imap.unseenCount(folder.id),
-      firstUnseenUid: this.store.imap.firstUnseenUid(folder.id),
+      folder, uids, recent: uids.filter((uid) => uid > mark),
+      firstUnseenUid: this.store.imap.firstUnseenUid(folder.id), keywords: this.store.folders.keywords(folder.id),
     };
   }
 
   status(identity: ImapIdentity, name: string): FolderStatus {
-    const folder = this.mailboxes.folder(identity.mailbox.id, canonicalFolderName(name));
+    const folder = this.folder(identity, name);
+    const mark = this.store.folders.recentMark(folder.id);
     return {
-      name: folder.name, messages: folder.messageCount, uidNext: folder.uidNext, uidValidity: folder.uidValidity,
-      unseen: this.store.imap.unseenCount(folder.id),
+      name: folder.name, messages: folder.messageCount, recent: this.store.imap.uidsAfter(folder.id, mark).length,
+      uidNext: folder.uidNext, uidValidity: folder.uidValidity, unseen: this.store.imap.unseenCount(folder.id), highestModseq: folder.highestModseq,
     };
   }
 
-  /**
-   * What the folder gained and lost against a session's view (`known`, ascending UIDs): the
-   * UIDs stored since, and the known ones removed since. The folder's count tells whether any
-   * went, so the full UID list is read only when one did.
-   */
-  changes(folder: Folder, known: readonly number[]): { fresh: number[]; gone: number[] } {
-    const fresh = this.store.imap.uidsAfter(folder.id, known.length > 0 ? known[known.length - 1] : 0);
-    const count = this.store.folders.byName(folder.mailboxId, folder.name)?.messageCount ?? 0;
-    if (count === known.length + fresh.length) return { fresh, gone: [] };
-    const present = new Set(this.store.imap.uidsAfter(folder.id, 0));
-    return { fresh, gone: known.filter((uid) => !present.has(uid)) };
-  }
-
-  /** Metadata of the given UIDs (ascending); UIDs that do not exist are left out. */
-  meta(folder: Folder, uids: readonly number[]): MessageMeta[] {
-    if (uids.length === 0) return [];
-    const wanted = new Set(uids);
-    // A loop, not Math.min(...uids): a folder can hold more UIDs than a call has arguments.
-    let low = uids[0];
-    let high = uids[0];
-    for (const uid of uids) {
-      if (uid < low) low = uid;
-      if (uid > high) high = uid;
-    }
-    return this.store.imap.metaBetween(folder.id, low, high).filter((row) => wanted.has(row.uid));
-  }
-
-  /** The stored RFC 822 bytes, exactly as received (no size limit here, unlike REST read). */
-  raw(folder: Folder, uid: number): Buffer {
-    const raw = this.store.imap.raw(folder.id, uid);
-    if (!raw) throw new AppError('not_found', `no message ${uid} in ${folder.name}`);
-    return raw;
+  /** Keywords used in the folder (the FLAGS response). */
+  keywords(folder: Folder): string[] {
+    return this.store.folders.keywords(folder.id);
   }
 
   /**
-   * The message's header bytes (through the blank line), reading only the start of the
-   * stored bytes unless the header is longer than that.
+   * What changed in the folder since a view last looked (RFC 7162 mod-sequences): one read of
+   * the folder row when nothing did. `lastUid` is the view's highest UID; `takeRecent`
+   * makes new mail \Recent to this session if no other took it first.
    */
-  header(folder: Folder, uid: number): Buffer {
-    const head = this.store.imap.rawHead(folder.id, uid, HEADER_PEEK_BYTES);
-    if (!head) throw new AppError('not_found', `no message ${uid} in ${folder.name}`);
-    const end = headerLength(head);
-    if (end !== null) return head.subarray(0, end);
-    return head.length < HEADER_PEEK_BYTES ? head : this.raw(folder, uid);
-  }
-
-  /** Applies a flag change to each message and returns the ones whose flags changed. */
-  setFlags(folder: Folder, uids: readonly number[], mode: FlagMode, flags: FlagSet): MessageMeta[] {
-    const rows = this.meta(folder, uids);
-    const changed: MessageMeta[] = [];
-    this.store.transaction(() => {
-      for (const row of rows) {
-        const seen = nextFlag(row.seen, flags.seen, mode);
-        const flagged = nextFlag(row.flagged, flags.flagged, mode);
-        if (seen === row.seen && flagged === row.flagged) continue;
-        this.store.imap.setFlags(row.rowId, seen, flagged);
-        changed.push({ ...row, seen, flagged });
-      }
-    });
-    return changed;
-  }
-
-  /** UIDs among `uids` (the session's view) that match every key (RFC 3501 section 6.4.4). */
-  async search(folder: Folder, uids: readonly number[], key: SearchKey): Promise<number[]> {
-    await this.searchIndex.catchUp();
-    // Flags read after the wait, so the answer is as of when it is sent.
-    const rows = this.meta(folder, uids);
-    const context: SearchContext = {
-      fullText: memoize((match) => new Set(this.store.imap.fullTextUids(folder.id, match))),
-      raw: (uid) => this.store.imap.raw(folder.id, uid) ?? Buffer.alloc(0),
+  changes(folder: Folder, since: { lastUid: number; flagsAfter: number; expungedAfter: number; takeRecent: boolean }): FolderChanges {
+    const now = this.store.folders.byId(folder.id);
+    const none: FolderChanges = { folder: now, fresh: [], recent: [], gone: [], flags: [] };
+    if (!now || now.uidValidity !== folder.uidValidity) return { ...none, folder: null };
+    if (now.highestModseq <= Math.min(since.flagsAfter, since.expungedAfter)) return none;
+    const fresh = this.store.imap.uidsAfter(folder.id, since.lastUid);
+    const last = fresh.length > 0 ? fresh[fresh.length - 1] : since.lastUid;
+    const mark = fresh.length === 0 ? last : since.takeRecent ? this.store.transaction(() => this.store.folders.takeRecent(folder.id, last)) : this.store.folders.recentMark(folder.id);
+    return {
+      folder: now, fresh, recent: fresh.filter((uid) => uid > mark),
+      gone: now.highestModseq > since.expungedAfter ? this.store.imap.expungedSince(folder.id, since.expungedAfter) : [],
+      flags: now.highestModseq > since.flagsAfter ? this.store.imap.flagsChangedSince(folder.id, since.flagsAfter, since.lastUid) : [],
     };
-    return rows.filter((row) => matchesSearch(row, key, context)).map((row) => row.uid);
+  }
+
+  /** UIDs expunged since `modseq` (QRESYNC, RFC 7162 section 3.2.5.2). */
+  expungedSince(folder: Folder, modseq: number): number[] {
+    return this.store.imap.expungedSince(folder.id, modseq);
+  }
+
+  /** Flags of messages changed since `modseq`, up to `maxUid`. */
+  flagsChangedSince(folder: Folder, modseq: number, maxUid: number): FlagRow[] {
+    return this.store.imap.flagsChangedSince(folder.id, modseq, maxUid);
+  }
+
+  createFolder(identity: ImapIdentity, name: string): void {
+    this.folderService.create(identity.mailbox, name);
+  }
+
+  deleteFolder(identity: ImapIdentity, name: string): void {
+    this.folderService.delete(identity.mailbox, name);
+  }
+
+  renameFolder(identity: ImapIdentity, from: string, to: string): void {
+    this.folderService.rename(identity.mailbox, from, to);
+  }
+
+  subscriptions(identity: ImapIdentity): string[] {
+    return this.folderService.subscriptions(identity.mailbox);
+  }
+
+  subscribe(identity: ImapIdentity, name: string, on: boolean): void {
+    if (on) this.folderService.subscribe(identity.mailbox, name);
+    else this.folderService.unsubscribe(identity.mailbox, name);
   }
 }
-
-const nextFlag = (current: boolean, requested: boolean | undefined, mode: FlagMode): boolean => {
-  if (mode === 'replace') return requested === true;
-  if (requested !== true) return current;
-  return mode === 'add';
-};
-
-/** One index query per distinct search term, however many messages it is tested against. */
-const memoize = <T>(compute: (key: string) => T): ((key: string) => T) => {
-  const cache = new Map<string, T>();
-  return (key) => {
-    if (!cache.has(key)) cache.set(key, compute(key));
-    return cache.get(key) as T;
-  };
-};
-
-const headerLength = (head: Buffer): number | null => {
-  const end = headerEnd(head, 0, head.length);
-  return end < head.length || /\r?\n\r?\n$/.test(head.subarray(-4).toString('latin1')) ? end : null;
-};

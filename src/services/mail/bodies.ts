@@ -71,7 +71,10 @@ export class MessageBodyService {
     }
     const { body } = await this.parse(raw);
     if (!body) throw new Error('the parse returned no stored body');
-    await this.store.groupCommit(() => this.store.bodies.insert(rowId, body));
+    await this.store.groupCommit(() => {
+      this.store.bodies.insert(rowId, body);
+      this.store.bodies.setWireSize(rowId, body.structure.size);
+    });
     if (body.content.fallback) this.logger.info('message body built from the bounded fallback', { rowId, reason: body.content.fallback });
     return body;
   }

@@ -1,8 +1,8 @@
 import { AppError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
-import { MESSAGE_REMOVED, MESSAGE_STORED, type MessageRemovedEvent, type MessageStoredEvent } from '../../core/events.js';
-import { newUidValidity, newUuid } from '../../core/ids.js';
-import type { Folder, Principal } from '../../core/types.js';
+import { MESSAGE_STORED, type MessageStoredEvent } from '../../core/events.js';
+import { newUuid } from '../../core/ids.js';
+import { NO_FLAGS, type Folder, type MessageFlags, type Principal } from '../../core/types.js';
 import type { MailboxRecord } from '../../store/accounts.js';
 import type { Arrival } from '../../store/message-arrivals.js';
 import type { Store } from '../../store/index.js';
@@ -10,15 +10,15 @@ import type { MessagePage } from '../../store/messages.js';
 import { requirePermission } from '../accounts/auth.js';
 import { previewOf, searchTextOf, type ParsedMessage } from '../../mime/parse.js';
 import { decodeBody } from '../../mime/transfer-encoding.js';
+import { wireLength } from '../../mime/crlf.js';
 import type { MessageBodyService } from './bodies.js';
+import { canonicalFolderName, INBOX, SENT } from './folder-names.js';
+import type { FolderService } from './folders.js';
+import type { MessageOps } from './message-ops.js';
 import type { SearchIndexService } from './search-index.js';
 import { fullMessageView, messageView, type FullMessageView, type MessageView } from './views.js';
 
-export const INBOX = 'INBOX';
-export const SENT = 'Sent';
-
-/** Folder names are case-sensitive except INBOX (RFC 3501 section 5.1; DESIGN.md "folders"). */
-export const canonicalFolderName = (name: string): string => (name.toUpperCase() === INBOX ? INBOX : name);
+export { canonicalFolderName, INBOX, SENT } from './folder-names.js';
 
 export interface ListQuery {
   folder: string;
@@ -47,6 +47,10 @@ export interface AppendOptions {
   seen?: boolean;
   /** Set for mail that arrived at the MX: whether its SMTP session was encrypted. */
   arrival?: Arrival;
+  /** All of its flags (IMAP APPEND); `seen` is the short form. */
+  flags?: MessageFlags;
+  /** The INTERNALDATE an IMAP APPEND gave; now when absent. */
+  receivedAt?: number;
 }
 
 export interface Appended {
@@ -62,6 +66,8 @@ export class MailboxService {
     private readonly readMaxBytes: number,
     private readonly searchIndex: SearchIndexService,
     private readonly bodies: MessageBodyService,
+    private readonly folders: FolderService,
+    private readonly ops: MessageOps,
   ) {}
 
   /** Creates the mailbox with INBOX and Sent; runs inside the caller's transaction. */
@@ -69,7 +75,9 @@ export class MailboxService {
     const now = this.clock.now().getTime();
     const id = newUuid();
     this.store.accounts.insertMailbox({ id, accountId, address, createdAt: now });
-    for (const name of [INBOX, SENT]) this.store.folders.create(id, name, newUidValidity(), now);
+    const mailbox = this.store.accounts.mailboxOfAccount(accountId);
+    if (!mailbox) throw new Error('the mailbox just made is not there');
+    for (const name of [INBOX, SENT]) this.folders.ensure(mailbox, name);
     return id;
   }
 
@@ -95,17 +103,21 @@ export class MailboxService {
    * search index and the outbox event commit together.
    */
   append(mailbox: MailboxRecord, folderName: string, raw: Buffer, parsed: ParsedMessage, options: AppendOptions = {}): Appended {
-    const folder = this.folder(mailbox.id, folderName);
+    const folder = this.folders.open(mailbox, folderName);
     const now = this.clock.now().getTime();
-    const uid = this.store.folders.allocateUid(folder.id);
+    const { uid, modseq } = this.store.folders.allocateUid(folder.id);
+    const flags = options.flags ?? { ...NO_FLAGS, seen: options.seen ?? false };
     const rowId = this.store.messages.insert({
       folderId: folder.id, uid, messageId: parsed.messageId, inReplyTo: parsed.inReplyTo, subject: parsed.subject,
-      from: parsed.from, to: parsed.to, cc: parsed.cc, date: parsed.date, preview: previewOf(parsed), size: raw.length,
+      from: parsed.from, to: parsed.to, cc: parsed.cc, date: parsed.date, preview: previewOf(parsed),
+      // RFC822.SIZE: the size IMAP sends, CRLF line ends (src/mime/crlf.ts).
+      size: parsed.body?.structure.size ?? wireLength(raw),
       attachments: parsed.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })),
-      encrypted: parsed.encrypted, seen: options.seen ?? false, receivedAt: now, raw,
+      encrypted: parsed.encrypted, flags, modseq, receivedAt: options.receivedAt ?? now, raw,
       searchText: searchTextOf(parsed), body: parsed.body,
     });
     if (options.arrival) this.store.messageArrivals.record(rowId, options.arrival);
+    if (flags.keywords.length > 0) this.store.folders.addKeywords(folder.id, flags.keywords);
     const event: MessageStoredEvent = {
       mailboxId: mailbox.id, accountId: mailbox.accountId, folder: folder.name,
       uidValidity: String(folder.uidValidity), uid: String(uid), storedAt: now,
@@ -116,8 +128,7 @@ export class MailboxService {
 
   /** The folder, made (empty, a fresh uidValidity) if it does not exist yet; inside the caller's transaction. */
   ensureFolder(mailbox: MailboxRecord, name: string): Folder {
-    const existing = this.store.folders.byName(mailbox.id, canonicalFolderName(name));
-    return existing ?? this.store.folders.create(mailbox.id, canonicalFolderName(name), newUidValidity(), this.clock.now().getTime());
+    return this.folders.ensure(mailbox, name);
   }
 
   /**
@@ -126,10 +137,7 @@ export class MailboxService {
    */
   remove(mailbox: MailboxRecord, folderName: string, uid: number): boolean {
     const folder = this.store.folders.byName(mailbox.id, canonicalFolderName(folderName));
-    if (!folder || this.store.messages.remove(folder.id, uid) === null) return false;
-    const event: MessageRemovedEvent = { mailboxId: mailbox.id, folder: folder.name, uid: String(uid) };
-    this.store.notice(MESSAGE_REMOVED, event);
-    return true;
+    return folder !== null && this.ops.expunge(mailbox, folder, [uid]).length > 0;
   }
 
   async list(principal: Principal, query: ListQuery): Promise<InboxView> {
@@ -179,7 +187,8 @@ export class MailboxService {
     const attachments = content.attachments.map((attachment) =>
       decodeBody(this.store.bodies.rawRange(summary.rowId, attachment.bodyStart, attachment.end), attachment.encoding));
     if (markAsRead && !summary.seen) {
-      this.store.transaction(() => this.store.messages.setSeen(summary.rowId, true));
+      // Through the flag change IMAP makes too: a new mod-sequence, and IDLE clients hear of it.
+      this.ops.setFlags(mailbox, folder, [summary.uid], { mode: 'add', system: new Set(['seen']), keywords: [] });
       summary.seen = true;
     }
     return fullMessageView(summary, content, attachments, folder, this.store.messageArrivals.of(summary.rowId));

@@ -2,6 +2,7 @@ import type { AddressEntry, Folder, MessageSummary } from '../../core/types.js';
 import type { ContentFallback, StoredContent } from '../../core/stored-message.js';
 import type { TlsSessionInfo } from '../../core/tls.js';
 import type { Arrival } from '../../store/message-arrivals.js';
+import type { FullSummary } from '../../store/messages.js';
 
 /**
  * The contract's Message shape, shared by REST and MCP so both return the same JSON.
@@ -32,6 +33,10 @@ export interface AttachmentView {
 }
 
 export interface FullMessageView extends MessageView {
+  isAnswered: boolean;
+  isDeleted: boolean;
+  isDraft: boolean;
+  keywords: string[];
   folder: string;
   uidValidity: string;
   body: string;
@@ -68,9 +73,14 @@ export const messageView = (message: MessageSummary): MessageView => ({
 
 /** The full read answer, from the stored content; `contents` are the attachments' decoded bytes, in order. */
 export const fullMessageView = (
-  message: MessageSummary & { inReplyTo: string | null }, content: StoredContent, contents: Buffer[], folder: Folder, arrival: Arrival | null,
+  message: FullSummary, content: StoredContent, contents: Buffer[], folder: Folder, arrival: Arrival | null,
 ): FullMessageView => ({
   ...messageView(message),
+  // The IMAP flags beside isRead (\Seen) and isStarred (\Flagged).
+  isAnswered: message.answered,
+  isDeleted: message.deleted,
+  isDraft: message.draft,
+  keywords: message.keywords,
   attachments: content.attachments.map((attachment, index) => ({
     ...(attachment.filename !== null ? { filename: attachment.filename, name: attachment.filename } : {}),
     contentType: attachment.contentType,

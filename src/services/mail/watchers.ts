@@ -1,14 +1,21 @@
-import { MESSAGE_REMOVED, MESSAGE_STORED, type MessageRemovedEvent, type MessageStoredEvent } from '../../core/events.js';
+import { FOLDER_CHANGED, MESSAGE_FLAGS, MESSAGE_REMOVED, MESSAGE_STORED, type FolderNotice, type MessageStoredEvent } from '../../core/events.js';
 import type { Committed } from '../../store/index.js';
 
-/** What changed in one folder of a mailbox, as a watcher hears of it after the commit. */
+/**
+ * What changed in one folder of a mailbox, as a watcher hears of it after the commit: mail
+ * stored, removed, flags changed, or the folder itself deleted or renamed. A watcher reads
+ * the details from the store (an IMAP session asks what changed since its mod-sequence).
+ */
 export interface MailboxChange {
-  kind: 'stored' | 'removed';
+  kind: 'stored' | 'removed' | 'flags' | 'folder';
   folder: string;
-  uid: string;
 }
 
 export type MailboxListener = (change: MailboxChange) => void;
+
+const KIND_OF: Record<string, MailboxChange['kind']> = {
+  [MESSAGE_STORED]: 'stored', [MESSAGE_REMOVED]: 'removed', [MESSAGE_FLAGS]: 'flags', [FOLDER_CHANGED]: 'folder',
+};
 
 /**
  * Who is watching which mailbox right now (IMAP IDLE clients, event streams), and the
@@ -19,7 +26,7 @@ export class MailboxWatchers {
   private readonly byMailbox = new Map<string, Set<MailboxListener>>();
 
   /** The topics `onCommitted` reads; main.ts subscribes it to the store's commit feed. */
-  static readonly topics = [MESSAGE_STORED, MESSAGE_REMOVED] as const;
+  static readonly topics = [MESSAGE_STORED, MESSAGE_REMOVED, MESSAGE_FLAGS, FOLDER_CHANGED] as const;
 
   watch(mailboxId: string, listener: MailboxListener): () => void {
     let set = this.byMailbox.get(mailboxId);
@@ -33,11 +40,12 @@ export class MailboxWatchers {
 
   onCommitted(entries: readonly Committed[]): void {
     for (const entry of entries) {
-      if (entry.topic !== MESSAGE_STORED && entry.topic !== MESSAGE_REMOVED) continue;
-      const event = entry.payload as MessageStoredEvent | MessageRemovedEvent;
+      const kind = KIND_OF[entry.topic];
+      if (!kind) continue;
+      const event = entry.payload as MessageStoredEvent | FolderNotice;
       const listeners = this.byMailbox.get(event.mailboxId);
       if (!listeners) continue;
-      const change: MailboxChange = { kind: entry.topic === MESSAGE_STORED ? 'stored' : 'removed', folder: event.folder, uid: event.uid };
+      const change: MailboxChange = { kind, folder: event.folder };
       for (const listener of listeners) {
         try {
           listener(change);

@@ -12,6 +12,7 @@ import { messageBodies } from './011_message_bodies.js';
 import { dataSent } from './015_data_sent.js';
 import { searchRemovals } from './032_search_removals.js';
 import { messageArrivals } from './040_message_arrivals.js';
+import { imapState } from './045_imap_state.js';
 
 export interface Migration {
   version: number;
@@ -20,4 +21,4 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, searchRemovals, messageArrivals];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, searchRemovals, messageArrivals, imapState];

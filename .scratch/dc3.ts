@@ -1,0 +1,2 @@
+import { readFileSync } from 'node:fs';
+const s = readFileSync('test/imap-dovecot.test.ts', 'utf8');

@@ -1,0 +1,70 @@
+import { AppError } from '../core/errors.js';
+import type { Folder } from '../core/types.js';
+import { folderArg } from './commands-folders.js';
+import { sendExpunged } from './commands-select.js';
+import { appendFlags } from './flags.js';
+import { parseImapDateTime } from './format.js';
+import { asAtom, asBytes, asList, asString, ParseError, type Token } from './parser.js';
+import { uidSetText } from './sequence.js';
+import type { CommandSpec, ImapSession } from './session.js';
+
+const AUTHENTICATED = ['authenticated', 'selected'] as const;
+
+/** The folder a COPY, MOVE or APPEND puts mail in; one that does not exist is NO [TRYCREATE] (RFC 3501 section 6.4.7). */
+const targetFolder = (session: ImapSession, token: Token | undefined): Folder | string => {
+  try {
+    return session.services.imap.folder(session.requireIdentity(), folderArg(token));
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found') return `NO [TRYCREATE] ${error.message}`;
+    throw error;
+  }
+};
+
+/**
+ * COPY and MOVE (RFC 3501 section 6.4.7, RFC 6851), answered with COPYUID (RFC 4315).
+ * MOVE sends COPYUID untagged, then the EXPUNGE (or VANISHED) of the originals.
+ */
+export const moveOrCopy = async (session: ImapSession, args: Token[], byUid: boolean, move: boolean): Promise<string> => {
+  const verb = move ? 'MOVE' : 'COPY';
+  if (args.length !== 2) throw new ParseError(`usage: ${verb} <sequence set> <mailbox>`);
+  const view = session.requireView();
+  const uids = view.resolve(asAtom(args[0], 'a sequence set'), byUid);
+  const target = targetFolder(session, args[1]);
+  if (typeof target === 'string') return target;
+  if (move && view.readOnly) return 'NO [READ-ONLY] the folder was opened with EXAMINE';
+  const mail = session.services.imapMail;
+  const identity = session.requireIdentity();
+  const result = move ? mail.move(identity, view.folder, uids, target) : mail.copy(identity, view.folder, uids, target);
+  if (result.pairs.length === 0) return `OK ${verb} completed (no messages)`;
+  const copyUid = `COPYUID ${result.uidValidity} ${uidSetText(result.pairs.map(([from]) => from))} ${uidSetText(result.pairs.map(([, to]) => to))}`;
+  if (!move) return `OK [${copyUid}] COPY completed`;
+  await session.untagged([`OK [${copyUid}] moved`]);
+  await sendExpunged(session, result.pairs.map(([from]) => from));
+  return 'OK MOVE completed';
+};
+
+/** APPEND (RFC 3501 section 6.3.11): mailbox [(flags)] [date-time] message; answered with APPENDUID (RFC 4315). */
+const append = async (session: ImapSession, args: Token[]): Promise<string> => {
+  if (args.length < 2 || args.length > 4) throw new ParseError('usage: APPEND <mailbox> [(<flags>)] [<date-time>] <message literal>');
+  const target = targetFolder(session, args[0]);
+  let at = 1;
+  const flagList = args[at]?.type === 'list' ? asList(args[at++], 'flags') : [];
+  const flags = appendFlags(flagList);
+  let receivedAt: number | undefined;
+  if (at < args.length - 1) {
+    const text = asString(args[at++], 'a date-time');
+    const parsed = parseImapDateTime(text);
+    if (parsed === null) throw new ParseError(`invalid date-time "${text.slice(0, 40)}", expected e.g. "02-Mar-2026 10:00:00 +0000"`);
+    receivedAt = parsed;
+  }
+  if (at !== args.length - 1 || args[at].type !== 'string') throw new ParseError('the message must be the last argument, as a literal');
+  const raw = asBytes(args[at], 'the message');
+  if (typeof target === 'string') return target;
+  if (raw.length === 0) return 'NO [CANNOT] an empty message cannot be stored';
+  const appended = await session.services.imapMail.append(session.requireIdentity(), target, raw, flags, receivedAt);
+  return `OK [APPENDUID ${appended.uidValidity} ${appended.uid}] APPEND completed`;
+};
+
+export const copyCommands: Record<string, CommandSpec> = {
+  APPEND: { states: AUTHENTICATED, run: append },
+};

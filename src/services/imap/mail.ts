@@ -1,0 +1,96 @@
+import { AppError } from '../../core/errors.js';
+import type { ParseMail } from '../../core/parsed-message.js';
+import { STORED_BODY_VERSION, type MessageStructure } from '../../core/stored-message.js';
+import type { Folder, MessageFlags } from '../../core/types.js';
+import { structureWire } from '../../mime/imap-notation.js';
+import type { FetchRow } from '../../store/imap.js';
+import type { Store } from '../../store/index.js';
+import type { MessageBodyService } from '../mail/bodies.js';
+import type { Appended, MailboxService } from '../mail/mailbox.js';
+import { rowsOf, type CopyResult, type FlagChange, type FlagResult, type MessageOps } from '../mail/message-ops.js';
+import { searchFolder, type SearchKey } from './search.js';
+import type { ImapIdentity } from './session.js';
+
+/** A message's ENVELOPE and BODYSTRUCTURE as a FETCH sends them. */
+export interface FetchWire {
+  envelope: Buffer;
+  bodyStructure: Buffer;
+}
+
+/**
+ * The messages of a selected folder for an IMAP session: FETCH answered from rows and the
+ * stored structure (nothing parses received content here), STORE, COPY, MOVE, EXPUNGE,
+ * APPEND and SEARCH.
+ */
+export class ImapMailService {
+  constructor(
+    private readonly store: Store,
+    private readonly mailboxes: MailboxService,
+    private readonly ops: MessageOps,
+    private readonly bodies: MessageBodyService,
+    private readonly parse: ParseMail,
+  ) {}
+
+  /** FETCH rows of `uids` (ascending, existing ones); `wire` adds the stored ENVELOPE and BODYSTRUCTURE. */
+  fetchRows(folder: Folder, uids: readonly number[], wire: boolean): FetchRow[] {
+    return rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, wire, STORED_BODY_VERSION));
+  }
+
+  /** ENVELOPE and BODYSTRUCTURE of a message stored without them yet: its stored body is built first (on a parse thread). */
+  async wire(row: FetchRow): Promise<FetchWire> {
+    if (row.envelopeWire && row.structureWire) return { envelope: row.envelopeWire, bodyStructure: row.structureWire };
+    const wire = structureWire(await this.structure(row.rowId));
+    return { envelope: Buffer.from(wire.envelope, 'latin1'), bodyStructure: Buffer.from(wire.bodyStructure, 'latin1') };
+  }
+
+  /** The MIME tree with each part's place in the raw bytes (BODY[section], BODY). */
+  structure(rowId: number): Promise<MessageStructure> {
+    return this.bodies.structure(rowId);
+  }
+
+  raw(rowId: number): Buffer {
+    const raw = this.store.bodies.raw(rowId);
+    if (!raw) throw new AppError('not_found', 'the message is gone');
+    return raw;
+  }
+
+  /** Bytes `start` to `end` of the raw message, without reading the rest. */
+  rawRange(rowId: number, start: number, end: number): Buffer {
+    return this.store.bodies.rawRange(rowId, start, end);
+  }
+
+  setFlags(identity: ImapIdentity, folder: Folder, uids: readonly number[], change: FlagChange, unchangedSince?: number): FlagResult {
+    return this.ops.setFlags(identity.mailbox, folder, uids, change, unchangedSince);
+  }
+
+  copy(identity: ImapIdentity, folder: Folder, uids: readonly number[], target: Folder): CopyResult {
+    return this.ops.copy(identity.mailbox, folder, uids, target);
+  }
+
+  move(identity: ImapIdentity, folder: Folder, uids: readonly number[], target: Folder): CopyResult {
+    return this.ops.move(identity.mailbox, folder, uids, target);
+  }
+
+  expunge(identity: ImapIdentity, folder: Folder, uids: readonly number[]): number[] {
+    return this.ops.expunge(identity.mailbox, folder, uids);
+  }
+
+  /** UIDs marked \Deleted (what EXPUNGE and CLOSE remove). */
+  deletedUids(folder: Folder): number[] {
+    return this.store.imap.deletedUids(folder.id);
+  }
+
+  /**
+   * APPEND (RFC 3501 section 6.3.11): the message is parsed on a parse thread, then stored
+   * with its flags and date in one transaction (a special-use folder is made when missing).
+   */
+  async append(identity: ImapIdentity, folder: Folder, raw: Buffer, flags: MessageFlags, receivedAt: number | undefined): Promise<Appended> {
+    const parsed = await this.parse(raw);
+    return this.store.transaction(() => this.mailboxes.append(identity.mailbox, folder.name, raw, parsed, { flags, receivedAt }));
+  }
+
+  /** UIDs among `uids` (the session's view) that match the key (RFC 3501 section 6.4.4). */
+  search(folder: Folder, uids: readonly number[], key: SearchKey, recent: ReadonlySet<number>): Promise<number[]> {
+    return searchFolder(this.store, this.bodies, folder, uids, key, recent);
+  }
+}

@@ -1,0 +1,166 @@
+import { MESSAGE_FLAGS, MESSAGE_REMOVED, MESSAGE_STORED, type FolderNotice, type MessageRemovedEvent, type MessageStoredEvent } from '../../core/events.js';
+import type { Clock } from '../../core/clock.js';
+import type { Folder, MessageFlags } from '../../core/types.js';
+import type { MailboxRecord } from '../../store/accounts.js';
+import type { FlagRow, MessageMeta } from '../../store/imap.js';
+import type { Store } from '../../store/index.js';
+import type { SearchText } from '../../core/search-index.js';
+import { participantsOf } from '../../mime/parse.js';
+
+export type SystemFlag = 'seen' | 'answered' | 'flagged' | 'deleted' | 'draft';
+
+/** A STORE (RFC 3501 section 6.4.6): flags set, added or removed. */
+export interface FlagChange {
+  mode: 'add' | 'remove' | 'replace';
+  system: ReadonlySet<SystemFlag>;
+  keywords: readonly string[];
+}
+
+export interface FlagResult {
+  /** Messages whose flags changed, with their new flags and mod-sequence. */
+  changed: FlagRow[];
+  /** Every message of the set that exists, as it is now (changed or not). */
+  current: FlagRow[];
+  /** UIDs left alone because they changed after UNCHANGEDSINCE (RFC 7162 section 3.1.3). */
+  modified: number[];
+}
+
+/** UIDs of a copy or a move: each source UID and the UID its copy got (RFC 4315 COPYUID). */
+export interface CopyResult {
+  uidValidity: number;
+  pairs: [number, number][];
+}
+
+/**
+ * Changes to stored messages that mail clients make (flags, copy, move, expunge), for IMAP
+ * and REST alike. Each runs in one transaction that also takes the folder's mod-sequence
+ * (RFC 7162) and stages what watchers need to hear after the commit: new copies as outbox
+ * facts (webhooks and IDLE: the contract lets a copied message produce an event), flag
+ * changes and removals as notices.
+ */
+export class MessageOps {
+  constructor(private readonly store: Store, private readonly clock: Clock) {}
+
+  setFlags(mailbox: MailboxRecord, folder: Folder, uids: readonly number[], change: FlagChange, unchangedSince?: number): FlagResult {
+    return this.store.transaction(() => {
+      const result: FlagResult = { changed: [], current: [], modified: [] };
+      let modseq = 0;
+      for (const row of rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, false, 0))) {
+        if (unchangedSince !== undefined && row.modseq > unchangedSince) {
+          result.modified.push(row.uid);
+          result.current.push(row);
+          continue;
+        }
+        const flags = applyChange(row.flags, change);
+        if (sameFlags(flags, row.flags)) {
+          result.current.push(row);
+          continue;
+        }
+        modseq ||= this.store.folders.nextModseq(folder.id);
+        this.store.imap.setFlags(row.rowId, flags, modseq);
+        const updated = { rowId: row.rowId, uid: row.uid, flags, modseq };
+        result.changed.push(updated);
+        result.current.push(updated);
+      }
+      if (change.mode !== 'remove' && change.keywords.length > 0) this.store.folders.addKeywords(folder.id, change.keywords);
+      if (result.changed.length > 0) this.store.notice(MESSAGE_FLAGS, { mailboxId: mailbox.id, folder: folder.name } satisfies FolderNotice);
+      return result;
+    });
+  }
+
+  /** Copies messages, flags and internal dates kept (RFC 3501 section 6.4.7), in UID order. */
+  copy(mailbox: MailboxRecord, source: Folder, uids: readonly number[], target: Folder): CopyResult {
+    return this.store.transaction(() => {
+      const now = this.clock.now().getTime();
+      const pairs: [number, number][] = [];
+      const keywords = new Set<string>();
+      for (const row of rowsOf(uids, (low, high) => this.store.imap.metaBetween(source.id, low, high))) {
+        const { uid, modseq } = this.store.folders.allocateUid(target.id);
+        this.store.messages.copy(row.rowId, target.id, uid, modseq, this.searchTextOf(row));
+        row.flags.keywords.forEach((keyword) => keywords.add(keyword));
+        const event: MessageStoredEvent = {
+          mailboxId: mailbox.id, accountId: mailbox.accountId, folder: target.name, uidValidity: String(target.uidValidity), uid: String(uid), storedAt: now,
+        };
+        this.store.outbox.add(MESSAGE_STORED, event, now);
+        pairs.push([row.uid, uid]);
+      }
+      this.store.folders.addKeywords(target.id, [...keywords]);
+      return { uidValidity: target.uidValidity, pairs };
+    });
+  }
+
+  /** MOVE (RFC 6851): the copy and the expunge of the originals in one transaction. */
+  move(mailbox: MailboxRecord, source: Folder, uids: readonly number[], target: Folder): CopyResult {
+    return this.store.transaction(() => {
+      const copied = this.copy(mailbox, source, uids, target);
+      this.expunge(mailbox, source, copied.pairs.map(([from]) => from));
+      return copied;
+    });
+  }
+
+  /**
+   * Removes messages for good (RFC 3501 section 6.4.3); their UIDs are never used again.
+   * Returns the UIDs removed, ascending.
+   */
+  expunge(mailbox: MailboxRecord, folder: Folder, uids: readonly number[]): number[] {
+    if (uids.length === 0) return [];
+    return this.store.transaction(() => {
+      const modseq = this.store.folders.nextModseq(folder.id);
+      const removed = [...uids].sort((a, b) => a - b).filter((uid) => this.store.messages.remove(folder.id, uid, modseq) !== null);
+      if (removed.length > 0) {
+        const event: MessageRemovedEvent = { mailboxId: mailbox.id, folder: folder.name, uids: removed.map(String) };
+        this.store.notice(MESSAGE_REMOVED, event);
+      }
+      return removed;
+    });
+  }
+
+  /** The full-text entry of a copy, from the original's row and stored text; null when that has to be built first. */
+  private searchTextOf(row: MessageMeta): SearchText | null {
+    const content = this.store.bodies.content(row.rowId);
+    return content ? { subject: row.subject, participants: participantsOf(row), body: content.text } : null;
+  }
+}
+
+/** UIDs further apart than this start a new range, so a sparse set never reads the rows between. */
+const MAX_GAP = 64;
+
+/** An ascending list as [low, high] ranges that cover it with few rows between its values. */
+export const spans = (sorted: readonly number[]): [number, number][] => {
+  const out: [number, number][] = [];
+  for (const value of sorted) {
+    const last = out[out.length - 1];
+    if (last && value - last[1] <= MAX_GAP) last[1] = value;
+    else out.push([value, value]);
+  }
+  return out;
+};
+
+/** The rows of `uids`, ascending, read range by range (`between` reads every row of a range). */
+export const rowsOf = <T extends { uid: number }>(uids: readonly number[], between: (low: number, high: number) => T[]): T[] => {
+  const wanted = new Set(uids);
+  const sorted = [...wanted].sort((a, b) => a - b);
+  const out: T[] = [];
+  for (const [low, high] of spans(sorted)) for (const row of between(low, high)) if (wanted.has(row.uid)) out.push(row);
+  return out;
+};
+
+const SYSTEM: readonly SystemFlag[] = ['seen', 'answered', 'flagged', 'deleted', 'draft'];
+
+/** RFC 3501 section 6.4.6: FLAGS replaces, +FLAGS adds, -FLAGS removes; keywords alike. */
+export const applyChange = (current: MessageFlags, change: FlagChange): MessageFlags => {
+  const next = { ...current, keywords: [...current.keywords] };
+  for (const flag of SYSTEM) {
+    const named = change.system.has(flag);
+    if (change.mode === 'replace') next[flag] = named;
+    else if (named) next[flag] = change.mode === 'add';
+  }
+  const named = new Set(change.keywords);
+  if (change.mode === 'replace') next.keywords = [...named];
+  else if (change.mode === 'add') next.keywords = [...new Set([...current.keywords, ...named])];
+  else next.keywords = current.keywords.filter((keyword) => !named.has(keyword));
+  return next;
+};
+
+const sameFlags = (a: MessageFlags, b: MessageFlags): boolean =>
+  SYSTEM.every((flag) => a[flag] === b[flag]) && a.keywords.length === b.keywords.length && a.keywords.every((keyword) => b.keywords.includes(keyword));
