@@ -13,6 +13,7 @@ import { MessageBodyRepo } from './message-bodies.js';
 import { MessageRepo } from './messages.js';
 import { OutboxRepo } from './outbox.js';
 import { OutboxCursorRepo } from './outbox-cursors.js';
+import { OwnerRepo } from './owners.js';
 import { RateLimitRepo } from './rate-limits.js';
 import { prepareSearchIndexFile, searchIndexFile, SearchIndexReader } from './search-db.js';
 import { SearchIndexRepo } from './search-index.js';
@@ -50,6 +51,7 @@ export class Store {
   readonly webhookEvents: WebhookEventRepo;
   readonly imap: ImapRepo;
   readonly searchIndex: SearchIndexRepo;
+  readonly owners: OwnerRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
 
@@ -79,6 +81,7 @@ export class Store {
     this.imap = new ImapRepo(db, searchReader);
     this.searchIndex = new SearchIndexRepo(db);
     this.bodies = new MessageBodyRepo(db);
+    this.owners = new OwnerRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies);
     this.committer = new GroupCommitter(db, this.feed);
   }
