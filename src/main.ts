@@ -20,7 +20,8 @@ import { SmtpHandoff } from './smtp/outbound.js';
 import type { IndexWriter } from './core/search-index.js';
 import { Store } from './store/index.js';
 import { InlineIndexWriter, SearchIndexFileWriter } from './store/search-db.js';
-import { loadSecretKey } from './store/secret-key.js';
+import { loadSecretKey, loadSessionKey } from './store/secret-key.js';
+import type { Argon2Binding, Argon2Loader } from './core/passwords.js';
 import { DeliveryWorker } from './workers/jobs/delivery.js';
 import { ParsePool, type ParseWorkerFactory } from './workers/threads/parse-pool.js';
 import { Scheduler } from './workers/jobs/scheduler.js';
@@ -67,6 +68,8 @@ export interface AppOptions {
   searchWorker?: SearchWorkerFactory;
   /** In the single executable: the addon file behind `nativeBinding`, which the search thread loads too. */
   nativeBindingFile?: string;
+  /** @node-rs/argon2's exports, when the single executable loaded its addon from an asset. */
+  argon2?: Argon2Binding;
 }
 
 export interface BoundPorts {
@@ -115,6 +118,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
   });
   const services = createServices({
     store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, dns, webhookSender, parseMail, indexWriter,
+    argon2: argon2Loader(options.argon2),
     config: {
       mailDomain: config.mailDomain,
       smtpHostname: config.smtp.hostname,
@@ -126,7 +130,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
       keyReplacementMinutes: config.limits.keyReplacementMinutes,
       factorAttemptsPer15Minutes: config.limits.factorAttemptsPer15Minutes,
       sending: {
-        limits: { sendRequestsPerMinute: config.limits.sendRequestsPerMinute, states: config.limits.sendingStates },
+        limits: { sendRequestsPerMinute: config.limits.sendRequestsPerMinute, states: config.limits.sendingStates, humanRecipientsPerDay: config.limits.humanRecipientsPerDay },
         textMaxBytes: config.limits.sendTextMaxBytes,
         attachmentsMaxBytes: config.limits.sendAttachmentsMaxBytes,
         idempotencyRetentionMs: config.limits.idempotencyRetentionHours * 60 * 60 * 1000,
@@ -137,6 +141,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
         retryMs: config.outbound.retryHours * 60 * 60 * 1000, concurrency: config.outbound.concurrency,
       },
       webhooksAllowInsecure: config.webhooks.allowInsecure,
+      owners: { ...config.owners, sessionKey: loadSessionKey(config.dataDir) },
     },
   });
   return { clock, logger, store, services, handoff, indexWriter, dns };
@@ -160,7 +165,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, baseUrl: () => app.baseUrl,
   });
   const httpApp = createHttpApp({
-    services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready,
+    services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready, baseUrl: () => app.baseUrl,
     nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }],
   });
   const httpServer = createServer(httpApp.callback());
@@ -226,7 +231,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         submission: await listen(submissionServer.server, config.submission.host, config.submission.port),
         imap: await listen(imapServer.server, config.imap.host, config.imap.port),
       };
-      app.baseUrl = config.baseUrl ?? `http://${hostForUrl(config.http.host)}:${app.ports.http}`;
+      app.baseUrl = baseUrlOf(config, app.ports.http);
       // Mail is accepted only with its parser up: an executable that cannot start one stops here.
       const parseFailure = await parsersFailed;
       if (parseFailure) {
@@ -270,6 +275,15 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   return app;
 };
 
+/**
+ * The binding given (the executable's), else the package, imported on first use: a process
+ * that never checks a password never loads the addon.
+ */
+const argon2Loader = (given: Argon2Binding | undefined): Argon2Loader => {
+  let loaded: Promise<Argon2Binding> | null = given ? Promise.resolve(given) : null;
+  return () => (loaded ??= import('@node-rs/argon2') as Promise<Argon2Binding>);
+};
+
 /** The search thread when there is a way to start it; else the index's writer runs on the main thread. */
 const createIndexWriter = (store: Store, options: AppOptions, logger: Logger): IndexWriter =>
   options.searchWorker
@@ -301,5 +315,9 @@ const closeHttp = (server: Server): Promise<void> =>
   });
 
 const closeSmtp = (server: SMTPServer): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
+
+/** config.baseUrl, else the HTTP listener's own URL (admin commands print links with it). */
+export const baseUrlOf = (config: Config, port = config.http.port): string =>
+  config.baseUrl ?? `http://${hostForUrl(config.http.host)}:${port}`;
 
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host);

@@ -86,6 +86,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'webhooks.allowInsecure': ['true', true],
     'dns.servers': ['127.0.0.1:5353, [::1]:53,9.9.9.9', ['127.0.0.1:5353', '[::1]:53', '9.9.9.9']],
     'outbound.allowLoopbackMx': ['1', true],
+    'owners.signup': ['open', 'open'],
   };
   for (const source of SETTING_SOURCES) {
     if (!values[source.path]) {

@@ -34,6 +34,7 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_SUBMISSION_GREETING_DELAY_MS', flag: 'submission-greeting-delay-ms', path: 'submission.greetingDelayMs', type: 'integer' },
   { env: 'AGENTPOST_LOG_LEVEL', flag: 'log-level', path: 'log.level', type: 'string' },
   { env: 'AGENTPOST_OUTBOUND_ALLOW_LOOPBACK_MX', flag: 'outbound-allow-loopback-mx', path: 'outbound.allowLoopbackMx', type: 'boolean' },
+  { env: 'AGENTPOST_OWNERS_SIGNUP', flag: 'owners-signup', path: 'owners.signup', type: 'string' },
   { env: 'AGENTPOST_WEBHOOKS_ALLOW_INSECURE', flag: 'webhooks-allow-insecure', path: 'webhooks.allowInsecure', type: 'boolean' },
 ];
 

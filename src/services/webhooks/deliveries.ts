@@ -4,7 +4,7 @@ import type { Principal } from '../../core/types.js';
 import { DELIVERIES_PAGE_SIZE, DELIVERY_RETENTION_MS, MAX_REPLAYS, type WebhookEnvelope } from '../../core/webhooks.js';
 import type { Store } from '../../store/index.js';
 import type { WebhookEventRecord } from '../../store/webhook-events.js';
-import { requireFullKey } from '../accounts/auth.js';
+import { requireFullKey, requireFullKeyOrOwner } from '../accounts/auth.js';
 import type { WebhookDispatchService } from './dispatch.js';
 import { pauseIfBaselineBroken } from './inbox-identity.js';
 import { attemptView, deliveryView, type AttemptView, type DeliveryDetailView, type DeliveryView } from './views.js';
@@ -33,7 +33,7 @@ export class WebhookDeliveryService {
   ) {}
 
   list(principal: Principal, before?: string): DeliveryPage {
-    requireFullKey(principal);
+    requireFullKeyOrOwner(principal);
     const since = this.clock.now().getTime() - DELIVERY_RETENTION_MS;
     const rows = this.store.webhookEvents.page(principal.accountId, since, before === undefined ? null : Number(before), DELIVERIES_PAGE_SIZE + 1);
     const page = rows.slice(0, DELIVERIES_PAGE_SIZE);
@@ -44,7 +44,7 @@ export class WebhookDeliveryService {
   }
 
   get(principal: Principal, id: string): DeliveryDetailView {
-    requireFullKey(principal);
+    requireFullKeyOrOwner(principal);
     const event = this.eventOf(principal, id);
     return {
       ...deliveryView(event),
