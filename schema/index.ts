@@ -54,6 +54,19 @@ import pendingKey from './pending-key.json' with { type: 'json' };
 import twoFactorRequest from './two-factor-request.json' with { type: 'json' };
 import twoFactorResult from './two-factor-result.json' with { type: 'json' };
 
+// Owners: human accounts, sessions, claims, drafts.
+import ownerPasswordRequest from './owner-password-request.json' with { type: 'json' };
+import ownerSessionRequest from './owner-session-request.json' with { type: 'json' };
+import ownerSession from './owner-session.json' with { type: 'json' };
+import ownerSignedOut from './owner-signed-out.json' with { type: 'json' };
+import ownerSignupRequest from './owner-signup-request.json' with { type: 'json' };
+import ownerSignup from './owner-signup.json' with { type: 'json' };
+import owner from './owner.json' with { type: 'json' };
+
+const OWNER_SCHEMAS = [
+  ownerPasswordRequest, ownerSessionRequest, ownerSession, ownerSignedOut, ownerSignupRequest, ownerSignup, owner,
+];
+
 export type JsonSchema = { $id: string } & Record<string, unknown>;
 
 export const SCHEMAS: readonly JsonSchema[] = [
@@ -65,6 +78,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   sendRequest, sendResult, sending, outboundQuery, outboundList, outboundDetail,
   suppression, suppressionList, suppressionRelease,
   webhookAttempt, webhookCreateRequest, webhookCreated, webhookDeleted, webhookDeliveriesQuery, webhookDeliveries, webhookDeliveryDetail, webhookDelivery, webhookEnvelope, webhookList, webhookReplayResult, webhookVerifyResult, webhook,
+  ...OWNER_SCHEMAS,
 ];
 
 export const OPENAPI_SOURCE: Record<string, unknown> = openapi;

@@ -11,6 +11,8 @@ export interface HttpDeps {
   body: BodyLimits;
   /** True once every listener is bound; /healthz answers 503 before. */
   isReady: () => boolean;
+  /** The service's public URL (known once listening): https makes cookies Secure. */
+  baseUrl: () => string;
   /** Other adapters on this listener (the MCP endpoint), wired by main.ts. */
   nodeMounts?: readonly NodeMount[];
 }

@@ -6,9 +6,11 @@ import { mailRoutes } from './mail.js';
 import { metaRoutes } from './meta.js';
 import { sendingRoutes } from './sending.js';
 import { suppressionRoutes } from './suppressions.js';
+import { userSessionRoutes } from './user-session.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** One routes file per resource; each later resource adds its line here. */
 export const ROUTES: readonly ((router: Router, deps: HttpDeps) => void)[] = [
   metaRoutes, accountRoutes, mailRoutes, keyRoutes, sendingRoutes, suppressionRoutes, webhookRoutes,
+  userSessionRoutes,
 ];
