@@ -62,9 +62,18 @@ import ownerSignedOut from './owner-signed-out.json' with { type: 'json' };
 import ownerSignupRequest from './owner-signup-request.json' with { type: 'json' };
 import ownerSignup from './owner-signup.json' with { type: 'json' };
 import owner from './owner.json' with { type: 'json' };
+import ownerAgent from './owner-agent.json' with { type: 'json' };
+import ownerAgentList from './owner-agent-list.json' with { type: 'json' };
+import ownerAgentOverview from './owner-agent-overview.json' with { type: 'json' };
+import ownerClaimRequest from './owner-claim-request.json' with { type: 'json' };
+import ownerClaimCode from './owner-claim-code.json' with { type: 'json' };
+import ownerEmailQuery from './owner-email-query.json' with { type: 'json' };
+import agentOwnerRequest from './agent-owner-request.json' with { type: 'json' };
+import agentOwner from './agent-owner.json' with { type: 'json' };
 
 const OWNER_SCHEMAS = [
   ownerPasswordRequest, ownerSessionRequest, ownerSession, ownerSignedOut, ownerSignupRequest, ownerSignup, owner,
+  ownerAgent, ownerAgentList, ownerAgentOverview, ownerClaimRequest, ownerClaimCode, ownerEmailQuery, agentOwnerRequest, agentOwner,
 ];
 
 export type JsonSchema = { $id: string } & Record<string, unknown>;

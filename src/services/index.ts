@@ -166,8 +166,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   const sessionTokens = new SessionTokens(config.owners.sessionKey, clock);
   const auth = new AuthService(store, clock, sessionTokens);
   const mailboxWatchers = new MailboxWatchers();
-  return {
-    ...createOwnerServices({ store, clock, rateLimiter, twoFactor, accounts, argon2, sessionTokens, config: config.owners }),
+  const core = {
     accounts,
     auth,
     mailbox,
@@ -191,5 +190,9 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     mailboxWatchers,
     searchIndex,
     bodies,
+  };
+  return {
+    ...core,
+    ...createOwnerServices({ ...core, store, clock, timeZone: config.timeZone, argon2, sessionTokens, config: config.owners }),
   };
 };

@@ -1,10 +1,10 @@
-import type { Clock } from '../../core/clock.js';
 import type { Argon2Loader } from '../../core/passwords.js';
-import type { Store } from '../../store/index.js';
 import type { AccountService } from '../accounts/accounts.js';
-import type { TwoFactorService } from '../accounts/two-factor.js';
+import type { AuthService } from '../accounts/auth.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { OwnerAccountService, type OwnerAccountsConfig } from './owner-accounts.js';
+import { OwnershipService } from './ownership.js';
+import { OwnerViewService, type OwnerViewDeps } from './owner-views.js';
 import { Passwords } from './passwords.js';
 import type { SessionTokens } from './session-tokens.js';
 import { OwnerSessionService, type SessionsConfig } from './sessions.js';
@@ -21,22 +21,26 @@ export interface OwnerServices {
   owners: OwnerAccountService;
   /** Owner sign-in, sessions, JWTs and form tokens. */
   ownerSessions: OwnerSessionService;
+  /** Which agents an owner owns: claims by key or code, and the ownership check of every view. */
+  ownership: OwnershipService;
+  /** The owner's read views of its agents and own mailbox, key issuance and revocation. */
+  ownerViews: OwnerViewService;
 }
 
-export interface OwnerServiceDeps {
-  store: Store;
-  clock: Clock;
+export interface OwnerServiceDeps extends Omit<OwnerViewDeps, 'ownership'> {
   rateLimiter: RateLimiter;
-  twoFactor: TwoFactorService;
   accounts: AccountService;
+  auth: AuthService;
   argon2: Argon2Loader;
   sessionTokens: SessionTokens;
   config: OwnersConfig;
 }
 
-export const createOwnerServices = ({ store, clock, rateLimiter, twoFactor, accounts, argon2, sessionTokens, config }: OwnerServiceDeps): OwnerServices => {
+export const createOwnerServices = (deps: OwnerServiceDeps): OwnerServices => {
+  const { store, clock, rateLimiter, twoFactor, accounts, argon2, sessionTokens, config } = deps;
   const passwords = new Passwords(argon2);
   const ownerSessions = new OwnerSessionService(store, clock, rateLimiter, passwords, twoFactor, sessionTokens, config);
   const owners = new OwnerAccountService(store, clock, rateLimiter, accounts, passwords, ownerSessions, twoFactor, config);
-  return { owners, ownerSessions };
+  const ownership = new OwnershipService(store, clock, deps.auth, config);
+  return { owners, ownerSessions, ownership, ownerViews: new OwnerViewService({ ...deps, ownership }) };
 };
