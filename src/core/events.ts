@@ -13,6 +13,18 @@ export interface MessageStoredEvent {
   storedAt: number;
 }
 
+/**
+ * A message was removed from a folder (a draft sent, changed or deleted). A notice for those
+ * watching now (IMAP sessions report EXPUNGE), not an outbox fact: nothing must catch up on it.
+ */
+export const MESSAGE_REMOVED = 'message.removed';
+
+export interface MessageRemovedEvent {
+  mailboxId: string;
+  folder: string;
+  uid: string;
+}
+
 /** A recipient of an outgoing submission changed state (written on acceptance too). */
 export const OUTBOUND_RECIPIENT_UPDATED = 'outbound.recipient_updated';
 

@@ -5,6 +5,13 @@ export interface SearchText {
   body: string;
 }
 
+/**
+ * A removed message's entry: no folder (folder ids start at 1, and every search is scoped to
+ * one) and no text, so nothing matches it.
+ */
+export const REMOVED_FOLDER = 0;
+export const REMOVED_TEXT: SearchText = { subject: '', participants: '', body: '' };
+
 /** One message's entry in the index: its row id in `messages`, its folder, its text. */
 export interface IndexEntry {
   rowId: number;

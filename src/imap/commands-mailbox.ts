@@ -16,8 +16,9 @@ const listPattern = (reference: string, pattern: string, flags = ''): RegExp => 
   return new RegExp(`^${source}$`, flags);
 };
 
-/** RFC 6154 special-use attribute for Sent, so clients file it as the sent folder. */
-const attributesOf = (name: string): string => (name === 'Sent' ? '(\\HasNoChildren \\Sent)' : '(\\HasNoChildren)');
+/** RFC 6154 special-use attributes of the folders agentpost keeps. */
+const SPECIAL_USE: Record<string, string> = { Sent: ' \\Sent', Drafts: ' \\Drafts' };
+const attributesOf = (name: string): string => `(\\HasNoChildren${SPECIAL_USE[name] ?? ''})`;
 
 const list = async (session: ImapSession, args: ReturnType<typeof asList>, verb: 'LIST' | 'LSUB'): Promise<string> => {
   expectArgs(args, 2, `${verb} <reference> <mailbox pattern>`);

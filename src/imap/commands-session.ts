@@ -80,7 +80,7 @@ export const sessionCommands: Record<string, CommandSpec> = {
     states: AUTHENTICATED,
     run: async (session, args, command) => {
       expectArgs(args, 0, 'IDLE');
-      await session.reportNewMail();
+      await session.reportChanges();
       await session.startIdle(command.tag);
       return '';
     },

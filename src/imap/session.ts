@@ -6,6 +6,7 @@ import type { Services } from '../services/index.js';
 import type { Chunk } from './format.js';
 import { ParseError, parseCommand, type Command, type Token } from './parser.js';
 import { oneLine, responseForError } from './replies.js';
+import { sequenceOf } from './sequence.js';
 
 export type SessionState = 'not-authenticated' | 'authenticated' | 'selected' | 'logout';
 
@@ -122,7 +123,7 @@ export class ImapSession {
     }
     if (this.state === 'logout') return;
     if (!this.idle && !this.pendingSasl) {
-      await this.reportNewMail();
+      await this.reportChanges(!NO_EXPUNGE_DURING.has(command.name));
       await this.line(`${command.tag} ${result}`);
     }
   }
@@ -148,12 +149,23 @@ export class ImapSession {
     await this.line(`${tag} ${result}`);
   }
 
-  /** Reports mail stored since the selection last looked: "* n EXISTS" (RFC 3501 7.3.1). */
-  async reportNewMail(): Promise<void> {
+  /**
+   * Reports what changed in the selected folder since the session last looked: "* n EXPUNGE"
+   * for each message removed (RFC 3501 section 7.4.1), highest number first so that each
+   * number is right when sent, unless `expunge` is false; then "* n EXISTS" for mail stored
+   * since (section 7.3.1). Removals held back stay in the view until a later report.
+   */
+  async reportChanges(expunge = true): Promise<void> {
     const selection = this.selection;
     if (!selection) return;
-    const last = selection.uids.length > 0 ? selection.uids[selection.uids.length - 1] : 0;
-    const fresh = this.services.imap.newUids(selection.folder, last);
+    const { fresh, gone } = this.services.imap.changes(selection.folder, selection.uids);
+    if (expunge) {
+      for (const uid of [...gone].reverse()) {
+        const sequence = sequenceOf(selection.uids, uid);
+        selection.uids.splice(sequence - 1, 1);
+        await this.untagged([`${sequence} EXPUNGE`]);
+      }
+    }
     if (fresh.length === 0) return;
     selection.uids.push(...fresh);
     await this.untagged([`${selection.uids.length} EXISTS`]);
@@ -167,8 +179,8 @@ export class ImapSession {
     const identity = this.requireIdentity();
     await this.line('+ idling');
     const unwatch = this.services.imap.watch(identity, (change) => {
-      if (change.kind !== 'stored' || change.folder !== this.selection?.folder.name) return;
-      this.reportNewMail().catch((error: unknown) => this.logger.warn('imap idle push failed', { error: String(error) }));
+      if (change.folder !== this.selection?.folder.name) return;
+      this.reportChanges().catch((error: unknown) => this.logger.warn('imap idle push failed', { error: String(error) }));
     });
     this.idle = { tag, unwatch };
   }
@@ -178,7 +190,7 @@ export class ImapSession {
     if (frame.toString('latin1').trim().toUpperCase() !== 'DONE') return this.line('* BAD expected DONE to end IDLE');
     idle.unwatch();
     this.idle = null;
-    await this.reportNewMail();
+    await this.reportChanges();
     await this.line(`${idle.tag} OK IDLE terminated`);
   }
 
@@ -195,6 +207,12 @@ export class ImapSession {
     this.idle = null;
   }
 }
+
+/**
+ * RFC 3501 section 7.4.1: no EXPUNGE while answering FETCH, STORE or SEARCH, whose sequence
+ * numbers the client reads against the view it has (their UID forms may have one).
+ */
+const NO_EXPUNGE_DURING = new Set(['FETCH', 'STORE', 'SEARCH']);
 
 const stateText = (state: SessionState): string =>
   state === 'not-authenticated' ? 'before LOGIN' : state === 'authenticated' ? 'without a selected folder' : 'in this state';

@@ -68,6 +68,13 @@ export interface MessagePage {
 }
 
 export class MessageRepo extends Repo {
+  /**
+   * The highest row id a removed message had, while it may be above every stored one (migration
+   * 032): new rows then take ids above it, so no row id is used twice. Null in the usual case,
+   * where SQLite's own max(id) + 1 is already above it.
+   */
+  private idFloor: number | null;
+
   constructor(
     db: Db,
     private readonly searchIndex: SearchIndexRepo,
@@ -75,15 +82,19 @@ export class MessageRepo extends Repo {
     private readonly bodies: MessageBodyRepo,
   ) {
     super(db);
+    const floor = this.sql('SELECT floor FROM message_id_floor').pluck().get() as number;
+    this.idFloor = floor > this.maxId() ? floor : null;
   }
 
   insert(message: NewMessage): number {
+    // Kept once set (a rolled-back insert above it would otherwise let the id come back).
+    const id = this.idFloor === null ? null : Math.max(this.idFloor, this.maxId()) + 1;
     const { lastInsertRowid } = this.sql(
-      `INSERT INTO messages (folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
+      `INSERT INTO messages (id, folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
          date, preview, size, attachments_json, encrypted, seen, received_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      message.folderId, message.uid, message.messageId, message.inReplyTo, message.subject,
+      id, message.folderId, message.uid, message.messageId, message.inReplyTo, message.subject,
       message.from ? JSON.stringify(message.from) : null, JSON.stringify(message.to), JSON.stringify(message.cc),
       message.date, message.preview, message.size, JSON.stringify(message.attachments),
       message.encrypted ? 1 : 0, message.seen ? 1 : 0, message.receivedAt,
@@ -133,6 +144,26 @@ export class MessageRepo extends Repo {
   /** The raw bytes of every stored message together (what the database holds beyond its own structures). */
   totalRawBytes(): number {
     return (this.sql('SELECT coalesce(sum(length(raw)), 0) AS n FROM message_raw').get() as { n: number }).n;
+  }
+
+  /**
+   * Removes a message for good (IMAP's expunge, RFC 3501 section 2.3.1.1: its UID is never
+   * used again): the row, its raw bytes and stored body (ON DELETE CASCADE), one off the folder's count, and
+   * its full-text entry (SearchIndexRepo.forget). Returns its row id, or null when absent.
+   */
+  remove(folderId: number, uid: number): number | null {
+    const rowId = this.sql('SELECT id FROM messages WHERE folder_id = ? AND uid = ?').pluck().get(folderId, uid) as number | undefined;
+    if (rowId === undefined) return null;
+    this.sql('DELETE FROM messages WHERE id = ?').run(rowId);
+    this.sql('UPDATE folders SET message_count = message_count - 1 WHERE id = ?').run(folderId);
+    this.sql('UPDATE message_id_floor SET floor = max(floor, ?)').run(rowId);
+    this.idFloor = Math.max(this.idFloor ?? 0, rowId);
+    this.searchIndex.forget(rowId);
+    return rowId;
+  }
+
+  private maxId(): number {
+    return (this.sql('SELECT max(id) FROM messages').pluck().get() as number | null) ?? 0;
   }
 
   setSeen(rowId: number, seen: boolean): void {

@@ -1,4 +1,4 @@
-import type { IndexEntry, SearchText } from '../core/search-index.js';
+import { REMOVED_FOLDER, REMOVED_TEXT, type IndexEntry, type SearchText } from '../core/search-index.js';
 import { Repo } from './repo.js';
 
 export type { SearchText } from '../core/search-index.js';
@@ -34,6 +34,27 @@ export class SearchIndexRepo extends Repo {
   queue(rowId: number, folderId: number, text: SearchText): void {
     this.sql('INSERT INTO search_queue (message_rowid, folder_id) VALUES (?, ?)').run(rowId, folderId);
     this.texts.set(rowId, text);
+  }
+
+  /**
+   * A removed message (migration 032): out of the queue and the backfill if it waits there,
+   * and a removal to hand over, so its index entry is blanked. Inside the removing transaction.
+   */
+  forget(rowId: number): void {
+    this.sql('DELETE FROM search_queue WHERE message_rowid = ?').run(rowId);
+    this.sql('DELETE FROM search_backfill WHERE message_rowid = ?').run(rowId);
+    this.sql('INSERT INTO search_removals (message_rowid) VALUES (?)').run(rowId);
+  }
+
+  /** Removals not yet handed over durably, oldest first, as blank entries in no folder. */
+  removals(): { seq: number; entry: IndexEntry }[] {
+    const rows = this.sql('SELECT seq, message_rowid AS rowId FROM search_removals ORDER BY seq').all() as { seq: number; rowId: number }[];
+    return rows.map(({ seq, rowId }) => ({ seq, entry: { rowId, folderId: REMOVED_FOLDER, text: REMOVED_TEXT } }));
+  }
+
+  /** The blanks are durable in the index. */
+  removed(seqs: number[]): void {
+    this.sql('DELETE FROM search_removals WHERE seq IN (SELECT value FROM json_each(?))').run(JSON.stringify(seqs));
   }
 
   hasQueued(): boolean {

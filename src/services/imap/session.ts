@@ -112,9 +112,17 @@ export class ImapSessionService {
     };
   }
 
-  /** UIDs stored after `afterUid`: new mail since the session last looked. */
-  newUids(folder: Folder, afterUid: number): number[] {
-    return this.store.imap.uidsAfter(folder.id, afterUid);
+  /**
+   * What the folder gained and lost against a session's view (`known`, ascending UIDs): the
+   * UIDs stored since, and the known ones removed since. The folder's count tells whether any
+   * went, so the full UID list is read only when one did.
+   */
+  changes(folder: Folder, known: readonly number[]): { fresh: number[]; gone: number[] } {
+    const fresh = this.store.imap.uidsAfter(folder.id, known.length > 0 ? known[known.length - 1] : 0);
+    const count = this.store.folders.byName(folder.mailboxId, folder.name)?.messageCount ?? 0;
+    if (count === known.length + fresh.length) return { fresh, gone: [] };
+    const present = new Set(this.store.imap.uidsAfter(folder.id, 0));
+    return { fresh, gone: known.filter((uid) => !present.has(uid)) };
   }
 
   /** Metadata of the given UIDs (ascending); UIDs that do not exist are left out. */

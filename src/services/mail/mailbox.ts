@@ -1,6 +1,6 @@
 import { AppError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
-import { MESSAGE_STORED, type MessageStoredEvent } from '../../core/events.js';
+import { MESSAGE_REMOVED, MESSAGE_STORED, type MessageRemovedEvent, type MessageStoredEvent } from '../../core/events.js';
 import { newUidValidity, newUuid } from '../../core/ids.js';
 import type { Folder, Principal } from '../../core/types.js';
 import type { MailboxRecord } from '../../store/accounts.js';
@@ -108,6 +108,24 @@ export class MailboxService {
     };
     this.store.outbox.add(MESSAGE_STORED, event, now);
     return { folder: folder.name, uid, uidValidity: folder.uidValidity };
+  }
+
+  /** The folder, made (empty, a fresh uidValidity) if it does not exist yet; inside the caller's transaction. */
+  ensureFolder(mailbox: MailboxRecord, name: string): Folder {
+    const existing = this.store.folders.byName(mailbox.id, canonicalFolderName(name));
+    return existing ?? this.store.folders.create(mailbox.id, canonicalFolderName(name), newUidValidity(), this.clock.now().getTime());
+  }
+
+  /**
+   * Removes one message; inside the caller's transaction. IMAP sessions of the mailbox hear
+   * of it after the commit (RFC 3501 section 7.4.1 EXPUNGE). False when it was not there.
+   */
+  remove(mailbox: MailboxRecord, folderName: string, uid: number): boolean {
+    const folder = this.store.folders.byName(mailbox.id, canonicalFolderName(folderName));
+    if (!folder || this.store.messages.remove(folder.id, uid) === null) return false;
+    const event: MessageRemovedEvent = { mailboxId: mailbox.id, folder: folder.name, uid: String(uid) };
+    this.store.notice(MESSAGE_REMOVED, event);
+    return true;
   }
 
   async list(principal: Principal, query: ListQuery): Promise<InboxView> {

@@ -80,23 +80,32 @@ export class SearchIndexService {
   /**
    * Hands the queued messages not yet with the writer to it, in one batch; once they are
    * indexed, they leave the queue (with the next group commit: a lost dequeue only means
-   * indexing them again). Ids whose text is gone go to the backfill.
+   * indexing them again). Ids whose text is gone go to the backfill. Removed messages go in
+   * the same batch as blank entries (SearchIndexRepo.forget).
    */
   private async handOver(): Promise<number> {
+    const removals = this.store.searchIndex.removals();
     const queued = this.store.searchIndex.queuedAfter(this.handedOver);
-    if (queued.length === 0) return 0;
-    this.handedOver = queued[queued.length - 1].rowId;
+    if (queued.length === 0 && removals.length === 0) return 0;
+    if (queued.length > 0) this.handedOver = queued[queued.length - 1].rowId;
     const entries = queued.filter(hasText);
     const textless = queued.filter((entry) => !hasText(entry)).map((entry) => entry.rowId);
     if (textless.length > 0) this.store.transaction(() => this.store.searchIndex.moveToBackfill(textless));
+    // Blanks first: a row id removed and then taken by a new message ends with the new entry.
+    const batch = [...removals.map((removal) => removal.entry), ...entries];
     try {
-      if (entries.length > 0) await this.writer.index(entries);
+      if (batch.length > 0) await this.writer.index(batch);
     } catch (error) {
       // Nothing left the queue: everything from the start is handed over again next time.
       this.handedOver = 0;
       throw error;
     }
-    if (entries.length > 0) await this.store.groupCommit(() => this.store.searchIndex.dequeue(entries));
+    if (batch.length > 0) {
+      await this.store.groupCommit(() => {
+        if (entries.length > 0) this.store.searchIndex.dequeue(entries);
+        if (removals.length > 0) this.store.searchIndex.removed(removals.map((removal) => removal.seq));
+      });
+    }
     return entries.length;
   }
 

@@ -1,11 +1,10 @@
-import { MESSAGE_STORED, type MessageStoredEvent } from '../../core/events.js';
+import { MESSAGE_REMOVED, MESSAGE_STORED, type MessageRemovedEvent, type MessageStoredEvent } from '../../core/events.js';
 import type { Committed } from '../../store/index.js';
 
 /** What changed in one folder of a mailbox, as a watcher hears of it after the commit. */
 export interface MailboxChange {
-  kind: 'stored';
+  kind: 'stored' | 'removed';
   folder: string;
-  uidValidity: string;
   uid: string;
 }
 
@@ -20,7 +19,7 @@ export class MailboxWatchers {
   private readonly byMailbox = new Map<string, Set<MailboxListener>>();
 
   /** The topics `onCommitted` reads; main.ts subscribes it to the store's commit feed. */
-  static readonly topics = [MESSAGE_STORED] as const;
+  static readonly topics = [MESSAGE_STORED, MESSAGE_REMOVED] as const;
 
   watch(mailboxId: string, listener: MailboxListener): () => void {
     let set = this.byMailbox.get(mailboxId);
@@ -34,11 +33,11 @@ export class MailboxWatchers {
 
   onCommitted(entries: readonly Committed[]): void {
     for (const entry of entries) {
-      if (entry.topic !== MESSAGE_STORED) continue;
-      const stored = entry.payload as MessageStoredEvent;
-      const listeners = this.byMailbox.get(stored.mailboxId);
+      if (entry.topic !== MESSAGE_STORED && entry.topic !== MESSAGE_REMOVED) continue;
+      const event = entry.payload as MessageStoredEvent | MessageRemovedEvent;
+      const listeners = this.byMailbox.get(event.mailboxId);
       if (!listeners) continue;
-      const change: MailboxChange = { kind: 'stored', folder: stored.folder, uidValidity: stored.uidValidity, uid: stored.uid };
+      const change: MailboxChange = { kind: entry.topic === MESSAGE_STORED ? 'stored' : 'removed', folder: event.folder, uid: event.uid };
       for (const listener of listeners) {
         try {
           listener(change);

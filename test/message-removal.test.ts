@@ -1,0 +1,44 @@
+// Removing a message (a draft's copy): the folder count, the full-text entry, and row ids
+// that are never used twice, across a restart too.
+import t from 'tap';
+import type { ParsedMessage } from '../src/mime/parse.js';
+import { startApp } from './helpers/app.js';
+
+const parsed = (subject: string): ParsedMessage => ({
+  messageId: null, inReplyTo: null, references: [], subject, from: { email: 'a@example.org' }, to: [], cc: [],
+  date: null, text: `${subject} body`, html: null, attachments: [], encrypted: false,
+});
+const rawOf = (subject: string) => Buffer.from(`From: a@example.org\r\nSubject: ${subject}\r\n\r\n${subject} body\r\n`);
+
+t.test('the highest row id, once removed, is not given again, also after a restart; searches no longer find it', async (t) => {
+  const dataDir = t.testdir({});
+  const first = await startApp(t, { dataDir });
+  const agent = await first.register();
+  const { services, store } = first.app;
+  const mailbox = services.mailbox.mailboxOfAccount(agent.userId);
+  const append = (subject: string) => store.transaction(() => services.mailbox.append(mailbox, 'INBOX', rawOf(subject), parsed(subject)));
+  append('keeper');
+  const doomed = append('doomed');
+  const rowOf = (uid: number) => store.db.prepare('SELECT m.id FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.mailbox_id = ? AND m.uid = ?').pluck().get(mailbox.id, uid) as number;
+  const doomedRow = rowOf(doomed.uid);
+  t.equal((await first.api('GET', '/api/v1/agent/inbox?search=doomed', { key: agent.apiKey })).body.totalMessages, 1);
+  t.ok(store.transaction(() => services.mailbox.remove(mailbox, 'INBOX', doomed.uid)));
+  t.notOk(store.transaction(() => services.mailbox.remove(mailbox, 'INBOX', doomed.uid)), 'once');
+  const inbox = await first.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
+  t.equal(inbox.body.totalMessages, 1);
+  t.equal((await first.api('GET', '/api/v1/agent/inbox?search=doomed', { key: agent.apiKey })).body.totalMessages, 0, 'out of the index');
+  const next = append('newcomer');
+  t.ok(rowOf(next.uid) > doomedRow, 'a new message takes an id above the removed one');
+  t.equal((await first.api('GET', '/api/v1/agent/inbox?search=newcomer', { key: agent.apiKey })).body.totalMessages, 1, 'and is indexed');
+
+  const removed = rowOf(next.uid);
+  t.ok(store.transaction(() => services.mailbox.remove(mailbox, 'INBOX', next.uid)));
+  await first.app.stop();
+  const second = await startApp(t, { dataDir });
+  const again = second.app.services.mailbox.mailboxOfAccount(agent.userId);
+  const after = second.app.store.transaction(() => second.app.services.mailbox.append(again, 'INBOX', rawOf('reborn'), parsed('reborn')));
+  const rebornRow = second.app.store.db.prepare('SELECT m.id FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.mailbox_id = ? AND m.uid = ?').pluck().get(again.id, after.uid) as number;
+  t.ok(rebornRow > removed, 'the floor survives a restart');
+  t.equal(after.uid, next.uid + 1, 'UIDs never come back either');
+  t.equal((await second.api('GET', '/api/v1/agent/inbox?search=newcomer', { key: agent.apiKey })).body.totalMessages, 0);
+});
