@@ -70,10 +70,20 @@ import ownerClaimCode from './owner-claim-code.json' with { type: 'json' };
 import ownerEmailQuery from './owner-email-query.json' with { type: 'json' };
 import agentOwnerRequest from './agent-owner-request.json' with { type: 'json' };
 import agentOwner from './agent-owner.json' with { type: 'json' };
+import draftApproval from './draft-approval.json' with { type: 'json' };
+import draftDeleted from './draft-deleted.json' with { type: 'json' };
+import draftList from './draft-list.json' with { type: 'json' };
+import draftPatchRequest from './draft-patch-request.json' with { type: 'json' };
+import draftRejectRequest from './draft-reject-request.json' with { type: 'json' };
+import draftSummary from './draft-summary.json' with { type: 'json' };
+import draft from './draft.json' with { type: 'json' };
+import draftsQuery from './drafts-query.json' with { type: 'json' };
+import ownerDraftsQuery from './owner-drafts-query.json' with { type: 'json' };
 
 const OWNER_SCHEMAS = [
   ownerPasswordRequest, ownerSessionRequest, ownerSession, ownerSignedOut, ownerSignupRequest, ownerSignup, owner,
   ownerAgent, ownerAgentList, ownerAgentOverview, ownerClaimRequest, ownerClaimCode, ownerEmailQuery, agentOwnerRequest, agentOwner,
+  draftApproval, draftDeleted, draftList, draftPatchRequest, draftRejectRequest, draftSummary, draft, draftsQuery, ownerDraftsQuery,
 ];
 
 export type JsonSchema = { $id: string } & Record<string, unknown>;

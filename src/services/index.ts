@@ -193,6 +193,9 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   };
   return {
     ...core,
-    ...createOwnerServices({ ...core, store, clock, timeZone: config.timeZone, argon2, sessionTokens, config: config.owners }),
+    ...createOwnerServices({
+      ...core, store, clock, timeZone: config.timeZone, argon2, sessionTokens, config: config.owners,
+      draftsConfig: { mailDomain: config.mailDomain, textMaxBytes: config.sending.textMaxBytes, attachmentsMaxBytes: config.sending.attachmentsMaxBytes },
+    }),
   };
 };

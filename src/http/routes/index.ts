@@ -7,6 +7,7 @@ import { metaRoutes } from './meta.js';
 import { sendingRoutes } from './sending.js';
 import { suppressionRoutes } from './suppressions.js';
 import { agentOwnerRoutes } from './agent-owner.js';
+import { draftRoutes } from './drafts.js';
 import { userAgentRoutes } from './user-agents.js';
 import { userMailRoutes } from './user-mail.js';
 import { userSessionRoutes } from './user-session.js';
@@ -15,5 +16,5 @@ import { webhookRoutes } from './webhooks.js';
 /** One routes file per resource; each later resource adds its line here. */
 export const ROUTES: readonly ((router: Router, deps: HttpDeps) => void)[] = [
   metaRoutes, accountRoutes, mailRoutes, keyRoutes, sendingRoutes, suppressionRoutes, webhookRoutes,
-  userSessionRoutes, userAgentRoutes, userMailRoutes, agentOwnerRoutes,
+  userSessionRoutes, userAgentRoutes, userMailRoutes, agentOwnerRoutes, draftRoutes,
 ];

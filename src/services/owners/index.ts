@@ -4,6 +4,8 @@ import type { AuthService } from '../accounts/auth.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { OwnerAccountService, type OwnerAccountsConfig } from './owner-accounts.js';
 import { OwnershipService } from './ownership.js';
+import { DraftApprovalService } from './approvals.js';
+import { DraftService, type DraftsConfig } from '../drafts/drafts.js';
 import { OwnerViewService, type OwnerViewDeps } from './owner-views.js';
 import { Passwords } from './passwords.js';
 import type { SessionTokens } from './session-tokens.js';
@@ -25,6 +27,10 @@ export interface OwnerServices {
   ownership: OwnershipService;
   /** The owner's read views of its agents and own mailbox, key issuance and revocation. */
   ownerViews: OwnerViewService;
+  /** Drafts an agent writes (mail:draft keys or the full key). */
+  drafts: DraftService;
+  /** The owner's list of drafts, approval (through the send service) and rejection. */
+  approvals: DraftApprovalService;
 }
 
 export interface OwnerServiceDeps extends Omit<OwnerViewDeps, 'ownership'> {
@@ -34,6 +40,7 @@ export interface OwnerServiceDeps extends Omit<OwnerViewDeps, 'ownership'> {
   argon2: Argon2Loader;
   sessionTokens: SessionTokens;
   config: OwnersConfig;
+  draftsConfig: DraftsConfig;
 }
 
 export const createOwnerServices = (deps: OwnerServiceDeps): OwnerServices => {
@@ -42,5 +49,10 @@ export const createOwnerServices = (deps: OwnerServiceDeps): OwnerServices => {
   const ownerSessions = new OwnerSessionService(store, clock, rateLimiter, passwords, twoFactor, sessionTokens, config);
   const owners = new OwnerAccountService(store, clock, rateLimiter, accounts, passwords, ownerSessions, twoFactor, config);
   const ownership = new OwnershipService(store, clock, deps.auth, config);
-  return { owners, ownerSessions, ownership, ownerViews: new OwnerViewService({ ...deps, ownership }) };
+  const drafts = new DraftService(store, clock, deps.mailbox, deps.draftsConfig);
+  return {
+    owners, ownerSessions, ownership, drafts,
+    ownerViews: new OwnerViewService({ ...deps, ownership }),
+    approvals: new DraftApprovalService(store, clock, ownership, drafts, deps.sending),
+  };
 };

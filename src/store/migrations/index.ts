@@ -11,6 +11,8 @@ import { searchFile } from './010_search_file.js';
 import { messageBodies } from './011_message_bodies.js';
 import { dataSent } from './015_data_sent.js';
 import { owners } from './030_owners.js';
+import { drafts } from './031_drafts.js';
+import { searchRemovals } from './032_search_removals.js';
 
 export interface Migration {
   version: number;
@@ -19,4 +21,4 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, owners];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, owners, drafts, searchRemovals];
