@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import { createLogger, type Logger } from './core/logger.js';
 import type { MxResolver } from './core/outbound.js';
 import type { ParseMail } from './core/parsed-message.js';
+import { createConsole } from './console/index.js';
 import { createHttpApp } from './http/app.js';
 import { lazyMcpEndpoint, MCP_PATHS } from './mcp/lazy-endpoint.js';
 import { createImapServer } from './imap/server.js';
@@ -164,9 +165,13 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const mcpEndpoint = lazyMcpEndpoint({
     services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, baseUrl: () => app.baseUrl,
   });
+  // The console is another adapter on the HTTP listener, handed over like MCP's endpoint.
+  const consolePages = createConsole({
+    services, logger, trustProxy: config.http.trustProxy, maxBodyBytes: config.http.maxBodyBytes, timeZone: config.timeZone, baseUrl: () => app.baseUrl,
+  });
   const httpApp = createHttpApp({
     services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready, baseUrl: () => app.baseUrl,
-    nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }],
+    nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }], pages: consolePages,
   });
   const httpServer = createServer(httpApp.callback());
   // Idle keep-alive longer than clients keep theirs (undici 4 s, proxies 60 s), so the server

@@ -1,23 +1,29 @@
 /**
- * The console's session cookie (RFC 6265bis). Shared by the REST adapter, which sets it on
- * POST /api/user/session, and the console, which reads it, so it lives in core like bearer.ts.
+ * The console's cookies (RFC 6265bis). Shared by the REST adapter, which sets the session
+ * cookie on POST /api/user/session, and the console, which reads it, so they live in core like
+ * bearer.ts.
  *
- * HttpOnly (no script reads it), SameSite=Lax (no cross-site POST carries it), Path=/.
- * With an https baseUrl it is Secure and named with the __Host- prefix (RFC 6265bis
- * section 4.1.3.2: Secure, Path=/ and no Domain, so no sibling host can set or shadow it).
+ * HttpOnly (no script reads them), SameSite=Lax (no cross-site POST carries them), Path=/.
+ * With an https baseUrl they are Secure and named with the __Host- prefix (RFC 6265bis
+ * section 4.1.3.2: Secure, Path=/ and no Domain, so no sibling host can set or shadow them).
  */
-const PLAIN_NAME = 'agentpost_session';
-const HOST_NAME = '__Host-agentpost_session';
+export const SESSION_COOKIE = 'agentpost_session';
+/** The console's anonymous visitor token, which form tokens bind to before sign-in. */
+export const VISITOR_COOKIE = 'agentpost_visitor';
 
-export const sessionCookieName = (secure: boolean): string => (secure ? HOST_NAME : PLAIN_NAME);
+export const cookieName = (base: string, secure: boolean): string => (secure ? `__Host-${base}` : base);
 
 const attributes = (secure: boolean): string => `Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 
-export const sessionCookie = (value: string, expiresAt: number, secure: boolean): string =>
-  `${sessionCookieName(secure)}=${value}; ${attributes(secure)}; Expires=${new Date(expiresAt).toUTCString()}`;
+/** A Set-Cookie value; without `expiresAt` the cookie lasts the browser session. */
+export const setCookie = (base: string, value: string, secure: boolean, expiresAt?: number): string =>
+  `${cookieName(base, secure)}=${value}; ${attributes(secure)}${expiresAt === undefined ? '' : `; Expires=${new Date(expiresAt).toUTCString()}`}`;
 
-export const clearedSessionCookie = (secure: boolean): string =>
-  `${sessionCookieName(secure)}=; ${attributes(secure)}; Max-Age=0`;
+export const clearCookie = (base: string, secure: boolean): string => `${cookieName(base, secure)}=; ${attributes(secure)}; Max-Age=0`;
+
+export const sessionCookie = (value: string, expiresAt: number, secure: boolean): string => setCookie(SESSION_COOKIE, value, secure, expiresAt);
+
+export const clearedSessionCookie = (secure: boolean): string => clearCookie(SESSION_COOKIE, secure);
 
 /** The value of cookie `name` in a Cookie header (RFC 6265 section 5.4), or null. */
 export const readCookie = (header: string | undefined, name: string): string | null => {

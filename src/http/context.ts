@@ -1,3 +1,4 @@
+import type { Middleware } from 'koa';
 import type { Logger } from '../core/logger.js';
 import type { Services } from '../services/index.js';
 import type { BodyLimits } from '../core/body-budget.js';
@@ -13,6 +14,8 @@ export interface HttpDeps {
   isReady: () => boolean;
   /** The service's public URL (known once listening): https makes cookies Secure. */
   baseUrl: () => string;
+  /** Server-rendered pages on this listener (the owner console), wired by main.ts; they answer only their own paths. */
+  pages?: Middleware;
   /** Other adapters on this listener (the MCP endpoint), wired by main.ts. */
   nodeMounts?: readonly NodeMount[];
 }
