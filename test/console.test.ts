@@ -67,7 +67,7 @@ t.test("a message's HTML is served only into a sandboxed frame with its own poli
   const owner = await makeOwner(app, 'reader@example.com', PASSWORD);
   const agent = await app.register();
   await app.api('POST', '/api/user/agents/claim', { key: owner.token, body: { apiKey: agent.apiKey } });
-  const raw = `From: x@example.com\r\nTo: ${agent.email}\r\nSubject: html mail\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>Hi</p><script>parent.document.title='owned'</script><img src="https://tracker.example/p.gif">\r\n`;
+  const raw = `From: x@example.com\r\nTo: ${agent.email}\r\nSubject: html <b>mail</b>\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>Hi</p><script>parent.document.title='owned'</script><img src="https://tracker.example/p.gif">\r\n`;
   await deliverDirect(app.app, [agent.email], raw);
   const client = await signedIn(app, owner);
   const page = await client.get(`/agents/${agent.userId}/mail/INBOX/1`);
@@ -79,6 +79,8 @@ t.test("a message's HTML is served only into a sandboxed frame with its own poli
   t.match(frame.headers.get('content-security-policy'), /^sandbox; default-src 'none'; img-src data:/);
   t.match(frame.headers.get('content-security-policy'), /frame-ancestors 'self'/);
   t.equal(frame.headers.get('x-frame-options'), 'SAMEORIGIN');
+  t.match(page.text, /<h1>html &lt;b&gt;mail&lt;\/b&gt;<\/h1>/, 'the subject is escaped');
+  t.match((await client.get(`/agents/${agent.userId}/inbox`)).text, /html &lt;b&gt;mail&lt;\/b&gt;/, 'in the list too');
   const text = await client.get(`/agents/${agent.userId}/mail/INBOX/1?view=text`);
   t.notMatch(text.text, /<iframe/);
   t.match(text.text, /&lt;script&gt;|Hi/, 'text view escapes what it shows');
