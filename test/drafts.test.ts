@@ -7,6 +7,7 @@ import { funded } from './helpers/agents.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { imapLogin, rawImap } from './helpers/imap.js';
 import { issueAccessKey } from './helpers/keys.js';
+import { callTool, mcpClient } from './helpers/mcp.js';
 import { makeOwner, type TestOwner } from './helpers/owners.js';
 
 const DRAFT_KEY = { name: 'drafter', kind: 'mail', permissions: ['mail:draft'] };
@@ -45,6 +46,11 @@ t.test('who may use the draft endpoints: mail:draft and full keys; every other k
     }
   }
   t.equal((await app.api('GET', `/api/v1/agent/drafts/${byDraftKey.body.id}`, { key: draftKey })).body.status, 'pending', 'nothing changed');
+  const mcp = await mcpClient(t, app.baseUrl, { key: draftKey });
+  for (const tool of ['check_balance', 'check_inbox']) {
+    const refused = await callTool(mcp, tool);
+    t.equal(refused.isError, true, `MCP ${tool} refuses a draft key`);
+  }
 });
 
 t.test('the send request validation applies; a draft key sees only its own drafts; merge-patch and delete while pending', async (t) => {
