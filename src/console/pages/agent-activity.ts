@@ -14,7 +14,7 @@ export const agentActivityPages = (router: Router, deps: ConsoleDeps): void => {
 
   router.get('/agents/:id/outbound', requireSignedIn, (ctx) => {
     const owner = ownerOf(ctx);
-    const agent = ownerViews.overview(owner, ctx.params.id).agent;
+    const agent = ownerViews.agent(owner, ctx.params.id);
     const query = validateInput<{ before?: string }>('outbound-query.json', { ...ctx.query }, { coerce: true });
     const page = ownerViews.outbound(owner, agent.id, query.before);
     const base = `/agents/${segment(agent.id)}/outbound`;
@@ -31,7 +31,7 @@ ${page.nextCursor ? html`<p><a href="${base}?before=${segment(page.nextCursor)}"
 
   router.get('/agents/:id/outbound/:outboundId', requireSignedIn, (ctx) => {
     const owner = ownerOf(ctx);
-    const agent = ownerViews.overview(owner, ctx.params.id).agent;
+    const agent = ownerViews.agent(owner, ctx.params.id);
     const detail = ownerViews.outboundDetail(owner, agent.id, ctx.params.outboundId.toLowerCase());
     const recipients = (detail.recipients ?? []).map((item) => html`<tr><td>${item.email}</td><td>${item.kind}</td><td>${badge(item.status)}</td>
 <td class="num">${item.attempts}</td><td>${[item.smtpCode, item.enhancedCode, item.diagnostic].filter(Boolean).join(' ')}${item.creditRefunded ? ' (credit refunded)' : ''}</td><td>${timeOf(item.updatedAt, tz)}</td></tr>`);
@@ -49,7 +49,7 @@ ${events.length > 0 ? html`<h2>History</h2>${table(['When', 'Recipient', 'State'
 
   router.get('/agents/:id/webhooks', requireSignedIn, (ctx) => {
     const owner = ownerOf(ctx);
-    const agent = ownerViews.overview(owner, ctx.params.id).agent;
+    const agent = ownerViews.agent(owner, ctx.params.id);
     const { webhooks } = ownerViews.webhooks(owner, agent.id);
     const query = validateInput<{ before?: string }>('webhook-deliveries-query.json', { ...ctx.query }, { coerce: true });
     const page = ownerViews.deliveries(owner, agent.id, query.before);

@@ -17,7 +17,7 @@ export const agentKeyPages = (router: Router, deps: ConsoleDeps): void => {
 
   const keysPage = (ctx: Context, top: Html = html``, status = 200) => {
     const owner = ownerOf(ctx);
-    const agent = ownerViews.overview(owner, ctx.params.id).agent;
+    const agent = ownerViews.agent(owner, ctx.params.id);
     const needsCode = services.owners.me(owner).twoFactor === 'enabled';
     const base = `/agents/${segment(agent.id)}/keys`;
     const rows = ownerViews.accessKeys(owner, agent.id).accessKeys.map((key) => html`<tr><td>${key.name}</td><td>${key.permissions.join(', ')}</td>

@@ -41,7 +41,7 @@ ${sending.review.reason ? html`<dt>Note</dt><dd>${sending.review.reason}</dd>` :
   router.get('/agents/:id/inbox', requireSignedIn, async (ctx) => {
     const query = validateInput<ListQuery>('inbox-query.json', { folder: ctx.query.folder ?? 'INBOX', offset: ctx.query.offset ?? 0, limit: PAGE }, { coerce: true });
     const owner = ownerOf(ctx);
-    const agent = ownerViews.overview(owner, ctx.params.id).agent;
+    const agent = ownerViews.agent(owner, ctx.params.id);
     // A folder not made yet (Drafts before the first draft) shows as empty.
     const page = await ownerViews.inbox(owner, agent.id, query).catch((error: unknown) => {
       if (isAppError(error) && error.code === 'not_found') return null;
@@ -62,7 +62,7 @@ ${page === null || page.emails.length === 0 ? empty(`No messages in ${query.fold
 
   router.get('/agents/:id/mail/:folder/:uid', requireSignedIn, async (ctx) => {
     const owner = ownerOf(ctx);
-    const agent = ownerViews.overview(owner, ctx.params.id).agent;
+    const agent = ownerViews.agent(owner, ctx.params.id);
     const uid = validateInput<{ id: string }>('owner-email-query.json', { id: ctx.params.uid }).id;
     const mail = await ownerViews.email(owner, agent.id, ctx.params.folder, Number(uid));
     const base = `/agents/${segment(agent.id)}/mail/${segment(mail.folder)}/${uid}`;

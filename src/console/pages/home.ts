@@ -22,7 +22,7 @@ export const homePages = (router: Router, deps: ConsoleDeps): void => {
     const { agents } = services.ownership.list(owner);
     const waiting = services.approvals.list(owner, 'open').drafts.length;
     const rows = agents.map((agent) => {
-      const sending = services.ownerViews.overview(owner, agent.id).sending;
+      const sending = services.ownerViews.sending(owner, agent.id);
       return html`<tr><td><a href="/agents/${segment(agent.id)}">${agent.agentId}</a><br><span class="muted">${agent.email}</span></td>
 <td class="num">${agent.credits}</td><td>${badge(sending.state)}</td><td>${usageMeter(sending.usage.recipientsToday, sending.limits.recipientsPerDay)}</td></tr>`;
     });
@@ -91,7 +91,7 @@ ${agents.length > 0 ? table(['Agent', 'Credits', 'Sending', 'Today'], rows) : em
     const me = services.owners.me(ownerOf(ctx));
     renderPage(deps, ctx, {
       title: 'Write a message', active: 'agents', status,
-      body: html`${notice(error, 'bad')}<p class="muted">From your own mailbox ${me.address}: one credit per recipient, at most ${services.ownerViews.overview(ownerOf(ctx), me.id).sending.limits.recipientsPerDay} recipients a day.</p>
+      body: html`${notice(error, 'bad')}<p class="muted">From your own mailbox ${me.address}: one credit per recipient, at most ${services.ownerViews.sending(ownerOf(ctx), me.id).limits.recipientsPerDay} recipients a day.</p>
 <form method="post" action="/compose" class="stack card">${csrfField(deps, ctx)}
 <input type="hidden" name="idempotencyKey" value="console-${randomBytes(12).toString('hex')}">
 <label>To (addresses, comma-separated) <input type="text" name="to" required></label>

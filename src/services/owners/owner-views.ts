@@ -68,6 +68,16 @@ export class OwnerViewService {
     };
   }
 
+  /** The account alone, after the ownership check (what page headers need). */
+  agent(session: OwnerSession, accountId: string): AgentSummary {
+    return agentSummary(this.deps.ownership.visible(session, accountId));
+  }
+
+  /** The sending state, limits and today's usage (GET /api/v1/agent/sending's answer). */
+  sending(session: OwnerSession, accountId: string): SendingStatus {
+    return this.deps.sending.status(this.deps.ownership.principalFor(session, accountId));
+  }
+
   inbox(session: OwnerSession, accountId: string, query: ListQuery) {
     return this.deps.mailbox.list(this.deps.ownership.principalFor(session, accountId), query);
   }
