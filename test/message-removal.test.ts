@@ -6,7 +6,7 @@ import { startApp } from './helpers/app.js';
 
 const parsed = (subject: string): ParsedMessage => ({
   messageId: null, inReplyTo: null, references: [], subject, from: { email: 'a@example.org' }, to: [], cc: [],
-  date: null, text: `${subject} body`, html: null, attachments: [], encrypted: false,
+  date: null, text: `${subject} body`, html: null, attachments: [], encrypted: false, body: null,
 });
 const rawOf = (subject: string) => Buffer.from(`From: a@example.org\r\nSubject: ${subject}\r\n\r\n${subject} body\r\n`);
 
