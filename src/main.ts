@@ -167,7 +167,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   });
   // The console is another adapter on the HTTP listener, handed over like MCP's endpoint.
   const consolePages = createConsole({
-    services, logger, trustProxy: config.http.trustProxy, maxBodyBytes: config.http.maxBodyBytes, timeZone: config.timeZone, baseUrl: () => app.baseUrl,
+    services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, timeZone: config.timeZone, baseUrl: () => app.baseUrl,
   });
   const httpApp = createHttpApp({
     services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready, baseUrl: () => app.baseUrl,

@@ -4,6 +4,7 @@
 import { join, resolve } from 'node:path';
 import { Router } from '@koa/router';
 import t from 'tap';
+import { BodyBudget } from '../src/core/body-budget.js';
 import { buildOpenApiDocument } from '../src/http/openapi.js';
 import { PAGES } from '../src/console/pages/index.js';
 import { funded } from './helpers/agents.js';
@@ -126,7 +127,7 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
 
   // Every console route, from the console's own route table.
   const router = new Router();
-  for (const register of PAGES) register(router, { services: app.app.services, logger: app.app.logger, trustProxy: true, maxBodyBytes: 1 << 20, timeZone: 'UTC', baseUrl: () => app.baseUrl });
+  for (const register of PAGES) register(router, { services: app.app.services, logger: app.app.logger, trustProxy: true, body: { sendBytes: 1 << 20, smallBytes: 1 << 14, budget: new BodyBudget(1 << 24) }, timeZone: 'UTC', baseUrl: () => app.baseUrl });
   const routes = router.stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: layer.path as string })));
   const eveConsole = await signedIn(app, eve);
   await eveConsole.get('/');

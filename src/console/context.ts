@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { BodyLimits } from '../core/body-budget.js';
 import type { Logger } from '../core/logger.js';
 import type { Services } from '../services/index.js';
 import type { OwnerSession } from '../services/owners/sessions.js';
@@ -8,7 +9,8 @@ export interface ConsoleDeps {
   services: Services;
   logger: Logger;
   trustProxy: boolean;
-  maxBodyBytes: number;
+  /** The HTTP listener's body limits: forms are small, a message written in the console may be a send's size. */
+  body: BodyLimits;
   /** IANA zone the console shows times in (config timeZone, the zone of daily limits). */
   timeZone: string;
   /** The service's public URL (known once listening): https makes cookies Secure. */

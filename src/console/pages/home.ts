@@ -75,7 +75,7 @@ ${agents.length > 0 ? table(['Agent', 'Credits', 'Sending', 'Today'], rows) : em
 
   router.get('/compose', requireSignedIn, (ctx) => composePage(ctx));
   router.post('/compose', requireSignedIn, async (ctx) => {
-    const form = await readForm(deps, ctx, deps.maxBodyBytes);
+    const form = await readForm(deps, ctx, deps.body.sendBytes);
     const owner = ownerOf(ctx);
     try {
       const sent = await services.ownerViews.send(owner, { to: form.get('to') ?? '', subject: form.get('subject') ?? '', text: form.get('text') ?? '' }, field(form, 'idempotencyKey'));

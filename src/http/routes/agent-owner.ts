@@ -12,7 +12,7 @@ export const agentOwnerRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = services.ownership.ownerOf(principalOf(ctx));
   });
   router.post('/api/v1/agent/owner', auth, async (ctx) => {
-    const input = validateInput<{ code: string }>('agent-owner-request.json', await readJsonBody(ctx, 16 * 1024));
+    const input = validateInput<{ code: string }>('agent-owner-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget));
     ctx.body = services.ownership.redeem(principalOf(ctx), input.code);
   });
 };

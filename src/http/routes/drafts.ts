@@ -10,7 +10,7 @@ export const draftRoutes = (router: Router, deps: HttpDeps): void => {
   const { services } = deps;
   const auth = requireAuth(services.auth, { drafts: true });
   router.post('/api/v1/agent/drafts', auth, async (ctx) => {
-    const input = validateInput<SendRequest>('send-request.json', await readJsonBody(ctx, deps.maxBodyBytes));
+    const input = validateInput<SendRequest>('send-request.json', await readJsonBody(ctx, deps.body.sendBytes, deps.body.budget));
     ctx.body = await services.drafts.create(principalOf(ctx), input);
   });
   router.get('/api/v1/agent/drafts', auth, (ctx) => {
@@ -21,7 +21,7 @@ export const draftRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = services.drafts.get(principalOf(ctx), ctx.params.id);
   });
   router.patch('/api/v1/agent/drafts/:id', auth, async (ctx) => {
-    const patch = validateInput<Record<string, unknown>>('draft-patch-request.json', await readJsonBody(ctx, deps.maxBodyBytes));
+    const patch = validateInput<Record<string, unknown>>('draft-patch-request.json', await readJsonBody(ctx, deps.body.sendBytes, deps.body.budget));
     ctx.body = await services.drafts.update(principalOf(ctx), ctx.params.id, patch);
   });
   router.delete('/api/v1/agent/drafts/:id', auth, (ctx) => {

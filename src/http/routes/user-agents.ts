@@ -21,11 +21,11 @@ export const userAgentRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = ownership.list(ownerOf(ctx));
   });
   router.post('/api/user/agents/claim', owner, async (ctx) => {
-    const input = validateInput<{ apiKey: string }>('owner-claim-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES));
+    const input = validateInput<{ apiKey: string }>('owner-claim-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES, deps.body.budget));
     ctx.body = ownership.claimWithKey(ownerOf(ctx), input.apiKey);
   });
   router.post('/api/user/agents/claim-codes', owner, async (ctx) => {
-    validateInput('empty.json', await readJsonBody(ctx, SMALL_BODY_BYTES));
+    validateInput('empty.json', await readJsonBody(ctx, SMALL_BODY_BYTES, deps.body.budget));
     ctx.body = ownership.createClaimCode(ownerOf(ctx));
   });
   router.get('/api/user/agents/:userId', owner, (ctx) => {
@@ -60,12 +60,12 @@ export const userAgentRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = ownerViews.accessKeys(ownerOf(ctx), ctx.params.userId);
   });
   router.post('/api/user/agents/:userId/access-keys', owner, async (ctx) => {
-    const input = validateInput<AccessKeyRequest>('access-key-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES));
+    const input = validateInput<AccessKeyRequest>('access-key-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES, deps.body.budget));
     ctx.body = ownerViews.issueDraftKey(ownerOf(ctx), ctx.params.userId, input);
     ctx.status = 201;
   });
   router.delete('/api/user/agents/:userId/access-keys/:id', owner, async (ctx) => {
-    const input = validateInput<{ factorCode?: string }>('access-key-revoke-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES));
+    const input = validateInput<{ factorCode?: string }>('access-key-revoke-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES, deps.body.budget));
     ctx.body = ownerViews.revokeKey(ownerOf(ctx), ctx.params.userId, ctx.params.id, input.factorCode);
   });
 };

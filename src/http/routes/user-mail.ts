@@ -13,7 +13,7 @@ export const userMailRoutes = (router: Router, deps: HttpDeps): void => {
   const { services } = deps;
   const owner = requireOwner(services.ownerSessions);
   router.post('/api/user/send', owner, async (ctx) => {
-    const input = validateInput<SendRequest>('send-request.json', await readJsonBody(ctx, deps.maxBodyBytes));
+    const input = validateInput<SendRequest>('send-request.json', await readJsonBody(ctx, deps.body.sendBytes, deps.body.budget));
     const idempotencyKey = ctx.headers['idempotency-key'] === undefined ? undefined : ctx.get('idempotency-key');
     ctx.body = await services.ownerViews.send(ownerOf(ctx), input, idempotencyKey);
   });
@@ -26,11 +26,11 @@ export const userMailRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = services.approvals.get(ownerOf(ctx), ctx.params.id);
   });
   router.post('/api/user/drafts/:id/approve', owner, async (ctx) => {
-    validateInput('empty.json', await readJsonBody(ctx, SMALL_BODY_BYTES));
+    validateInput('empty.json', await readJsonBody(ctx, SMALL_BODY_BYTES, deps.body.budget));
     ctx.body = await services.approvals.approve(ownerOf(ctx), ctx.params.id);
   });
   router.post('/api/user/drafts/:id/reject', owner, async (ctx) => {
-    const input = validateInput<{ reason?: string }>('draft-reject-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES));
+    const input = validateInput<{ reason?: string }>('draft-reject-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES, deps.body.budget));
     ctx.body = services.approvals.reject(ownerOf(ctx), ctx.params.id, input.reason);
   });
 };
