@@ -8,6 +8,7 @@ import type { AppOptions, openCore } from '../src/main.js';
 import { parseArgs } from './args.js';
 import { BACKUP_USAGE, backupCommand, restoreCommand } from './backup-cli.js';
 import { DELIVERY_USAGE, dkimCommand, outboundCommand, suppressionsCommand, type WithServices } from './delivery-cli.js';
+import { OWNERS_USAGE, ownersCommand } from './owners-cli.js';
 
 const SETTING_FLAGS = SETTING_SOURCES.map((source) => `  --${source.flag.padEnd(12)} ${source.env}`).join('\n');
 
@@ -20,6 +21,7 @@ const USAGE = `usage: agentpost [serve] [--config FILE] [options]   run the serv
        agentpost sending set <email> <state>        set the sending state: probation, standard, reviewed, paused
 ${DELIVERY_USAGE}
 ${BACKUP_USAGE}
+${OWNERS_USAGE}
 
 --config FILE (or ${CONFIG_FILE_ENV}) reads a JSON config file. Settings apply in the order
 defaults < config file < environment < flags. Each option and its environment variable:
@@ -75,6 +77,8 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
         return await backupCommand(rest, config.dataDir, { nativeBinding: options.nativeBinding }, print, fail);
       case 'restore':
         return await restoreCommand(rest, config.dataDir, print, fail);
+      case 'owners':
+        return await ownersCommand(rest, servicesOf(config, options), (await loadApp()).baseUrlOf(config), print, fail);
       default:
         return fail(`unknown command "${command}"\n${USAGE}`, 2);
     }
@@ -145,8 +149,8 @@ const accountsCommand = async (config: Config, options: AppOptions, args: string
   if (args[0] !== 'list' || args.length > 1) return fail('usage: agentpost accounts list', 2);
   return withCore(config, options, (core) => {
     for (const account of core.services.accounts.list()) {
-      const { id, agentId, email, credits, status, sendingState, createdAt } = account;
-      process.stdout.write(JSON.stringify({ id, agentId, email, credits, status, sendingState, createdAt: new Date(createdAt).toISOString() }) + '\n');
+      const { id, agentId, email, credits, status, sendingState, createdAt, kind, ownerId } = account;
+      process.stdout.write(JSON.stringify({ id, kind, agentId, email, credits, status, sendingState, ownerId, createdAt: new Date(createdAt).toISOString() }) + '\n');
     }
     return 0;
   });

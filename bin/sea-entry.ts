@@ -5,6 +5,8 @@
  * only load an addon from a file (dlopen), so the asset is written to a private temp
  * directory, loaded with process.dlopen, and removed again at once; its exports reach
  * better-sqlite3 as the `nativeBinding` option (runCli -> openCore -> Store.open).
+ * @node-rs/argon2's addon (owner passwords) travels and loads the same way; its exports are
+ * the package's own `hash` and `verify`, passed as the `argon2` option.
  * Outside a SEA (e.g. `node --import tsx bin/sea-entry.ts`) it runs like bin/main.ts and
  * better-sqlite3 finds its addon in node_modules as usual.
  *
@@ -22,18 +24,20 @@ import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { PARSE_THREAD_LIMITS } from '../src/workers/threads/thread-limits.js';
+import type { Argon2Binding } from '../src/core/passwords.js';
 import { runAndExit } from './run.js';
 
 /** The asset keys; scripts/package.mjs stores the addon and the parse thread under the same names. */
 const ADDON_ASSET = 'better_sqlite3.node';
+const ARGON2_ASSET = 'argon2.node';
 const PARSE_THREAD_ASSET = 'parse-thread.js';
 const SEARCH_THREAD_ASSET = 'search-thread.js';
 
-const loadAddonFromAsset = (): { exports: object; file: string } => {
+const loadAddonFromAsset = (asset: string): { exports: object; file: string } => {
   const dir = mkdtempSync(join(tmpdir(), 'agentpost-'));
-  const file = join(dir, ADDON_ASSET);
+  const file = join(dir, asset);
   try {
-    writeFileSync(file, new Uint8Array(getAsset(ADDON_ASSET)), { mode: 0o700 });
+    writeFileSync(file, new Uint8Array(getAsset(asset)), { mode: 0o700 });
     const addon = { exports: {} };
     process.dlopen(addon, file);
     return { exports: addon.exports, file };
@@ -53,9 +57,10 @@ const threadFromAsset = (asset: string, resourceLimits?: ResourceLimits) => {
   return (workerData?: unknown) => new Worker(source, { eval: true, workerData, resourceLimits });
 };
 
-const addon = isSea() ? loadAddonFromAsset() : undefined;
+const addon = isSea() ? loadAddonFromAsset(ADDON_ASSET) : undefined;
+const argon2 = isSea() ? (loadAddonFromAsset(ARGON2_ASSET).exports as Argon2Binding) : undefined;
 const threads = isSea()
   ? { parseWorker: threadFromAsset(PARSE_THREAD_ASSET, PARSE_THREAD_LIMITS), searchWorker: threadFromAsset(SEARCH_THREAD_ASSET), nativeBindingFile: addon?.file }
   : {};
 
-runAndExit({ nativeBinding: addon?.exports, ...threads });
+runAndExit({ nativeBinding: addon?.exports, argon2, ...threads });

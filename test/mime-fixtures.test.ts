@@ -84,7 +84,7 @@ t.test('MIME fixtures round-trip from SMTP to REST', async (t) => {
       ['bytes.bin', 256, undefined], ['../../etc/passwd', 32, undefined], ['<script>alert(1)</script>.html', 59, undefined],
     ], 'the list carries attachment metadata without content');
     const files = readdirSync(harness.app.config.dataDir, { recursive: true }).map(String).sort();
-    t.same(files.filter((file) => !/^(agentpost(\.search)?\.db(-wal|-shm)?|secret\.key)$/.test(file)), [], 'no attachment was written as a file (secret.key seals TOTP seeds)');
+    t.same(files.filter((file) => !/^(agentpost(\.search)?\.db(-wal|-shm)?|secret\.key|session\.key)$/.test(file)), [], 'no attachment was written as a file (secret.key seals TOTP seeds, session.key signs owner sessions)');
   });
 
   t.test('ISO-8859-1 quoted-printable body and RFC 2047 Q-encoded subject and names', async (t) => {

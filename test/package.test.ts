@@ -56,7 +56,7 @@ t.test('the executable serves, receives and reads with nothing beside it', async
 
   // One parse thread whatever the CPU count: the mail below is then parsed by the thread that
   // the executable evaluates from its parse-thread.js asset (the listening line comes after it is up).
-  const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0', '--submission-port', '0', '--parse-threads', '1'], { cwd: home, env });
+  const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0', '--submission-port', '0', '--parse-threads', '1', '--owners-signup', 'open'], { cwd: home, env });
   t.ok(server.ports.http > 0 && server.ports.smtp > 0, 'port 0 bound free ports and logged them');
   t.match(server.output().stderr, /"message":"agentpost listening"[^\n]*"parseThreads":1/, 'the parse thread started inside the executable');
   t.match(server.output().stderr, /"message":"agentpost listening"[^\n]*"searchThread":true/, 'so did the search thread, with the addon the main thread loaded');
@@ -105,6 +105,13 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   const balance = await restCall(server.baseUrl, 'GET', '/api/v1/agent/balance', { key: apiKey });
   t.equal(balance.body.credits, 0);
 
+  // Owner passwords: argon2's addon loaded from its asset.
+  const owner = { email: 'sea.owner@example.com', password: 'packaged password' };
+  t.equal((await restCall(server.baseUrl, 'POST', '/api/user/signup', { body: owner })).status, 200);
+  const signedIn = await restCall(server.baseUrl, 'POST', '/api/user/session', { body: owner });
+  t.equal(signedIn.status, 200, 'argon2 hashed and verified the password inside the executable');
+  t.equal((await restCall(server.baseUrl, 'GET', '/api/user/me', { key: signedIn.body.token })).body.email, owner.email);
+
   const stopped = await server.stop('SIGTERM');
   t.equal(stopped.code, 0, 'clean exit on SIGTERM');
   if (stopped.code !== 0) t.comment(stopped.stderr);
@@ -115,7 +122,9 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   t.equal(credits.stdout, '7\n');
   const accounts = await run('accounts', 'list', '--data-dir', 'data');
   t.equal(accounts.code, 0, accounts.stderr);
-  t.match(JSON.parse(accounts.stdout), { email, credits: 7, agentId: 'sea.smoke' });
+  const listed = accounts.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  t.match(listed.find((account) => account.email === email), { email, credits: 7, agentId: 'sea.smoke', kind: 'agent' });
+  t.match(listed.find((account) => account.kind === 'human'), { agentId: 'sea.owner@example.com' }, 'the owner is a human account');
   t.same(readdirSync(temp), [], 'no temp files left behind');
 });
 

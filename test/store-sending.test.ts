@@ -8,7 +8,7 @@ const open = (t: Test): Store => {
   t.teardown(() => store.close());
   store.accounts.insert({
     id: 'acc1', agentId: 'a', name: null, email: 'a@agents.localhost', credits: 5, status: 'active',
-    sendingState: 'probation', createdAt: 0,
+    sendingState: 'probation', createdAt: 0, kind: 'agent', ownerId: null,
   });
   return store;
 };

@@ -64,6 +64,17 @@ export const defaultConfig = (): Config => ({
     webhookReplays: 3,
     webhookHistoryDays: 30,
     webhookDeliveriesPerPage: 50,
+    // Contract Limits: "Human free accounts: 3 recipients per day".
+    humanRecipientsPerDay: 3,
+  },
+  owners: {
+    signup: 'invite',
+    signupsPerIpPerHour: 5,
+    signInAttemptsPerAccountPer15Minutes: 10,
+    signInAttemptsPerIpPer15Minutes: 50,
+    sessionHours: 12,
+    passwordLinkHours: 72,
+    claimCodeMinutes: 60,
   },
   outbound: { port: 25, allowLoopbackMx: false, timeoutMs: 60_000, concurrency: 20, maxIdlePerHost: 20, retryHours: 48 },
   webhooks: { allowInsecure: false, timeoutMs: 7000, concurrency: 32 },

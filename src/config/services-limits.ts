@@ -6,7 +6,7 @@ const DAY_MS = 24 * HOUR_MS;
 /** The contract's Limits part (config `limits.*`) as the services take it. */
 export const servicesLimits = (limits: Config['limits']) => ({
   sending: {
-    limits: { sendRequestsPerMinute: limits.sendRequestsPerMinute, states: limits.sendingStates },
+    limits: { sendRequestsPerMinute: limits.sendRequestsPerMinute, states: limits.sendingStates, humanRecipientsPerDay: limits.humanRecipientsPerDay },
     textMaxBytes: limits.sendTextMaxBytes,
     attachmentsMaxBytes: limits.sendAttachmentsMaxBytes,
     idempotencyRetentionMs: limits.idempotencyRetentionHours * HOUR_MS,

@@ -41,6 +41,7 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_HTTP_TLS', flag: 'http-tls', path: 'http.tls', type: 'boolean' },
   { env: 'AGENTPOST_LOG_LEVEL', flag: 'log-level', path: 'log.level', type: 'string' },
   { env: 'AGENTPOST_OUTBOUND_ALLOW_LOOPBACK_MX', flag: 'outbound-allow-loopback-mx', path: 'outbound.allowLoopbackMx', type: 'boolean' },
+  { env: 'AGENTPOST_OWNERS_SIGNUP', flag: 'owners-signup', path: 'owners.signup', type: 'string' },
   { env: 'AGENTPOST_WEBHOOKS_ALLOW_INSECURE', flag: 'webhooks-allow-insecure', path: 'webhooks.allowInsecure', type: 'boolean' },
 ];
 

@@ -55,6 +55,20 @@ export interface Config {
     webhookReplays: number;
     webhookHistoryDays: number;
     webhookDeliveriesPerPage: number;
+    /** Daily recipients of a human (owner) account, below its sending state's own limit. */
+    humanRecipientsPerDay: number;
+  };
+  /** Human owners and the console (DESIGN.md "Owners, domains and payments"). */
+  owners: {
+    /** invite: only `agentpost owners create`; open: anyone may sign up (limited per client address). */
+    signup: 'invite' | 'open';
+    signupsPerIpPerHour: number;
+    signInAttemptsPerAccountPer15Minutes: number;
+    signInAttemptsPerIpPer15Minutes: number;
+    /** A console session (and every JWT of it) ends this long after sign-in. */
+    sessionHours: number;
+    passwordLinkHours: number;
+    claimCodeMinutes: number;
   };
   outbound: {
     relay?: string;

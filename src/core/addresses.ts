@@ -16,6 +16,16 @@ export const newMailboxAddress = (agentId: string, mailDomain: string): string =
 };
 
 /**
+ * DESIGN.md "Owners": a human's mailbox is <login local part>-<s>@<mailDomain>, the local
+ * part lowercased, kept to dot-atom characters (RFC 5322 section 3.2.3) and cut to fit.
+ */
+export const newOwnerAddress = (loginEmail: string, mailDomain: string): string => {
+  const cleaned = localPartOf(loginEmail).toLowerCase().replace(/[^a-z0-9!#$%&'*+/=?^_`{|}~.-]/g, '')
+    .replace(/\.{2,}/g, '.').slice(0, MAX_LOCAL_PART - 1 - SUFFIX_LENGTH).replace(/^\.+|\.+$/g, '');
+  return `${cleaned || 'owner'}-${randomLowerAlnum(SUFFIX_LENGTH)}@${mailDomain.toLowerCase()}`;
+};
+
+/**
  * A practical addr-spec check: RFC 5322 section 3.4.1 dot-atom local part, widened by
  * RFC 6531 section 3.3 to non-ASCII characters (letters, marks, digits, symbols, punctuation;
  * no controls or spaces), and a DNS domain that may be internationalised (IDNA, checked in

@@ -2,6 +2,8 @@
 
 export type SendingState = 'probation' | 'standard' | 'reviewed' | 'paused';
 export type AccountStatus = 'active' | 'suspended';
+/** DESIGN.md "Owners": an agent registers over REST/MCP; a human signs in to the console. */
+export type AccountKind = 'agent' | 'human';
 
 export interface Account {
   id: string;
@@ -12,17 +14,28 @@ export interface Account {
   status: AccountStatus;
   sendingState: SendingState;
   createdAt: number;
+  kind: AccountKind;
+  /** The human account that owns this agent; null when unowned (and always for a human). */
+  ownerId: string | null;
 }
 
-export type Permission = 'mail:read' | 'mail:send' | 'domains:read' | 'domains:write';
+/** `mail:draft` is exclusive: a key that has it has nothing else (contract Authentication 5). */
+export type Permission = 'mail:read' | 'mail:send' | 'mail:draft' | 'domains:read' | 'domains:write';
 
-/** Who is calling: resolved from a Bearer key by the keys service. */
+/**
+ * Who is calling: resolved from a Bearer key by the keys service, or, kind `owner`, a
+ * signed-in human acting on an account it may see (its own, or an agent it owns); the
+ * owners service builds those only after checking ownership. For an owner principal
+ * `keyId` is `owner:<the human's account id>`, which is what submissions record as sender.
+ */
 export interface Principal {
   accountId: string;
   keyId: string;
-  kind: 'full' | 'access';
+  kind: 'full' | 'access' | 'owner';
   /** A full key holds every permission; a limited key only those it was issued with. */
   permissions: readonly Permission[];
+  /** Kind `owner` only: the signed-in human acting (its own 2FA guards what it does). */
+  ownerId?: string;
 }
 
 export interface Folder {

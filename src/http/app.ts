@@ -16,6 +16,7 @@ export const createHttpApp = (deps: HttpDeps): Koa => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     await next();
   });
+  if (deps.pages) app.use(deps.pages);
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

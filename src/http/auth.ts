@@ -1,14 +1,14 @@
 import type { Context, Next } from 'koa';
 import { bearerToken } from '../core/bearer.js';
 import type { Principal } from '../core/types.js';
-import type { AuthService } from '../services/accounts/auth.js';
+import type { AuthenticateOptions, AuthService } from '../services/accounts/auth.js';
 
 export interface AuthState {
   principal: Principal;
 }
 
-export const requireAuth = (auth: AuthService) => async (ctx: Context, next: Next): Promise<void> => {
-  ctx.state.principal = auth.authenticate(bearerToken(ctx.get('authorization')));
+export const requireAuth = (auth: AuthService, options: AuthenticateOptions = {}) => async (ctx: Context, next: Next): Promise<void> => {
+  ctx.state.principal = await auth.authenticateAgent(bearerToken(ctx.get('authorization')), options);
   await next();
 };
 

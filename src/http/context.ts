@@ -1,3 +1,4 @@
+import type { Middleware } from 'koa';
 import type { Logger } from '../core/logger.js';
 import type { Validator } from '../core/validate.js';
 import type { Services } from '../services/index.js';
@@ -14,6 +15,10 @@ export interface HttpDeps {
   validator: Validator;
   /** True once every listener is bound; /healthz answers 503 before. */
   isReady: () => boolean;
+  /** The service's public URL (known once listening): https makes cookies Secure. */
+  baseUrl: () => string;
+  /** Server-rendered pages on this listener (the owner console), wired by main.ts; they answer only their own paths. */
+  pages?: Middleware;
   /** Other adapters on this listener (the MCP endpoint), wired by main.ts. */
   nodeMounts?: readonly NodeMount[];
 }

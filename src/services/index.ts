@@ -2,6 +2,7 @@ import type { AddressResolver } from '../core/address-resolver.js';
 import type { DnsResolver } from '../core/dns.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import type { Argon2Loader } from '../core/passwords.js';
 import type { Handoff, MxResolver } from '../core/outbound.js';
 import type { ParseMail } from '../core/parsed-message.js';
 import type { WebhookLimits, WebhookSender } from '../core/webhooks.js';
@@ -38,6 +39,8 @@ import { SuppressionService, type SuppressionLimits } from './sending/suppressio
 import { WebhookDeliveryService } from './webhooks/deliveries.js';
 import { WebhookDispatchService } from './webhooks/dispatch.js';
 import { WebhookService } from './webhooks/endpoints.js';
+import { SessionTokens } from './owners/session-tokens.js';
+import { createOwnerServices, type OwnerServices, type OwnersConfig } from './owners/index.js';
 
 /** The settings services need; main.ts derives them from the validated config. */
 export interface ServicesConfig {
@@ -73,6 +76,8 @@ export interface ServicesConfig {
   webhooksAllowInsecure: boolean;
   /** Folders one mailbox may hold (imap.maxFolders). */
   maxFolders: number;
+  /** Human owners (config `owners.*`); sessionKey is the data folder's session.key. */
+  owners: OwnersConfig;
 }
 
 export interface ServiceDeps {
@@ -97,9 +102,11 @@ export interface ServiceDeps {
   parseMail?: ParseMail;
   /** Writes the full-text index (its own file); main.ts picks a thread or the main thread. */
   indexWriter: IndexWriter;
+  /** @node-rs/argon2, loaded on first use (main.ts; the executable passes its asset's). */
+  argon2: Argon2Loader;
 }
 
-export interface Services {
+export interface Services extends OwnerServices {
   accounts: AccountService;
   auth: AuthService;
   mailbox: MailboxService;
@@ -137,7 +144,7 @@ export interface Services {
   bodies: MessageBodyService;
 }
 
-export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter }: ServiceDeps): Services => {
+export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter, argon2 }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const parse = parseMail ?? ((raw: Buffer) => parseMessage(raw));
   const searchIndex = new SearchIndexService(store, logger, indexWriter, parse);
@@ -169,9 +176,10 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     claimLimit: config.outbound.concurrency * 50,
   });
   const webhookDispatch = new WebhookDispatchService(store, clock, webhookSender, logger, config.webhooks);
-  const auth = new AuthService(store, clock);
+  const sessionTokens = new SessionTokens(config.owners.sessionKey, clock);
+  const auth = new AuthService(store, clock, sessionTokens);
   const mailboxWatchers = new MailboxWatchers();
-  return {
+  const core = {
     accounts,
     auth,
     mailbox,
@@ -199,5 +207,18 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     mailboxWatchers,
     searchIndex,
     bodies,
+  };
+  return {
+    ...core,
+    ...createOwnerServices({
+      ...core, store, clock, timeZone: config.timeZone, argon2, sessionTokens, config: config.owners,
+      draftsConfig: {
+        mailDomain: config.mailDomain,
+        textMaxBytes: config.sending.textMaxBytes,
+        attachmentsMaxBytes: config.sending.attachmentsMaxBytes,
+        recipientsPerMessage: config.sending.recipientsPerMessage,
+        recipientsPerAddressList: config.sending.recipientsPerAddressList,
+      },
+    }),
   };
 };

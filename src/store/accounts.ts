@@ -1,4 +1,4 @@
-import type { Account, AccountStatus, SendingState } from '../core/types.js';
+import type { Account, AccountKind, AccountStatus, SendingState } from '../core/types.js';
 import { Repo } from './repo.js';
 
 interface AccountRow {
@@ -10,6 +10,8 @@ interface AccountRow {
   status: AccountStatus;
   sending_state: SendingState;
   created_at: number;
+  kind: AccountKind;
+  owner_id: string | null;
 }
 
 const toAccount = (row: AccountRow): Account => ({
@@ -21,6 +23,8 @@ const toAccount = (row: AccountRow): Account => ({
   status: row.status,
   sendingState: row.sending_state,
   createdAt: row.created_at,
+  kind: row.kind,
+  ownerId: row.owner_id,
 });
 
 export interface NewMailbox {
@@ -40,8 +44,8 @@ export class AccountRepo extends Repo {
 
   insert(account: Account): void {
     this.sql(
-        `INSERT INTO accounts (id, agent_id, name, email, credits, status, sending_state, created_at)
-         VALUES (@id, @agentId, @name, @email, @credits, @status, @sendingState, @createdAt)`,
+        `INSERT INTO accounts (id, agent_id, name, email, credits, status, sending_state, created_at, kind, owner_id)
+         VALUES (@id, @agentId, @name, @email, @credits, @status, @sendingState, @createdAt, @kind, @ownerId)`,
       )
       .run(account);
   }
@@ -74,6 +78,17 @@ export class AccountRepo extends Repo {
    */
   reserveCredits(id: string, amount: number): boolean {
     return this.sql('UPDATE accounts SET credits = credits - ? WHERE id = ? AND credits >= ?').run(amount, id, amount).changes === 1;
+  }
+
+  /** Agents owned by `ownerId`, oldest first. */
+  ownedBy(ownerId: string): Account[] {
+    const rows = this.sql("SELECT * FROM accounts WHERE owner_id = ? AND kind = 'agent' ORDER BY created_at, id").all(ownerId) as AccountRow[];
+    return rows.map(toAccount);
+  }
+
+  /** Sets the owner of an unowned agent; false when it has one already (an agent has at most one). */
+  setOwner(id: string, ownerId: string): boolean {
+    return this.sql("UPDATE accounts SET owner_id = ? WHERE id = ? AND kind = 'agent' AND owner_id IS NULL").run(ownerId, id).changes === 1;
   }
 
   setSendingState(id: string, state: SendingState): boolean {

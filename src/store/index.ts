@@ -14,6 +14,8 @@ import { MessageArrivalRepo } from './message-arrivals.js';
 import { MessageRepo } from './messages.js';
 import { OutboxRepo } from './outbox.js';
 import { OutboxCursorRepo } from './outbox-cursors.js';
+import { OwnerRepo } from './owners.js';
+import { DraftRepo } from './drafts.js';
 import { RateLimitRepo } from './rate-limits.js';
 import { prepareSearchIndexFile, searchIndexFile, SearchIndexReader } from './search-db.js';
 import { SearchIndexRepo } from './search-index.js';
@@ -52,6 +54,8 @@ export class Store {
   readonly webhookEvents: WebhookEventRepo;
   readonly imap: ImapRepo;
   readonly searchIndex: SearchIndexRepo;
+  readonly owners: OwnerRepo;
+  readonly drafts: DraftRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
 
@@ -81,6 +85,8 @@ export class Store {
     this.imap = new ImapRepo(db);
     this.searchIndex = new SearchIndexRepo(db);
     this.bodies = new MessageBodyRepo(db);
+    this.owners = new OwnerRepo(db);
+    this.drafts = new DraftRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies);
     this.messageArrivals = new MessageArrivalRepo(db);
     this.committer = new GroupCommitter(db, this.feed);

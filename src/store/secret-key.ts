@@ -7,8 +7,16 @@ import { join } from 'node:path';
  * start. It seals secrets the service must read back (TOTP seeds) so that a copy of the
  * database alone does not reveal them. Losing it invalidates enrolled second factors.
  */
-export const loadSecretKey = (dataDir: string): Buffer => {
-  const file = join(dataDir, 'secret.key');
+export const loadSecretKey = (dataDir: string): Buffer => loadKeyFile(dataDir, 'secret.key');
+
+/**
+ * The data folder's 32-byte key that signs owner session JWTs (`session.key`, beside
+ * `secret.key`, same format). Replacing the file signs every owner out.
+ */
+export const loadSessionKey = (dataDir: string): Buffer => loadKeyFile(dataDir, 'session.key');
+
+const loadKeyFile = (dataDir: string, name: string): Buffer => {
+  const file = join(dataDir, name);
   try {
     return parse(readFileSync(file, 'utf8'), file);
   } catch (error) {

@@ -7,9 +7,15 @@ import { mailRoutes } from './mail.js';
 import { metaRoutes } from './meta.js';
 import { sendingRoutes } from './sending.js';
 import { suppressionRoutes } from './suppressions.js';
+import { agentOwnerRoutes } from './agent-owner.js';
+import { draftRoutes } from './drafts.js';
+import { userAgentRoutes } from './user-agents.js';
+import { userMailRoutes } from './user-mail.js';
+import { userSessionRoutes } from './user-session.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** One routes file per resource; each later resource adds its line here. */
 export const ROUTES: readonly ((router: Router, deps: HttpDeps) => void)[] = [
   metaRoutes, accountRoutes, mailRoutes, folderRoutes, keyRoutes, sendingRoutes, suppressionRoutes, webhookRoutes,
+  userSessionRoutes, userAgentRoutes, userMailRoutes, agentOwnerRoutes, draftRoutes,
 ];

@@ -1,9 +1,9 @@
-import { newMailboxAddress } from '../../core/addresses.js';
+import { newMailboxAddress, newOwnerAddress } from '../../core/addresses.js';
 import { AppError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import { newUuid } from '../../core/ids.js';
 import { hashKey, newFullKey } from '../../core/keys.js';
-import type { Account } from '../../core/types.js';
+import type { Account, AccountKind } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { MailboxService } from '../mail/mailbox.js';
 import type { RateLimiter } from '../rate-limiter.js';
@@ -61,30 +61,36 @@ export class AccountService {
   }
 
   private createAccount(input: RegisterInput, apiKey: string): Account {
-    const now = this.clock.now().getTime();
-    const account: Account = {
-      id: newUuid(),
-      agentId: input.agentId,
-      name: input.name ?? null,
-      email: this.freeAddress(input.agentId),
-      credits: 0,
-      status: 'active',
-      sendingState: 'probation',
-      createdAt: now,
-    };
-    this.store.accounts.insert(account);
+    const account = this.insertAccount('agent', input.agentId, input.name ?? null, this.freeAddress(() => newMailboxAddress(input.agentId, this.config.mailDomain)));
     this.store.keys.insert({
       id: newUuid(), accountId: account.id, kind: 'full', keyHash: hashKey(apiKey), status: 'active',
-      createdAt: now, expiresAt: null, revokedAt: null,
+      createdAt: account.createdAt, expiresAt: null, revokedAt: null,
     });
+    return account;
+  }
+
+  /**
+   * A human owner's account and mailbox (DESIGN.md "Owners"): no API key, since a human signs
+   * in with a password; the caller's transaction adds the sign-in. agentId holds the login email.
+   */
+  createHuman(loginEmail: string): Account {
+    return this.insertAccount('human', loginEmail, null, this.freeAddress(() => newOwnerAddress(loginEmail, this.config.mailDomain)));
+  }
+
+  private insertAccount(kind: AccountKind, agentId: string, name: string | null, email: string): Account {
+    const account: Account = {
+      id: newUuid(), agentId, name, email, credits: 0, status: 'active', sendingState: 'probation',
+      createdAt: this.clock.now().getTime(), kind, ownerId: null,
+    };
+    this.store.accounts.insert(account);
     this.mailboxes.createMailbox(account.id, account.email);
     return account;
   }
 
   /** The random suffix makes a clash unlikely; a clash is retried, never reused. */
-  private freeAddress(agentId: string): string {
+  private freeAddress(candidate: () => string): string {
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      const address = newMailboxAddress(agentId, this.config.mailDomain);
+      const address = candidate();
       if (!this.store.accounts.mailboxByAddress(address)) return address;
     }
     throw new AppError('unavailable', 'could not allocate a mailbox address; try again');

@@ -4,26 +4,50 @@ import { hashKey, keyKindOf } from '../../core/keys.js';
 import type { Permission, Principal } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { KeyRecord } from '../../store/keys.js';
+import { looksLikeJwt, type SessionTokens } from '../owners/session-tokens.js';
 
-export const ALL_PERMISSIONS: readonly Permission[] = ['mail:read', 'mail:send', 'domains:read', 'domains:write'];
+/** What a full key holds: every permission, drafts included (a full key may also create drafts). */
+export const ALL_PERMISSIONS: readonly Permission[] = ['mail:read', 'mail:send', 'mail:draft', 'domains:read', 'domains:write'];
 
 const UNAUTHORIZED = 'missing or invalid API key';
 
+export interface AuthenticateOptions {
+  /** True only on the draft endpoints: the one place a mail:draft key is accepted. */
+  drafts?: boolean;
+}
+
 /** Resolves a Bearer secret to the caller. Only the SHA-256 of a key is ever looked up. */
 export class AuthService {
-  constructor(private readonly store: Store, private readonly clock: Clock) {}
+  constructor(private readonly store: Store, private readonly clock: Clock, private readonly ownerTokens: SessionTokens) {}
 
   /**
    * Contract Authentication 10: a missing, unknown, revoked or expired key is 401. A
    * replacement past its 30 minutes is refused here by time even before the sweep marks it.
+   * A mail:draft key is exclusive (contract Authentication 5): 403 everywhere but drafts.
    */
-  authenticate(secret: string | null): Principal {
+  authenticate(secret: string | null, options: AuthenticateOptions = {}): Principal {
     if (!secret || keyKindOf(secret) === null) throw new AppError('unauthorized', UNAUTHORIZED);
     const key = this.store.keys.byHash(hashKey(secret));
     if (!key || !this.isUsable(key)) throw new AppError('unauthorized', UNAUTHORIZED);
     const account = this.store.accounts.byId(key.accountId);
     if (!account) throw new AppError('unauthorized', UNAUTHORIZED);
-    return { accountId: account.id, keyId: key.id, kind: key.kind, permissions: this.permissionsOf(key) };
+    const permissions = this.permissionsOf(key);
+    if (key.kind === 'access' && permissions.includes('mail:draft') && !options.drafts) {
+      throw new AppError('forbidden', 'a mail:draft key can only manage drafts (/api/v1/agent/drafts)');
+    }
+    return { accountId: account.id, keyId: key.id, kind: key.kind, permissions };
+  }
+
+  /**
+   * REST under /api/v1/agent: as `authenticate`, except that a valid owner session JWT is a
+   * credential this path does not accept (403), not an unknown one (401): owner JWTs are
+   * for /api/user/* only.
+   */
+  async authenticateAgent(secret: string | null, options: AuthenticateOptions = {}): Promise<Principal> {
+    if (secret && keyKindOf(secret) === null && looksLikeJwt(secret) && (await this.ownerTokens.verify(secret))) {
+      throw new AppError('forbidden', 'owner session tokens are accepted on /api/user/* only; agent endpoints take an API key');
+    }
+    return this.authenticate(secret, options);
   }
 
   /**
@@ -71,4 +95,9 @@ export const requirePermission = (principal: Principal, permission: Permission):
 
 export const requireFullKey = (principal: Principal): void => {
   if (principal.kind !== 'full') throw new AppError('forbidden', 'this action needs the full account key');
+};
+
+/** Reading what only the full key reads (key list, webhook history): the full key, or the agent's owner. */
+export const requireFullKeyOrOwner = (principal: Principal): void => {
+  if (principal.kind !== 'full' && principal.kind !== 'owner') throw new AppError('forbidden', 'this action needs the full account key');
 };

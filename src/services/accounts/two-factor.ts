@@ -43,32 +43,50 @@ export class TwoFactorService {
     requireFullKey(principal);
     const account = this.store.accounts.byId(principal.accountId);
     if (!account) throw new AppError('not_found', 'account not found');
-    const totp = this.totp(new Secret({ size: 20 }), account.email);
-    this.store.transaction(() => {
-      if (this.store.twoFactor.byAccount(account.id)?.status === 'enabled') {
-        throw new AppError('conflict', 'two-factor is already on; disable it first to enroll a new device');
-      }
-      this.store.twoFactor.upsertPending(account.id, seal(this.config.secretKey, totp.secret.base32), this.now());
-    });
-    return { action: 'enroll', status: 'pending', otpauthUrl: totp.toString() };
+    return this.enrollAccount(account.id, account.email);
   }
 
   confirm(principal: Principal, factorCode: string | undefined): TwoFactorResult {
     requireFullKey(principal);
-    if (this.store.twoFactor.byAccount(principal.accountId)?.status !== 'pending') {
-      throw new AppError('conflict', 'nothing to confirm: enroll first');
-    }
-    this.verify(principal.accountId, factorCode);
-    this.store.transaction(() => this.store.twoFactor.enable(principal.accountId, this.now()));
-    return { action: 'confirm', status: 'enabled' };
+    return this.confirmAccount(principal.accountId, factorCode);
   }
 
   disable(principal: Principal, factorCode: string | undefined): TwoFactorResult {
     requireFullKey(principal);
-    if (!this.isEnabled(principal.accountId)) throw new AppError('conflict', 'two-factor is not on');
-    this.verify(principal.accountId, factorCode);
-    this.store.transaction(() => this.store.twoFactor.remove(principal.accountId));
+    return this.disableAccount(principal.accountId, factorCode);
+  }
+
+  /** The three actions for an account the caller has already authorized (an agent's full key, a signed-in owner). */
+  enrollAccount(accountId: string, label: string): TwoFactorResult {
+    const totp = this.totp(new Secret({ size: 20 }), label);
+    this.store.transaction(() => {
+      if (this.store.twoFactor.byAccount(accountId)?.status === 'enabled') {
+        throw new AppError('conflict', 'two-factor is already on; disable it first to enroll a new device');
+      }
+      this.store.twoFactor.upsertPending(accountId, seal(this.config.secretKey, totp.secret.base32), this.now());
+    });
+    return { action: 'enroll', status: 'pending', otpauthUrl: totp.toString() };
+  }
+
+  confirmAccount(accountId: string, factorCode: string | undefined): TwoFactorResult {
+    if (this.store.twoFactor.byAccount(accountId)?.status !== 'pending') {
+      throw new AppError('conflict', 'nothing to confirm: enroll first');
+    }
+    this.verify(accountId, factorCode);
+    this.store.transaction(() => this.store.twoFactor.enable(accountId, this.now()));
+    return { action: 'confirm', status: 'enabled' };
+  }
+
+  disableAccount(accountId: string, factorCode: string | undefined): TwoFactorResult {
+    if (!this.isEnabled(accountId)) throw new AppError('conflict', 'two-factor is not on');
+    this.verify(accountId, factorCode);
+    this.store.transaction(() => this.store.twoFactor.remove(accountId));
     return { action: 'disable', status: 'off' };
+  }
+
+  /** off, pending (enrolled, not confirmed) or enabled. */
+  statusOf(accountId: string): TwoFactorResult['status'] {
+    return this.store.twoFactor.byAccount(accountId)?.status ?? 'off';
   }
 
   /** Operator reset (`agentpost 2fa reset`): drops the seed; true when one was there. */

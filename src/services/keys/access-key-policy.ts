@@ -41,10 +41,10 @@ export class AccessKeyPolicyService implements AccessKeySendPolicy {
 
   /**
    * The send seam, part 1 (before anything is charged): the key may send and every address
-   * is on its lists. A full key passes. 403 otherwise.
+   * is on its lists. A full key (or an owner approving) passes. 403 otherwise.
    */
   checkAddresses(principal: Principal, addresses: SendAddresses): void {
-    if (principal.kind === 'full') return;
+    if (principal.kind !== 'access') return;
     requirePermission(principal, 'mail:send');
     const policy = this.policy(principal);
     const outside = (list: string[] | null, candidates: readonly string[]) =>
@@ -65,7 +65,7 @@ export class AccessKeyPolicyService implements AccessKeySendPolicy {
    * Retry-After until local midnight; total budget exceeded: 403 (it never resets).
    */
   reserveUnits(principal: Principal, units: number): void {
-    if (principal.kind === 'full' || units === 0) return;
+    if (principal.kind !== 'access' || units === 0) return;
     const policy = this.policy(principal);
     const now = this.clock.now().getTime();
     const usage = this.usage(policy.keyId, now);
@@ -91,7 +91,7 @@ export class AccessKeyPolicyService implements AccessKeySendPolicy {
 
   /** The policy and usage a limited key sees in GET /balance; null for a full key. */
   balanceOf(principal: Principal): AccessKeyBalance | null {
-    if (principal.kind === 'full') return null;
+    if (principal.kind !== 'access') return null;
     const key = this.store.keys.byId(principal.keyId);
     const policy = this.policy(principal);
     const usage = this.usage(policy.keyId, this.clock.now().getTime());

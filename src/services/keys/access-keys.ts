@@ -6,14 +6,14 @@ import type { Permission, Principal } from '../../core/types.js';
 import type { AccessKeyKind, AccessKeyRecord, AccessPolicy } from '../../store/access-keys.js';
 import type { Store } from '../../store/index.js';
 import type { AccessKeyPolicyService } from './access-key-policy.js';
-import { requireFullKey } from '../accounts/auth.js';
+import { requireFullKey, requireFullKeyOrOwner } from '../accounts/auth.js';
 import type { TwoFactorService } from '../accounts/two-factor.js';
 
 /** The request shape of DESIGN.md "access key request", as schema/access-key-request.json validates it. */
 export interface AccessKeyRequest {
   name: string;
   kind: AccessKeyKind;
-  permissions: (Permission | 'mail:draft')[];
+  permissions: Permission[];
   expiresAt?: string | null;
   allowedSenders?: string[] | null;
   allowedRecipients?: string[] | null;
@@ -43,7 +43,7 @@ export interface AccessKeyView {
 /** Contract: the list shows up to 100 keys; more usable keys than that are refused at creation. */
 
 const PERMISSIONS_OF_KIND: Record<AccessKeyKind, readonly Permission[]> = {
-  mail: ['mail:read', 'mail:send'],
+  mail: ['mail:read', 'mail:send', 'mail:draft'],
   domain: ['domains:read', 'domains:write'],
 };
 
@@ -64,40 +64,59 @@ export class AccessKeyService {
 
   create(principal: Principal, request: AccessKeyRequest): AccessKeyView {
     requireFullKey(principal);
+    if (request.permissions.includes('mail:draft')) {
+      throw new AppError('forbidden', 'mail:draft keys are issued by human owners only', { field: 'permissions' });
+    }
+    return this.issue(principal.accountId, this.policyFrom(request), request.expiresAt);
+  }
+
+  /**
+   * The agent's owner issues the exclusive mail:draft kind (contract Authentication 5), and
+   * only that: other keys come from the agent's full key.
+   */
+  createDraftKey(principal: Principal, request: AccessKeyRequest): AccessKeyView {
+    if (principal.kind !== 'owner') throw new AppError('forbidden', 'mail:draft keys are issued by human owners only');
+    if (request.kind !== 'mail' || request.permissions.length === 0 || request.permissions.some((permission) => permission !== 'mail:draft')) {
+      throw new AppError('invalid_input', 'an owner issues mail:draft keys only: kind "mail" and permissions ["mail:draft"] (the kind is exclusive)', { field: 'permissions' });
+    }
+    return this.issue(principal.accountId, this.policyFrom(request), request.expiresAt);
+  }
+
+  private issue(accountId: string, policy: AccessPolicy, requestedExpiry: string | null | undefined): AccessKeyView {
     const now = this.clock.now().getTime();
-    const policy = this.policyFrom(request);
-    const expiresAt = this.expiryFrom(request.expiresAt, now);
+    const expiresAt = this.expiryFrom(requestedExpiry, now);
     const apiKey = newAccessKey();
     this.store.transaction(() => {
-      if (this.store.accessKeys.countUsable(principal.accountId, now) >= this.maxKeys) {
+      if (this.store.accessKeys.countUsable(accountId, now) >= this.maxKeys) {
         throw new AppError('conflict', `an account holds at most ${this.maxKeys} usable access keys; revoke one first`);
       }
       this.store.keys.insert({
-        id: policy.keyId, accountId: principal.accountId, kind: 'access', keyHash: hashKey(apiKey), status: 'active',
+        id: policy.keyId, accountId, kind: 'access', keyHash: hashKey(apiKey), status: 'active',
         createdAt: now, expiresAt, revokedAt: null,
       });
       this.store.accessKeys.insertPolicy(policy);
     });
-    const record = this.store.accessKeys.byId(principal.accountId, policy.keyId) as AccessKeyRecord;
+    const record = this.store.accessKeys.byId(accountId, policy.keyId) as AccessKeyRecord;
     return { ...this.view(record, now), apiKey };
   }
 
   list(principal: Principal): { accessKeys: AccessKeyView[] } {
-    requireFullKey(principal);
+    requireFullKeyOrOwner(principal);
     const now = this.clock.now().getTime();
     return { accessKeys: this.store.accessKeys.list(principal.accountId, now, this.maxKeys).map((key) => this.view(key, now)) };
   }
 
   /**
    * Idempotent: an already revoked key answers as it is, with no factor needed (nothing
-   * changes). Otherwise a factorCode is needed when 2FA is on (contract Authentication 8).
+   * changes). Otherwise a factorCode is needed when 2FA is on (contract Authentication 8):
+   * the agent's for its full key; the owner's own for an owner, the person acting.
    */
   revoke(principal: Principal, keyId: string, factorCode: string | undefined): AccessKeyView {
-    requireFullKey(principal);
+    requireFullKeyOrOwner(principal);
     const existing = this.store.accessKeys.byId(principal.accountId, keyId);
     if (!existing) throw new AppError('not_found', `no access key ${keyId}`);
     if (existing.status !== 'revoked') {
-      this.twoFactor.requireFactorIfEnabled(principal.accountId, factorCode);
+      this.twoFactor.requireFactorIfEnabled(principal.ownerId ?? principal.accountId, factorCode);
       this.store.transaction(() => this.store.keys.close(keyId, 'revoked', this.clock.now().getTime()));
     }
     const now = this.clock.now().getTime();
@@ -131,10 +150,7 @@ export class AccessKeyService {
   }
 
   private policyFrom(request: AccessKeyRequest): AccessPolicy {
-    if (request.permissions.includes('mail:draft')) {
-      throw new AppError('forbidden', 'mail:draft keys are issued by human owners only', { field: 'permissions' });
-    }
-    const permissions = request.permissions as Permission[];
+    const permissions = request.permissions;
     const foreign = permissions.filter((permission) => !PERMISSIONS_OF_KIND[request.kind].includes(permission));
     if (foreign.length > 0) {
       throw new AppError('invalid_input', `permissions ${foreign.join(', ')} do not belong to a ${request.kind} key`, { field: 'permissions' });

@@ -15,6 +15,8 @@ export interface SendingLimitsConfig {
   timeZone: string;
   sendRequestsPerMinute: number;
   states: Record<Exclude<SendingState, 'paused'>, RecipientLimits>;
+  /** Contract Limits, "Human free accounts": a human account's daily recipients, whatever its state allows above that. */
+  humanRecipientsPerDay: number;
 }
 
 export interface SendingStatus {
@@ -63,8 +65,12 @@ export class SendingLimits {
     private readonly config: SendingLimitsConfig,
   ) {}
 
-  limitsOf(state: SendingState): RecipientLimits {
-    return state === 'paused' ? PAUSED : this.config.states[state];
+  /** The sending state's limits; for a human account the day is capped at humanRecipientsPerDay (the lower applies). */
+  limitsOf(account: Account): RecipientLimits {
+    const state = account.sendingState === 'paused' ? PAUSED : this.config.states[account.sendingState];
+    if (account.kind !== 'human') return state;
+    const perDay = Math.min(state.recipientsPerDay, this.config.humanRecipientsPerDay);
+    return { recipientsPerDay: perDay, recipientsPerMinute: Math.min(state.recipientsPerMinute, perDay) };
   }
 
   status(account: Account): SendingStatus {
@@ -72,7 +78,7 @@ export class SendingLimits {
     const today = this.dayOf(now);
     return {
       state: account.sendingState,
-      limits: { ...this.limitsOf(account.sendingState), sendRequestsPerMinute: this.config.sendRequestsPerMinute },
+      limits: { ...this.limitsOf(account), sendRequestsPerMinute: this.config.sendRequestsPerMinute },
       usage: { recipientsToday: this.store.submissions.countAccountRecipientsSince(account.id, today.start) },
       review: REVIEW[account.sendingState],
     };
@@ -91,7 +97,7 @@ export class SendingLimits {
       account.id,
     );
     if (recipients === 0) return;
-    const limits = this.limitsOf(account.sendingState);
+    const limits = this.limitsOf(account);
     this.checkDay(account, recipients, limits.recipientsPerDay, now);
     this.checkMinute(account, recipients, limits.recipientsPerMinute, now);
   }

@@ -4,7 +4,7 @@ import type { Principal } from '../../core/types.js';
 import type { WebhookEnvelope, WebhookLimits } from '../../core/webhooks.js';
 import type { Store } from '../../store/index.js';
 import type { WebhookEventRecord } from '../../store/webhook-events.js';
-import { requireFullKey } from '../accounts/auth.js';
+import { requireFullKey, requireFullKeyOrOwner } from '../accounts/auth.js';
 import type { WebhookDispatchService } from './dispatch.js';
 import { pauseIfBaselineBroken } from './inbox-identity.js';
 import { attemptView, deliveryView, type AttemptView, type DeliveryDetailView, type DeliveryView } from './views.js';
@@ -34,7 +34,7 @@ export class WebhookDeliveryService {
   ) {}
 
   list(principal: Principal, before?: string): DeliveryPage {
-    requireFullKey(principal);
+    requireFullKeyOrOwner(principal);
     const { perPage, historyMs } = this.limits;
     const since = this.clock.now().getTime() - historyMs;
     const rows = this.store.webhookEvents.page(principal.accountId, since, before === undefined ? null : Number(before), perPage + 1);
@@ -46,7 +46,7 @@ export class WebhookDeliveryService {
   }
 
   get(principal: Principal, id: string): DeliveryDetailView {
-    requireFullKey(principal);
+    requireFullKeyOrOwner(principal);
     const event = this.eventOf(principal, id);
     return {
       ...deliveryView(event),

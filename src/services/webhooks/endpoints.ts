@@ -11,7 +11,7 @@ import {
 import { resolveWebhookTarget, TargetRefused, type TargetPolicy } from '../../core/webhook-target.js';
 import type { Store } from '../../store/index.js';
 import type { WebhookEndpointRecord, WebhookStatus } from '../../store/webhooks.js';
-import { requireFullKey } from '../accounts/auth.js';
+import { requireFullKey, requireFullKeyOrOwner } from '../accounts/auth.js';
 import { currentInbox, pauseIfBaselineBroken } from './inbox-identity.js';
 import { webhookView, type WebhookView } from './views.js';
 
@@ -67,7 +67,7 @@ export class WebhookService {
   }
 
   list(principal: Principal): { webhooks: WebhookView[] } {
-    requireFullKey(principal);
+    requireFullKeyOrOwner(principal);
     const endpoint = this.store.webhookEndpoints.currentOfAccount(principal.accountId);
     if (endpoint) pauseIfBaselineBroken(this.store, endpoint);
     return { webhooks: endpoint ? [webhookView(endpoint)] : [] };

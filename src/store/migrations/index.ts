@@ -10,6 +10,8 @@ import { searchQueueIds } from './009_search_queue_ids.js';
 import { searchFile } from './010_search_file.js';
 import { messageBodies } from './011_message_bodies.js';
 import { dataSent } from './015_data_sent.js';
+import { owners } from './030_owners.js';
+import { drafts } from './031_drafts.js';
 import { searchRemovals } from './032_search_removals.js';
 import { messageArrivals } from './040_message_arrivals.js';
 import { imapState } from './045_imap_state.js';
@@ -21,4 +23,4 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, searchRemovals, messageArrivals, imapState];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, owners, drafts, searchRemovals, messageArrivals, imapState];

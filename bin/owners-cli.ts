@@ -1,0 +1,24 @@
+import type { WithServices } from './delivery-cli.js';
+
+type Out = (text: string, code: number) => number;
+
+export const OWNERS_USAGE = `       agentpost owners create <email>               a human owner; prints a one-time link to set the password
+       agentpost owners link <email>                 a new one-time password link for an owner (forgotten password)`;
+
+/**
+ * The link is the one secret printed; the operator hands it to the person. The login email
+ * is only a login name: nothing is mailed.
+ */
+export const ownersCommand = (args: string[], withServices: WithServices, baseUrl: string, print: Out, fail: Out): number | Promise<number> => {
+  const [action, email, extra] = args;
+  if ((action !== 'create' && action !== 'link') || !email || extra !== undefined) {
+    return fail('usage: agentpost owners create <email> | agentpost owners link <email>', 2);
+  }
+  return withServices((services) => {
+    if (action === 'link') return print(linkOf(baseUrl, services.owners.linkByOperator(email)), 0);
+    const { account, token } = services.owners.createByOperator(email);
+    return print(`owner ${account.id} created with the mailbox ${account.email}\nset the password within the link's lifetime (owners.passwordLinkHours), once:\n${linkOf(baseUrl, token)}`, 0);
+  });
+};
+
+const linkOf = (baseUrl: string, token: string): string => `${baseUrl.replace(/\/+$/, '')}/set-password/${token}`;

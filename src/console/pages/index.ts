@@ -1,0 +1,14 @@
+import type { Router } from '@koa/router';
+import type { ConsoleDeps } from '../context.js';
+import { agentPages } from './agent.js';
+import { agentActivityPages } from './agent-activity.js';
+import { agentKeyPages } from './agent-keys.js';
+import { authPages } from './auth.js';
+import { draftPages } from './drafts.js';
+import { homePages } from './home.js';
+import { settingsPages } from './settings.js';
+
+/** One pages file per area; later areas (domains, invoices, health) add their line here and a NAV entry in layout.ts. */
+export const PAGES: readonly ((router: Router, deps: ConsoleDeps) => void)[] = [
+  authPages, homePages, agentPages, agentActivityPages, agentKeyPages, draftPages, settingsPages,
+];

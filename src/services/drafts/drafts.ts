@@ -1,0 +1,173 @@
+import type { Clock } from '../../core/clock.js';
+import { AppError, invalidInput } from '../../core/errors.js';
+import { newUuid } from '../../core/ids.js';
+import type { Principal } from '../../core/types.js';
+import { validateInput } from '../../core/validate.js';
+import { parseMessage, type ParsedMessage } from '../../mime/parse.js';
+import type { DraftRecord } from '../../store/drafts.js';
+import type { Store } from '../../store/index.js';
+import type { MailboxService } from '../mail/mailbox.js';
+import { composeMessage, parsedOfComposed } from '../sending/compose.js';
+import { normalizeSendRequest, recipientsOf, type SendRequest, type MessageLimits } from '../sending/send-input.js';
+import { draftView, type Draft, type DraftPage, type DraftSummary, summaryOf } from './views.js';
+
+/** The IMAP folder that shows an account's pending drafts (RFC 6154's \Drafts role). */
+export const DRAFTS = 'Drafts';
+/** Open drafts (pending or being approved) an account may hold; more answer 409. */
+export const MAX_OPEN_DRAFTS = 100;
+export const DRAFTS_PAGE_SIZE = 50;
+
+export interface DraftsConfig extends MessageLimits {
+  mailDomain: string;
+}
+
+/** A draft ready to store: the request, what lists show, and its Drafts folder copy. */
+interface Prepared {
+  request: SendRequest;
+  subject: string;
+  recipientCount: number;
+  copy: Buffer;
+  parsed: ParsedMessage;
+}
+
+/**
+ * Drafts an agent writes for its owner to approve (contract `mail:draft`): a mail:draft key
+ * (or the full key) creates, lists, changes and deletes them, with the send request's body and
+ * validation; it never sends. Each pending draft has a copy in the account's Drafts folder.
+ */
+export class DraftService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly mailbox: MailboxService,
+    private readonly config: DraftsConfig,
+  ) {}
+
+  async create(principal: Principal, request: SendRequest): Promise<Draft> {
+    requireDrafts(principal);
+    const prepared = await this.prepare(principal.accountId, request);
+    const id = newUuid();
+    this.store.transaction(() => {
+      if (this.store.drafts.countOpen(principal.accountId) >= MAX_OPEN_DRAFTS) {
+        throw new AppError('conflict', `an account holds at most ${MAX_OPEN_DRAFTS} drafts waiting for approval; delete one or ask the owner to decide`);
+      }
+      const now = this.clock.now().getTime();
+      this.store.drafts.insert({
+        id, accountId: principal.accountId, keyId: principal.keyId, requestJson: JSON.stringify(prepared.request), subject: prepared.subject,
+        recipientCount: prepared.recipientCount, status: 'pending', folderUid: this.storeCopy(principal.accountId, prepared), createdAt: now, updatedAt: now,
+      });
+    });
+    return this.view(this.store.drafts.byId(id) as DraftRecord);
+  }
+
+  /** Newest first; a mail:draft key sees the drafts it wrote, the full key all of them. */
+  list(principal: Principal, before?: string): DraftPage {
+    requireDrafts(principal);
+    const rows = this.store.drafts.page(principal.accountId, {
+      keyId: principal.kind === 'access' ? principal.keyId : undefined, beforeSeq: before === undefined ? undefined : Number(before), limit: DRAFTS_PAGE_SIZE + 1,
+    });
+    const page = rows.slice(0, DRAFTS_PAGE_SIZE);
+    return { drafts: page.map((row) => summaryOf(row, this.deciderEmail(row))), nextCursor: rows.length > DRAFTS_PAGE_SIZE ? String(page[page.length - 1].seq) : null };
+  }
+
+  get(principal: Principal, id: string): Draft {
+    return this.view(this.own(principal, id));
+  }
+
+  /**
+   * JSON merge patch (RFC 7396) over the stored request: given fields replace, null removes;
+   * the result must be a valid send request. Only while pending (409 after a decision).
+   */
+  async update(principal: Principal, id: string, patch: Record<string, unknown>): Promise<Draft> {
+    const record = this.own(principal, id);
+    requirePending(record);
+    const merged: Record<string, unknown> = { ...(JSON.parse(record.requestJson) as Record<string, unknown>) };
+    for (const [field, value] of Object.entries(patch)) {
+      if (value === null) delete merged[field];
+      else merged[field] = value;
+    }
+    const prepared = await this.prepare(record.accountId, validateInput<SendRequest>('send-request.json', merged));
+    this.store.transaction(() => {
+      const now = this.clock.now().getTime();
+      const current = this.store.drafts.byId(id) as DraftRecord;
+      requirePending(current);
+      this.removeCopy(current);
+      this.store.drafts.update(id, {
+        requestJson: JSON.stringify(prepared.request), subject: prepared.subject, recipientCount: prepared.recipientCount,
+        folderUid: this.storeCopy(record.accountId, prepared), updatedAt: now,
+      });
+    });
+    return this.view(this.store.drafts.byId(id) as DraftRecord);
+  }
+
+  /** Deletes a pending draft and its Drafts copy; decided drafts stay as the record of the decision (409). */
+  delete(principal: Principal, id: string): { id: string; deleted: true } {
+    const record = this.own(principal, id);
+    this.store.transaction(() => {
+      const current = this.store.drafts.byId(id) as DraftRecord;
+      requirePending(current);
+      this.removeCopy(current);
+      this.store.drafts.delete(id);
+    });
+    return { id: record.id, deleted: true };
+  }
+
+  view(record: DraftRecord): Draft {
+    return draftView(record, this.deciderEmail(record));
+  }
+
+  summary(record: DraftRecord): DraftSummary {
+    return summaryOf(record, this.deciderEmail(record));
+  }
+
+  /** Drops the draft's copy from the Drafts folder (IMAP sessions see an EXPUNGE); inside the caller's transaction. */
+  removeCopy(record: DraftRecord): void {
+    if (record.folderUid === null) return;
+    this.mailbox.remove(this.mailbox.mailboxOfAccount(record.accountId), DRAFTS, record.folderUid);
+  }
+
+  /** Validated as a send would be (400, 403 for a foreign from, 413), then composed for the Drafts copy. */
+  private async prepare(accountId: string, request: SendRequest): Promise<Prepared> {
+    if (request.idempotencyKey !== undefined) {
+      throw invalidInput('idempotencyKey', 'a draft has no idempotency key: approving it sends it with the draft id as the key');
+    }
+    const account = this.store.accounts.byId(accountId);
+    if (!account) throw new AppError('unauthorized', 'missing or invalid API key');
+    const message = normalizeSendRequest(request, account.email, this.config);
+    const messageId = `<${newUuid()}@${this.config.mailDomain}>`;
+    const date = this.clock.now();
+    const { sentRaw } = await composeMessage(message, messageId, date);
+    const parsed = parsedOfComposed(message, messageId, date) ?? (await parseMessage(sentRaw));
+    return { request, subject: message.subject, recipientCount: recipientsOf(message).length, copy: sentRaw, parsed };
+  }
+
+  /** Inside the caller's transaction: the copy in Drafts (made on first use), seen, as a mail client keeps it. */
+  private storeCopy(accountId: string, prepared: Prepared): number {
+    const mailbox = this.mailbox.mailboxOfAccount(accountId);
+    this.mailbox.ensureFolder(mailbox, DRAFTS);
+    return this.mailbox.append(mailbox, DRAFTS, prepared.copy, prepared.parsed, { seen: true }).uid;
+  }
+
+  /** A draft of this account that this key may see; another key's draft is 404 to a mail:draft key. */
+  private own(principal: Principal, id: string): DraftRecord {
+    requireDrafts(principal);
+    const record = this.store.drafts.byId(id);
+    const visible = record && record.accountId === principal.accountId && (principal.kind !== 'access' || record.keyId === principal.keyId);
+    if (!visible) throw new AppError('not_found', `no draft ${id}`);
+    return record;
+  }
+
+  private deciderEmail(record: DraftRecord): string | null {
+    return record.decidedBy ? (this.store.owners.loginOf(record.decidedBy)?.loginEmail ?? null) : null;
+  }
+}
+
+/** The full key, or a mail:draft key (contract Authentication 5); mail:read and mail:send keys cannot. */
+export const requireDrafts = (principal: Principal): void => {
+  if (principal.kind === 'full' || (principal.kind === 'access' && principal.permissions.includes('mail:draft'))) return;
+  throw new AppError('forbidden', 'drafts need a mail:draft key or the full account key');
+};
+
+const requirePending = (record: DraftRecord): void => {
+  if (record.status !== 'pending') throw new AppError('conflict', `this draft is ${record.status}; only a pending draft can change`);
+};

@@ -1,0 +1,117 @@
+import type { Clock } from '../../core/clock.js';
+import { AppError, isAppError } from '../../core/errors.js';
+import type { DraftRecord, DraftStatus } from '../../store/drafts.js';
+import type { Store } from '../../store/index.js';
+import type { DraftService } from '../drafts/drafts.js';
+import type { Draft, DraftSummary } from '../drafts/views.js';
+import type { SendingService, SendResult } from '../sending/sending.js';
+import type { SendRequest } from '../sending/send-input.js';
+import type { OwnershipService } from './ownership.js';
+import type { OwnerSession } from './sessions.js';
+
+export interface DraftAgent {
+  id: string;
+  agentId: string;
+  email: string;
+}
+
+export type OwnerDraftSummary = DraftSummary & { agent: DraftAgent };
+export type OwnerDraft = Draft & { agent: DraftAgent };
+
+export interface Approval {
+  draft: OwnerDraft;
+  send: SendResult;
+}
+
+/** The owner's list: what waits by default; `all` adds the decided ones. */
+export type DraftFilter = 'open' | 'sent' | 'rejected' | 'all';
+const STATUSES: Record<DraftFilter, readonly DraftStatus[]> = {
+  open: ['pending', 'approving'], sent: ['sent'], rejected: ['rejected'], all: ['pending', 'approving', 'sent', 'rejected'],
+};
+const OWNER_LIST_LIMIT = 100;
+
+/** The draft id is the send's idempotency key, so an approval cut off by a crash resumes, never sends twice. */
+export const draftIdempotencyKey = (draftId: string): string => `draft:${draftId}`;
+
+/**
+ * The owner's side of drafts: list, read, approve (sent through the one send service, with
+ * the agent's credits and limits, recording who approved) and reject. Only the owner of the
+ * draft's agent reaches it; anyone else gets 404.
+ */
+export class DraftApprovalService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly ownership: OwnershipService,
+    private readonly drafts: DraftService,
+    private readonly sending: SendingService,
+  ) {}
+
+  /** The newest 100 across the owner's agents (no further pages: nextCursor is always null). */
+  list(session: OwnerSession, filter: DraftFilter = 'open'): { drafts: OwnerDraftSummary[]; nextCursor: null } {
+    const rows = this.store.drafts.ofOwner(session.ownerId, STATUSES[filter], OWNER_LIST_LIMIT);
+    return { drafts: rows.map((row) => ({ ...this.drafts.summary(row), agent: this.agentOf(row) })), nextCursor: null };
+  }
+
+  get(session: OwnerSession, id: string): OwnerDraft {
+    const record = this.ownedDraft(session, id);
+    return { ...this.drafts.view(record), agent: this.agentOf(record) };
+  }
+
+  /**
+   * pending -> approving (who, when) -> send -> sent, with the Drafts copy gone. A refused send
+   * (credits, limits, a paused account) puts the draft back to pending and answers the refusal.
+   */
+  async approve(session: OwnerSession, id: string): Promise<Approval> {
+    const record = this.ownedDraft(session, id);
+    const principal = this.ownership.principalFor(session, record.accountId);
+    const now = this.clock.now().getTime();
+    const claimed = this.store.transaction(() =>
+      this.store.drafts.transition(id, ['pending', 'approving'], 'approving', { decidedBy: session.ownerId, decidedAt: now, updatedAt: now }));
+    if (!claimed) throw new AppError('conflict', `this draft is ${this.store.drafts.byId(id)?.status ?? 'gone'}; it can no longer be approved`);
+    let send: SendResult;
+    try {
+      send = await this.sending.send(principal, JSON.parse(record.requestJson) as SendRequest, { idempotencyKey: draftIdempotencyKey(id), via: 'rest' });
+    } catch (error) {
+      if (isAppError(error)) {
+        this.store.transaction(() => this.store.drafts.transition(id, ['approving'], 'pending', { decidedBy: null, decidedAt: null, updatedAt: this.clock.now().getTime() }));
+      }
+      throw error;
+    }
+    this.store.transaction(() => {
+      const current = this.store.drafts.byId(id) as DraftRecord;
+      this.drafts.removeCopy(current);
+      this.store.drafts.transition(id, ['approving'], 'sent', { submissionId: send.id, folderUid: null, updatedAt: this.clock.now().getTime() });
+    });
+    return { draft: this.get(session, id), send };
+  }
+
+  reject(session: OwnerSession, id: string, reason?: string): OwnerDraft {
+    this.ownedDraft(session, id);
+    this.store.transaction(() => {
+      const current = this.store.drafts.byId(id) as DraftRecord;
+      const now = this.clock.now().getTime();
+      if (!this.store.drafts.transition(id, ['pending'], 'rejected', { decidedBy: session.ownerId, decidedAt: now, reason: reason ?? null, folderUid: null, updatedAt: now })) {
+        throw new AppError('conflict', `this draft is ${current.status}; only a pending draft can be rejected`);
+      }
+      this.drafts.removeCopy(current);
+    });
+    return this.get(session, id);
+  }
+
+  private ownedDraft(session: OwnerSession, id: string): DraftRecord {
+    const record = this.store.drafts.byId(id);
+    if (!record) throw new AppError('not_found', `no draft ${id}`);
+    try {
+      this.ownership.ownedAgent(session, record.accountId);
+    } catch {
+      throw new AppError('not_found', `no draft ${id}`);
+    }
+    return record;
+  }
+
+  private agentOf(record: DraftRecord): DraftAgent {
+    const account = this.store.accounts.byId(record.accountId);
+    return { id: record.accountId, agentId: account?.agentId ?? '', email: account?.email ?? '' };
+  }
+}

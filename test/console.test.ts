@@ -1,0 +1,166 @@
+// The console over HTTP: sign-in with CSRF tokens, the security headers, the sandboxed mail
+// frame, the one-time link printed by `agentpost owners create`, and a walk of every console
+// route and /api/user/* endpoint with a second owner's session (403/404 everywhere).
+import { join, resolve } from 'node:path';
+import { Router } from '@koa/router';
+import t from 'tap';
+import { BodyBudget } from '../src/core/body-budget.js';
+import { buildOpenApiDocument } from '../src/http/openapi.js';
+import { PAGES } from '../src/console/pages/index.js';
+import { funded } from './helpers/agents.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { consoleClient } from './helpers/console.js';
+import { deliverDirect, simpleMessage } from './helpers/mail.js';
+import { makeOwner, type TestOwner } from './helpers/owners.js';
+import { runCommand } from './helpers/process.js';
+
+const PASSWORD = 'console password';
+
+const signedIn = async (app: TestApp, owner: TestOwner) => {
+  const client = consoleClient(app.baseUrl);
+  await client.get('/sign-in');
+  const response = await client.post('/sign-in', { email: owner.email, password: owner.password });
+  if (response.status !== 303) throw new Error(`console sign-in: ${response.status}`);
+  return client;
+};
+
+t.test('sign-in needs the form token; pages carry a CSP without inline script, and deny framing', async (t) => {
+  const app = await startApp(t);
+  const owner = await makeOwner(app, 'page@example.com', PASSWORD);
+  const client = consoleClient(app.baseUrl);
+  const home = await client.get('/');
+  t.equal(home.status, 303);
+  t.equal(home.location, '/sign-in');
+  t.match(home.headers.getSetCookie().join('\n'), /agentpost_visitor=[^;]+; Path=\/; HttpOnly; SameSite=Lax/, 'a visitor gets a token binding');
+  const form = await client.get('/sign-in');
+  t.equal(form.status, 200);
+  const csp = form.headers.get('content-security-policy') ?? '';
+  t.match(csp, /default-src 'none'/);
+  t.notMatch(csp, /unsafe-inline|unsafe-eval|script-src/, 'no script source at all, inline or not');
+  t.match(csp, /frame-ancestors 'none'/);
+  t.equal(form.headers.get('x-frame-options'), 'DENY');
+  t.equal(form.headers.get('referrer-policy'), 'no-referrer');
+  t.notMatch(form.text, /<script/i);
+
+  const forged = await client.post('/sign-in', { email: owner.email, password: PASSWORD, _csrf: 'forged' });
+  t.equal(forged.status, 403, 'a wrong form token');
+  const stranger = consoleClient(app.baseUrl);
+  await stranger.get('/sign-in');
+  const crossToken = await stranger.post('/sign-in', { email: owner.email, password: PASSWORD, _csrf: client.csrf() });
+  t.equal(crossToken.status, 403, "another browser's token");
+  const wrong = await client.post('/sign-in', { email: owner.email, password: 'not the password' });
+  t.equal(wrong.status, 401);
+  t.match(wrong.text, /wrong email or password/);
+  const right = await client.post('/sign-in', { email: owner.email, password: PASSWORD });
+  t.equal(right.status, 303);
+  t.match(right.headers.getSetCookie().join('\n'), /agentpost_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Expires=/);
+  const signedInHome = await client.get('/');
+  t.equal(signedInHome.status, 200);
+  t.match(signedInHome.text, /Your agents/);
+  const signOut = await client.post('/sign-out');
+  t.equal(signOut.status, 303);
+  t.equal((await client.get('/')).status, 303, 'signed out: back to sign-in');
+  t.equal((await client.get('/assets/console.css')).headers.get('content-type'), 'text/css; charset=utf-8');
+});
+
+t.test("a message's HTML is served only into a sandboxed frame with its own policy", async (t) => {
+  const app = await startApp(t);
+  const owner = await makeOwner(app, 'reader@example.com', PASSWORD);
+  const agent = await app.register();
+  await app.api('POST', '/api/user/agents/claim', { key: owner.token, body: { apiKey: agent.apiKey } });
+  const raw = `From: x@example.com\r\nTo: ${agent.email}\r\nSubject: html <b>mail</b>\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>Hi</p><script>parent.document.title='owned'</script><img src="https://tracker.example/p.gif">\r\n`;
+  await deliverDirect(app.app, [agent.email], raw);
+  const client = await signedIn(app, owner);
+  const page = await client.get(`/agents/${agent.userId}/mail/INBOX/1`);
+  t.equal(page.status, 200);
+  t.match(page.text, new RegExp(`<iframe class="mail" sandbox="" referrerpolicy="no-referrer" src="/agents/${agent.userId}/mail/INBOX/1/body"`));
+  t.notMatch(page.text, /<script>parent/, 'the HTML is not in the page itself');
+  const frame = await client.get(`/agents/${agent.userId}/mail/INBOX/1/body`);
+  t.equal(frame.status, 200);
+  t.match(frame.headers.get('content-security-policy'), /^sandbox; default-src 'none'; img-src data:/);
+  t.match(frame.headers.get('content-security-policy'), /frame-ancestors 'self'/);
+  t.equal(frame.headers.get('x-frame-options'), 'SAMEORIGIN');
+  t.match(page.text, /<h1>html &lt;b&gt;mail&lt;\/b&gt;<\/h1>/, 'the subject is escaped');
+  t.match((await client.get(`/agents/${agent.userId}/inbox`)).text, /html &lt;b&gt;mail&lt;\/b&gt;/, 'in the list too');
+  const text = await client.get(`/agents/${agent.userId}/mail/INBOX/1?view=text`);
+  t.notMatch(text.text, /<iframe/);
+  t.match(text.text, /&lt;script&gt;|Hi/, 'text view escapes what it shows');
+});
+
+t.test('`agentpost owners create` prints a one-time link that the console uses once', async (t) => {
+  const dataDir = t.testdir({});
+  const app = await startApp(t, { dataDir });
+  const bin = resolve(import.meta.dirname, '..', 'bin', 'agentpost');
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AGENTPOST_'))), AGENTPOST_BASE_URL: app.baseUrl };
+  const made = await runCommand(bin, ['owners', 'create', 'invited@example.com', '--data-dir', dataDir], { env });
+  t.equal(made.code, 0, made.stderr);
+  const link = /(http:\/\/\S+\/set-password\/[A-Za-z0-9_-]+)/.exec(made.stdout)?.[1] as string;
+  t.ok(link, made.stdout);
+  const path = new URL(link).pathname;
+  const client = consoleClient(app.baseUrl);
+  t.match((await client.get(path)).text, /Choose your password/);
+  t.equal((await client.post(path, { password: 'too short' })).status, 400);
+  const set = await client.post(path, { password: PASSWORD });
+  t.equal(set.status, 303);
+  t.equal((await client.get('/')).status, 200, 'signed in');
+  t.match((await consoleClient(app.baseUrl).get(path)).text, /used or has expired/);
+  const again = await runCommand(bin, ['owners', 'link', 'invited@example.com', '--data-dir', dataDir], { env });
+  t.match(again.stdout, /\/set-password\//);
+  t.equal((await runCommand(bin, ['owners', 'create', 'invited@example.com', '--data-dir', dataDir], { env })).code, 1, 'exists already');
+  t.ok(join(dataDir, 'session.key'));
+});
+
+t.test("a second owner's session gets 403 or 404 on every console route and /api/user/* endpoint of the first", async (t) => {
+  const app = await startApp(t);
+  const ada = await makeOwner(app, 'ada@example.com', PASSWORD);
+  const eve = await makeOwner(app, 'eve@example.com', PASSWORD);
+  const agent = await funded(app, 5, 'adas-agent');
+  await app.api('POST', '/api/user/agents/claim', { key: ada.token, body: { apiKey: agent.apiKey } });
+  await deliverDirect(app.app, [agent.email], simpleMessage({ to: agent.email, subject: 'private subject', body: 'secret words' }));
+  const sent = (await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: agent.email, subject: 'to self', text: 'x' } })).body;
+  const key = (await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, { key: ada.token, body: { name: 'd', kind: 'mail', permissions: ['mail:draft'] } })).body;
+  const draft = (await app.api('POST', '/api/v1/agent/drafts', { key: key.apiKey, body: { to: 'a@example.com', subject: 'draft subject', text: 't' } })).body;
+  const params: Record<string, string> = { id: agent.userId, userId: agent.userId, folder: 'INBOX', uid: '1', outboundId: sent.id, keyId: key.id };
+  const adaOwn: Record<string, string> = { ...params, id: ada.id, userId: ada.id };
+  const fill = (path: string, values: Record<string, string>, style: 'colon' | 'brace') =>
+    path.replace(style === 'colon' ? /:(\w+)/g : /\{(\w+)\}/g, (_, name: string) => values[name] ?? (name === 'id' ? draft.id : name));
+
+  // Every console route, from the console's own route table.
+  const router = new Router();
+  for (const register of PAGES) register(router, { services: app.app.services, logger: app.app.logger, trustProxy: true, body: { sendBytes: 1 << 20, smallBytes: 1 << 14, budget: new BodyBudget(1 << 24) }, timeZone: 'UTC', baseUrl: () => app.baseUrl });
+  const routes = router.stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: layer.path as string })));
+  const eveConsole = await signedIn(app, eve);
+  await eveConsole.get('/');
+  let walked = 0;
+  for (const { method, path } of routes) {
+    if (/sign-in|sign-up|set-password|sign-out/.test(path)) continue;
+    for (const values of path.includes(':') ? [path.startsWith('/drafts') ? { ...params, id: draft.id } : params, adaOwn] : [{}]) {
+      const target = fill(path, values, 'colon');
+      const response = method === 'GET' ? await eveConsole.get(target) : await eveConsole.post(target, { name: 'x', apiKey: 'svc_x', to: 'a@b.test', subject: 's', text: 't' });
+      walked += 1;
+      if (path.includes(':')) t.ok([403, 404].includes(response.status), `console ${method} ${target}: ${response.status}`);
+      t.notMatch(response.text, /private subject|draft subject|adas-agent|secret words/, `console ${method} ${target} shows nothing of ada's`);
+    }
+  }
+  t.ok(walked > 20, `walked ${walked} console requests`);
+
+  // Every /api/user/* endpoint, from the OpenAPI document (but signing eve out).
+  const document = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
+  const idIn = (path: string): string =>
+    path.includes('/email/') ? '1' : path.includes('/outbound/') ? sent.id : path.includes('/access-keys/') ? key.id : path.includes('/drafts/') ? draft.id : '00000000-0000-4000-8000-000000000000';
+  for (const [path, operations] of Object.entries(document.paths).filter(([path]) => path.startsWith('/api/user/'))) {
+    for (const method of Object.keys(operations).filter((method) => !(path === '/api/user/session' && method === 'delete'))) {
+      const owned = path.includes('{');
+      for (const values of owned ? [{ ...params, id: idIn(path) }, { ...adaOwn, id: idIn(path) }] : [{}]) {
+        const target = fill(path, values, 'brace');
+        // Valid bodies, so what answers is the ownership check and not the input check.
+        const body = method === 'get' || method === 'delete' ? undefined : path.endsWith('/access-keys') ? { name: 'x', kind: 'mail', permissions: ['mail:draft'] } : {};
+        const response = await app.api(method.toUpperCase(), target, { key: eve.token, body });
+        if (owned) t.ok([403, 404].includes(response.status), `REST ${method} ${target}: ${response.status}`);
+        t.notMatch(JSON.stringify(response.body ?? ''), /private subject|draft subject|adas-agent|secret words/, `REST ${method} ${target} shows nothing of ada's`);
+      }
+    }
+  }
+  t.equal((await app.api('GET', `/api/v1/agent/drafts/${draft.id}`, { key: key.apiKey })).body.status, 'pending', "ada's draft is untouched");
+  t.equal((await app.api('GET', `/api/user/agents/${agent.userId}/access-keys`, { key: ada.token })).body.accessKeys[0].status, 'active', "ada's key is untouched");
+});

@@ -1,0 +1,46 @@
+/**
+ * A browser-shaped HTTP client for the console: keeps cookies, does not follow redirects,
+ * and fills in the CSRF token of the page it last loaded.
+ */
+export interface ConsolePage {
+  status: number;
+  headers: Headers;
+  text: string;
+  location: string | null;
+}
+
+export interface ConsoleClient {
+  cookies: Map<string, string>;
+  get(path: string): Promise<ConsolePage>;
+  /** POSTs a form; `_csrf` comes from the last page loaded unless given. */
+  post(path: string, fields?: Record<string, string>): Promise<ConsolePage>;
+  /** The CSRF token in the last page loaded. */
+  csrf(): string;
+}
+
+export const consoleClient = (baseUrl: string, initialCookies: Record<string, string> = {}): ConsoleClient => {
+  const cookies = new Map(Object.entries(initialCookies));
+  let last = '';
+  const send = async (method: string, path: string, body?: string): Promise<ConsolePage> => {
+    const headers: Record<string, string> = { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
+    if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
+    const response = await fetch(baseUrl + path, { method, headers, body, redirect: 'manual' });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const at = pair.indexOf('=');
+      const value = pair.slice(at + 1);
+      if (/Max-Age=0/i.test(line) || value === '') cookies.delete(pair.slice(0, at));
+      else cookies.set(pair.slice(0, at), value);
+    }
+    const text = await response.text();
+    if (method === 'GET') last = text;
+    return { status: response.status, headers: response.headers, text, location: response.headers.get('location') };
+  };
+  const client: ConsoleClient = {
+    cookies,
+    get: (path) => send('GET', path),
+    post: (path, fields = {}) => send('POST', path, new URLSearchParams({ _csrf: client.csrf(), ...fields }).toString()),
+    csrf: () => /name="_csrf" value="([^"]+)"/.exec(last)?.[1] ?? '',
+  };
+  return client;
+};
