@@ -72,6 +72,8 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'smtp.maxClients': ['500', 500],
     'smtp.greetingDelayMs': ['0', 0],
     'imap.maxClients': ['300', 300],
+    'imap.maxAppendBytes': ['1048576', 1048576],
+    'imap.maxFolders': ['50', 50],
     'submission.maxClients': ['50', 50],
     'submission.greetingDelayMs': ['250', 250],
     'imap.host': ['::1', '::1'],
