@@ -137,6 +137,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
         retryMs: config.outbound.retryHours * 60 * 60 * 1000, concurrency: config.outbound.concurrency,
       },
       webhooksAllowInsecure: config.webhooks.allowInsecure,
+      domains: { ...config.domains, plan: config.limits.personalPlan, fundingPaused: config.funding.paused },
     },
   });
   return { clock, logger, store, services, handoff, indexWriter, dns };

@@ -86,6 +86,8 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'webhooks.allowInsecure': ['true', true],
     'dns.servers': ['127.0.0.1:5353, [::1]:53,9.9.9.9', ['127.0.0.1:5353', '[::1]:53', '9.9.9.9']],
     'outbound.allowLoopbackMx': ['1', true],
+    'funding.paused': ['false', false],
+    'domains.spf': ['ip4:203.0.113.5 ip6:2001:db8::5', 'ip4:203.0.113.5 ip6:2001:db8::5'],
   };
   for (const source of SETTING_SOURCES) {
     if (!values[source.path]) {
@@ -144,6 +146,9 @@ t.test('time zone, mail domain, base URL, booleans and log level are checked', a
   configError(t, { env: { AGENTPOST_TRUST_PROXY: 'yes' } }, 'http.trustProxy', /expected true or false, got "yes"/);
   configError(t, { flags: { 'log-level': 'loud' } }, 'log.level', /log\.level \(from --log-level\): must be equal to one of the allowed values/);
   configError(t, { env: { AGENTPOST_DATA_DIR: '' } }, 'dataDir', /dataDir \(from AGENTPOST_DATA_DIR\)/);
+  configError(t, { overrides: { domains: { recheckSchedule: 'every day' } } }, 'domains.recheckSchedule', /not a cron expression/);
+  configError(t, { env: { AGENTPOST_DOMAINS_SPF: 'ip4:1.2.3.4\n-all' } }, 'domains.spf', /domains\.spf \(from AGENTPOST_DOMAINS_SPF\): must match pattern/);
+  configError(t, { overrides: { domains: { mtaStsMode: 'none' } } }, 'domains.mtaStsMode', /allowed values/);
 });
 
 t.test('values for settings without a variable come only from the file', async (t) => {

@@ -39,10 +39,15 @@ export const defaultConfig = (): Config => ({
     },
     idempotencyRetentionHours: 24,
     outboundTrackingDays: 90,
+    // Contract Limits: the Personal plan includes one domain, 10 aliases and up to 10 mailboxes.
+    personalPlan: { domains: 1, aliases: 10, mailboxes: 10 },
   },
   outbound: { port: 25, allowLoopbackMx: false, timeoutMs: 60_000, concurrency: 20, maxIdlePerHost: 20, retryHours: 48 },
   webhooks: { allowInsecure: false, timeoutMs: 7000, concurrency: 32 },
   // c-ares' own default is 5 s and 4 tries; mail paths wait on these, so fewer tries.
   dns: { servers: [], timeoutMs: 5000, tries: 2 },
+  // Daily, at an hour few people pick, so re-checks of many servers do not all land at midnight.
+  domains: { recheckSchedule: '0 17 3 * * *', deletedMailboxRetentionDays: 30, mtaStsMode: 'testing' },
+  funding: { paused: true },
   log: { level: 'info' },
 });

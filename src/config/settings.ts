@@ -32,6 +32,8 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_DNS_SERVERS', flag: 'dns-servers', path: 'dns.servers', type: 'list' },
   { env: 'AGENTPOST_SUBMISSION_MAX_CLIENTS', flag: 'submission-max-clients', path: 'submission.maxClients', type: 'integer' },
   { env: 'AGENTPOST_SUBMISSION_GREETING_DELAY_MS', flag: 'submission-greeting-delay-ms', path: 'submission.greetingDelayMs', type: 'integer' },
+  { env: 'AGENTPOST_FUNDING_PAUSED', flag: 'funding-paused', path: 'funding.paused', type: 'boolean' },
+  { env: 'AGENTPOST_DOMAINS_SPF', flag: 'domains-spf', path: 'domains.spf', type: 'string' },
   { env: 'AGENTPOST_LOG_LEVEL', flag: 'log-level', path: 'log.level', type: 'string' },
   { env: 'AGENTPOST_OUTBOUND_ALLOW_LOOPBACK_MX', flag: 'outbound-allow-loopback-mx', path: 'outbound.allowLoopbackMx', type: 'boolean' },
   { env: 'AGENTPOST_WEBHOOKS_ALLOW_INSECURE', flag: 'webhooks-allow-insecure', path: 'webhooks.allowInsecure', type: 'boolean' },

@@ -11,6 +11,7 @@ const RESPONSE_OF: Record<ErrorCode, string> = {
   not_found: 'NO [NONEXISTENT]',
   conflict: 'NO [INUSE]',
   insufficient_credits: 'NO [LIMIT]',
+  payment_required: 'NO [LIMIT]',
   too_large: 'NO [TOOBIG]',
   rate_limited: 'NO [LIMIT]',
   submission_failed: 'NO [UNAVAILABLE]',

@@ -14,6 +14,7 @@ import { BalanceService } from './accounts/balance.js';
 import { BounceService } from './delivery/bounces.js';
 import { DeliveryService } from './delivery/delivery.js';
 import { DkimService } from './delivery/dkim.js';
+import { createDomainServices, type DomainServices, type DomainsSettings } from './domains/index.js';
 import { ImapSessionService } from './imap/session.js';
 import { InboundService } from './mail/inbound.js';
 import { KeyRotationService } from './keys/key-rotation.js';
@@ -66,6 +67,8 @@ export interface ServicesConfig {
   };
   /** webhooks.allowInsecure: http, any port and loopback targets (local development and tests only). */
   webhooksAllowInsecure: boolean;
+  /** Custom domains, their plan and whether payments are paused. */
+  domains: DomainsSettings;
 }
 
 export interface ServiceDeps {
@@ -92,7 +95,7 @@ export interface ServiceDeps {
   indexWriter: IndexWriter;
 }
 
-export interface Services {
+export interface Services extends DomainServices {
   accounts: AccountService;
   auth: AuthService;
   mailbox: MailboxService;
@@ -122,7 +125,7 @@ export interface Services {
   bodies: MessageBodyService;
 }
 
-export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter }: ServiceDeps): Services => {
+export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, dns, webhookSender, parseMail, indexWriter }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const parse = parseMail ?? ((raw: Buffer) => parseMessage(raw));
   const searchIndex = new SearchIndexService(store, logger, indexWriter, parse);
@@ -148,7 +151,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   });
   const reputation = new SendingReputation(store);
   const bounces = new BounceService(store, clock, logger, reputation, config.mailDomain);
-  const dkim = new DkimService(store, clock);
+  const dkim = new DkimService(store, clock, config.secretKey);
   const nextHops = new NextHopResolver(resolver, { relay: config.outbound.relay, port: config.outbound.port, allowLoopback: config.outbound.allowLoopbackMx });
   const delivery = new DeliveryService(store, clock, logger, nextHops, handoff, dkim, bounces, reputation, {
     retryMs: config.outbound.retryMs,
@@ -158,7 +161,12 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   const webhookDispatch = new WebhookDispatchService(store, clock, webhookSender, logger);
   const auth = new AuthService(store, clock);
   const mailboxWatchers = new MailboxWatchers();
+  const domainServices = createDomainServices({
+    store, clock, logger, dns, rateLimiter, accounts, twoFactor, settings: config.domains, mailDomain: config.mailDomain,
+    hostname: config.smtpHostname, relay: config.outbound.relay, secretKey: config.secretKey,
+  });
   return {
+    ...domainServices,
     accounts,
     auth,
     mailbox,

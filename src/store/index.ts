@@ -3,9 +3,12 @@ import { AccountRepo } from './accounts.js';
 import { CommitFeed } from './commit-feed.js';
 import { DeliveryRepo } from './delivery.js';
 import { DkimKeyRepo } from './dkim-keys.js';
+import { DomainAddressRepo } from './domain-addresses.js';
+import { DomainRepo } from './domains.js';
 import { openDatabase, type Db, type OpenOptions } from './db.js';
 import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
+import { HostingRepo } from './hosting.js';
 import { IdempotencyRepo } from './idempotency.js';
 import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
@@ -50,6 +53,9 @@ export class Store {
   readonly webhookEvents: WebhookEventRepo;
   readonly imap: ImapRepo;
   readonly searchIndex: SearchIndexRepo;
+  readonly domains: DomainRepo;
+  readonly domainAddresses: DomainAddressRepo;
+  readonly hosting: HostingRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
 
@@ -80,6 +86,9 @@ export class Store {
     this.searchIndex = new SearchIndexRepo(db);
     this.bodies = new MessageBodyRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies);
+    this.domains = new DomainRepo(db);
+    this.domainAddresses = new DomainAddressRepo(db);
+    this.hosting = new HostingRepo(db);
     this.committer = new GroupCommitter(db, this.feed);
   }
 

@@ -60,13 +60,22 @@ export class AccountService {
     };
   }
 
-  private createAccount(input: RegisterInput, apiKey: string): Account {
+  /**
+   * A domain mailbox (DESIGN.md "Domain holder"): an agent account like a registered one, on
+   * an address the caller checked is free, with its own full key. Runs in the caller's transaction.
+   */
+  createOnAddress(agentId: string, address: string): { account: Account; apiKey: string } {
+    const apiKey = newFullKey();
+    return { account: this.createAccount({ agentId }, apiKey, address), apiKey };
+  }
+
+  private createAccount(input: RegisterInput, apiKey: string, address?: string): Account {
     const now = this.clock.now().getTime();
     const account: Account = {
       id: newUuid(),
       agentId: input.agentId,
       name: input.name ?? null,
-      email: this.freeAddress(input.agentId),
+      email: address ?? this.freeAddress(input.agentId),
       credits: 0,
       status: 'active',
       sendingState: 'probation',
@@ -85,7 +94,7 @@ export class AccountService {
   private freeAddress(agentId: string): string {
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const address = newMailboxAddress(agentId, this.config.mailDomain);
-      if (!this.store.accounts.mailboxByAddress(address)) return address;
+      if (!this.store.accounts.addressTaken(address)) return address;
     }
     throw new AppError('unavailable', 'could not allocate a mailbox address; try again');
   }

@@ -79,7 +79,8 @@ export class ImapSessionService {
     }
     if (principal.kind !== 'full') throw new AppError('forbidden', 'limited access keys cannot use IMAP; log in with the full account key');
     const mailbox = this.mailboxes.mailboxForAddress(username);
-    if (!mailbox || mailbox.accountId !== principal.accountId) throw new AppError('unauthorized', LOGIN_FAILED);
+    // The mailbox's own address only: an alias delivers to it but is not a login name.
+    if (!mailbox || mailbox.accountId !== principal.accountId || mailbox.address !== username.trim().toLowerCase()) throw new AppError('unauthorized', LOGIN_FAILED);
     return { principal, mailbox };
   }
 

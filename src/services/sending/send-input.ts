@@ -62,7 +62,10 @@ export const MAX_LIST_ITEMS = 50;
 export const MAX_RECIPIENTS = 50;
 
 /** Applies the rules of the contract's Send request part that a JSON Schema cannot express. */
-export const normalizeSendRequest = (input: SendRequest, accountEmail: string, limits: SizeLimits): OutgoingMessage => {
+/** Whether an address is an active alias of the sending mailbox (contract Send request 4). */
+export type AliasCheck = (address: string) => boolean;
+
+export const normalizeSendRequest = (input: SendRequest, accountEmail: string, limits: SizeLimits, isAlias: AliasCheck = () => false): OutgoingMessage => {
   const text = nonEmpty(input.text) ?? nonEmpty(input.body);
   const html = nonEmpty(input.html);
   if (text === undefined && html === undefined) {
@@ -73,7 +76,7 @@ export const normalizeSendRequest = (input: SendRequest, accountEmail: string, l
     throw new AppError('too_large', `text plus html is ${textBytes} bytes, over the ${limits.textMaxBytes}-byte limit`, { field: html ? 'html' : 'text' });
   }
   const message: OutgoingMessage = {
-    from: senderOf(input.from, accountEmail),
+    from: senderOf(input.from, accountEmail, isAlias),
     to: addressList(input.to, 'to'),
     cc: addressList(input.cc, 'cc'),
     bcc: addressList(input.bcc, 'bcc'),
@@ -106,16 +109,17 @@ export const addressList = (value: string | string[] | undefined, field: string)
   });
 };
 
-/** Contract rule 4: the account's own address (no alias table exists yet), else 403. */
-const senderOf = (from: SendRequest['from'], accountEmail: string): Mailbox => {
+/** Contract Send request 4: the account's mailbox address or an active alias assigned to it, else 403. */
+const senderOf = (from: SendRequest['from'], accountEmail: string, isAlias: AliasCheck): Mailbox => {
   if (from === undefined) return { address: accountEmail };
   const [mailbox] = typeof from === 'string' ? addressList(from, 'from') : addressList(from.email, 'from');
   const name = typeof from === 'string' ? mailbox?.name : from.name;
-  if (!mailbox || normalizeAddress(mailbox.address) !== normalizeAddress(accountEmail)) {
-    throw new AppError('forbidden', `from must be this account's address ${accountEmail}`, { field: 'from' });
+  const address = mailbox ? normalizeAddress(mailbox.address) : '';
+  if (!mailbox || (address !== normalizeAddress(accountEmail) && !isAlias(address))) {
+    throw new AppError('forbidden', `from must be this account's address ${accountEmail} or an alias assigned to it`, { field: 'from' });
   }
   if (name !== undefined && /[\r\n]/.test(name)) throw invalidInput('from', 'from.name may not contain CR or LF');
-  return name ? { name, address: accountEmail } : { address: accountEmail };
+  return name ? { name, address } : { address };
 };
 
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;

@@ -10,6 +10,7 @@ import { searchQueueIds } from './009_search_queue_ids.js';
 import { searchFile } from './010_search_file.js';
 import { messageBodies } from './011_message_bodies.js';
 import { dataSent } from './015_data_sent.js';
+import { domains } from './060_domains.js';
 
 export interface Migration {
   version: number;
@@ -18,4 +19,4 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, domains];
