@@ -63,7 +63,8 @@ export class AliasService {
       if (!target) throw new AppError('not_found', `${input.mailbox} is not a mailbox you manage (your own, a mailbox on your domains, or an agent you own)`);
       this.store.domainAddresses.insertAlias({ id, domainId, holderId: caller.holderId, address, mailboxId: target.id, createdAt: this.clock.now().getTime() });
     });
-    return this.get(caller, domainId, id);
+    // The answer to a write: a domains:write key without domains:read sees what it made.
+    return viewOf(this.owned(caller, domainId, id));
   }
 
   delete(caller: DomainCaller, domainId: string, id: string): AliasDeleted {
