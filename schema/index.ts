@@ -91,6 +91,22 @@ const OWNER_SCHEMAS = [
   ownerAgent, ownerAgentList, ownerAgentOverview, ownerClaimRequest, ownerClaimCode, ownerEmailQuery, agentOwnerRequest, agentOwner,
   draftApproval, draftDeleted, draftList, draftPatchRequest, draftRejectRequest, draftSummary, draft, draftsQuery, ownerDraftsQuery,
 ];
+// Custom domains.
+import domainCreateRequest from './domain-create-request.json' with { type: 'json' };
+import dnsRecord from './dns-record.json' with { type: 'json' };
+import domainCheck from './domain-check.json' with { type: 'json' };
+import domain from './domain.json' with { type: 'json' };
+import domainList from './domain-list.json' with { type: 'json' };
+import domainVerifyResult from './domain-verify-result.json' with { type: 'json' };
+import domainDeleted from './domain-deleted.json' with { type: 'json' };
+import aliasCreateRequest from './alias-create-request.json' with { type: 'json' };
+import alias from './alias.json' with { type: 'json' };
+import aliasList from './alias-list.json' with { type: 'json' };
+import domainMailboxCreateRequest from './domain-mailbox-create-request.json' with { type: 'json' };
+import domainMailbox from './domain-mailbox.json' with { type: 'json' };
+import domainMailboxList from './domain-mailbox-list.json' with { type: 'json' };
+import domainMailboxDeleteRequest from './domain-mailbox-delete-request.json' with { type: 'json' };
+import domainMailboxDeleted from './domain-mailbox-deleted.json' with { type: 'json' };
 
 export type JsonSchema = { $id: string } & Record<string, unknown>;
 
@@ -105,6 +121,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   emailDeleteQuery, folderList, messageDeleted, messageMoveRequest, messageMoved,
   webhookAttempt, webhookCreateRequest, webhookCreated, webhookDeleted, webhookDeliveriesQuery, webhookDeliveries, webhookDeliveryDetail, webhookDelivery, webhookEnvelope, webhookList, webhookReplayResult, webhookVerifyResult, webhook,
   ...OWNER_SCHEMAS,
+  domainCreateRequest, dnsRecord, domainCheck, domain, domainList, domainVerifyResult, domainDeleted, aliasCreateRequest, alias, aliasList, domainMailboxCreateRequest, domainMailbox, domainMailboxList, domainMailboxDeleteRequest, domainMailboxDeleted,
 ];
 
 export const OPENAPI_SOURCE: Record<string, unknown> = openapi;

@@ -154,6 +154,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
       },
       webhooksAllowInsecure: config.webhooks.allowInsecure,
       owners: { ...config.owners, sessionKey: loadSessionKey(config.dataDir) },
+      domains: { ...config.domains, plan: config.limits.personalPlan, fundingPaused: config.funding.paused },
     },
   });
   return { clock, logger, store, services, handoff, indexWriter, dns };

@@ -94,6 +94,8 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'tls.key': ['/etc/tls/a.key', '/etc/tls/a.key'],
     'http.tls': ['true', true],
     'owners.signup': ['open', 'open'],
+    'funding.paused': ['false', false],
+    'domains.spf': ['ip4:203.0.113.5 ip6:2001:db8::5', 'ip4:203.0.113.5 ip6:2001:db8::5'],
   };
   // Settings valid only with others: the others come from the environment.
   const pair = { AGENTPOST_TLS_CERT: '/etc/tls/b.crt', AGENTPOST_TLS_KEY: '/etc/tls/b.key' };
@@ -156,6 +158,9 @@ t.test('time zone, mail domain, base URL, booleans and log level are checked', a
   configError(t, { env: { AGENTPOST_TRUST_PROXY: 'yes' } }, 'http.trustProxy', /expected true or false, got "yes"/);
   configError(t, { flags: { 'log-level': 'loud' } }, 'log.level', /log\.level \(from --log-level\): must be equal to one of the allowed values/);
   configError(t, { env: { AGENTPOST_DATA_DIR: '' } }, 'dataDir', /dataDir \(from AGENTPOST_DATA_DIR\)/);
+  configError(t, { overrides: { domains: { recheckSchedule: 'every day' } } }, 'domains.recheckSchedule', /not a cron expression/);
+  configError(t, { env: { AGENTPOST_DOMAINS_SPF: 'ip4:1.2.3.4\n-all' } }, 'domains.spf', /domains\.spf \(from AGENTPOST_DOMAINS_SPF\): must match pattern/);
+  configError(t, { overrides: { domains: { mtaStsMode: 'none' } } }, 'domains.mtaStsMode', /allowed values/);
 });
 
 t.test('values for settings without a variable come only from the file', async (t) => {

@@ -66,6 +66,8 @@ export const defaultConfig = (): Config => ({
     webhookDeliveriesPerPage: 50,
     // Contract Limits: "Human free accounts: 3 recipients per day".
     humanRecipientsPerDay: 3,
+    // Contract Limits: the Personal plan includes one domain, 10 aliases and up to 10 mailboxes.
+    personalPlan: { domains: 1, aliases: 10, mailboxes: 10 },
   },
   owners: {
     signup: 'invite',
@@ -80,5 +82,8 @@ export const defaultConfig = (): Config => ({
   webhooks: { allowInsecure: false, timeoutMs: 7000, concurrency: 32 },
   // c-ares' own default is 5 s and 4 tries; mail paths wait on these, so fewer tries.
   dns: { servers: [], timeoutMs: 5000, tries: 2 },
+  // Daily, at an hour few people pick, so re-checks of many servers do not all land at midnight.
+  domains: { recheckSchedule: '0 17 3 * * *', deletedMailboxRetentionDays: 30, mtaStsMode: 'testing' },
+  funding: { paused: true },
   log: { level: 'info' },
 });

@@ -39,6 +39,8 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_TLS_CERT', flag: 'tls-cert', path: 'tls.cert', type: 'string' },
   { env: 'AGENTPOST_TLS_KEY', flag: 'tls-key', path: 'tls.key', type: 'string' },
   { env: 'AGENTPOST_HTTP_TLS', flag: 'http-tls', path: 'http.tls', type: 'boolean' },
+  { env: 'AGENTPOST_FUNDING_PAUSED', flag: 'funding-paused', path: 'funding.paused', type: 'boolean' },
+  { env: 'AGENTPOST_DOMAINS_SPF', flag: 'domains-spf', path: 'domains.spf', type: 'string' },
   { env: 'AGENTPOST_LOG_LEVEL', flag: 'log-level', path: 'log.level', type: 'string' },
   { env: 'AGENTPOST_OUTBOUND_ALLOW_LOOPBACK_MX', flag: 'outbound-allow-loopback-mx', path: 'outbound.allowLoopbackMx', type: 'boolean' },
   { env: 'AGENTPOST_OWNERS_SIGNUP', flag: 'owners-signup', path: 'owners.signup', type: 'string' },

@@ -57,6 +57,8 @@ export interface Config {
     webhookDeliveriesPerPage: number;
     /** Daily recipients of a human (owner) account, below its sending state's own limit. */
     humanRecipientsPerDay: number;
+    /** Per domain holder: domains whose addresses the plan covers, aliases, separate mailboxes. */
+    personalPlan: { domains: number; aliases: number; mailboxes: number };
   };
   /** Human owners and the console (DESIGN.md "Owners, domains and payments"). */
   owners: {
@@ -84,6 +86,14 @@ export interface Config {
   webhooks: { allowInsecure: boolean; timeoutMs: number; concurrency: number };
   /** servers empty: the system's resolvers (/etc/resolv.conf). */
   dns: { servers: string[]; timeoutMs: number; tries: number };
+  /**
+   * Custom domains. spf: the SPF mechanisms their records name (unset: derived from the host
+   * name or the relay); recheckSchedule: cron of the daily DNS re-check; a deleted domain
+   * mailbox's mail is kept deletedMailboxRetentionDays; mtaStsMode: the served policy's mode.
+   */
+  domains: { spf?: string; recheckSchedule: string; deletedMailboxRetentionDays: number; mtaStsMode: 'testing' | 'enforce' };
+  /** paused: payment endpoints answer 503 and hosting comes from operator grants only. */
+  funding: { paused: boolean };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 

@@ -9,6 +9,8 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'insufficient_credits'
+  /** Paid owner access (hosting, a domain add-on) is needed first. */
+  | 'payment_required'
   | 'too_large'
   | 'rate_limited'
   | 'submission_failed'

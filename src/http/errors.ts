@@ -7,6 +7,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   invalid_input: 400,
   unauthorized: 401,
   insufficient_credits: 402,
+  payment_required: 402,
   forbidden: 403,
   not_found: 404,
   conflict: 409,

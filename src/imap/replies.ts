@@ -11,6 +11,7 @@ const RESPONSE_OF: Record<ErrorCode, string> = {
   not_found: 'NO [NONEXISTENT]',
   conflict: 'NO [INUSE]',
   insufficient_credits: 'NO [LIMIT]',
+  payment_required: 'NO [LIMIT]',
   // A limit of the implementation (folders per mailbox); a message too large to APPEND is refused by the reader.
   too_large: 'NO [LIMIT]',
   rate_limited: 'NO [LIMIT]',

@@ -15,6 +15,7 @@ import { BalanceService } from './accounts/balance.js';
 import { BounceService } from './delivery/bounces.js';
 import { DeliveryService } from './delivery/delivery.js';
 import { DkimService } from './delivery/dkim.js';
+import { createDomainServices, type DomainServices, type DomainsSettings } from './domains/index.js';
 import { ImapSessionService } from './imap/session.js';
 import { ImapMailService } from './imap/mail.js';
 import { InboundService } from './mail/inbound.js';
@@ -78,6 +79,8 @@ export interface ServicesConfig {
   maxFolders: number;
   /** Human owners (config `owners.*`); sessionKey is the data folder's session.key. */
   owners: OwnersConfig;
+  /** Custom domains, their plan and whether payments are paused. */
+  domains: DomainsSettings;
 }
 
 export interface ServiceDeps {
@@ -106,7 +109,7 @@ export interface ServiceDeps {
   argon2: Argon2Loader;
 }
 
-export interface Services extends OwnerServices {
+export interface Services extends OwnerServices, DomainServices {
   accounts: AccountService;
   auth: AuthService;
   mailbox: MailboxService;
@@ -144,7 +147,7 @@ export interface Services extends OwnerServices {
   bodies: MessageBodyService;
 }
 
-export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter, argon2 }: ServiceDeps): Services => {
+export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter, argon2, dns }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const parse = parseMail ?? ((raw: Buffer) => parseMessage(raw));
   const searchIndex = new SearchIndexService(store, logger, indexWriter, parse);
@@ -168,7 +171,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   const sending = new SendingService(store, clock, mailbox, limits, accessKeyPolicy, parse, { ...sendingConfig, mailDomain: config.mailDomain });
   const reputation = new SendingReputation(store);
   const bounces = new BounceService(store, clock, logger, reputation, config.mailDomain);
-  const dkim = new DkimService(store, clock);
+  const dkim = new DkimService(store, clock, config.secretKey);
   const nextHops = new NextHopResolver(resolver, { relay: config.outbound.relay, port: config.outbound.port, allowLoopback: config.outbound.allowLoopbackMx });
   const delivery = new DeliveryService(store, clock, logger, nextHops, handoff, dkim, bounces, reputation, {
     retryMs: config.outbound.retryMs,
@@ -179,6 +182,10 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   const sessionTokens = new SessionTokens(config.owners.sessionKey, clock);
   const auth = new AuthService(store, clock, sessionTokens);
   const mailboxWatchers = new MailboxWatchers();
+  const domainServices = createDomainServices({
+    store, clock, logger, dns, rateLimiter, accounts, twoFactor, settings: config.domains, mailDomain: config.mailDomain,
+    hostname: config.smtpHostname, relay: config.outbound.relay, secretKey: config.secretKey,
+  });
   const core = {
     accounts,
     auth,
@@ -210,6 +217,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   };
   return {
     ...core,
+    ...domainServices,
     ...createOwnerServices({
       ...core, store, clock, timeZone: config.timeZone, argon2, sessionTokens, config: config.owners,
       draftsConfig: {

@@ -26,6 +26,7 @@ const REPLY_OF: Record<ErrorCode, [number, string]> = {
   not_found: [550, '5.1.1'],
   conflict: [550, '5.7.0'],
   insufficient_credits: [554, '5.7.0'],
+  payment_required: [554, '5.7.0'],
   too_large: [552, '5.3.4'],
   rate_limited: [451, '4.7.1'],
   submission_failed: [451, '4.3.0'],

@@ -106,9 +106,19 @@ export class AccountRepo extends Repo {
     return row ?? null;
   }
 
+  /** The open mailbox with this address; a closed one (a deleted domain mailbox) receives nothing. */
   mailboxByAddress(address: string): MailboxRecord | null {
-    const row = this.sql('SELECT id, account_id AS accountId, address FROM mailboxes WHERE address = ?')
+    const row = this.sql('SELECT id, account_id AS accountId, address FROM mailboxes WHERE address = ? AND closed_at IS NULL')
       .get(address) as MailboxRecord | undefined;
     return row ?? null;
+  }
+
+  /** Whether any mailbox, open or closed, holds the address (it stays taken until its row goes). */
+  addressTaken(address: string): boolean {
+    return this.sql('SELECT 1 FROM mailboxes WHERE address = ?').get(address) !== undefined;
+  }
+
+  closeMailboxesOf(accountId: string, at: number): number {
+    return this.sql('UPDATE mailboxes SET closed_at = ? WHERE account_id = ? AND closed_at IS NULL').run(at, accountId).changes;
   }
 }

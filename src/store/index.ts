@@ -3,9 +3,12 @@ import { AccountRepo } from './accounts.js';
 import { CommitFeed } from './commit-feed.js';
 import { DeliveryRepo } from './delivery.js';
 import { DkimKeyRepo } from './dkim-keys.js';
+import { DomainAddressRepo } from './domain-addresses.js';
+import { DomainRepo } from './domains.js';
 import { openDatabase, type Db, type OpenOptions } from './db.js';
 import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
+import { HostingRepo } from './hosting.js';
 import { IdempotencyRepo } from './idempotency.js';
 import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
@@ -56,6 +59,9 @@ export class Store {
   readonly searchIndex: SearchIndexRepo;
   readonly owners: OwnerRepo;
   readonly drafts: DraftRepo;
+  readonly domains: DomainRepo;
+  readonly domainAddresses: DomainAddressRepo;
+  readonly hosting: HostingRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
 
@@ -89,6 +95,9 @@ export class Store {
     this.drafts = new DraftRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies);
     this.messageArrivals = new MessageArrivalRepo(db);
+    this.domains = new DomainRepo(db);
+    this.domainAddresses = new DomainAddressRepo(db);
+    this.hosting = new HostingRepo(db);
     this.committer = new GroupCommitter(db, this.feed);
   }
 

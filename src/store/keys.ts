@@ -50,6 +50,12 @@ export class KeyRepo extends Repo {
     ).run(status, status, at, id).changes === 1;
   }
 
+  /** Revokes every usable key of an account (a deleted domain mailbox); returns how many. */
+  revokeAllOf(accountId: string, at: number): number {
+    return this.sql(`UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE account_id = ? AND status IN ('active', 'pending')`)
+      .run(at, accountId).changes;
+  }
+
   /** The pending replacement becomes the account key: no expiry any more. */
   activate(id: string): boolean {
     return this.sql(`UPDATE api_keys SET status = 'active', expires_at = NULL WHERE id = ? AND status = 'pending'`)

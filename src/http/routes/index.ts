@@ -2,6 +2,7 @@ import type { Router } from '@koa/router';
 import type { HttpDeps } from '../context.js';
 import { accountRoutes } from './account.js';
 import { folderRoutes } from './folders.js';
+import { domainRoutes } from './domains.js';
 import { keyRoutes } from './keys.js';
 import { mailRoutes } from './mail.js';
 import { metaRoutes } from './meta.js';
@@ -17,5 +18,5 @@ import { webhookRoutes } from './webhooks.js';
 /** One routes file per resource; each later resource adds its line here. */
 export const ROUTES: readonly ((router: Router, deps: HttpDeps) => void)[] = [
   metaRoutes, accountRoutes, mailRoutes, folderRoutes, keyRoutes, sendingRoutes, suppressionRoutes, webhookRoutes,
-  userSessionRoutes, userAgentRoutes, userMailRoutes, agentOwnerRoutes, draftRoutes,
+  userSessionRoutes, userAgentRoutes, userMailRoutes, agentOwnerRoutes, draftRoutes, domainRoutes,
 ];

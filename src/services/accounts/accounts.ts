@@ -60,8 +60,18 @@ export class AccountService {
     };
   }
 
-  private createAccount(input: RegisterInput, apiKey: string): Account {
-    const account = this.insertAccount('agent', input.agentId, input.name ?? null, this.freeAddress(() => newMailboxAddress(input.agentId, this.config.mailDomain)));
+  /**
+   * A domain mailbox (DESIGN.md "Domain holder"): an agent account like a registered one, on
+   * an address the caller checked is free, with its own full key. Runs in the caller's transaction.
+   */
+  createOnAddress(agentId: string, address: string): { account: Account; apiKey: string } {
+    const apiKey = newFullKey();
+    return { account: this.createAccount({ agentId }, apiKey, address), apiKey };
+  }
+
+  private createAccount(input: RegisterInput, apiKey: string, address?: string): Account {
+    const email = address ?? this.freeAddress(() => newMailboxAddress(input.agentId, this.config.mailDomain));
+    const account = this.insertAccount('agent', input.agentId, input.name ?? null, email);
     this.store.keys.insert({
       id: newUuid(), accountId: account.id, kind: 'full', keyHash: hashKey(apiKey), status: 'active',
       createdAt: account.createdAt, expiresAt: null, revokedAt: null,
@@ -91,7 +101,7 @@ export class AccountService {
   private freeAddress(candidate: () => string): string {
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const address = candidate();
-      if (!this.store.accounts.mailboxByAddress(address)) return address;
+      if (!this.store.accounts.addressTaken(address)) return address;
     }
     throw new AppError('unavailable', 'could not allocate a mailbox address; try again');
   }

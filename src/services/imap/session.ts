@@ -90,7 +90,8 @@ export class ImapSessionService {
     }
     if (principal.kind !== 'full') throw new AppError('forbidden', LIMITED);
     const mailbox = this.mailboxes.mailboxForAddress(username);
-    if (!mailbox || mailbox.accountId !== principal.accountId) throw new AppError('unauthorized', LOGIN_FAILED);
+    // The mailbox's own address only: an alias delivers to it but is not a login name.
+    if (!mailbox || mailbox.accountId !== principal.accountId || mailbox.address !== username.trim().toLowerCase()) throw new AppError('unauthorized', LOGIN_FAILED);
     return { principal, mailbox };
   }
 

@@ -1,6 +1,7 @@
 import { AppError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import type { ParseMail } from '../../core/parsed-message.js';
+import type { MailboxRecord } from '../../store/accounts.js';
 import type { Store } from '../../store/index.js';
 import type { BounceService } from '../delivery/bounces.js';
 import { INBOX, type MailboxService } from './mailbox.js';
@@ -26,10 +27,27 @@ export class InboundService {
     private readonly bounces?: BounceService,
   ) {}
 
-  /** A local mailbox, or a signed bounce address whose token verifies (a forged one is refused). */
+  /**
+   * A local mailbox (a custom domain's too), an alias of one, or a signed bounce address whose
+   * token verifies (a forged one is refused). Every other address, on any domain, is 550 5.1.1.
+   */
   acceptsRecipient(address: string): boolean {
     if (this.bounces?.isBounceAddress(address)) return this.bounces.acceptsRecipient(address);
     return this.mailboxes.mailboxForAddress(address) !== null;
+  }
+
+  /**
+   * One copy per mailbox: a message to a mailbox and its alias (or two of its aliases) is
+   * stored once, as an MTA expanding aliases delivers once per final recipient.
+   */
+  private copiesFor(recipients: string[]): { mailbox: MailboxRecord; recipient: string }[] {
+    const copies = new Map<string, { mailbox: MailboxRecord; recipient: string }>();
+    for (const recipient of recipients) {
+      const mailbox = this.mailboxes.mailboxForAddress(recipient);
+      if (!mailbox) throw new AppError('not_found', `no mailbox for ${recipient}`);
+      if (!copies.has(mailbox.id)) copies.set(mailbox.id, { mailbox, recipient });
+    }
+    return [...copies.values()];
   }
 
   /** Resolves after the copies are durably committed; the adapter answers 250 only then. */
@@ -42,9 +60,7 @@ export class InboundService {
     if (mailboxRecipients.length === 0) return;
     const parsed = await this.parse(message.raw);
     const now = this.clock.now();
-    const targets = mailboxRecipients.map((recipient) => {
-      const mailbox = this.mailboxes.mailboxForAddress(recipient);
-      if (!mailbox) throw new AppError('not_found', `no mailbox for ${recipient}`);
+    const targets = this.copiesFor(mailboxRecipients).map(({ mailbox, recipient }) => {
       const trace = Buffer.from(receivedHeader(message.session, this.hostname, recipient, now), 'utf8');
       // The stored body's offsets are into the stored bytes, which start with the trace.
       const body = parsed.body && withPrefix(parsed.body, trace.length);

@@ -87,9 +87,13 @@ export class MailboxService {
     return mailbox;
   }
 
-  /** The mailbox that receives mail for an address, or null (SMTP answers 550 5.1.1). */
+  /**
+   * The open mailbox that receives mail for an address: its own, or the one an alias on a
+   * custom domain names. Null: SMTP answers 550 5.1.1, a local send fails the same way.
+   */
   mailboxForAddress(address: string): MailboxRecord | null {
-    return this.store.accounts.mailboxByAddress(address.trim().toLowerCase());
+    const normalized = address.trim().toLowerCase();
+    return this.store.accounts.mailboxByAddress(normalized) ?? this.store.domainAddresses.mailboxOfAlias(normalized);
   }
 
   folder(mailboxId: string, name: string): Folder {

@@ -63,7 +63,10 @@ export interface MessageLimits {
 }
 
 /** Applies the rules of the contract's Send request part that a JSON Schema cannot express. */
-export const normalizeSendRequest = (input: SendRequest, accountEmail: string, limits: MessageLimits): OutgoingMessage => {
+/** Whether an address is an active alias of the sending mailbox (contract Send request 4). */
+export type AliasCheck = (address: string) => boolean;
+
+export const normalizeSendRequest = (input: SendRequest, accountEmail: string, limits: MessageLimits, isAlias: AliasCheck = () => false): OutgoingMessage => {
   const text = nonEmpty(input.text) ?? nonEmpty(input.body);
   const html = nonEmpty(input.html);
   if (text === undefined && html === undefined) {
@@ -75,7 +78,7 @@ export const normalizeSendRequest = (input: SendRequest, accountEmail: string, l
   }
   const list = (value: string | string[] | undefined, field: string) => addressList(value, field, limits.recipientsPerAddressList);
   const message: OutgoingMessage = {
-    from: senderOf(input.from, accountEmail),
+    from: senderOf(input.from, accountEmail, isAlias),
     to: list(input.to, 'to'),
     cc: list(input.cc, 'cc'),
     bcc: list(input.bcc, 'bcc'),
@@ -108,17 +111,18 @@ export const addressList = (value: string | string[] | undefined, field: string,
   });
 };
 
-/** Contract rule 4: the account's own address (no alias table exists yet), else 403. */
-const senderOf = (from: SendRequest['from'], accountEmail: string): Mailbox => {
+/** Contract Send request 4: the account's mailbox address or an active alias assigned to it, else 403. */
+const senderOf = (from: SendRequest['from'], accountEmail: string, isAlias: AliasCheck): Mailbox => {
   if (from === undefined) return { address: accountEmail };
   // One mailbox is meant; more than one is refused as not this account's address.
   const [mailbox, ...others] = addressList(typeof from === 'string' ? from : from.email, 'from', Number.MAX_SAFE_INTEGER);
   const name = typeof from === 'string' ? mailbox?.name : from.name;
-  if (!mailbox || others.length > 0 || normalizeAddress(mailbox.address) !== normalizeAddress(accountEmail)) {
-    throw new AppError('forbidden', `from must be this account's address ${accountEmail}`, { field: 'from' });
+  const address = mailbox ? normalizeAddress(mailbox.address) : '';
+  if (!mailbox || others.length > 0 || (address !== normalizeAddress(accountEmail) && !isAlias(address))) {
+    throw new AppError('forbidden', `from must be this account's address ${accountEmail} or an alias assigned to it`, { field: 'from' });
   }
   if (name !== undefined && /[\r\n]/.test(name)) throw invalidInput('from', 'from.name may not contain CR or LF');
-  return name ? { name, address: accountEmail } : { address: accountEmail };
+  return name ? { name, address } : { address };
 };
 
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;

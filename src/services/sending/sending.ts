@@ -85,7 +85,7 @@ export class SendingService {
     requirePermission(principal, 'mail:send');
     const idempotencyKey = resolveIdempotencyKey(options.idempotencyKey, input.idempotencyKey, this.config.idempotencyKeyMaxChars);
     const account = this.accountOf(principal);
-    const message = normalizeSendRequest(input, account.email, this.config);
+    const message = normalizeSendRequest(input, account.email, this.config, this.aliasCheckOf(account));
     const contentHash = contentHashOf(message);
     if (idempotencyKey !== undefined) {
       const earlier = this.store.idempotency.get(account.id, idempotencyKey);
@@ -95,7 +95,7 @@ export class SendingService {
     const date = this.clock.now();
     const composed = await composeMessage(message, messageId, date);
     return this.accept(principal, {
-      fromAddress: account.email, replyTo: message.replyTo.map((entry) => entry.address.toLowerCase()),
+      fromAddress: message.from.address, replyTo: message.replyTo.map((entry) => entry.address.toLowerCase()),
       subject: message.subject, recipients: recipientsOf(message), contentHash, messageId, ...composed,
       parsed: parsedOfComposed(message, messageId, date),
     }, idempotencyKey, options.via);
@@ -109,7 +109,9 @@ export class SendingService {
   async submitRaw(principal: Principal, envelope: RawEnvelope, raw: Buffer): Promise<SendResult> {
     requirePermission(principal, 'mail:send');
     const account = this.accountOf(principal);
-    const { prepared, idempotencyKey } = await prepareRawSubmission(envelope, raw, account.email, this.config, this.clock.now(), this.parseMail);
+    const { prepared, idempotencyKey } = await prepareRawSubmission(
+      envelope, raw, account.email, this.config, this.clock.now(), this.parseMail, this.aliasCheckOf(account),
+    );
     if (idempotencyKey !== undefined) {
       const earlier = this.store.idempotency.get(account.id, idempotencyKey);
       if (earlier) return replayOf(earlier, principal, prepared.contentHash);
@@ -138,6 +140,16 @@ export class SendingService {
     return this.store.transaction(() => this.store.idempotency.sweepBefore(before));
   }
 
+  /** Contract Send request 4: an alias on a custom domain assigned to the account's mailbox. */
+  private aliasCheckOf(account: Account): (address: string) => boolean {
+    return (address) => this.store.domainAddresses.isAliasOfAccount(account.id, address);
+  }
+
+  /** Mail for our mail domain and for custom domains hosted here is stored at once, not sent out. */
+  private isLocalDomain(domain: string): boolean {
+    return domain === this.config.mailDomain || this.store.domains.provenByName(domain) !== null;
+  }
+
   private accountOf(principal: Principal): Account {
     const account = this.store.accounts.byId(principal.accountId);
     if (!account) throw new AppError('unauthorized', 'missing or invalid API key');
@@ -155,7 +167,7 @@ export class SendingService {
     // Bcc is not among the parsed fields, so one parse serves the Sent and delivered copies.
     if (prepared.parsed) return { sent: prepared.parsed, delivered: prepared.parsed };
     const sent = await this.parseMail(prepared.sentRaw);
-    const hasLocal = prepared.recipients.some((recipient) => recipient.domain === this.config.mailDomain);
+    const hasLocal = prepared.recipients.some((recipient) => this.isLocalDomain(recipient.domain));
     if (!hasLocal) return { sent, delivered: null };
     return { sent, delivered: prepared.raw === prepared.sentRaw ? sent : await this.parseMail(prepared.raw) };
   }
@@ -204,13 +216,13 @@ export class SendingService {
   }
 
   /**
-   * Recipients on our mail domain are settled at once: stored in their INBOX (delivered),
-   * or, with no such mailbox, failed with the credit refunded once. Remote recipients stay
-   * queued for the delivery worker.
+   * Recipients on our mail domain or a custom domain hosted here are settled at once: stored
+   * in their INBOX (delivered), or, with no such mailbox, failed with the credit refunded
+   * once. Remote recipients stay queued for the delivery worker.
    */
   private deliverLocally(rows: RecipientRecord[], raw: Buffer, parsed: ParsedMessage | null, now: number): void {
     for (const row of rows) {
-      if (row.status !== 'queued' || row.domain !== this.config.mailDomain || !parsed) continue;
+      if (row.status !== 'queued' || !parsed || !this.isLocalDomain(row.domain)) continue;
       const target = this.mailbox.mailboxForAddress(row.address);
       if (target) {
         this.mailbox.append(target, INBOX, raw, parsed);

@@ -5,7 +5,7 @@ import type { RecipientKind } from '../../core/types.js';
 import { headerFieldValues, mailboxesOf } from '../../mime/header-fields.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
 import { decodeBody } from '../../mime/transfer-encoding.js';
-import { normalizeSendRequest, type RecipientTarget } from './send-input.js';
+import { normalizeSendRequest, type AliasCheck, type RecipientTarget } from './send-input.js';
 import type { PreparedSubmission, SendingConfig } from './sending.js';
 
 export interface RawEnvelope {
@@ -19,21 +19,24 @@ const HEADER_END = /\r?\n\r?\n/;
 
 /**
  * Applies the Send request rules to a message an SMTP client composed itself: the header
- * From and the envelope sender must be the account's address, at most 50 distinct valid
+ * From and the envelope sender must be the account's address or an alias assigned to its
+ * mailbox (contract Send request 4), at most 50 distinct valid
  * recipients, subject, body, attachment and unsubscribe rules as for REST. Message-ID and
  * Date are added when missing (RFC 5322 section 3.6); the Bcc header is removed from the
  * copy the recipients get (section 3.6.3) and kept in the Sent copy.
  */
 export const prepareRawSubmission = async (
-  envelope: RawEnvelope, raw: Buffer, accountEmail: string, config: SendingConfig, now: Date, parse: ParseMail,
+  envelope: RawEnvelope, raw: Buffer, accountEmail: string, config: SendingConfig, now: Date, parse: ParseMail, isAlias: AliasCheck = () => false,
 ): Promise<{ prepared: PreparedSubmission; idempotencyKey?: string }> => {
   const parsed = await parse(raw);
   const account = normalizeAddress(accountEmail);
-  if (normalizeAddress(envelope.from) !== account) throw new AppError('forbidden', `the envelope sender must be ${accountEmail}`, { field: 'from' });
-  if (!parsed.from || normalizeAddress(parsed.from.email) !== account) {
-    throw new AppError('forbidden', `the From header must be this account's address ${accountEmail}`, { field: 'from' });
+  const mayUse = (address: string) => address === account || isAlias(address);
+  if (!mayUse(normalizeAddress(envelope.from))) throw new AppError('forbidden', `the envelope sender must be ${accountEmail} or an alias assigned to it`, { field: 'from' });
+  const from = parsed.from ? normalizeAddress(parsed.from.email) : '';
+  if (!mayUse(from)) {
+    throw new AppError('forbidden', `the From header must be this account's address ${accountEmail} or an alias assigned to it`, { field: 'from' });
   }
-  checkIdentityFields(raw, account);
+  checkIdentityFields(raw, mayUse, account);
   checkContent(parsed, raw, accountEmail, config);
   const recipients = envelopeRecipients(envelope.to, parsed, config.recipientsPerMessage);
   const contentHash = sha256Hex(Buffer.concat([Buffer.from(JSON.stringify(recipients.map((r) => r.address)) + '\n'), raw]));
@@ -47,7 +50,7 @@ export const prepareRawSubmission = async (
   const sentRaw = added.length === 0 ? raw : Buffer.concat([Buffer.from(added.join('\r\n') + '\r\n'), raw]);
   return {
     prepared: {
-      fromAddress: account, replyTo: [], subject: parsed.subject, recipients, contentHash, messageId,
+      fromAddress: from, replyTo: [], subject: parsed.subject, recipients, contentHash, messageId,
       raw: withoutBcc(sentRaw), sentRaw,
     },
     idempotencyKey: parsed.messageId ? `smtp:${sha256Hex(parsed.messageId)}` : undefined,
@@ -62,7 +65,7 @@ export const prepareRawSubmission = async (
  */
 const IDENTITY_FIELDS = ['From', 'Sender', 'Resent-From', 'Resent-Sender'] as const;
 
-const checkIdentityFields = (raw: Buffer, account: string): void => {
+const checkIdentityFields = (raw: Buffer, mayUse: (address: string) => boolean, account: string): void => {
   for (const name of IDENTITY_FIELDS) {
     const values = headerFieldValues(raw, name);
     // RFC 5322 section 3.6: From and Sender occur at most once.
@@ -71,8 +74,8 @@ const checkIdentityFields = (raw: Buffer, account: string): void => {
     }
     for (const value of values) {
       const mailboxes = mailboxesOf(value);
-      if (mailboxes.length === 0 || mailboxes.some((mailbox) => mailbox !== account)) {
-        throw new AppError('forbidden', `the ${name} header may name only this account's address ${account}`, { field: name.toLowerCase() });
+      if (mailboxes.length === 0 || mailboxes.some((mailbox) => !mayUse(mailbox))) {
+        throw new AppError('forbidden', `the ${name} header may name only this account's address ${account} or its aliases`, { field: name.toLowerCase() });
       }
     }
   }

@@ -1,0 +1,27 @@
+import type { Context, Next } from 'koa';
+import { bearerToken } from '../core/bearer.js';
+import { AppError } from '../core/errors.js';
+import { keyKindOf } from '../core/keys.js';
+import { callerOfKey, requireDomainRead, requireDomainWrite, type DomainCaller } from '../services/domains/caller.js';
+import type { Services } from '../services/index.js';
+
+export interface DomainCallerState {
+  domainCaller: DomainCaller;
+}
+
+/**
+ * The domain endpoints take an API key with domains:* (the key's account holds the domains)
+ * or an owner session JWT (contract Authentication 4). The permission is checked before the
+ * body is read, so a key that may not write learns that first (403), whatever it sent.
+ */
+export const requireDomainCaller = (services: Services, access: 'read' | 'write') => async (ctx: Context, next: Next): Promise<void> => {
+  const bearer = bearerToken(ctx.get('authorization'));
+  if (!bearer || keyKindOf(bearer) === null) throw new AppError('unauthorized', 'missing or invalid API key or owner session');
+  const caller = callerOfKey(services.auth.authenticate(bearer));
+  if (access === 'read') requireDomainRead(caller);
+  else requireDomainWrite(caller);
+  (ctx.state as DomainCallerState).domainCaller = caller;
+  await next();
+};
+
+export const domainCallerOf = (ctx: Context): DomainCaller => (ctx.state as DomainCallerState).domainCaller;

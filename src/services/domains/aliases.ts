@@ -1,0 +1,85 @@
+import type { Clock } from '../../core/clock.js';
+import { AppError } from '../../core/errors.js';
+import { newUuid } from '../../core/ids.js';
+import type { MailboxRecord } from '../../store/accounts.js';
+import type { AliasRecord } from '../../store/domain-addresses.js';
+import type { Store } from '../../store/index.js';
+import { requireDomainRead, requireDomainWrite, type DomainCaller } from './caller.js';
+import type { DomainService } from './domains.js';
+import { newAddressOn, requireFreeAddress } from './local-part.js';
+import type { DomainPlan } from './plan.js';
+
+export interface AliasView {
+  id: string;
+  address: string;
+  /** The address of the mailbox that receives the alias's mail and may send as it. */
+  mailbox: string;
+  createdAt: string;
+}
+
+export interface AliasDeleted extends AliasView {
+  deleted: true;
+}
+
+const viewOf = (alias: AliasRecord): AliasView => ({
+  id: alias.id, address: alias.address, mailbox: alias.mailboxAddress, createdAt: new Date(alias.createdAt).toISOString(),
+});
+
+/**
+ * Aliases on a holder's verified domains: mail to one lands in its mailbox's INBOX (the MX
+ * accepts it at RCPT), and that mailbox may send with it as From (contract Send request 4).
+ */
+export class AliasService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly domains: DomainService,
+    private readonly plan: DomainPlan,
+    /** The mailboxes a holder may point an alias at (its own, its domain mailboxes, its owned agents'). */
+    private readonly targets: (holderId: string, address: string) => MailboxRecord | null,
+  ) {}
+
+  list(caller: DomainCaller, domainId: string): { aliases: AliasView[] } {
+    requireDomainRead(caller);
+    this.domains.owned(caller, domainId);
+    return { aliases: this.store.domainAddresses.aliasesOfDomain(domainId).map(viewOf) };
+  }
+
+  get(caller: DomainCaller, domainId: string, id: string): AliasView {
+    requireDomainRead(caller);
+    return viewOf(this.owned(caller, domainId, id));
+  }
+
+  create(caller: DomainCaller, domainId: string, input: { localPart: string; mailbox: string }): AliasView {
+    requireDomainWrite(caller);
+    const id = newUuid();
+    this.store.transaction(() => {
+      const domain = this.domains.owned(caller, domainId);
+      this.plan.requireAddressRoom(domain, this.store.domains.ofHolder(caller.holderId));
+      this.plan.requireAliasRoom(caller.holderId);
+      const address = newAddressOn(input.localPart, domain.domain);
+      requireFreeAddress(this.store, address);
+      const target = this.targets(caller.holderId, input.mailbox.trim().toLowerCase());
+      if (!target) throw new AppError('not_found', `${input.mailbox} is not a mailbox you manage (your own, a mailbox on your domains, or an agent you own)`);
+      this.store.domainAddresses.insertAlias({ id, domainId, holderId: caller.holderId, address, mailboxId: target.id, createdAt: this.clock.now().getTime() });
+    });
+    // The answer to a write: a domains:write key without domains:read sees what it made.
+    return viewOf(this.owned(caller, domainId, id));
+  }
+
+  delete(caller: DomainCaller, domainId: string, id: string): AliasDeleted {
+    requireDomainWrite(caller);
+    return this.store.transaction(() => {
+      const alias = this.owned(caller, domainId, id);
+      this.store.domainAddresses.deleteAlias(id);
+      return { ...viewOf(alias), deleted: true as const };
+    });
+  }
+
+  private owned(caller: DomainCaller, domainId: string, id: string): AliasRecord {
+    this.domains.owned(caller, domainId);
+    const alias = this.store.domainAddresses.aliasById(id);
+    if (!alias || alias.domainId !== domainId) throw new AppError('not_found', 'no such alias');
+    return alias;
+  }
+}

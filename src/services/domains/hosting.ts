@@ -1,0 +1,85 @@
+import type { Clock } from '../../core/clock.js';
+import { AppError } from '../../core/errors.js';
+import type { Store } from '../../store/index.js';
+import type { HostingSource } from '../../store/hosting.js';
+
+/** A holder's paid access: `active` while `expiresAt` is in the future. */
+export interface Hosting {
+  active: boolean;
+  expiresAt: string | null;
+}
+
+export interface Extension {
+  source: HostingSource;
+  /** The invoice token of a payment, or who granted it. */
+  reference?: string;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Ten years at once is more than any plan sells; a larger number is a typo. */
+const MAX_DAYS = 3650;
+
+/**
+ * The one place hosting state lives (per domain holder, with an expiry): operator grants and
+ * payments extend it, the domain services read it. Extensions add to the later of now and the
+ * current end, so buying early loses nothing. Each runs in the caller's transaction when there
+ * is one (a payment applies its invoice and the hosting together).
+ */
+export class HostingService {
+  constructor(private readonly store: Store, private readonly clock: Clock) {}
+
+  hostingOf(holderId: string): Hosting {
+    const expiresAt = this.store.hosting.expiresAt(holderId);
+    return { active: expiresAt !== null && expiresAt > this.now(), expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString() };
+  }
+
+  isActive(holderId: string): boolean {
+    return this.hostingOf(holderId).active;
+  }
+
+  extendHosting(holderId: string, days: number, extension: Extension): Hosting {
+    checkDays(days);
+    const now = this.now();
+    const expiresAt = this.store.transaction(() => {
+      if (!this.store.accounts.byId(holderId)) throw new AppError('not_found', 'no such account');
+      const end = this.store.hosting.extend(holderId, now, days * DAY_MS);
+      this.store.hosting.record({ holderId, domainId: null, days, source: extension.source, reference: extension.reference ?? null, expiresAt: end, createdAt: now });
+      return end;
+    });
+    return { active: true, expiresAt: new Date(expiresAt).toISOString() };
+  }
+
+  /**
+   * `agentpost hosting grant <email> <days>`: the operator's grant, while payments are paused
+   * the only source of hosting. The email names the holder: its mailbox address.
+   */
+  grant(email: string, days: number): { holder: string; hosting: Hosting } {
+    const account = this.store.accounts.byEmail(email.trim().toLowerCase());
+    if (!account) throw new AppError('not_found', `no account with the address ${email}`);
+    return { holder: account.email, hosting: this.extendHosting(account.id, days, { source: 'grant', reference: 'operator' }) };
+  }
+
+  /**
+   * A domain add-on: an extra domain beyond the plan's, paid for `days` (the payments part
+   * sells it per domain). Returns the add-on's new end.
+   */
+  extendAddon(domainId: string, days: number, extension: Extension): string {
+    checkDays(days);
+    const now = this.now();
+    return this.store.transaction(() => {
+      const domain = this.store.domains.byId(domainId);
+      if (!domain) throw new AppError('not_found', 'no such domain');
+      const end = this.store.domains.extendAddon(domainId, now, days * DAY_MS) as number;
+      this.store.hosting.record({ holderId: domain.holderId, domainId, days, source: extension.source, reference: extension.reference ?? null, expiresAt: end, createdAt: now });
+      return new Date(end).toISOString();
+    });
+  }
+
+  private now(): number {
+    return this.clock.now().getTime();
+  }
+}
+
+const checkDays = (days: number): void => {
+  if (!Number.isSafeInteger(days) || days < 1 || days > MAX_DAYS) throw new AppError('invalid_input', `days must be a whole number from 1 to ${MAX_DAYS}`);
+};

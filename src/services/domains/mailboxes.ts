@@ -1,0 +1,121 @@
+import type { Clock } from '../../core/clock.js';
+import { AppError } from '../../core/errors.js';
+import type { MailboxRecord } from '../../store/accounts.js';
+import type { DomainMailboxRecord } from '../../store/domain-addresses.js';
+import type { Store } from '../../store/index.js';
+import type { AccountService } from '../accounts/accounts.js';
+import type { TwoFactorService } from '../accounts/two-factor.js';
+import { requireDomainRead, requireDomainWrite, type DomainCaller } from './caller.js';
+import type { DomainService } from './domains.js';
+import { newAddressOn, requireFreeAddress } from './local-part.js';
+import type { DomainPlan } from './plan.js';
+
+export interface DomainMailboxView {
+  /** The mailbox's account id: its userId everywhere else. */
+  id: string;
+  email: string;
+  agentId: string;
+  createdAt: string;
+  /** The full key: in the creation answer only, never again. */
+  apiKey?: string;
+}
+
+export interface DomainMailboxDeleted extends DomainMailboxView {
+  deleted: true;
+  /** When its mail is removed; until then it is kept, and nothing can reach it. */
+  mailRetainedUntil: string;
+  aliasesRemoved: number;
+  message: string;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const viewOf = (mailbox: DomainMailboxRecord): DomainMailboxView => ({
+  id: mailbox.accountId, email: mailbox.email, agentId: mailbox.agentId, createdAt: new Date(mailbox.createdAt).toISOString(),
+});
+
+/**
+ * Separate mailboxes on a holder's verified domains: each a new agent account with its own
+ * full key, credits and sending state, so REST, MCP, IMAP, submission and webhooks work for it
+ * as for a registered agent. A deleted one stops at once (keys revoked, mailbox closed, webhook
+ * revoked) and keeps its mail for `retentionDays`.
+ */
+export class DomainMailboxService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly accounts: AccountService,
+    private readonly twoFactor: TwoFactorService,
+    private readonly domains: DomainService,
+    private readonly plan: DomainPlan,
+    private readonly retentionDays: number,
+  ) {}
+
+  list(caller: DomainCaller, domainId: string): { mailboxes: DomainMailboxView[] } {
+    requireDomainRead(caller);
+    this.domains.owned(caller, domainId);
+    return { mailboxes: this.store.domainAddresses.mailboxesOfDomain(domainId).map(viewOf) };
+  }
+
+  get(caller: DomainCaller, domainId: string, id: string): DomainMailboxView {
+    requireDomainRead(caller);
+    return viewOf(this.owned(caller, domainId, id));
+  }
+
+  create(caller: DomainCaller, domainId: string, input: { localPart: string; agentId?: string }): DomainMailboxView {
+    requireDomainWrite(caller);
+    return this.store.transaction(() => {
+      const domain = this.domains.owned(caller, domainId);
+      this.plan.requireAddressRoom(domain, this.store.domains.ofHolder(caller.holderId));
+      this.plan.requireMailboxRoom(caller.holderId);
+      const address = newAddressOn(input.localPart, domain.domain);
+      requireFreeAddress(this.store, address);
+      const { account, apiKey } = this.accounts.createOnAddress(input.agentId ?? address.slice(0, address.indexOf('@')), address);
+      this.store.domainAddresses.insertMailbox({ accountId: account.id, domainId, holderId: caller.holderId, createdAt: account.createdAt });
+      return { id: account.id, email: account.email, agentId: account.agentId, createdAt: new Date(account.createdAt).toISOString(), apiKey };
+    });
+  }
+
+  /** Needs the holder's factor code when two-factor is on (as revoking a key does). */
+  delete(caller: DomainCaller, domainId: string, id: string, factorCode: string | undefined): DomainMailboxDeleted {
+    requireDomainWrite(caller);
+    const mailbox = this.owned(caller, domainId, id);
+    this.twoFactor.requireFactorIfEnabled(caller.holderId, factorCode);
+    const now = this.clock.now().getTime();
+    const retainedUntil = now + this.retentionDays * DAY_MS;
+    const aliasesRemoved = this.store.transaction(() => {
+      if (!this.store.domainAddresses.markMailboxDeleted(id, now, retainedUntil)) throw new AppError('not_found', 'no such mailbox');
+      const open = this.store.accounts.mailboxOfAccount(id);
+      const removed = open ? this.store.domainAddresses.deleteAliasesToMailbox(open.id) : 0;
+      this.store.accounts.closeMailboxesOf(id, now);
+      this.store.keys.revokeAllOf(id, now);
+      const webhook = this.store.webhookEndpoints.currentOfAccount(id);
+      if (webhook) this.store.webhookEndpoints.revoke(webhook.id, now);
+      return removed;
+    });
+    const until = new Date(retainedUntil).toISOString();
+    return {
+      ...viewOf(mailbox), deleted: true, mailRetainedUntil: until, aliasesRemoved,
+      message: `${mailbox.email} is deleted: it receives nothing, its keys are revoked, and its mail is kept until ${until}, then removed.`,
+    };
+  }
+
+  /**
+   * A mailbox the holder may point an alias at: its own, one of its domain mailboxes (not
+   * deleted), or one of the agents it owns.
+   */
+  manageable(holderId: string, address: string): MailboxRecord | null {
+    const mailbox = this.store.accounts.mailboxByAddress(address);
+    if (!mailbox) return null;
+    if (mailbox.accountId === holderId) return mailbox;
+    const domainMailbox = this.store.domainAddresses.mailboxById(mailbox.accountId);
+    return domainMailbox && domainMailbox.holderId === holderId && domainMailbox.deletedAt === null ? mailbox : null;
+  }
+
+  private owned(caller: DomainCaller, domainId: string, id: string): DomainMailboxRecord {
+    this.domains.owned(caller, domainId);
+    const mailbox = this.store.domainAddresses.mailboxById(id);
+    if (!mailbox || mailbox.domainId !== domainId || mailbox.deletedAt !== null) throw new AppError('not_found', 'no such mailbox');
+    return mailbox;
+  }
+}

@@ -1,0 +1,117 @@
+import type { Clock } from '../../core/clock.js';
+import { AppError } from '../../core/errors.js';
+import type { Store } from '../../store/index.js';
+import type { DomainRecord } from '../../store/domains.js';
+import type { HostingService } from './hosting.js';
+
+export interface PlanLimits {
+  domains: number;
+  aliases: number;
+  mailboxes: number;
+}
+
+export interface Usage {
+  used: number;
+  allowed: number;
+}
+
+export interface Limits {
+  domains: Usage;
+  aliases: Usage;
+  mailboxes: Usage;
+}
+
+export interface PlanConfig {
+  /** `limits.personalPlan`. */
+  plan: PlanLimits;
+  /** `funding.paused`: hosting comes from operator grants only, which the reasons say. */
+  fundingPaused: boolean;
+}
+
+/**
+ * The contract's plan rules: adding and checking DNS are free; creating addresses needs paid
+ * owner access (hosting) on a verified domain the plan covers; the Personal plan includes
+ * `plan.domains` domains, `plan.aliases` aliases and `plan.mailboxes` separate mailboxes per
+ * holder; extra domains need active hosting and a verified first domain, and an add-on each.
+ */
+export class DomainPlan {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly hosting: HostingService,
+    private readonly config: PlanConfig,
+  ) {}
+
+  limits(holderId: string, domains: readonly DomainRecord[]): Limits {
+    const addons = domains.filter((domain) => this.hasAddon(domain)).length;
+    return {
+      domains: { used: domains.length, allowed: this.config.plan.domains + addons },
+      aliases: { used: this.store.domainAddresses.countAliasesOfHolder(holderId), allowed: this.config.plan.aliases },
+      mailboxes: { used: this.store.domainAddresses.mailboxesOfHolder(holderId).length, allowed: this.config.plan.mailboxes },
+    };
+  }
+
+  /** Why no address can be made on `domain` now, or null when one can. `domains`: the holder's, oldest first. */
+  addressBlocker(domain: DomainRecord, domains: readonly DomainRecord[]): { code: 'payment_required' | 'conflict'; reason: string } | null {
+    if (!this.hosting.isActive(domain.holderId)) return { code: 'payment_required', reason: this.hostingReason() };
+    if (domain.status === 'pending') {
+      return { code: 'conflict', reason: `${domain.domain} is not verified yet: publish its records, then POST /api/user/domains/${domain.id}/verify` };
+    }
+    if (domain.status === 'failed') {
+      return { code: 'conflict', reason: `${domain.domain} no longer shows ownership (${domain.statusReason ?? 'see its records'}): existing addresses keep working; new ones need the records back and a verify` };
+    }
+    const position = domains.findIndex((candidate) => candidate.id === domain.id);
+    if (position >= this.config.plan.domains && !this.hasAddon(domain)) {
+      return { code: 'payment_required', reason: `the plan includes ${this.config.plan.domains} domain(s); ${domain.domain} is an extra domain and needs a domain add-on` };
+    }
+    return null;
+  }
+
+  requireAddressRoom(domain: DomainRecord, domains: readonly DomainRecord[]): void {
+    const blocker = this.addressBlocker(domain, domains);
+    if (blocker) throw new AppError(blocker.code, `cannot create addresses on ${domain.domain}: ${blocker.reason}`);
+  }
+
+  /** The list's canCreateAddresses: some domain of the holder takes new addresses now. */
+  listVerdict(holderId: string, domains: readonly DomainRecord[]): { can: boolean; reason?: string } {
+    if (!this.hosting.isActive(holderId)) return { can: false, reason: this.hostingReason() };
+    if (domains.length === 0) return { can: false, reason: 'add a domain and verify it first (POST /api/user/domains)' };
+    const blockers = domains.map((domain) => this.addressBlocker(domain, domains));
+    return blockers.some((blocker) => blocker === null) ? { can: true } : { can: false, reason: blockers[0]?.reason };
+  }
+
+  /** Contract: extra domains require active primary hosting and verified ownership of the first. */
+  requireRoomForDomain(holderId: string, domains: readonly DomainRecord[]): void {
+    if (domains.length < this.config.plan.domains) return;
+    if (!this.hosting.isActive(holderId)) {
+      throw new AppError('payment_required', `the plan includes ${this.config.plan.domains} domain(s); an extra domain needs active hosting (${this.hostingReason()})`);
+    }
+    if (domains[0]?.status !== 'verified') {
+      throw new AppError('conflict', `an extra domain needs your first domain${domains[0] ? `, ${domains[0].domain},` : ''} verified first`);
+    }
+  }
+
+  requireAliasRoom(holderId: string): void {
+    const used = this.store.domainAddresses.countAliasesOfHolder(holderId);
+    if (used >= this.config.plan.aliases) {
+      throw new AppError('conflict', `the plan includes ${this.config.plan.aliases} aliases and ${used} are in use; delete one to add another`);
+    }
+  }
+
+  requireMailboxRoom(holderId: string): void {
+    const used = this.store.domainAddresses.mailboxesOfHolder(holderId).length;
+    if (used >= this.config.plan.mailboxes) {
+      throw new AppError('conflict', `the plan includes ${this.config.plan.mailboxes} separate mailboxes and ${used} are in use; delete one to add another`);
+    }
+  }
+
+  private hasAddon(domain: DomainRecord): boolean {
+    return domain.addonExpiresAt !== null && domain.addonExpiresAt > this.clock.now().getTime();
+  }
+
+  private hostingReason(): string {
+    return this.config.fundingPaused
+      ? 'creating addresses needs paid hosting; payments are paused, so the operator grants it (agentpost hosting grant <email> <days>)'
+      : 'creating addresses needs paid hosting: buy it with POST /api/v1/agent/payment (kind domain_hosting)';
+  }
+}
