@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import { bearerToken } from '../core/bearer.js';
 import { AppError } from '../core/errors.js';
 import { keyKindOf } from '../core/keys.js';
-import { callerOfKey, requireDomainRead, requireDomainWrite, type DomainCaller } from '../services/domains/caller.js';
+import { callerOfKey, callerOfOwner, requireDomainRead, requireDomainWrite, type DomainCaller } from '../services/domains/caller.js';
 import type { Services } from '../services/index.js';
 
 export interface DomainCallerState {
@@ -16,8 +16,8 @@ export interface DomainCallerState {
  */
 export const requireDomainCaller = (services: Services, access: 'read' | 'write') => async (ctx: Context, next: Next): Promise<void> => {
   const bearer = bearerToken(ctx.get('authorization'));
-  if (!bearer || keyKindOf(bearer) === null) throw new AppError('unauthorized', 'missing or invalid API key or owner session');
-  const caller = callerOfKey(services.auth.authenticate(bearer));
+  if (!bearer) throw new AppError('unauthorized', 'missing or invalid API key or owner session');
+  const caller = keyKindOf(bearer) === null ? await ownerCaller(services, bearer) : callerOfKey(services.auth.authenticate(bearer));
   if (access === 'read') requireDomainRead(caller);
   else requireDomainWrite(caller);
   (ctx.state as DomainCallerState).domainCaller = caller;
@@ -25,3 +25,10 @@ export const requireDomainCaller = (services: Services, access: 'read' | 'write'
 };
 
 export const domainCallerOf = (ctx: Context): DomainCaller => (ctx.state as DomainCallerState).domainCaller;
+
+/** An owner session JWT: the signed-in owner holds the domains (DESIGN.md "Domain holder"). */
+const ownerCaller = async (services: Services, bearer: string): Promise<DomainCaller> => {
+  const owner = await services.ownerSessions.fromBearer(bearer);
+  if (!owner) throw new AppError('unauthorized', 'missing, expired or ended owner session; sign in with POST /api/user/session');
+  return callerOfOwner(owner.ownerId);
+};

@@ -71,6 +71,8 @@ export class DomainMailboxService {
       const address = newAddressOn(input.localPart, domain.domain);
       requireFreeAddress(this.store, address);
       const { account, apiKey } = this.accounts.createOnAddress(input.agentId ?? address.slice(0, address.indexOf('@')), address);
+      // A human holder owns the mailboxes made on its domains: they appear in its console.
+      if (this.store.accounts.byId(caller.holderId)?.kind === 'human') this.store.accounts.setOwner(account.id, caller.holderId);
       this.store.domainAddresses.insertMailbox({ accountId: account.id, domainId, holderId: caller.holderId, createdAt: account.createdAt });
       return { id: account.id, email: account.email, agentId: account.agentId, createdAt: new Date(account.createdAt).toISOString(), apiKey };
     });
