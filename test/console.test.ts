@@ -154,7 +154,10 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
       for (const values of owned ? [{ ...params, id: idIn(path) }, { ...adaOwn, id: idIn(path) }] : [{}]) {
         const target = fill(path, values, 'brace');
         // Valid bodies, so what answers is the ownership check and not the input check.
-        const body = method === 'get' || method === 'delete' ? undefined : path.endsWith('/access-keys') ? { name: 'x', kind: 'mail', permissions: ['mail:draft'] } : {};
+        const body = method === 'get' || method === 'delete' ? undefined
+          : path.endsWith('/access-keys') ? { name: 'x', kind: 'mail', permissions: ['mail:draft'] }
+          : path.endsWith('/aliases') ? { localPart: 'x', mailbox: 'x@example.com' }
+          : path.endsWith('/mailboxes') ? { localPart: 'x' } : {};
         const response = await app.api(method.toUpperCase(), target, { key: eve.token, body });
         if (owned) t.ok([403, 404].includes(response.status), `REST ${method} ${target}: ${response.status}`);
         t.notMatch(JSON.stringify(response.body ?? ''), /private subject|draft subject|adas-agent|secret words/, `REST ${method} ${target} shows nothing of ada's`);
