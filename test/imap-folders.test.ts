@@ -92,11 +92,13 @@ t.test('SUBSCRIBE, UNSUBSCRIBE, LSUB and LIST (SUBSCRIBED) RETURN (CHILDREN STAT
   t.match(recursive, /^\* LIST \(\\HasNoChildren \\Subscribed\) "\/" "INBOX"/m);
   raw.send(`s4 LIST "" (INBOX Lists/*) RETURN (STATUS (MESSAGES UNSEEN UIDNEXT))${CRLF}`);
   const status = await raw.read(/^s4 /m);
-  t.match(status, /^\* LIST \(\\HasNoChildren\) "\/" "INBOX"\r\n\* STATUS "INBOX" \(MESSAGES 1 UNSEEN 1 UIDNEXT 2\)\r$/m, 'RFC 5819 LIST-STATUS');
+  // RFC 5258 section 3.4: an extended LIST without RETURN (CHILDREN) may leave out \HasChildren
+  // and \HasNoChildren, and Dovecot 2.3 leaves them out (here and for LIST (SPECIAL-USE) below).
+  t.match(status, /^\* LIST \(\) "\/" "INBOX"\r\n\* STATUS "INBOX" \(MESSAGES 1 UNSEEN 1 UIDNEXT 2\)\r$/m, 'RFC 5819 LIST-STATUS');
   t.match(status, /^\* STATUS "Lists\/Rust" \(MESSAGES 0 UNSEEN 0 UIDNEXT 1\)\r$/m);
   raw.send(`s5 LIST (SPECIAL-USE) "" *${CRLF}`);
   const special = await raw.read(/^s5 /m);
-  t.same([...special.matchAll(/^\* LIST \(\\HasNoChildren (\\\w+)\) "\/" "(\w+)"/gm)].map((match) => `${match[2]}=${match[1]}`).sort(),
+  t.same([...special.matchAll(/^\* LIST \((\\\w+)\) "\/" "(\w+)"/gm)].map((match) => `${match[2]}=${match[1]}`).sort(),
     ['Archive=\\Archive', 'Drafts=\\Drafts', 'Junk=\\Junk', 'Sent=\\Sent', 'Trash=\\Trash'], 'RFC 6154 selection');
   raw.send(`s6 UNSUBSCRIBE Nothing${CRLF}s7 SUBSCRIBE Nothing${CRLF}s8 NAMESPACE${CRLF}s9 LIST "" ""${CRLF}`);
   const rest = await raw.read(/^s9 /m);

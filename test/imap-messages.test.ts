@@ -83,9 +83,11 @@ t.test('STORE every system flag and keywords; EXPUNGE, UID EXPUNGE, CLOSE and UN
   t.match(read.body, { isAnswered: true, isDraft: true, keywords: ['$Forwarded'] });
   raw.send(`e4 STORE 2,4 +FLAGS.SILENT (\\Deleted)${CRLF}e5 UID EXPUNGE 4${CRLF}`);
   const uidExpunge = await raw.read(/^e5 /m);
-  t.match(uidExpunge, /^\* 4 EXPUNGE\r\ne5 OK/m, 'only the set (RFC 4315)');
+  // RFC 3501 section 7.3.2: RECENT is sent when the folder's size changes; an expunged \Recent
+  // message lowers the count, and Dovecot 2.3 answers the same two lines.
+  t.match(uidExpunge, /^\* 4 EXPUNGE\r\n\* 4 RECENT\r\ne5 OK/m, 'only the set (RFC 4315)');
   raw.send(`e6 EXPUNGE${CRLF}`);
-  t.match(await raw.read(/^e6 /m), /^\* 2 EXPUNGE\r\ne6 OK/m);
+  t.match(await raw.read(/^e6 /m), /^\* 2 EXPUNGE\r\n\* 3 RECENT\r\ne6 OK/m);
   raw.send(`e7 FETCH 1:* (UID)${CRLF}`);
   t.same([...(await raw.read(/^e7 /m)).matchAll(/UID (\d+)/g)].map((match) => match[1]), ['1', '3', '5']);
   raw.send(`e8 STORE 1 +FLAGS (\\Deleted)${CRLF}e9 UNSELECT${CRLF}e10 SELECT INBOX${CRLF}`);
