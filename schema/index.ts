@@ -41,6 +41,12 @@ import webhookReplayResult from './webhook-replay-result.json' with { type: 'jso
 import webhookVerifyResult from './webhook-verify-result.json' with { type: 'json' };
 import webhook from './webhook.json' with { type: 'json' };
 
+// Payments.
+import cardCallbackResult from './card-callback-result.json' with { type: 'json' };
+import paymentList from './payment-list.json' with { type: 'json' };
+import paymentRequest from './payment-request.json' with { type: 'json' };
+import payment from './payment.json' with { type: 'json' };
+
 // Issue 6: key rotation, access keys, two-factor.
 import accessKeyList from './access-key-list.json' with { type: 'json' };
 import accessKeyRequest from './access-key-request.json' with { type: 'json' };
@@ -65,6 +71,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   sendRequest, sendResult, sending, outboundQuery, outboundList, outboundDetail,
   suppression, suppressionList, suppressionRelease,
   webhookAttempt, webhookCreateRequest, webhookCreated, webhookDeleted, webhookDeliveriesQuery, webhookDeliveries, webhookDeliveryDetail, webhookDelivery, webhookEnvelope, webhookList, webhookReplayResult, webhookVerifyResult, webhook,
+  cardCallbackResult, paymentList, paymentRequest, payment,
 ];
 
 export const OPENAPI_SOURCE: Record<string, unknown> = openapi;

@@ -46,5 +46,15 @@ export const defaultConfig = (): Config => ({
   webhooks: { allowInsecure: false, timeoutMs: 7000, concurrency: 32 },
   // c-ares' own default is 5 s and 4 tries; mail paths wait on these, so fewer tries.
   dns: { servers: [], timeoutMs: 5000, tries: 2 },
+  funding: { paused: true },
+  // Contract: "Polygon requires 128 confirmations". The token is Circle's USDC on Polygon PoS.
+  payments: {
+    invoiceMinutes: 60,
+    card: {},
+    polygon: {
+      tokenContract: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', tokenDecimals: 6, confirmations: 128,
+      watchSchedule: '*/20 * * * * *', lateWatchHours: 24,
+    },
+  },
   log: { level: 'info' },
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
+import { validate as isCronExpression } from 'node-cron';
 import configSchema from '../../schema/config.json' with { type: 'json' };
 import { dnsServerProblem } from '../core/dns.js';
 import { defaultConfig } from './defaults.js';
@@ -124,6 +125,9 @@ const validate = (candidate: ConfigLayer, origins: Origins): Config => {
   }
   assertTimeZone(candidate.timeZone, originFor(origins, 'timeZone'));
   assertDnsServers(candidate.dns.servers, originFor(origins, 'dns.servers'));
+  if (!isCronExpression(candidate.payments.polygon.watchSchedule)) {
+    throw new ConfigError('payments.polygon.watchSchedule', `"${candidate.payments.polygon.watchSchedule}" is not a cron expression (seconds first, e.g. "*/20 * * * * *")`, originFor(origins, 'payments.polygon.watchSchedule'));
+  }
   // A body the budget could never hold would be refused with 503 forever.
   if (candidate.http.maxBufferedBodyBytes < candidate.http.maxBodyBytes) {
     throw new ConfigError('http.maxBufferedBodyBytes', `must be at least http.maxBodyBytes (${candidate.http.maxBodyBytes})`, originFor(origins, 'http.maxBufferedBodyBytes'));

@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Handoff, MxResolver } from '../core/outbound.js';
 import type { ParseMail } from '../core/parsed-message.js';
+import type { CardProcessor, PolygonPort } from '../core/payments.js';
 import type { WebhookSender } from '../core/webhooks.js';
 import type { Store } from '../store/index.js';
 import { AccessKeyPolicyService } from './keys/access-key-policy.js';
@@ -23,6 +24,10 @@ import { parseMessage } from '../mime/parse.js';
 import { MailboxWatchers } from './mail/watchers.js';
 import { NextHopResolver } from './delivery/next-hop.js';
 import { OutboundService } from './sending/outbound.js';
+import { InvoiceApplier } from './payments/apply.js';
+import { CardPayments } from './payments/card.js';
+import { PaymentService, type PaymentsConfig } from './payments/payments.js';
+import { PolygonPayments } from './payments/polygon.js';
 import { RateLimiter } from './rate-limiter.js';
 import { SearchIndexService } from './mail/search-index.js';
 import type { IndexWriter } from '../core/search-index.js';
@@ -66,6 +71,8 @@ export interface ServicesConfig {
   };
   /** webhooks.allowInsecure: http, any port and loopback targets (local development and tests only). */
   webhooksAllowInsecure: boolean;
+  /** funding.paused and the invoice timings (config `payments.*`). */
+  payments: PaymentsConfig;
 }
 
 export interface ServiceDeps {
@@ -90,6 +97,10 @@ export interface ServiceDeps {
   parseMail?: ParseMail;
   /** Writes the full-text index (its own file); main.ts picks a thread or the main thread. */
   indexWriter: IndexWriter;
+  /** Stripe Checkout, when `payments.card` is configured; card payments answer 503 without it. */
+  cardProcessor?: CardProcessor;
+  /** The Polygon RPC and invoice addresses, when `payments.polygon` is configured. */
+  polygon?: PolygonPort;
 }
 
 export interface Services {
@@ -120,9 +131,11 @@ export interface Services {
   searchIndex: SearchIndexService;
   /** Stored bodies (what reads and IMAP FETCH answer from) and their backfill; main.ts runs its worker. */
   bodies: MessageBodyService;
+  /** Invoices for credits and hosting, by card or Polygon; main.ts runs the Polygon watcher. */
+  payments: PaymentService;
 }
 
-export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter }: ServiceDeps): Services => {
+export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter, cardProcessor, polygon }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const parse = parseMail ?? ((raw: Buffer) => parseMessage(raw));
   const searchIndex = new SearchIndexService(store, logger, indexWriter, parse);
@@ -158,6 +171,11 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   const webhookDispatch = new WebhookDispatchService(store, clock, webhookSender, logger);
   const auth = new AuthService(store, clock);
   const mailboxWatchers = new MailboxWatchers();
+  const applier = new InvoiceApplier(store, clock, logger, null);
+  const payments = new PaymentService(store, clock, config.payments, {
+    card: cardProcessor ? new CardPayments(store, clock, logger, cardProcessor, applier) : null,
+    polygon: polygon ? new PolygonPayments(store, clock, logger, polygon, applier) : null,
+  }, null);
   return {
     accounts,
     auth,
@@ -182,5 +200,6 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     mailboxWatchers,
     searchIndex,
     bodies,
+    payments,
   };
 };

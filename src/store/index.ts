@@ -7,6 +7,7 @@ import { openDatabase, type Db, type OpenOptions } from './db.js';
 import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
 import { IdempotencyRepo } from './idempotency.js';
+import { InvoiceRepo } from './invoices.js';
 import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
 import { MessageBodyRepo } from './message-bodies.js';
@@ -52,6 +53,7 @@ export class Store {
   readonly webhookEvents: WebhookEventRepo;
   readonly imap: ImapRepo;
   readonly searchIndex: SearchIndexRepo;
+  readonly invoices: InvoiceRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
 
@@ -80,6 +82,7 @@ export class Store {
     this.webhookEvents = new WebhookEventRepo(db);
     this.imap = new ImapRepo(db, searchReader);
     this.searchIndex = new SearchIndexRepo(db);
+    this.invoices = new InvoiceRepo(db);
     this.bodies = new MessageBodyRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies);
     this.messageArrivals = new MessageArrivalRepo(db);

@@ -11,6 +11,7 @@ import { searchFile } from './010_search_file.js';
 import { messageBodies } from './011_message_bodies.js';
 import { dataSent } from './015_data_sent.js';
 import { messageArrivals } from './040_message_arrivals.js';
+import { payments } from './070_payments.js';
 
 export interface Migration {
   version: number;
@@ -19,4 +20,4 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, messageArrivals];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, messageArrivals, payments];
