@@ -178,12 +178,15 @@ t.test('20 racing status calls and 20 callbacks for one paid invoice apply it on
   t.equal((await app.api('GET', `/api/v1/agent/payment/status/${invoice.token}`, { key: agent.apiKey })).body.status, 'applied');
 });
 
-t.test('card not configured: 503 unavailable; the callback too', async (t) => {
+t.test('a method not configured: 503 unavailable; the card callback too', async (t) => {
   const { api, register } = await startApp(t, { funding: { paused: false } });
   const agent = await register();
-  const created = await api('POST', '/api/v1/agent/payment', { key: agent.apiKey, body: { kind: 'mail_credits', method: 'card', amountCents: 100 }, headers: { 'idempotency-key': 'k' } });
-  t.equal(created.status, 503);
-  t.equal(created.body.code, 'unavailable');
+  for (const method of ['card', 'polygon']) {
+    const created = await api('POST', '/api/v1/agent/payment', { key: agent.apiKey, body: { kind: 'mail_credits', method, amountCents: 100 }, headers: { 'idempotency-key': method } });
+    t.equal(created.status, 503);
+    t.equal(created.body.code, 'unavailable');
+    t.match(created.body.error, /not configured/);
+  }
   const callback = await api('POST', CALLBACK, { body: '{}', headers: { 'stripe-signature': 't=1,v1=00' } });
   t.equal(callback.status, 503);
 });
