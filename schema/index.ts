@@ -41,6 +41,12 @@ import webhookReplayResult from './webhook-replay-result.json' with { type: 'jso
 import webhookVerifyResult from './webhook-verify-result.json' with { type: 'json' };
 import webhook from './webhook.json' with { type: 'json' };
 
+// Payments.
+import cardCallbackResult from './card-callback-result.json' with { type: 'json' };
+import paymentList from './payment-list.json' with { type: 'json' };
+import paymentRequest from './payment-request.json' with { type: 'json' };
+import payment from './payment.json' with { type: 'json' };
+
 // Issue 6: key rotation, access keys, two-factor.
 import accessKeyList from './access-key-list.json' with { type: 'json' };
 import accessKeyRequest from './access-key-request.json' with { type: 'json' };
@@ -86,7 +92,9 @@ import draft from './draft.json' with { type: 'json' };
 import draftsQuery from './drafts-query.json' with { type: 'json' };
 import ownerDraftsQuery from './owner-drafts-query.json' with { type: 'json' };
 
-const OWNER_SCHEMAS = [
+export type JsonSchema = { $id: string } & Record<string, unknown>;
+
+const OWNER_SCHEMAS: readonly JsonSchema[] = [
   ownerPasswordRequest, ownerSessionRequest, ownerSession, ownerSignedOut, ownerSignupRequest, ownerSignup, owner,
   ownerAgent, ownerAgentList, ownerAgentOverview, ownerClaimRequest, ownerClaimCode, ownerEmailQuery, agentOwnerRequest, agentOwner,
   draftApproval, draftDeleted, draftList, draftPatchRequest, draftRejectRequest, draftSummary, draft, draftsQuery, ownerDraftsQuery,
@@ -108,7 +116,11 @@ import domainMailboxList from './domain-mailbox-list.json' with { type: 'json' }
 import domainMailboxDeleteRequest from './domain-mailbox-delete-request.json' with { type: 'json' };
 import domainMailboxDeleted from './domain-mailbox-deleted.json' with { type: 'json' };
 
-export type JsonSchema = { $id: string } & Record<string, unknown>;
+
+const DOMAIN_SCHEMAS: readonly JsonSchema[] = [
+  domainCreateRequest, dnsRecord, domainCheck, domain, domainList, domainVerifyResult, domainDeleted, aliasCreateRequest, alias, aliasList, domainMailboxCreateRequest, domainMailbox, domainMailboxList, domainMailboxDeleteRequest, domainMailboxDeleted,
+];
+const PAYMENT_SCHEMAS: readonly JsonSchema[] = [cardCallbackResult, paymentList, paymentRequest, payment];
 
 export const SCHEMAS: readonly JsonSchema[] = [
   account, address, attachment, balance, emailQuery, error, health, inboxQuery, inbox, messageFull, message,
@@ -121,7 +133,8 @@ export const SCHEMAS: readonly JsonSchema[] = [
   emailDeleteQuery, folderList, messageDeleted, messageMoveRequest, messageMoved,
   webhookAttempt, webhookCreateRequest, webhookCreated, webhookDeleted, webhookDeliveriesQuery, webhookDeliveries, webhookDeliveryDetail, webhookDelivery, webhookEnvelope, webhookList, webhookReplayResult, webhookVerifyResult, webhook,
   ...OWNER_SCHEMAS,
-  domainCreateRequest, dnsRecord, domainCheck, domain, domainList, domainVerifyResult, domainDeleted, aliasCreateRequest, alias, aliasList, domainMailboxCreateRequest, domainMailbox, domainMailboxList, domainMailboxDeleteRequest, domainMailboxDeleted,
+  ...DOMAIN_SCHEMAS,
+  ...PAYMENT_SCHEMAS,
 ];
 
 export const OPENAPI_SOURCE: Record<string, unknown> = openapi;

@@ -42,6 +42,9 @@ import { sweepRunOnce } from './workers/jobs/sweep.js';
 import { createDnsResolver } from './workers/net/dns-resolver.js';
 import { WebhookDispatcher } from './workers/jobs/webhook-dispatcher.js';
 import { HttpWebhookSender } from './workers/net/webhook-http.js';
+import { polygonPort } from './workers/net/polygon-chain.js';
+import { StripeCardProcessor } from './workers/net/stripe-card.js';
+import { polygonWatcherRunOnce } from './workers/jobs/polygon-watcher.js';
 
 /** Contract Events 2: the receiver answers "a small response"; more than this is not read. */
 const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024;
@@ -133,9 +136,12 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
   const webhookSender = new HttpWebhookSender(addressResolver, {
     allowInsecure: config.webhooks.allowInsecure, timeoutMs: config.webhooks.timeoutMs, maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES,
   });
+  // The card checkout's return page is the base URL, known once the HTTP listener is bound.
+  const urls = { base: config.baseUrl ?? '' };
   const services = createServices({
     store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, dns, webhookSender, parseMail, indexWriter,
     argon2: argon2Loader(options.argon2),
+    ...paymentAdapters(config, () => urls.base),
     config: {
       mailDomain: config.mailDomain,
       smtpHostname: config.smtp.hostname,
@@ -155,9 +161,27 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
       webhooksAllowInsecure: config.webhooks.allowInsecure,
       owners: { ...config.owners, sessionKey: loadSessionKey(config.dataDir) },
       domains: { ...config.domains, plan: config.limits.personalPlan, fundingPaused: config.funding.paused },
+      payments: {
+        paused: config.funding.paused,
+        invoiceMs: config.payments.invoiceMinutes * 60 * 1000,
+        lateWatchMs: config.payments.polygon.lateWatchHours * 60 * 60 * 1000,
+      },
     },
   });
-  return { clock, logger, store, services, handoff, indexWriter, dns };
+  return { clock, logger, store, services, handoff, indexWriter, dns, urls };
+};
+
+/** Stripe and the Polygon RPC, each only when its settings are there (a method without them answers 503). */
+const paymentAdapters = (config: Config, baseUrl: () => string) => {
+  const { card, polygon } = config.payments;
+  return {
+    cardProcessor: card.secretKey && card.webhookSecret
+      ? new StripeCardProcessor({ secretKey: card.secretKey, webhookSecret: card.webhookSecret, apiUrl: card.apiUrl, returnUrl: () => card.returnUrl ?? `${baseUrl()}/` })
+      : undefined,
+    polygon: polygon.rpcUrl && polygon.xpub
+      ? polygonPort({ ...polygon, rpcUrl: polygon.rpcUrl, xpub: polygon.xpub })
+      : undefined,
+  };
 };
 
 /** Wiring: config -> store -> services -> adapters (DESIGN.md). Nothing listens until start(). */
@@ -165,7 +189,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const logger = loggerOf(config, options);
   const certificates = CertificateStore.fromConfig(config, logger, options.clock ?? systemClock);
   const parsePool = createParsePool(config, options.parseWorker, logger);
-  const { clock, store, services, handoff, indexWriter } = openCore(config, { ...options, logger }, parsePool?.parse);
+  const { clock, store, services, handoff, indexWriter, urls } = openCore(config, { ...options, logger }, parsePool?.parse);
   const deliveryWorker = new DeliveryWorker(services.delivery, clock, logger);
   let ready = false;
   // The MCP adapter shares the HTTP listener. It is wired here rather than in an HTTP routes
@@ -249,6 +273,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         imapTls: imapTlsServer ? await listen(imapTlsServer.server, config.imap.host, config.imap.tlsPort) : null,
       };
       app.baseUrl = baseUrlOf(config, app.ports.http);
+      urls.base = app.baseUrl;
       // Mail is accepted only with its parser up: an executable that cannot start one stops here.
       const parseFailure = await parsersFailed;
       if (parseFailure) {
@@ -260,6 +285,9 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },
         { name: 'webhooks', schedule: '* * * * * *', run: () => webhookDispatcher.start(clock.now()) },
       ]);
+      if (config.payments.polygon.rpcUrl && config.payments.polygon.xpub) {
+        scheduler.start([{ name: 'polygon-watcher', schedule: config.payments.polygon.watchSchedule, run: () => polygonWatcherRunOnce(services, logger) }]);
+      }
       if (autoDeliver) {
         scheduler.start([{ name: 'delivery', schedule: '*/30 * * * * *', run: () => deliveryWorker.kick() }]);
         // Mail queued when the last process stopped (claims recovered above included) goes now, not at the next tick.

@@ -7,6 +7,9 @@ import { defaultConfig } from '../src/config/defaults.js';
 import { ConfigError, loadConfig, type ConfigInputs } from '../src/config/load.js';
 import { SETTING_SOURCES } from '../src/config/settings.js';
 
+/** A BIP-32 extended public key (of m/44'/60'/0'/0 for a test seed). */
+const XPUB = 'xpub6Ew7EvtU5EcYekrZWg8pm8BqR1dMb9xqooABkmNCi4KNcEZDwx3r9GmFhgJFge8RAZPLo2UBh2bsCcbZcbqp1bKz5CahKv5ZnMRCH96oQAU';
+
 const writeJson = (dir: string, name: string, value: unknown): string => {
   const file = join(dir, name);
   writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
@@ -87,6 +90,11 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'submission.port': ['587', 587],
     'webhooks.allowInsecure': ['true', true],
     'dns.servers': ['127.0.0.1:5353, [::1]:53,9.9.9.9', ['127.0.0.1:5353', '[::1]:53', '9.9.9.9']],
+    'funding.paused': ['false', false],
+    'payments.card.secretKey': ['sk_test_abc', 'sk_test_abc'],
+    'payments.card.webhookSecret': ['whsec_abc', 'whsec_abc'],
+    'payments.polygon.rpcUrl': ['https://polygon.example/rpc', 'https://polygon.example/rpc'],
+    'payments.polygon.xpub': [XPUB, XPUB],
     'outbound.allowLoopbackMx': ['1', true],
     'submission.tlsPort': ['465', 465],
     'imap.tlsPort': ['993', 993],
@@ -94,7 +102,6 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'tls.key': ['/etc/tls/a.key', '/etc/tls/a.key'],
     'http.tls': ['true', true],
     'owners.signup': ['open', 'open'],
-    'funding.paused': ['false', false],
     'domains.spf': ['ip4:203.0.113.5 ip6:2001:db8::5', 'ip4:203.0.113.5 ip6:2001:db8::5'],
   };
   // Settings valid only with others: the others come from the environment.
@@ -149,6 +156,8 @@ t.test('a config file with an unknown key, bad JSON or the wrong shape', async (
 t.test('time zone, mail domain, base URL, booleans and log level are checked', async (t) => {
   configError(t, { env: { AGENTPOST_TIME_ZONE: 'Mars/Olympus' } }, 'timeZone', /timeZone \(from AGENTPOST_TIME_ZONE\): unknown time zone "Mars\/Olympus"/);
   configError(t, { overrides: { timeZone: 'Nowhere' } }, 'timeZone', /unknown time zone/);
+  configError(t, { overrides: { payments: { polygon: { watchSchedule: 'every minute' } } } }, 'payments.polygon.watchSchedule', /not a cron expression/);
+  configError(t, { env: { AGENTPOST_POLYGON_XPUB: 'xprv-not-public' } }, 'payments.polygon.xpub', /AGENTPOST_POLYGON_XPUB/);
   configError(t, { env: { AGENTPOST_DNS_SERVERS: '127.0.0.1:5353,dns.example' } }, 'dns.servers', /dns\.servers \(from AGENTPOST_DNS_SERVERS\): "dns\.example" is not an IP address/);
   configError(t, { overrides: { dns: { servers: ['1.2.3.4:70000'] } } }, 'dns.servers', /port outside/);
   for (const domain of ['Agents.Example.com', 'localhost', 'bad_domain.example', 'user@example.com', '-x.example', 'a..example']) {

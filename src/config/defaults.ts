@@ -85,5 +85,14 @@ export const defaultConfig = (): Config => ({
   // Daily, at an hour few people pick, so re-checks of many servers do not all land at midnight.
   domains: { recheckSchedule: '0 17 3 * * *', deletedMailboxRetentionDays: 30, mtaStsMode: 'testing' },
   funding: { paused: true },
+  // Contract: "Polygon requires 128 confirmations". The token is Circle's USDC on Polygon PoS.
+  payments: {
+    invoiceMinutes: 60,
+    card: {},
+    polygon: {
+      tokenContract: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', tokenDecimals: 6, confirmations: 128,
+      watchSchedule: '*/20 * * * * *', lateWatchHours: 24,
+    },
+  },
   log: { level: 'info' },
 });

@@ -128,6 +128,9 @@ const validate = (candidate: ConfigLayer, origins: Origins): Config => {
   if (!isCronExpression(candidate.domains.recheckSchedule)) {
     throw new ConfigError('domains.recheckSchedule', `"${candidate.domains.recheckSchedule}" is not a cron expression (seconds first, e.g. "0 17 3 * * *")`, originFor(origins, 'domains.recheckSchedule'));
   }
+  if (!isCronExpression(candidate.payments.polygon.watchSchedule)) {
+    throw new ConfigError('payments.polygon.watchSchedule', `"${candidate.payments.polygon.watchSchedule}" is not a cron expression (seconds first, e.g. "*/20 * * * * *")`, originFor(origins, 'payments.polygon.watchSchedule'));
+  }
   // A body the budget could never hold would be refused with 503 forever.
   if (candidate.http.maxBufferedBodyBytes < candidate.http.maxBodyBytes) {
     throw new ConfigError('http.maxBufferedBodyBytes', `must be at least http.maxBodyBytes (${candidate.http.maxBodyBytes})`, originFor(origins, 'http.maxBufferedBodyBytes'));

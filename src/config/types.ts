@@ -94,7 +94,37 @@ export interface Config {
   domains: { spf?: string; recheckSchedule: string; deletedMailboxRetentionDays: number; mtaStsMode: 'testing' | 'enforce' };
   /** paused: payment endpoints answer 503 and hosting comes from operator grants only. */
   funding: { paused: boolean };
+  payments: PaymentsConfig;
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
+}
+
+/**
+ * Selling credits and hosting. A method without its settings is off (503 when asked for).
+ * invoiceMinutes: how long an invoice or a checkout can be paid.
+ */
+export interface PaymentsConfig {
+  invoiceMinutes: number;
+  /**
+   * Stripe Checkout: the secret API key and the webhook signing secret; apiUrl replaces
+   * https://api.stripe.com (local development and tests); returnUrl is where the buyer lands
+   * after the checkout (default: the service's base URL).
+   */
+  card: { secretKey?: string; webhookSecret?: string; apiUrl?: string; returnUrl?: string };
+  /**
+   * USDC on Polygon: the JSON-RPC URL, the extended public key every invoice's address is
+   * derived from (one index per invoice), the token contract and its decimals, the
+   * confirmations a paying block needs, how often the watcher looks, and how long after an
+   * invoice's expiry late transfers are still looked for and recorded.
+   */
+  polygon: {
+    rpcUrl?: string;
+    xpub?: string;
+    tokenContract: string;
+    tokenDecimals: number;
+    confirmations: number;
+    watchSchedule: string;
+    lateWatchHours: number;
+  };
 }
 
 export interface CertificateFiles {

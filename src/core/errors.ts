@@ -14,7 +14,9 @@ export type ErrorCode =
   | 'too_large'
   | 'rate_limited'
   | 'submission_failed'
-  | 'unavailable';
+  | 'unavailable'
+  /** A feature the operator turned off (funding.paused): 503 with a message that says so. */
+  | 'feature_paused';
 
 export interface AppErrorDetails {
   /** Seconds until a rate-limited request may be retried (HTTP Retry-After). */

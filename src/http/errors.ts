@@ -15,6 +15,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   rate_limited: 429,
   submission_failed: 502,
   unavailable: 503,
+  feature_paused: 503,
 };
 
 export const sendError = (ctx: Context, status: number, code: string, message: string): void => {

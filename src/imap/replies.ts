@@ -17,6 +17,7 @@ const RESPONSE_OF: Record<ErrorCode, string> = {
   rate_limited: 'NO [LIMIT]',
   submission_failed: 'NO [UNAVAILABLE]',
   unavailable: 'NO [UNAVAILABLE]',
+  feature_paused: 'NO [UNAVAILABLE]',
 };
 
 /** Text after the tag for a failed command; null when the error is not a service error. */

@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger.js';
 import type { Argon2Loader } from '../core/passwords.js';
 import type { Handoff, MxResolver } from '../core/outbound.js';
 import type { ParseMail } from '../core/parsed-message.js';
+import type { CardProcessor, PolygonPort } from '../core/payments.js';
 import type { WebhookLimits, WebhookSender } from '../core/webhooks.js';
 import type { Store } from '../store/index.js';
 import { AccessKeyPolicyService } from './keys/access-key-policy.js';
@@ -29,6 +30,10 @@ import { parseMessage } from '../mime/parse.js';
 import { MailboxWatchers } from './mail/watchers.js';
 import { NextHopResolver } from './delivery/next-hop.js';
 import { OutboundService, type OutboundConfig } from './sending/outbound.js';
+import { InvoiceApplier } from './payments/apply.js';
+import { CardPayments } from './payments/card.js';
+import { PaymentService, type PaymentsConfig } from './payments/payments.js';
+import { PolygonPayments } from './payments/polygon.js';
 import { RateLimiter } from './rate-limiter.js';
 import { SearchIndexService } from './mail/search-index.js';
 import type { IndexWriter } from '../core/search-index.js';
@@ -81,6 +86,8 @@ export interface ServicesConfig {
   owners: OwnersConfig;
   /** Custom domains, their plan and whether payments are paused. */
   domains: DomainsSettings;
+  /** funding.paused and the invoice timings (config `payments.*`). */
+  payments: PaymentsConfig;
 }
 
 export interface ServiceDeps {
@@ -107,6 +114,10 @@ export interface ServiceDeps {
   indexWriter: IndexWriter;
   /** @node-rs/argon2, loaded on first use (main.ts; the executable passes its asset's). */
   argon2: Argon2Loader;
+  /** Stripe Checkout, when `payments.card` is configured; card payments answer 503 without it. */
+  cardProcessor?: CardProcessor;
+  /** The Polygon RPC and invoice addresses, when `payments.polygon` is configured. */
+  polygon?: PolygonPort;
 }
 
 export interface Services extends OwnerServices, DomainServices {
@@ -145,9 +156,11 @@ export interface Services extends OwnerServices, DomainServices {
   searchIndex: SearchIndexService;
   /** Stored bodies (what reads and IMAP FETCH answer from) and their backfill; main.ts runs its worker. */
   bodies: MessageBodyService;
+  /** Invoices for credits and hosting, by card or Polygon; main.ts runs the Polygon watcher. */
+  payments: PaymentService;
 }
 
-export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter, argon2, dns }: ServiceDeps): Services => {
+export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter, argon2, dns, cardProcessor, polygon }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const parse = parseMail ?? ((raw: Buffer) => parseMessage(raw));
   const searchIndex = new SearchIndexService(store, logger, indexWriter, parse);
@@ -186,6 +199,11 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     store, clock, logger, dns, rateLimiter, accounts, twoFactor, settings: config.domains, mailDomain: config.mailDomain,
     hostname: config.smtpHostname, relay: config.outbound.relay, secretKey: config.secretKey,
   });
+  const applier = new InvoiceApplier(store, clock, logger, null);
+  const payments = new PaymentService(store, clock, config.payments, {
+    card: cardProcessor ? new CardPayments(store, clock, logger, cardProcessor, applier) : null,
+    polygon: polygon ? new PolygonPayments(store, clock, logger, polygon, applier) : null,
+  }, null);
   const core = {
     accounts,
     auth,
@@ -214,6 +232,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     mailboxWatchers,
     searchIndex,
     bodies,
+    payments,
   };
   return {
     ...core,

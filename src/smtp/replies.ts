@@ -31,6 +31,7 @@ const REPLY_OF: Record<ErrorCode, [number, string]> = {
   rate_limited: [451, '4.7.1'],
   submission_failed: [451, '4.3.0'],
   unavailable: [451, '4.3.0'],
+  feature_paused: [550, '5.3.3'],
 };
 
 /** Anything that is not an AppError is a temporary local failure: the client will retry. */

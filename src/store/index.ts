@@ -10,6 +10,7 @@ import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostingRepo } from './hosting.js';
 import { IdempotencyRepo } from './idempotency.js';
+import { InvoiceRepo } from './invoices.js';
 import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
 import { MessageBodyRepo } from './message-bodies.js';
@@ -62,6 +63,7 @@ export class Store {
   readonly domains: DomainRepo;
   readonly domainAddresses: DomainAddressRepo;
   readonly hosting: HostingRepo;
+  readonly invoices: InvoiceRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
 
@@ -90,6 +92,7 @@ export class Store {
     this.webhookEvents = new WebhookEventRepo(db);
     this.imap = new ImapRepo(db);
     this.searchIndex = new SearchIndexRepo(db);
+    this.invoices = new InvoiceRepo(db);
     this.bodies = new MessageBodyRepo(db);
     this.owners = new OwnerRepo(db);
     this.drafts = new DraftRepo(db);

@@ -6,6 +6,7 @@ import { domainRoutes } from './domains.js';
 import { keyRoutes } from './keys.js';
 import { mailRoutes } from './mail.js';
 import { metaRoutes } from './meta.js';
+import { paymentRoutes } from './payments.js';
 import { sendingRoutes } from './sending.js';
 import { suppressionRoutes } from './suppressions.js';
 import { agentOwnerRoutes } from './agent-owner.js';
@@ -18,5 +19,5 @@ import { webhookRoutes } from './webhooks.js';
 /** One routes file per resource; each later resource adds its line here. */
 export const ROUTES: readonly ((router: Router, deps: HttpDeps) => void)[] = [
   metaRoutes, accountRoutes, mailRoutes, folderRoutes, keyRoutes, sendingRoutes, suppressionRoutes, webhookRoutes,
-  userSessionRoutes, userAgentRoutes, userMailRoutes, agentOwnerRoutes, draftRoutes, domainRoutes,
+  userSessionRoutes, userAgentRoutes, userMailRoutes, agentOwnerRoutes, draftRoutes, domainRoutes, paymentRoutes,
 ];

@@ -1,0 +1,48 @@
+import type { Clock } from '../../core/clock.js';
+import { DAYS_PER_PERIOD } from '../../core/money.js';
+import type { HostingLedger, Invoice } from '../../core/payments.js';
+import type { Logger } from '../../core/logger.js';
+import type { Store } from '../../store/index.js';
+
+/**
+ * Applies a paid invoice: in one transaction its state becomes `applied` and the credits or
+ * the hosting are granted. The state change is guarded (only an open invoice moves), so any
+ * number of racing callers apply it once.
+ */
+export class InvoiceApplier {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly hosting: HostingLedger | null,
+  ) {}
+
+  /** True when this call applied it; false when it was no longer open. */
+  apply(token: string): boolean {
+    const applied = this.store.transaction(() => {
+      const invoice = this.store.invoices.byToken(token);
+      if (!invoice || !this.store.invoices.closeOpen(token, 'applied', this.clock.now().getTime())) return null;
+      this.grant(invoice);
+      return invoice;
+    });
+    if (applied) this.logger.info('payment applied', { token, kind: applied.kind, method: applied.method, amountCents: applied.amountCents });
+    return applied !== null;
+  }
+
+  /** Contract: "Purchases do not raise sending limits": credits only, the sending state is untouched. */
+  private grant(invoice: Invoice): void {
+    if (invoice.kind === 'mail_credits') {
+      this.store.accounts.addCredits(invoice.accountId, invoice.credits as number);
+      return;
+    }
+    if (!this.hosting) throw new Error(`hosting is not available to apply ${invoice.token}`);
+    const days = (invoice.periods as number) * DAYS_PER_PERIOD;
+    if (invoice.kind === 'domain_hosting') this.hosting.extendHosting(invoice.accountId, days, invoice.token);
+    else this.hosting.extendAddon(invoice.domainId as string, days, invoice.token);
+  }
+
+  /** An open invoice that can no longer be paid: expired, underpaid or canceled. */
+  close(token: string, status: 'expired' | 'underpaid' | 'canceled'): boolean {
+    return this.store.transaction(() => this.store.invoices.closeOpen(token, status, null));
+  }
+}

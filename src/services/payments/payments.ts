@@ -1,0 +1,211 @@
+import type { Clock } from '../../core/clock.js';
+import { AppError, invalidInput } from '../../core/errors.js';
+import { randomHex, sha256Hex } from '../../core/ids.js';
+import { CENTS_PER_PERIOD, creditsForCents } from '../../core/money.js';
+import { OPEN_STATUSES, type HostingLedger, type Invoice, type InvoiceKind, type InvoiceMethod } from '../../core/payments.js';
+import type { Principal } from '../../core/types.js';
+import type { Store } from '../../store/index.js';
+import { requireFullKey } from '../accounts/auth.js';
+import type { CallbackOutcome, CardPayments } from './card.js';
+import type { PolygonPayments, PolygonTerms } from './polygon.js';
+import { paymentView, type PaymentView } from './views.js';
+
+/** schema/payment-request.json. */
+export interface PaymentRequest {
+  kind: InvoiceKind;
+  method: InvoiceMethod;
+  amountCents?: number;
+  periods?: number;
+  domainId?: string;
+}
+
+export interface PaymentsConfig {
+  /** funding.paused: every payment endpoint answers 503 feature_paused. */
+  paused: boolean;
+  invoiceMs: number;
+  /** How long after its expiry an invoice address is still read (late and duplicate transfers). */
+  lateWatchMs: number;
+}
+
+const IDEMPOTENCY_KEY_MAX = 128;
+const LIST_LIMIT = 100;
+
+/**
+ * Contract Endpoints "POST payment" and "GET payment/status/{token}": invoices for credits and
+ * hosting, paid by card or by USDC on Polygon, each applied once. A method that is not
+ * configured answers 503 `unavailable`; paused funding answers 503 `feature_paused`.
+ */
+export class PaymentService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly config: PaymentsConfig,
+    private readonly methods: { card: CardPayments | null; polygon: PolygonPayments | null },
+    private readonly hosting: HostingLedger | null,
+  ) {}
+
+  async create(principal: Principal, idempotencyKey: string | undefined, request: PaymentRequest): Promise<PaymentView> {
+    this.gate(principal);
+    const key = checkIdempotencyKey(idempotencyKey);
+    const terms = this.terms(principal.accountId, request);
+    const requestHash = sha256Hex(JSON.stringify([request.kind, request.method, terms.amountCents, terms.periods, request.domainId ?? null]));
+    const existing = this.replay(principal.accountId, key, requestHash);
+    if (existing) return this.finishCreate(existing);
+    const polygon = request.method === 'polygon' ? this.polygon() : null;
+    const startBlock = polygon ? await polygon.startBlock() : null;
+    if (request.method === 'card') this.card();
+    const invoice = this.store.transaction(() => {
+      const raced = this.replay(principal.accountId, key, requestHash);
+      if (raced) return raced;
+      const now = this.clock.now().getTime();
+      const chain: PolygonTerms | null = polygon ? polygon.terms(terms.amountCents, startBlock as number) : null;
+      const row = {
+        token: `pay_${randomHex(16)}`, accountId: principal.accountId, idempotencyKey: key, requestHash, kind: request.kind, method: request.method,
+        status: 'pending' as const, amountCents: terms.amountCents, credits: terms.credits, periods: terms.periods, domainId: request.domainId ?? null,
+        expiresAt: now + this.config.invoiceMs, createdAt: now,
+        addressIndex: chain?.addressIndex ?? null, address: chain?.address ?? null, tokenContract: chain?.tokenContract ?? null,
+        tokenAmount: chain?.tokenAmount ?? null, startBlock: chain?.startBlock ?? null,
+      };
+      this.store.invoices.insert(row);
+      return this.store.invoices.byToken(row.token) as Invoice;
+    });
+    return this.finishCreate(invoice);
+  }
+
+  /** A card invoice answers with its checkout: opened now, or on the retry after a failure. */
+  private async finishCreate(invoice: Invoice): Promise<PaymentView> {
+    if (invoice.method === 'card' && invoice.checkoutSession === null) await this.card().start(invoice);
+    return this.view(invoice.token);
+  }
+
+  /** Contract: "checks an owned invoice and applies credits or hosting once". Another account's token is 404. */
+  async status(principal: Principal, token: string): Promise<PaymentView> {
+    this.gate(principal);
+    const invoice = this.store.invoices.byToken(token);
+    if (!invoice || invoice.accountId !== principal.accountId) throw new AppError('not_found', 'no such payment for this account');
+    await this.check(invoice, { mustAnswer: OPEN_STATUSES.includes(invoice.status) });
+    return this.view(token);
+  }
+
+  list(principal: Principal): { payments: PaymentView[] } {
+    this.gate(principal);
+    return { payments: this.store.invoices.listForAccount(principal.accountId, LIST_LIMIT).map((invoice) => this.viewOf(invoice)) };
+  }
+
+  /**
+   * The watcher's run: every Polygon invoice still read (open, or expired within the late
+   * window). Runs while funding is paused too: money already sent is still applied.
+   */
+  async watchPolygon(): Promise<{ checked: number; failed: number }> {
+    const now = this.clock.now().getTime();
+    let checked = 0;
+    let failed = 0;
+    for (const invoice of this.store.invoices.polygonToWatch(now - this.config.lateWatchMs)) {
+      try {
+        await this.check(invoice, { mustAnswer: true });
+        checked += 1;
+      } catch {
+        failed += 1;
+      }
+    }
+    return { checked, failed };
+  }
+
+  /**
+   * The card processor's callback. Not behind funding.paused: a buyer already charged is
+   * served even after the operator pauses sales.
+   */
+  cardCallback(rawBody: Buffer, signature: string): CallbackOutcome {
+    return this.card().callback(rawBody, signature);
+  }
+
+  /** The invoices of an account, newest first (the owner console). */
+  invoicesOf(accountId: string): PaymentView[] {
+    return this.store.invoices.listForAccount(accountId, LIST_LIMIT).map((invoice) => this.viewOf(invoice));
+  }
+
+  /**
+   * Open invoices are settled now, and an RPC or processor failure is 503. A closed Polygon
+   * invoice is still read (late and duplicate transfers are recorded), but a failure then
+   * only leaves the stored view.
+   */
+  private async check(invoice: Invoice, { mustAnswer }: { mustAnswer: boolean }): Promise<void> {
+    const methods = this.methods;
+    try {
+      if (invoice.method === 'card' && mustAnswer && methods.card) await methods.card.check(invoice);
+      if (invoice.method === 'polygon' && methods.polygon) await methods.polygon.check(invoice);
+    } catch (error) {
+      if (mustAnswer) throw error;
+    }
+    if (mustAnswer && !(invoice.method === 'card' ? methods.card : methods.polygon)) {
+      throw new AppError('unavailable', `${invoice.method} payments are not configured on this server; the invoice cannot be checked`);
+    }
+  }
+
+  private view(token: string): PaymentView {
+    return this.viewOf(this.store.invoices.byToken(token) as Invoice);
+  }
+
+  private viewOf(invoice: Invoice): PaymentView {
+    const confirmations = this.methods.polygon?.confirmations ?? 0;
+    return paymentView(invoice, invoice.method === 'polygon' ? this.store.invoices.transfersOf(invoice.token) : [], confirmations);
+  }
+
+  /** Contract Authentication 6: "Limited keys cannot ... buy credits". */
+  private gate(principal: Principal): void {
+    requireFullKey(principal);
+    if (this.config.paused) {
+      throw new AppError('feature_paused', 'funding is paused on this server: credits and hosting cannot be bought now (the operator grants them)');
+    }
+  }
+
+  private replay(accountId: string, key: string, requestHash: string): Invoice | null {
+    const existing = this.store.invoices.byIdempotencyKey(accountId, key);
+    if (existing && existing.requestHash !== requestHash) {
+      throw new AppError('conflict', 'this Idempotency-Key was used for another payment request');
+    }
+    return existing;
+  }
+
+  private terms(accountId: string, request: PaymentRequest): { amountCents: number; credits: number | null; periods: number | null } {
+    if (request.kind === 'mail_credits') {
+      if (request.amountCents === undefined) throw invalidInput('amountCents', 'mail_credits needs amountCents (whole dollars)');
+      if (request.periods !== undefined || request.domainId !== undefined) throw invalidInput('periods', 'mail_credits takes amountCents only');
+      return { amountCents: request.amountCents, credits: creditsForCents(request.amountCents), periods: null };
+    }
+    if (request.periods === undefined) throw invalidInput('periods', `${request.kind} needs periods (1 to 12)`);
+    const amountCents = request.periods * CENTS_PER_PERIOD;
+    if (request.amountCents !== undefined && request.amountCents !== amountCents) {
+      throw invalidInput('amountCents', `${request.periods} periods cost ${amountCents} cents`);
+    }
+    this.checkHostingTarget(accountId, request);
+    return { amountCents, credits: null, periods: request.periods };
+  }
+
+  private checkHostingTarget(accountId: string, request: PaymentRequest): void {
+    if (!this.hosting) throw new AppError('unavailable', 'hosting cannot be bought on this server yet');
+    if (request.kind === 'domain_hosting' && request.domainId !== undefined) throw invalidInput('domainId', 'domainId is for domain_addon only');
+    if (request.kind === 'domain_addon') {
+      if (request.domainId === undefined) throw invalidInput('domainId', 'domain_addon needs domainId');
+      if (this.hosting.holderOf(request.domainId) !== accountId) throw new AppError('not_found', 'no such domain for this account');
+    }
+  }
+
+  private card(): CardPayments {
+    if (!this.methods.card) throw new AppError('unavailable', 'card payments are not configured on this server');
+    return this.methods.card;
+  }
+
+  private polygon(): PolygonPayments {
+    if (!this.methods.polygon) throw new AppError('unavailable', 'Polygon payments are not configured on this server');
+    return this.methods.polygon;
+  }
+}
+
+const checkIdempotencyKey = (key: string | undefined): string => {
+  if (key === undefined) throw invalidInput('Idempotency-Key', 'the Idempotency-Key header is required');
+  if (key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX) {
+    throw invalidInput('Idempotency-Key', `the Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+  }
+  return key;
+};
