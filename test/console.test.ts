@@ -105,7 +105,8 @@ t.test('`agentpost owners create` prints a one-time link that the console uses o
   t.equal((await client.get('/')).status, 200, 'signed in');
   t.match((await consoleClient(app.baseUrl).get(path)).text, /used or has expired/);
   const again = await runCommand(bin, ['owners', 'link', 'invited@example.com', '--data-dir', dataDir], { env });
-  t.match(again.stdout, /\/set-password\//);
+  t.equal(again.code, 0, again.stderr);
+  t.match(again.stdout, /\/set-password\//, again.stderr);
   t.equal((await runCommand(bin, ['owners', 'create', 'invited@example.com', '--data-dir', dataDir], { env })).code, 1, 'exists already');
   t.ok(join(dataDir, 'session.key'));
 });
