@@ -42,8 +42,7 @@ import { sweepRunOnce } from './workers/jobs/sweep.js';
 import { createDnsResolver } from './workers/net/dns-resolver.js';
 import { WebhookDispatcher } from './workers/jobs/webhook-dispatcher.js';
 import { HttpWebhookSender } from './workers/net/webhook-http.js';
-import { polygonPort } from './workers/net/polygon-chain.js';
-import { StripeCardProcessor } from './workers/net/stripe-card.js';
+import { paymentAdapters } from './workers/net/payment-adapters.js';
 import { polygonWatcherRunOnce } from './workers/jobs/polygon-watcher.js';
 
 /** Contract Events 2: the receiver answers "a small response"; more than this is not read. */
@@ -138,10 +137,11 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
   });
   // The card checkout's return page is the base URL, known once the HTTP listener is bound.
   const urls = { base: config.baseUrl ?? '' };
+  const payments = paymentAdapters(config, () => urls.base);
   const services = createServices({
     store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, dns, webhookSender, parseMail, indexWriter,
     argon2: argon2Loader(options.argon2),
-    ...paymentAdapters(config, () => urls.base),
+    cardProcessor: payments.cardProcessor, polygon: payments.polygon,
     config: {
       mailDomain: config.mailDomain,
       smtpHostname: config.smtp.hostname,
@@ -168,20 +168,7 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
       },
     },
   });
-  return { clock, logger, store, services, handoff, indexWriter, dns, urls };
-};
-
-/** Stripe and the Polygon RPC, each only when its settings are there (a method without them answers 503). */
-const paymentAdapters = (config: Config, baseUrl: () => string) => {
-  const { card, polygon } = config.payments;
-  return {
-    cardProcessor: card.secretKey && card.webhookSecret
-      ? new StripeCardProcessor({ secretKey: card.secretKey, webhookSecret: card.webhookSecret, apiUrl: card.apiUrl, returnUrl: () => card.returnUrl ?? `${baseUrl()}/` })
-      : undefined,
-    polygon: polygon.rpcUrl && polygon.xpub
-      ? polygonPort({ ...polygon, rpcUrl: polygon.rpcUrl, xpub: polygon.xpub })
-      : undefined,
-  };
+  return { clock, logger, store, services, handoff, indexWriter, dns, urls, payments };
 };
 
 /** Wiring: config -> store -> services -> adapters (DESIGN.md). Nothing listens until start(). */
@@ -189,7 +176,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const logger = loggerOf(config, options);
   const certificates = CertificateStore.fromConfig(config, logger, options.clock ?? systemClock);
   const parsePool = createParsePool(config, options.parseWorker, logger);
-  const { clock, store, services, handoff, indexWriter, urls } = openCore(config, { ...options, logger }, parsePool?.parse);
+  const { clock, store, services, handoff, indexWriter, urls, payments } = openCore(config, { ...options, logger }, parsePool?.parse);
   const deliveryWorker = new DeliveryWorker(services.delivery, clock, logger);
   let ready = false;
   // The MCP adapter shares the HTTP listener. It is wired here rather than in an HTTP routes
@@ -246,6 +233,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       // The threads load mailparser meanwhile; their failure is settled into a value so that it
       // is never an unhandled rejection while an earlier step throws, and is handled below.
       const parsersFailed = parsePool?.start().then(() => null, (error: unknown) => error);
+      await payments.load();
       // Mail stored before migration 7, or queued when the last process stopped, is indexed before anyone can search.
       await services.searchIndex.prepare();
       searchIndexer.kick(); // mail queued before the last stop
