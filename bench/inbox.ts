@@ -35,7 +35,7 @@ const SENDERS: AddressEntry[] = Array.from({ length: 500 }, (_, i) => ({ name: `
 const makeMessage = (index: number, to: string): { raw: Buffer; parsed: ParsedMessage } => {
   const from = SENDERS[Math.floor(random() * SENDERS.length)];
   const subject = words.sentence(3 + Math.floor(random() * 5));
-  const text = Array.from({ length: 8 }, () => words.sentence(12)).join('\n') + '\n';
+  const text = `${Array.from({ length: 8 }, () => words.sentence(12)).join('\n')}\n`;
   const date = Date.UTC(2025, 0, 1) + index * 60_000;
   const messageId = `<inbox-bench-${index}@example.org>`;
   const raw = Buffer.from([

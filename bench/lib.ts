@@ -91,5 +91,5 @@ export const messageOfSize = (index: number, to: string, bytes: number, sentence
     lines.push(line);
     size += line.length + 2;
   }
-  return Buffer.from(head + lines.join('\r\n') + '\r\n');
+  return Buffer.from(`${head + lines.join('\r\n')}\r\n`);
 };

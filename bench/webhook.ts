@@ -100,7 +100,7 @@ const result = {
   attemptsStartedBy: app.workers.webhooks.started,
   targetP99Under1s: percentile(99) < 1000 && arrivals.size === TOTAL,
 };
-process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 await app.stop();
 receiver.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -150,7 +150,7 @@ const accountsCommand = async (config: Config, options: AppOptions, args: string
   return withCore(config, options, (core) => {
     for (const account of core.services.accounts.list()) {
       const { id, agentId, email, credits, status, sendingState, createdAt, kind, ownerId } = account;
-      process.stdout.write(JSON.stringify({ id, kind, agentId, email, credits, status, sendingState, ownerId, createdAt: new Date(createdAt).toISOString() }) + '\n');
+      process.stdout.write(`${JSON.stringify({ id, kind, agentId, email, credits, status, sendingState, ownerId, createdAt: new Date(createdAt).toISOString() })}\n`);
     }
     return 0;
   });
@@ -189,7 +189,7 @@ const withCore = async (config: Config, options: AppOptions, work: (core: Return
 const servicesOf = (config: Config, options: AppOptions): WithServices => (work) => withCore(config, options, (core) => work(core.services));
 
 const print = (text: string, code: number): number => {
-  process.stdout.write(text + '\n');
+  process.stdout.write(`${text}\n`);
   return code;
 };
 

@@ -17,7 +17,7 @@ const rejectsWith = async (t: Test, promise: Promise<unknown>, code: string, wha
   }
 };
 
-const longKey = 'p=' + 'A'.repeat(700);
+const longKey = `p=${'A'.repeat(700)}`;
 
 t.test('each record type the service uses, answered over the wire', async (t) => {
   const server = await startDnsServer(t, {

@@ -36,7 +36,7 @@ t.test('who may use the draft endpoints: mail:draft and full keys; every other k
   t.equal(byFullKey.status, 200, 'a full key may also create drafts');
   for (const [name, key, status] of [
     ['mail:read', reader.apiKey, 403], ['mail:send', sender.apiKey, 403], ['mail:read+mail:send', both.apiKey, 403], ['domain', domain.apiKey, 403],
-    ['owner JWT', owner.token, 403], ['no key', undefined, 401], ['unknown key', 'svc_access_' + 'f'.repeat(64), 401],
+    ['owner JWT', owner.token, 403], ['no key', undefined, 401], ['unknown key', `svc_access_${'f'.repeat(64)}`, 401],
   ] as [string, string | undefined, number][]) {
     for (const [method, path, body] of [
       ['POST', '/api/v1/agent/drafts', message], ['GET', '/api/v1/agent/drafts'], ['GET', `/api/v1/agent/drafts/${byDraftKey.body.id}`],

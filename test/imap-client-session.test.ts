@@ -39,7 +39,7 @@ t.test('read, delete and purge, move to a folder, save a draft, reply: the mail 
   t.equal((await app.api('GET', '/api/v1/agent/email/4?markAsRead=false', { key })).body.isDeleted, true, 'marked, not yet gone');
   await mutt.mailboxClose();
   await mutt.mailboxOpen('INBOX');
-  t.equal(mutt.mailbox && mutt.mailbox.exists, 3, 'CLOSE purged it');
+  t.equal(mutt.mailbox === false ? undefined : mutt.mailbox.exists, 3, 'CLOSE purged it');
   t.equal((await app.api('GET', '/api/v1/agent/email/4', { key })).status, 404);
 
   // "s" to a folder that does not exist yet: neomutt creates it, then moves.

@@ -235,5 +235,5 @@ t.test('a limited key never reaches key management even with a malformed body', 
   for (const path of ['/api/v1/agent/keys', '/api/v1/agent/access-keys', '/api/v1/agent/2fa']) {
     t.equal((await app.api('POST', path, { key: limited.apiKey, body: { nonsense: true } })).status, 403, path);
   }
-  t.equal((await app.api('GET', '/api/v1/agent/inbox', { key: 'svc_access_' + '0'.repeat(64) })).status, 401, 'unknown limited key');
+  t.equal((await app.api('GET', '/api/v1/agent/inbox', { key: `svc_access_${'0'.repeat(64)}` })).status, 401, 'unknown limited key');
 });

@@ -122,7 +122,7 @@ t.test('a piped caller that closes its input right away still gets every answer'
   const child = spawn(AGENTPOST, ['mcp', '--url', baseUrl], { env: { ...process.env, AGENTPOST_API_KEY: apiKey }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stdin.end(lines.map((line) => JSON.stringify(line) + '\n').join(''));
+  child.stdin.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
   const code = await new Promise((resolve) => child.once('close', resolve));
   t.equal(code, 0, 'exits when its input ends');
   const answers = stdout.trim().split('\n').map((line) => JSON.parse(line));

@@ -141,7 +141,7 @@ t.test('keyed tools: a missing key, a wrong key, a key in arguments or the URL a
   const { baseUrl, register } = await startApp(t);
   const { apiKey } = await register();
   const anonymous = await mcpClient(t, baseUrl);
-  const wrong = await mcpClient(t, baseUrl, { key: 'svc_' + '0'.repeat(64) });
+  const wrong = await mcpClient(t, baseUrl, { key: `svc_${'0'.repeat(64)}` });
   const inUrl = await mcpClient(t, baseUrl, { path: `/mcp?apiKey=${apiKey}&key=${apiKey}` });
   const calls: [string, Record<string, unknown>][] = [['check_inbox', {}], ['get_email', { id: '1' }], ['check_balance', {}]];
   for (const [name, args] of calls) {

@@ -28,7 +28,7 @@ t.test('claim with the full key: once per agent, idempotent for its owner, 409 f
 
   const other = await app.register('other');
   const reader = await issueAccessKey(app, other.apiKey, { name: 'r', kind: 'mail', permissions: ['mail:read'] });
-  for (const apiKey of [reader.apiKey, 'svc_' + '0'.repeat(64), 'not a key']) {
+  for (const apiKey of [reader.apiKey, `svc_${'0'.repeat(64)}`, 'not a key']) {
     const refused = await app.api('POST', '/api/user/agents/claim', { key: bob.token, body: { apiKey } });
     t.equal(refused.status, 400, 'only a working full key claims');
     t.equal(refused.body.code, 'invalid_input');

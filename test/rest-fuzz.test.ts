@@ -56,7 +56,7 @@ const requestArbitrary = (op: OperationCase, keys: () => string[], known: () => 
   const headerParams = fc.record(Object.fromEntries(params.filter((p) => p.in === 'header').map((p) => [p.name.toLowerCase(), headerValue(p.schema)])), { requiredKeys: [] });
   const auth = fc.oneof(
     { arbitrary: fc.constant(null).chain(() => fc.constantFrom(...keys())).map((key) => `Bearer ${key}`), weight: 6 },
-    { arbitrary: fc.constantFrom('', 'Bearer', 'Bearer svc_' + '0'.repeat(64), 'Basic eDp5', `Bearer svc_access_${'f'.repeat(64)}`), weight: 1 },
+    { arbitrary: fc.constantFrom('', 'Bearer', `Bearer svc_${'0'.repeat(64)}`, 'Basic eDp5', `Bearer svc_access_${'f'.repeat(64)}`), weight: 1 },
   );
   const schema = op.operation.requestBody?.content?.['application/json']?.schema;
   const body = schema === undefined

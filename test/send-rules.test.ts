@@ -94,7 +94,7 @@ t.test('413 for text plus html over 1 MB and attachments over 8 MB decoded', asy
   const half = 'x'.repeat(512 * 1024);
   const ok = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'a@example.com', subject: 's', text: half, html: half } });
   t.equal(ok.status, 200, 'exactly 1 MB is allowed');
-  const text = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'a@example.com', subject: 's', text: half, html: half + 'x' } });
+  const text = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'a@example.com', subject: 's', text: half, html: `${half}x` } });
   t.equal(text.status, 413);
   t.match(text.body, { code: 'too_large', error: /1048576/ });
   const fourMb = Buffer.alloc(4 * 1024 * 1024, 1).toString('base64');

@@ -101,7 +101,7 @@ t.test('AUTH and policy refusals', async (t) => {
   const other = await ready(app, 0);
   const message = { from: sender.email, to: 'a@example.com', subject: 's', text: 'x' };
   t.match(await refusal(submit(app.submissionPort, { user: sender.email, pass: other.apiKey }, message)), { responseCode: 535 }, "another account's key");
-  t.match(await refusal(submit(app.submissionPort, { user: sender.email, pass: 'svc_' + '0'.repeat(64) }, message)), { responseCode: 535 }, 'unknown key');
+  t.match(await refusal(submit(app.submissionPort, { user: sender.email, pass: `svc_${'0'.repeat(64)}` }, message)), { responseCode: 535 }, 'unknown key');
   const access = newAccessKey();
   app.app.store.keys.insert({ id: newUuid(), accountId: sender.userId, kind: 'access', keyHash: hashKey(access), status: 'active', createdAt: Date.now(), expiresAt: null, revokedAt: null });
   t.match(await refusal(submit(app.submissionPort, { user: sender.email, pass: access }, message)), { responseCode: 535, response: /limited access keys/ }, 'an access key');

@@ -46,7 +46,7 @@ t.test('a failing receiver gets 8 attempts on the schedule, same id and body, th
 t.test('fails twice, then succeeds: delivered on the third attempt', async (t) => {
   const f = await webhookFixture(t);
   const start = f.clock.now().getTime();
-  f.receiver.reply = (event, all) => {
+  f.receiver.reply = (_event, all) => {
     const count = all.filter((r) => r.event?.type === 'message.received').length;
     return count <= 2 ? { status: count === 1 ? 500 : 429 } : { status: 204 };
   };
@@ -70,7 +70,7 @@ t.test('fails twice, then succeeds: delivered on the third attempt', async (t) =
 t.test('a receiver that does not answer in time and one that redirects both fail', async (t) => {
   const f = await webhookFixture(t, { timeoutMs: 1000 });
   const start = f.clock.now().getTime();
-  f.receiver.reply = (event, all) => (all.filter((r) => r.event?.type === 'message.received').length === 1
+  f.receiver.reply = (_event, all) => (all.filter((r) => r.event?.type === 'message.received').length === 1
     ? 'hang'
     : { status: 302, headers: { location: '/elsewhere' } });
   await f.mail('slow');

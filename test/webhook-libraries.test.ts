@@ -34,7 +34,7 @@ t.test('every delivery verifies with standardwebhooks, svix and a contract recei
 t.test('the libraries still refuse a changed body, another secret and another id', async (t) => {
   const f = await webhookFixture(t, { startAt: new Date() });
   const [item] = f.receiver.ofType('webhook.verification');
-  const otherSecret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+  const otherSecret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
   for (const [name, library] of libraries(f.receiver.secret)) {
     t.throws(() => library.verify(item.body.replace('webhook.verification', 'message.received'), headersOf(item)), /signature/i, `${name}: a changed body`);
     t.throws(() => library.verify(item.body, { ...headersOf(item), 'webhook-id': 'evt_other' }), /signature/i, `${name}: another id`);

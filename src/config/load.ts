@@ -77,12 +77,12 @@ const sourceAt = (path: string): SettingSource => SETTING_SOURCES.find((source) 
 
 const layerFrom = (
   sources: readonly SettingSource[],
-  valueOf: (source: SettingSource) => string | true | undefined,
+  readValue: (source: SettingSource) => string | true | undefined,
   nameOf: (source: SettingSource) => string,
 ): ConfigLayer => {
   const layer: ConfigLayer = {};
   for (const source of sources) {
-    const value = valueOf(source);
+    const value = readValue(source);
     if (value === undefined) continue;
     setPath(layer, source.path, convert(source, value, nameOf(source)));
   }

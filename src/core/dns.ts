@@ -55,7 +55,7 @@ const expandIpv6 = (address: string): string => {
   const v4 = text.match(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
   if (v4) {
     const [a, b, c, d] = v4.slice(1).map(Number);
-    text = text.slice(0, v4.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const headGroups = head ? head.split(':') : [];

@@ -16,7 +16,7 @@ const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 export const createLogger = (level: LogLevel, write: (line: string) => void): Logger => {
   const emit = (at: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[at] < ORDER[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields }) + '\n');
+    write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`);
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 };

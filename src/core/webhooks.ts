@@ -35,9 +35,9 @@ const hmacBase64 = (key: string | Buffer, id: string, timestamp: number, body: s
  * and the timestamp is Unix seconds (DESIGN.md "webhook signature").
  */
 export const signatureOf = (secret: string, id: string, timestamp: number, body: string): string => {
-  const contract = 'v1,' + hmacBase64(secret, id, timestamp, body);
+  const contract = `v1,${hmacBase64(secret, id, timestamp, body)}`;
   if (!secret.startsWith(SECRET_PREFIX)) return contract;
-  const standard = 'v1,' + hmacBase64(Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64'), id, timestamp, body);
+  const standard = `v1,${hmacBase64(Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64'), id, timestamp, body)}`;
   return `${contract} ${standard}`;
 };
 

@@ -159,18 +159,18 @@ export const asString = (token: Token | undefined, what: string): string => {
 };
 
 export const asAtom = (token: Token | undefined, what: string): string => {
-  if (!token || token.type !== 'atom') throw new ParseError(`expected ${what}`);
+  if (token?.type !== 'atom') throw new ParseError(`expected ${what}`);
   return token.value;
 };
 
 /** A string's exact bytes: a literal's as sent, a quoted string's as UTF-8. */
 export const asBytes = (token: Token | undefined, what: string): Buffer => {
-  if (!token || token.type !== 'string') throw new ParseError(`expected ${what}`);
+  if (token?.type !== 'string') throw new ParseError(`expected ${what}`);
   return token.bytes ?? Buffer.from(token.value, 'utf8');
 };
 
 export const asList = (token: Token | undefined, what: string): Token[] => {
-  if (!token || token.type !== 'list') throw new ParseError(`expected ${what}`);
+  if (token?.type !== 'list') throw new ParseError(`expected ${what}`);
   return token.items;
 };
 

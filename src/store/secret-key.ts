@@ -24,7 +24,7 @@ const loadKeyFile = (dataDir: string, name: string): Buffer => {
   }
   mkdirSync(dataDir, { recursive: true });
   try {
-    writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
     // Another process created it first: use theirs.
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

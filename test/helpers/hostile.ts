@@ -15,8 +15,8 @@ export interface HostileMessage {
 const FROM = 'Mallory <mallory@example.net>';
 
 const header = (name: string, extra: string[] = []): string =>
-  [`From: ${FROM}`, 'To: victim@example.org', `Subject: hostile ${name}`, 'Date: Mon, 23 Nov 2026 10:00:00 +0000',
-    `Message-ID: <${name}@example.net>`, 'MIME-Version: 1.0', ...extra].join('\r\n') + '\r\n';
+  `${[`From: ${FROM}`, 'To: victim@example.org', `Subject: hostile ${name}`, 'Date: Mon, 23 Nov 2026 10:00:00 +0000',
+    `Message-ID: <${name}@example.net>`, 'MIME-Version: 1.0', ...extra].join('\r\n')}\r\n`;
 
 const message = (name: string, extra: string[], body: string | Buffer): HostileMessage => ({
   name, subject: `hostile ${name}`,

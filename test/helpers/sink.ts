@@ -73,7 +73,7 @@ export const startSink = async (t: Test | null, options: SinkOptions = {}): Prom
     onRcptTo(address, _session, callback) {
       const kind = behavior(address.address);
       if (kind === 'defer') return callback(Object.assign(new Error('4.2.0 mailbox busy, try later'), { responseCode: 451 }));
-      if (kind === 'unknown') return callback(Object.assign(new Error('5.1.1 <' + address.address + '>: no such user'), { responseCode: 550 }));
+      if (kind === 'unknown') return callback(Object.assign(new Error(`5.1.1 <${address.address}>: no such user`), { responseCode: 550 }));
       if (kind === 'policy') return callback(Object.assign(new Error('5.7.1 refused by policy'), { responseCode: 554 }));
       callback();
     },
@@ -88,7 +88,7 @@ export const startSink = async (t: Test | null, options: SinkOptions = {}): Prom
         const mailFrom = session.envelope.mailFrom;
         sink.messages.push({ from: mailFrom ? mailFrom.address : '', to, raw, mailFromArgs: { ...(mailFrom ? mailFrom.args : {}) } });
         for (const waiter of waiters.filter((w) => sink.messages.length >= w.count)) waiter.resolve();
-        callback(null, '2.0.0 queued as ' + sink.messages.length);
+        callback(null, `2.0.0 queued as ${sink.messages.length}`);
       }, callback);
     },
   });

@@ -122,9 +122,9 @@ export class OwnershipService {
   /** Inside the caller's transaction: the agent gets this owner, unless it has another (409). */
   private take(agentId: string, ownerId: string): Account {
     const agent = this.store.accounts.byId(agentId);
-    if (!agent || agent.kind !== 'agent') throw invalidInput('apiKey', 'only agent accounts can be claimed');
+    if (agent?.kind !== 'agent') throw invalidInput('apiKey', 'only agent accounts can be claimed');
     const owner = this.store.accounts.byId(ownerId);
-    if (!owner || owner.kind !== 'human' || owner.status !== 'active') throw new AppError('not_found', 'the owner of this code no longer exists');
+    if (owner?.kind !== 'human' || owner.status !== 'active') throw new AppError('not_found', 'the owner of this code no longer exists');
     if (agent.ownerId === ownerId) return agent;
     if (agent.ownerId !== null || !this.store.accounts.setOwner(agentId, ownerId)) throw new AppError('conflict', 'this agent has an owner already');
     return { ...agent, ownerId };

@@ -39,7 +39,7 @@ export const prepareRawSubmission = async (
   checkIdentityFields(raw, mayUse, account);
   checkContent(parsed, raw, accountEmail, config);
   const recipients = envelopeRecipients(envelope.to, parsed, config.recipientsPerMessage);
-  const contentHash = sha256Hex(Buffer.concat([Buffer.from(JSON.stringify(recipients.map((r) => r.address)) + '\n'), raw]));
+  const contentHash = sha256Hex(Buffer.concat([Buffer.from(`${JSON.stringify(recipients.map((r) => r.address))}\n`), raw]));
   const added: string[] = [];
   let messageId = parsed.messageId;
   if (!messageId) {
@@ -47,7 +47,7 @@ export const prepareRawSubmission = async (
     added.push(`Message-ID: ${messageId}`);
   }
   if (!hasHeader(raw, 'date')) added.push(`Date: ${rfc5322Date(now)}`);
-  const sentRaw = added.length === 0 ? raw : Buffer.concat([Buffer.from(added.join('\r\n') + '\r\n'), raw]);
+  const sentRaw = added.length === 0 ? raw : Buffer.concat([Buffer.from(`${added.join('\r\n')}\r\n`), raw]);
   return {
     prepared: {
       fromAddress: from, replyTo: [], subject: parsed.subject, recipients, contentHash, messageId,

@@ -92,7 +92,7 @@ export class WebhookDispatchService {
     const stored = row.payload as MessageStoredEvent;
     if (stored.folder !== INBOX) return;
     const endpoint = context.endpointOf(stored.accountId);
-    if (!endpoint || endpoint.status !== 'verified' || !endpoint.events.includes(MESSAGE_RECEIVED)) return;
+    if (endpoint?.status !== 'verified' || !endpoint.events.includes(MESSAGE_RECEIVED)) return;
     const inbox = context.inboxOf(stored.accountId);
     if (pauseIfBaselineBroken(this.store, endpoint, inbox)) return;
     // A row from an INBOX generation that no longer exists names no message.
@@ -109,7 +109,7 @@ export class WebhookDispatchService {
   private ingestRecipientUpdated(row: OutboxEntry, context: IngestContext, now: number): void {
     const update = row.payload as OutboundRecipientUpdatedEvent;
     const endpoint = context.endpointOf(update.accountId);
-    if (!endpoint || endpoint.status !== 'verified' || !endpoint.events.includes(MESSAGE_DELIVERY_UPDATED)) return;
+    if (endpoint?.status !== 'verified' || !endpoint.events.includes(MESSAGE_DELIVERY_UPDATED)) return;
     if (pauseIfBaselineBroken(this.store, endpoint, context.inboxOf(update.accountId))) return;
     // Like INBOX's baseline: outcomes from before the verification are not sent.
     if (update.at < (endpoint.verifiedAt ?? Number.MAX_SAFE_INTEGER)) return;
@@ -131,7 +131,7 @@ export class WebhookDispatchService {
   /** One scheduled attempt of a pending event; the outcome decides the next one (DESIGN.md schedule). */
   async attemptScheduled(event: WebhookEventRecord, signal?: AbortSignal): Promise<AttemptOutcome | null> {
     const endpoint = this.store.webhookEndpoints.byId(event.endpointId);
-    if (!endpoint || endpoint.status !== 'verified' || endpoint.signingSecret === null) return null;
+    if (endpoint?.status !== 'verified' || endpoint.signingSecret === null) return null;
     if (pauseIfBaselineBroken(this.store, endpoint)) return null;
     return this.perform(event, endpoint, 0, signal);
   }
