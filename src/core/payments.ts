@@ -35,6 +35,8 @@ export interface Invoice {
   /** Integer token units, as a decimal string. */
   tokenAmount: string | null;
   startBlock: number | null;
+  /** The last block whose transfers are all recorded; null before the first final look. */
+  scannedBlock: number | null;
   /** Confirmations of the paying transfer at the last look, while `confirming`. */
   confirmations: number | null;
 }

@@ -4,12 +4,12 @@ import { Repo } from './repo.js';
 const COLUMNS = `token, account_id AS accountId, idempotency_key AS idempotencyKey, request_hash AS requestHash, kind, method,
   status, amount_cents AS amountCents, credits, periods, domain_id AS domainId, expires_at AS expiresAt, created_at AS createdAt,
   applied_at AS appliedAt, checkout_session AS checkoutSession, checkout_url AS checkoutUrl, address_index AS addressIndex,
-  address, token_contract AS tokenContract, token_amount AS tokenAmount, start_block AS startBlock, confirmations`;
+  address, token_contract AS tokenContract, token_amount AS tokenAmount, start_block AS startBlock, scanned_block AS scannedBlock, confirmations`;
 
 const TRANSFER_COLUMNS = `invoice_token AS invoiceToken, tx_hash AS txHash, log_index AS logIndex, block_number AS blockNumber,
   block_time AS blockTime, sender, amount, role, recorded_at AS recordedAt`;
 
-export type NewInvoice = Omit<Invoice, 'appliedAt' | 'checkoutSession' | 'checkoutUrl' | 'confirmations'>;
+export type NewInvoice = Omit<Invoice, 'appliedAt' | 'checkoutSession' | 'checkoutUrl' | 'confirmations' | 'scannedBlock'>;
 
 /** Invoices, the transfers recorded for them, and verified card callbacks (migration 70). */
 export class InvoiceRepo extends Repo {
@@ -69,6 +69,11 @@ export class InvoiceRepo extends Repo {
   /** pending <-> confirming, with the paying transfer's confirmations (null when pending). */
   markWaiting(token: string, status: 'pending' | 'confirming', confirmations: number | null): void {
     this.sql(`UPDATE invoices SET status = ?, confirmations = ? WHERE token = ? AND status IN ('pending', 'confirming')`).run(status, confirmations, token);
+  }
+
+  /** Moves the scan cursor forward (never back: a slower concurrent look may finish last). */
+  advanceScan(token: string, block: number): void {
+    this.sql('UPDATE invoices SET scanned_block = MAX(COALESCE(scanned_block, -1), ?) WHERE token = ?').run(block, token);
   }
 
   /** Records a transfer once; false when (tx, log index) was recorded before. */

@@ -74,15 +74,16 @@ export class PolygonPayments {
   private async look(invoice: Invoice): Promise<ChainLook> {
     const reader = this.port.reader;
     const head = await reader.headBlock();
-    const from = invoice.startBlock as number;
+    // Blocks up to the cursor have every transfer recorded; only those after it are read.
+    const from = invoice.scannedBlock !== null ? invoice.scannedBlock + 1 : invoice.startBlock as number;
     const transfers = head < from ? [] : await reader.transfersTo(invoice.address as string, from, head);
     const finalBlock = finalBlockAt(head, this.port.confirmations);
     const known = new Set(this.store.invoices.transfersOf(invoice.token).map((t) => `${t.txHash}:${t.logIndex}`));
-    const blocks = new Set(transfers.filter((t) => t.blockNumber <= finalBlock && !known.has(`${t.txHash}:${t.logIndex}`)).map((t) => t.blockNumber));
+    const blocks = new Set(transfers.filter((t) => !known.has(`${t.txHash}:${t.logIndex}`)).map((t) => t.blockNumber));
     const blockTimes = new Map<number, number>();
     for (const block of blocks) blockTimes.set(block, await reader.blockTime(block));
     const finalHeadTime = finalBlock >= 0 ? await reader.blockTime(finalBlock) : null;
-    return { head, transfers, blockTimes, finalHeadTime };
+    return { head, from, transfers, blockTimes, finalHeadTime };
   }
 
   /** One transaction: the new transfers recorded and the invoice's state changed together. */
@@ -92,6 +93,8 @@ export class PolygonPayments {
       const outcome = settle(invoice, this.store.invoices.transfersOf(token), look, this.port.confirmations);
       const recordedAt = this.clock.now().getTime();
       for (const transfer of outcome.record) this.store.invoices.recordTransfer({ ...transfer, recordedAt });
+      const finalBlock = finalBlockAt(look.head, this.port.confirmations);
+      if (finalBlock >= look.from) this.store.invoices.advanceScan(token, finalBlock);
       const next = outcome.next;
       if (next === null) return;
       if (next.status === 'apply') this.applier.apply(token);

@@ -4,9 +4,11 @@ import { sumUnits } from '../../core/money.js';
 /** What one look at the chain found for an invoice address. */
 export interface ChainLook {
   head: number;
-  /** Every Transfer to the address from the invoice's start block to `head`, any order. */
+  /** The first block read. */
+  from: number;
+  /** Every Transfer to the address from `from` to `head`, any order. */
   transfers: readonly TokenTransfer[];
-  /** Timestamps (ms) of the blocks of final transfers not recorded yet. */
+  /** Timestamps (ms) of the blocks of the transfers not recorded yet. */
   blockTimes: ReadonlyMap<number, number>;
   /** Timestamp (ms) of the newest final block; null when no block is final yet. */
   finalHeadTime: number | null;
@@ -56,17 +58,17 @@ export const settle = (invoice: Invoice, recorded: readonly RecordedTransfer[], 
   if (look.finalHeadTime !== null && look.finalHeadTime > invoice.expiresAt) {
     return { record, next: { status: paid > 0n ? 'underpaid' : 'expired' } };
   }
-  return { record, next: waiting(look, finalBlock, amount - paid) };
+  return { record, next: waiting(look, finalBlock, amount - paid, invoice.expiresAt) };
 };
 
 /**
- * Confirming when transfers not yet final would pay what is missing; the confirmations shown
- * are those of the transfer that completes the amount.
+ * Confirming when transfers made in time but not yet final would pay what is missing; the
+ * confirmations shown are those of the transfer that completes the amount.
  */
-const waiting = (look: ChainLook, finalBlock: number, missing: bigint): Settlement['next'] => {
+const waiting = (look: ChainLook, finalBlock: number, missing: bigint, expiresAt: number): Settlement['next'] => {
   let sum = 0n;
   for (const transfer of [...look.transfers].sort(byChainOrder)) {
-    if (transfer.blockNumber <= finalBlock) continue;
+    if (transfer.blockNumber <= finalBlock || (look.blockTimes.get(transfer.blockNumber) ?? 0) > expiresAt) continue;
     sum += transfer.amount;
     if (sum >= missing) return { status: 'confirming', confirmations: look.head - transfer.blockNumber + 1 };
   }

@@ -17,6 +17,7 @@ import { messageArrivals } from './040_message_arrivals.js';
 import { imapState } from './045_imap_state.js';
 import { domains } from './060_domains.js';
 import { payments } from './070_payments.js';
+import { invoiceScan } from './071_invoice_scan.js';
 
 export interface Migration {
   version: number;
@@ -25,4 +26,4 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, owners, drafts, searchRemovals, messageArrivals, imapState, domains, payments];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, owners, drafts, searchRemovals, messageArrivals, imapState, domains, payments, invoiceScan];

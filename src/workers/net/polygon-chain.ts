@@ -6,6 +6,9 @@ import type { ChainReader, PolygonPort, TokenTransfer } from '../../core/payment
 /** EIP-20: `Transfer(address indexed _from, address indexed _to, uint256 _value)`. */
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
+/** Blocks per eth_getLogs call (about 33 minutes of Polygon blocks). */
+const LOG_RANGE = 1000;
+
 export interface PolygonChainOptions {
   rpcUrl: string;
   xpub: string;
@@ -28,13 +31,19 @@ export class ViemChainReader implements ChainReader {
     return Number(await this.client.getBlockNumber({ cacheTime: 0 }));
   }
 
+  /** Read in ranges of LOG_RANGE blocks: public RPC providers refuse eth_getLogs over wider ones. */
   async transfersTo(address: string, fromBlock: number, toBlock: number): Promise<TokenTransfer[]> {
-    const logs = await this.client.getLogs({
-      address: this.tokenContract, event: TRANSFER, args: { to: address as `0x${string}` }, fromBlock: BigInt(fromBlock), toBlock: BigInt(toBlock), strict: true,
-    });
-    return logs.filter((log) => !log.removed).map((log) => ({
-      txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: Number(log.blockNumber), from: log.args.from, amount: log.args.value,
-    }));
+    const transfers: TokenTransfer[] = [];
+    for (let start = fromBlock; start <= toBlock; start += LOG_RANGE) {
+      const logs = await this.client.getLogs({
+        address: this.tokenContract, event: TRANSFER, args: { to: address as `0x${string}` },
+        fromBlock: BigInt(start), toBlock: BigInt(Math.min(toBlock, start + LOG_RANGE - 1)), strict: true,
+      });
+      for (const log of logs) {
+        if (!log.removed) transfers.push({ txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: Number(log.blockNumber), from: log.args.from, amount: log.args.value });
+      }
+    }
+    return transfers;
   }
 
   async blockTime(blockNumber: number): Promise<number> {
