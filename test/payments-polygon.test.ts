@@ -125,6 +125,18 @@ t.test('20 racing status calls for one paid invoice apply it once', async (t) =>
   t.equal(await creditsOf(app, key), before + 20_000);
 });
 
+t.test('confirmed crypto hosting activates without human checkout (contract), by the watcher', async (t) => {
+  const response = await app.api('POST', '/api/v1/agent/payment', { key, body: { kind: 'domain_hosting', method: 'polygon', periods: 1 }, headers: { 'idempotency-key': 'hosting-1' } });
+  t.match(response.body, { kind: 'domain_hosting', periods: 1, amountCents: 100, invoice: { amount: '1000000' } });
+  t.equal(app.app.services.hosting.isActive(agent.userId), false);
+  await chain.transfer(response.body.invoice.address, units(1));
+  await chain.mine(128);
+  await app.app.services.payments.watchPolygon();
+  t.equal((await status(response.body.token)).body.status, 'applied');
+  t.equal(app.app.services.hosting.isActive(agent.userId), true);
+  t.same(app.app.store.hosting.events(agent.userId).map((event) => [event.source, event.days, event.reference]), [['payment', 30, response.body.token]]);
+});
+
 t.test('underpayment and payment after expiry: recorded and shown, never applied; the expired token stays refused', async (t) => {
   const short = await invoiceFor(2);
   const late = await invoiceFor(1);

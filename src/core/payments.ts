@@ -127,6 +127,8 @@ export interface PolygonPort {
 export interface HostingLedger {
   extendHosting(holderId: string, days: number, reference: string): void;
   extendAddon(domainId: string, days: number, reference: string): void;
-  /** The account holding the domain; null when there is no such domain. */
+  /** The account holding the domain; null when there is no such (live) domain. */
   holderOf(domainId: string): string | null;
+  /** When the holder's hosting ends (Unix ms); null when it never had any. */
+  hostingEndsAt(holderId: string): number | null;
 }

@@ -34,6 +34,7 @@ import { InvoiceApplier } from './payments/apply.js';
 import { CardPayments } from './payments/card.js';
 import { PaymentService, type PaymentsConfig } from './payments/payments.js';
 import { PolygonPayments } from './payments/polygon.js';
+import { hostingLedger } from './payments/hosting-ledger.js';
 import { RateLimiter } from './rate-limiter.js';
 import { SearchIndexService } from './mail/search-index.js';
 import type { IndexWriter } from '../core/search-index.js';
@@ -199,11 +200,12 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     store, clock, logger, dns, rateLimiter, accounts, twoFactor, settings: config.domains, mailDomain: config.mailDomain,
     hostname: config.smtpHostname, relay: config.outbound.relay, secretKey: config.secretKey,
   });
-  const applier = new InvoiceApplier(store, clock, logger, null);
+  const hosting = hostingLedger(store, domainServices.hosting);
+  const applier = new InvoiceApplier(store, clock, logger, hosting);
   const payments = new PaymentService(store, clock, config.payments, {
     card: cardProcessor ? new CardPayments(store, clock, logger, cardProcessor, applier) : null,
     polygon: polygon ? new PolygonPayments(store, clock, logger, polygon, applier) : null,
-  }, null);
+  }, hosting);
   const core = {
     accounts,
     auth,

@@ -14,14 +14,21 @@ export class InvoiceApplier {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly hosting: HostingLedger | null,
+    private readonly hosting: HostingLedger,
   ) {}
 
   /** True when this call applied it; false when it was no longer open. */
   apply(token: string): boolean {
     const applied = this.store.transaction(() => {
       const invoice = this.store.invoices.byToken(token);
-      if (!invoice || !this.store.invoices.closeOpen(token, 'applied', this.clock.now().getTime())) return null;
+      if (!invoice) return null;
+      if (invoice.kind === 'domain_addon' && this.hosting.holderOf(invoice.domainId as string) !== invoice.accountId) {
+        // The domain was deleted (or moved) before the payment arrived: nothing to extend, so
+        // the invoice is canceled, and the payment is the operator's to refund.
+        if (this.store.invoices.closeOpen(token, 'canceled', null)) this.logger.warn('payment for a domain that is gone: canceled, refund it', { token });
+        return null;
+      }
+      if (!this.store.invoices.closeOpen(token, 'applied', this.clock.now().getTime())) return null;
       this.grant(invoice);
       return invoice;
     });
@@ -35,7 +42,6 @@ export class InvoiceApplier {
       this.store.accounts.addCredits(invoice.accountId, invoice.credits as number);
       return;
     }
-    if (!this.hosting) throw new Error(`hosting is not available to apply ${invoice.token}`);
     const days = (invoice.periods as number) * DAYS_PER_PERIOD;
     if (invoice.kind === 'domain_hosting') this.hosting.extendHosting(invoice.accountId, days, invoice.token);
     else this.hosting.extendAddon(invoice.domainId as string, days, invoice.token);

@@ -41,7 +41,7 @@ export class PaymentService {
     private readonly clock: Clock,
     private readonly config: PaymentsConfig,
     private readonly methods: { card: CardPayments | null; polygon: PolygonPayments | null },
-    private readonly hosting: HostingLedger | null,
+    private readonly hosting: HostingLedger,
   ) {}
 
   async create(principal: Principal, idempotencyKey: string | undefined, request: PaymentRequest): Promise<PaymentView> {
@@ -119,9 +119,13 @@ export class PaymentService {
     return this.card().callback(rawBody, signature);
   }
 
-  /** The invoices of an account, newest first (the owner console). */
-  invoicesOf(accountId: string): PaymentView[] {
-    return this.store.invoices.listForAccount(accountId, LIST_LIMIT).map((invoice) => this.viewOf(invoice));
+  /** An account's invoices, newest first, and when its hosting ends (the owner console). */
+  billingOf(accountId: string): { invoices: PaymentView[]; hostingExpiresAt: string | null } {
+    const ends = this.hosting.hostingEndsAt(accountId);
+    return {
+      invoices: this.store.invoices.listForAccount(accountId, LIST_LIMIT).map((invoice) => this.viewOf(invoice)),
+      hostingExpiresAt: ends === null ? null : new Date(ends).toISOString(),
+    };
   }
 
   /**
@@ -183,7 +187,6 @@ export class PaymentService {
   }
 
   private checkHostingTarget(accountId: string, request: PaymentRequest): void {
-    if (!this.hosting) throw new AppError('unavailable', 'hosting cannot be bought on this server yet');
     if (request.kind === 'domain_hosting' && request.domainId !== undefined) throw invalidInput('domainId', 'domainId is for domain_addon only');
     if (request.kind === 'domain_addon') {
       if (request.domainId === undefined) throw invalidInput('domainId', 'domain_addon needs domainId');
