@@ -4,6 +4,7 @@ import { html, type Html } from './html.js';
 const TONE: Record<string, string> = {
   delivered: 'good', active: 'good', sent: 'good', enabled: 'good', standard: 'good', reviewed: 'good', succeeded: 'good', verified: 'good',
   queued: 'info', pending: 'info', approving: 'info', probation: 'info',
+  applied: 'good', confirming: 'info', underpaid: 'warn', canceled: 'muted', none: 'muted',
   deferred: 'warn', retrying: 'warn', unresolved: 'warn',
   bounced: 'bad', failed: 'bad', rejected: 'bad', revoked: 'bad', suspended: 'bad', paused: 'bad', expired: 'muted', suppressed: 'muted', off: 'muted',
 };

@@ -14,6 +14,7 @@ export interface NavItem {
 export const NAV: readonly NavItem[] = [
   { key: 'agents', href: '/', label: 'Agents' },
   { key: 'drafts', href: '/drafts', label: 'Drafts' },
+  { key: 'billing', href: '/billing', label: 'Billing' },
   { key: 'settings', href: '/settings', label: 'Settings' },
 ];
 

@@ -4,11 +4,12 @@ import { agentPages } from './agent.js';
 import { agentActivityPages } from './agent-activity.js';
 import { agentKeyPages } from './agent-keys.js';
 import { authPages } from './auth.js';
+import { billingPages } from './billing.js';
 import { draftPages } from './drafts.js';
 import { homePages } from './home.js';
 import { settingsPages } from './settings.js';
 
 /** One pages file per area; later areas (domains, invoices, health) add their line here and a NAV entry in layout.ts. */
 export const PAGES: readonly ((router: Router, deps: ConsoleDeps) => void)[] = [
-  authPages, homePages, agentPages, agentActivityPages, agentKeyPages, draftPages, settingsPages,
+  authPages, homePages, agentPages, agentActivityPages, agentKeyPages, draftPages, billingPages, settingsPages,
 ];

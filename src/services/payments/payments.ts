@@ -120,11 +120,11 @@ export class PaymentService {
   }
 
   /** An account's invoices, newest first, and when its hosting ends (the owner console). */
-  billingOf(accountId: string): { invoices: PaymentView[]; hostingExpiresAt: string | null } {
+  billingOf(accountId: string): { invoices: PaymentView[]; hosting: { active: boolean; expiresAt: string | null } } {
     const ends = this.hosting.hostingEndsAt(accountId);
     return {
       invoices: this.store.invoices.listForAccount(accountId, LIST_LIMIT).map((invoice) => this.viewOf(invoice)),
-      hostingExpiresAt: ends === null ? null : new Date(ends).toISOString(),
+      hosting: { active: ends !== null && ends > this.clock.now().getTime(), expiresAt: ends === null ? null : new Date(ends).toISOString() },
     };
   }
 
