@@ -9,20 +9,14 @@ import { buildOpenApiDocument } from '../src/http/openapi.js';
 import { PAGES } from '../src/console/pages/index.js';
 import { funded } from './helpers/agents.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { consoleClient } from './helpers/console.js';
+import { consoleClient, signedInConsole } from './helpers/console.js';
 import { deliverDirect, simpleMessage } from './helpers/mail.js';
 import { makeOwner, type TestOwner } from './helpers/owners.js';
 import { runCommand } from './helpers/process.js';
 
 const PASSWORD = 'console password';
 
-const signedIn = async (app: TestApp, owner: TestOwner) => {
-  const client = consoleClient(app.baseUrl);
-  await client.get('/sign-in');
-  const response = await client.post('/sign-in', { email: owner.email, password: owner.password });
-  if (response.status !== 303) throw new Error(`console sign-in: ${response.status}`);
-  return client;
-};
+const signedIn = (app: TestApp, owner: TestOwner) => signedInConsole(app.baseUrl, owner);
 
 t.test('sign-in needs the form token; pages carry a CSP without inline script, and deny framing', async (t) => {
   const app = await startApp(t);

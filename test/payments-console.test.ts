@@ -1,19 +1,13 @@
 import t from 'tap';
 import { dollars } from '../src/console/pages/billing.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { consoleClient } from './helpers/console.js';
+import { signedInConsole } from './helpers/console.js';
 import { makeOwner, type TestOwner } from './helpers/owners.js';
 import { startStripeStandIn } from './helpers/stripe-api.js';
 
 const WEBHOOK_SECRET = 'whsec_console_test_secret';
 
-const signedIn = async (app: TestApp, owner: TestOwner) => {
-  const client = consoleClient(app.baseUrl);
-  await client.get('/sign-in');
-  const response = await client.post('/sign-in', { email: owner.email, password: owner.password });
-  if (response.status !== 303) throw new Error(`console sign-in: ${response.status}`);
-  return client;
-};
+const signedIn = (app: TestApp, owner: TestOwner) => signedInConsole(app.baseUrl, owner);
 
 t.test('dollars moves the point in the digits', async (t) => {
   t.same([0, 5, 100, 1234, 100000].map(dollars), ['$0.00', '$0.05', '$1.00', '$12.34', '$1000.00']);

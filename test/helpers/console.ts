@@ -44,3 +44,12 @@ export const consoleClient = (baseUrl: string, initialCookies: Record<string, st
   };
   return client;
 };
+
+/** A console client signed in as `owner` through the sign-in form. */
+export const signedInConsole = async (baseUrl: string, owner: { email: string; password: string }): Promise<ConsoleClient> => {
+  const client = consoleClient(baseUrl);
+  await client.get('/sign-in');
+  const response = await client.post('/sign-in', { email: owner.email, password: owner.password });
+  if (response.status !== 303) throw new Error(`console sign-in: ${response.status}`);
+  return client;
+};
