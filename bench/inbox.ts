@@ -51,7 +51,7 @@ const makeMessage = (index: number, to: string): { raw: Buffer; parsed: ParsedMe
       // The stored body ingest would build (the structure is our own linear code; the text is known).
       body: {
         version: STORED_BODY_VERSION, structure, wire: structureWire(structure),
-        content: { text, html: null, attachments: [], references: [], fallback: null },
+        content: { text, html: null, attachments: [], references: [], fallback: null, extractedText: text, extractedHtml: null },
       },
     },
   };

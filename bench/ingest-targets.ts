@@ -43,6 +43,8 @@ export interface AgentpostOptions {
   greetingDelayMs?: number;
   /** Mailboxes made besides the one that receives the load. */
   accounts?: number;
+  /** More settings for the config file (a section replaces the default one's keys it names). */
+  config?: Record<string, Record<string, unknown>>;
 }
 
 /** `agentpost serve` on free loopback ports in a temp folder, with one mailbox to load. */
@@ -54,6 +56,7 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
     dataDir: dir.path, log: { level: 'warn' }, http: { port: http, trustProxy: true }, submission: { port: submission }, imap: { port: imap },
     smtp: { port: smtp, ...(options.greetingDelayMs === undefined ? {} : { greetingDelayMs: options.greetingDelayMs }) },
     limits: { registrationsPerIpPerHour: 100_000 },
+    ...options.config,
   }));
   // AGENTPOST_PARSE_THREADS, when set, reaches the server through the environment.
   const command = options.executable ? [options.executable] : [process.execPath, '--import', 'tsx', 'bin/main.ts'];

@@ -9,6 +9,8 @@
  *   and the ingest rate while they are held against the rate without them.
  * - memory: agentpost's RSS idle (15 s after start), at the peak of a 20,000-message ingest
  *   and a minute after.
+ * - threading: the rate with threads assigned at ingest against threads.enabled false, in the
+ *   same run, over 100,000 reply-shaped messages each (--thread-count N); bench/ingest-threading.ts.
  * - pauses (only when asked for): per greeting pause, the new-connection rate and whether
  *   clients that talk before the greeting are refused; the MX default is chosen from it.
  * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
@@ -20,6 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { defaultConfig } from '../src/config/defaults.js';
 import { startAgentpost, startPostfixTarget, startSink, type Agentpost, type Target } from './ingest-targets.js';
 import { holdIdleImap } from './imap-idle.js';
+import { threading } from './ingest-threading.js';
 import { argValue, fmt, messageOfSize, percentile, prng, vocabulary } from './lib.js';
 import { postfixInstalled, postfixVersion } from './postfix.js';
 import { cpuMs, rssMb, sampleRss } from './proc.js';
@@ -37,7 +40,7 @@ const stringArg = (name: string): string | undefined => {
   return index >= 0 ? process.argv[index + 1] : undefined;
 };
 const executable = stringArg('executable');
-const parts = new Set((stringArg('only') ?? 'rates,connections,memory').split(','));
+const parts = new Set((stringArg('only') ?? 'rates,connections,memory,threading').split(','));
 const mxDefaultPause = defaultConfig().smtp.greetingDelayMs;
 
 const { sentence } = vocabulary(5000, prng(7));
@@ -176,4 +179,5 @@ if (parts.has('rates')) await rates();
 if (parts.has('connections')) await connections();
 if (parts.has('memory')) await memory();
 if (parts.has('pauses')) await pauses();
+if (parts.has('threading')) await threading({ count: argValue('thread-count', 100_000), sessions, bytes, rounds, executable, sentence });
 console.log(`after: ${uptime()}`);

@@ -71,8 +71,9 @@ export const vocabulary = (size: number, random: () => number) => {
 };
 
 /** A text/plain message of about `bytes` octets with CRLF line ends. */
-export const messageOfSize = (index: number, to: string, bytes: number, sentence: (words: number) => string): Buffer => {
+export const messageOfSize = (index: number, to: string, bytes: number, sentence: (words: number) => string, extraHeaders: string[] = []): Buffer => {
   const head = [
+    ...extraHeaders,
     `From: "Sender ${index % 97}" <sender${index % 97}@example.org>`,
     `To: <${to}>`,
     `Subject: ${sentence(6)}`,

@@ -91,6 +91,17 @@ import draftSummary from './draft-summary.json' with { type: 'json' };
 import draft from './draft.json' with { type: 'json' };
 import draftsQuery from './drafts-query.json' with { type: 'json' };
 import ownerDraftsQuery from './owner-drafts-query.json' with { type: 'json' };
+// Conversations: threads, replies, the event stream.
+import threadListQuery from './thread-list-query.json' with { type: 'json' };
+import threadList from './thread-list.json' with { type: 'json' };
+import threadQuery from './thread-query.json' with { type: 'json' };
+import threadSummary from './thread-summary.json' with { type: 'json' };
+import thread from './thread.json' with { type: 'json' };
+import replyRequest from './reply-request.json' with { type: 'json' };
+import replyQuery from './reply-query.json' with { type: 'json' };
+import replyEmailTool from './reply-email-tool.json' with { type: 'json' };
+import waitForEmailTool from './wait-for-email-tool.json' with { type: 'json' };
+import eventsQuery from './events-query.json' with { type: 'json' };
 
 export type JsonSchema = { $id: string } & Record<string, unknown>;
 
@@ -135,6 +146,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   ...OWNER_SCHEMAS,
   ...DOMAIN_SCHEMAS,
   ...PAYMENT_SCHEMAS,
+  threadListQuery, threadList, threadQuery, threadSummary, thread, replyRequest, replyQuery, replyEmailTool, waitForEmailTool, eventsQuery,
 ];
 
 export const OPENAPI_SOURCE: Record<string, unknown> = openapi;

@@ -68,6 +68,26 @@ const preferCommonJsBuilds = {
   },
 };
 
+/**
+ * ESM-only packages that use import.meta only to make a `require` for an optional addon:
+ * email-reply-parser looks for re2 with createRequire(import.meta.url) inside a try and uses
+ * its RegExp fallback when that throws. re2 is not bundled, and a thread of the executable is
+ * evaluated source whose __filename ('[worker eval]') createRequire refuses, so the bundle's
+ * `require` there answers "not found" as Node would, and the package takes its fallback.
+ */
+const importMetaRequires = {
+  name: 'import-meta-requires',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]email-reply-parser[\\/]dist[\\/]regex\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const notBundled = "((name) => { throw Object.assign(new Error(`Cannot find module '${name}' (not bundled)`), { code: 'MODULE_NOT_FOUND' }); })";
+      const patched = source.replace('createRequire(import.meta.url)', notBundled);
+      if (patched === source) throw new Error(`${args.path}: createRequire(import.meta.url) not found; review this shim`);
+      return { contents: patched, loader: 'js' };
+    });
+  },
+};
+
 const started = process.hrtime.bigint();
 const step = (text) => process.stdout.write(`package: ${text}\n`);
 
@@ -89,7 +109,7 @@ const bundleOptions = {
   logLevel: 'warning',
   // import.meta is empty in CommonJS: code that relies on it would break only at run time.
   logOverride: { 'empty-import-meta': 'error' },
-  plugins: [preferCommonJsBuilds],
+  plugins: [preferCommonJsBuilds, importMetaRequires],
   // Its loader requires a platform package's .node file, which a bundle cannot hold; the
   // executable passes the addon from its asset instead (src/main.ts imports it only lazily).
   external: ['@node-rs/argon2'],

@@ -166,6 +166,8 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
         invoiceMs: config.payments.invoiceMinutes * 60 * 1000,
         lateWatchMs: config.payments.polygon.lateWatchHours * 60 * 60 * 1000,
       },
+      threads: { enabled: config.threads.enabled, subjectWindowMs: config.threads.subjectWindowDays * 24 * 60 * 60 * 1000 },
+      maxEventStreamsPerAccount: config.events.maxStreamsPerAccount,
     },
   });
   return { clock, logger, store, services, handoff, indexWriter, dns, urls, payments };
@@ -197,6 +199,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   });
   const httpApp = createHttpApp({
     services, logger, validator, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready, baseUrl: () => app.baseUrl,
+    events: { heartbeatMs: config.events.heartbeatSeconds * 1000 },
     nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }], pages: consolePages,
   });
   const httpListener = createHttpListener(httpApp.callback(), config.http.tls ? certificates : null);
@@ -237,6 +240,9 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       // Mail stored before migration 7, or queued when the last process stopped, is indexed before anyone can search.
       await services.searchIndex.prepare();
       searchIndexer.kick(); // mail queued before the last stop
+      // Mail stored before threads existed gets its thread before anyone can list threads (once, after the upgrade).
+      const threaded = services.threads.backfillAll();
+      if (threaded > 0) logger.info('threads assigned to earlier mail', { messages: threaded });
       bodyBackfill.kick(); // mail stored before stored bodies existed, or composed just before the last stop
       // Claims still held come from a process that stopped mid-handoff (see DeliveryService.recoverClaims);
       // settled before anything can claim again.
@@ -250,6 +256,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         dispatchWebhooks: () => webhookDispatcher.kick(),
         deliver: autoDeliver ? () => deliveryWorker.kick() : undefined,
         watchers: services.mailboxWatchers,
+        eventStreams: services.eventStreams,
         worked: quiet.touch,
       });
       app.ports = {

@@ -103,6 +103,9 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'http.tls': ['true', true],
     'owners.signup': ['open', 'open'],
     'domains.spf': ['ip4:203.0.113.5 ip6:2001:db8::5', 'ip4:203.0.113.5 ip6:2001:db8::5'],
+    'threads.enabled': ['false', false],
+    'threads.subjectWindowDays': ['3', 3],
+    'events.maxStreamsPerAccount': ['20', 20],
   };
   // Settings valid only with others: the others come from the environment.
   const pair = { AGENTPOST_TLS_CERT: '/etc/tls/b.crt', AGENTPOST_TLS_KEY: '/etc/tls/b.key' };

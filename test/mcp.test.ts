@@ -15,6 +15,11 @@ const TOOL_SCHEMAS: Record<string, string> = {
   get_email: 'email-query.json',
   check_balance: 'empty.json',
   send_email: 'send-request.json',
+  // Beside the contract's five (which stay as they are): the conversation tools.
+  reply_email: 'reply-email-tool.json',
+  list_threads: 'thread-list-query.json',
+  get_thread: 'thread-query.json',
+  wait_for_email: 'wait-for-email-tool.json',
 };
 
 t.test('initialize answers protocol 2025-11-25, serverInfo and the tools capability', async (t) => {
@@ -44,7 +49,7 @@ t.test('notifications/initialized answers 202 with no body', async (t) => {
   }
 });
 
-t.test('tools/list: the five names and the very schema files as inputSchema', async (t) => {
+t.test('tools/list: the five contract names, the conversation tools, and the very schema files as inputSchema', async (t) => {
   const { baseUrl } = await startApp(t);
   const client = await mcpClient(t, baseUrl);
   const { tools } = await client.listTools();

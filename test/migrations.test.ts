@@ -53,3 +53,29 @@ t.test('a database from before schema_migrations counts versions up to user_vers
   t.same(recorded(again), allVersions, 'reopening applies nothing twice');
   again.close();
 });
+
+t.test('migration 52 (the event log) keeps webhook events and their attempts, and lets an event have no endpoint', async (t) => {
+  const file = join(t.testdir({}), 'events.db');
+  const raw = new Database(file);
+  raw.pragma('foreign_keys = ON');
+  raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  for (const migration of MIGRATIONS.filter((item) => item.version < 52)) {
+    raw.exec(migration.sql);
+    raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
+  }
+  raw.exec(`INSERT INTO accounts (id, agent_id, email, created_at) VALUES ('a1', 'x', 'x@agents.localhost', 0);
+    INSERT INTO webhook_endpoints (id, account_id, url, events_json, signing_secret, status, created_at) VALUES ('w1', 'a1', 'https://x.example', '[]', 's', 'verified', 0);
+    INSERT INTO webhook_events (id, account_id, endpoint_id, type, body, status, created_at) VALUES ('e1', 'a1', 'w1', 'message.received', '{}', 'delivered', 1);
+    INSERT INTO webhook_attempts (event_seq, replay, at, duration_ms, http_status) VALUES (1, 0, 2, 5, 200);`);
+  raw.close();
+  const db = openDatabase(file);
+  t.same(db.prepare('SELECT id, endpoint_id AS endpoint, status FROM webhook_events').all(), [{ id: 'e1', endpoint: 'w1', status: 'delivered' }]);
+  t.same(db.prepare('SELECT event_seq AS seq, http_status AS status FROM webhook_attempts').all(), [{ seq: 1, status: 200 }]);
+  db.prepare("INSERT INTO webhook_events (id, account_id, endpoint_id, type, body, status, created_at) VALUES ('e2', 'a1', NULL, 'message.received', '{}', NULL, 3)").run();
+  t.throws(() => db.prepare("INSERT INTO webhook_events (id, account_id, endpoint_id, type, body, status, created_at) VALUES ('e3', 'a1', NULL, 'x', '{}', 'pending', 3)").run(),
+    'no delivery status without an endpoint');
+  db.prepare('DELETE FROM webhook_events WHERE seq = 1').run();
+  t.equal(db.prepare('SELECT count(*) FROM webhook_attempts').pluck().get(), 0, 'attempts still go with their event');
+  t.same(db.pragma('foreign_key_check'), []);
+  db.close();
+});

@@ -93,6 +93,13 @@ const check = async (app: TestApp, request: FuzzRequest): Promise<string | null>
     return `no answer (${(error as Error).message}, ${String((error as { cause?: unknown }).cause)}): ${request.method} ${request.path} ${JSON.stringify(request.headers)} ${request.body?.slice(0, 300) ?? ''}`;
   }
   statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+  // The event stream's 200 never ends: its first bytes are checked, then it is closed.
+  if (response.status === 200 && response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel().catch(() => {});
+    return /^retry: \d+\n\n/.test(first) ? null : `not an event stream: ${request.method} ${request.path} -> ${first.slice(0, 100)}`;
+  }
   const text = await response.text();
   const where = `${request.method} ${request.path} ${request.body?.slice(0, 300) ?? ''} -> ${response.status} ${text.slice(0, 300)}`;
   if (response.status >= 500 && response.status !== 503) return `5xx: ${where}`;

@@ -49,6 +49,9 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_OUTBOUND_ALLOW_LOOPBACK_MX', flag: 'outbound-allow-loopback-mx', path: 'outbound.allowLoopbackMx', type: 'boolean' },
   { env: 'AGENTPOST_OWNERS_SIGNUP', flag: 'owners-signup', path: 'owners.signup', type: 'string' },
   { env: 'AGENTPOST_WEBHOOKS_ALLOW_INSECURE', flag: 'webhooks-allow-insecure', path: 'webhooks.allowInsecure', type: 'boolean' },
+  { env: 'AGENTPOST_THREADS_ENABLED', flag: 'threads-enabled', path: 'threads.enabled', type: 'boolean' },
+  { env: 'AGENTPOST_THREADS_SUBJECT_WINDOW_DAYS', flag: 'threads-subject-window-days', path: 'threads.subjectWindowDays', type: 'integer' },
+  { env: 'AGENTPOST_EVENTS_MAX_STREAMS_PER_ACCOUNT', flag: 'events-max-streams-per-account', path: 'events.maxStreamsPerAccount', type: 'integer' },
 ];
 
 export const CONFIG_FILE_ENV = 'AGENTPOST_CONFIG';

@@ -49,6 +49,19 @@ export interface OutboundRecipientUpdatedEvent {
   smtpCode?: number;
   enhancedCode?: string;
   diagnostic?: string;
+  /** Feedback about a delivered message (a sandbox complaint): the recipient reported it as spam. */
+  feedback?: 'complaint';
   /** Unix milliseconds. */
   at: number;
+}
+
+/**
+ * An event was logged for an account (webhook_events; after the commit): a notice that
+ * wakes the account's event streams, which read the log themselves from their cursor.
+ */
+export const EVENT_LOGGED = 'event.logged';
+
+export interface EventLoggedNotice {
+  accountId: string;
+  seq: number;
 }

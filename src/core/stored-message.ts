@@ -17,7 +17,7 @@
  */
 
 /** Bumped when the builder changes what it stores; a row of another version is rebuilt. */
-export const STORED_BODY_VERSION = 2;
+export const STORED_BODY_VERSION = 3;
 
 /**
  * One address of an ENVELOPE address list (RFC 3501 section 7.4.2: addr-name, addr-adl,
@@ -152,6 +152,13 @@ export interface StoredContent {
   references: string[];
   /** Null when the full parse produced `text` and `html`. */
   fallback: ContentFallback | null;
+  /**
+   * The new text: `text` without the quoted history and the signature (src/mime/extract-text.ts),
+   * and likewise `html` (null when `html` is). Equal to `text` and `html` when the parse was cut
+   * off (`fallback` is `timeout`) or the text is over the extraction's size bound.
+   */
+  extractedText: string;
+  extractedHtml: string | null;
 }
 
 /** Everything ingest stores of a message besides its raw bytes and its list columns. */

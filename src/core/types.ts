@@ -36,6 +36,8 @@ export interface Principal {
   permissions: readonly Permission[];
   /** Kind `owner` only: the signed-in human acting (its own 2FA guards what it does). */
   ownerId?: string;
+  /** A sandbox access key: sends are validated, charged to nobody and never leave the host. */
+  sandbox?: boolean;
 }
 
 export interface Folder {
@@ -71,6 +73,8 @@ export interface MessageSummary {
   encrypted: boolean;
   seen: boolean;
   flagged: boolean;
+  /** The conversation it belongs to (src/services/mail/threads.ts); null only until the thread backfill reaches it. */
+  threadId: number | null;
 }
 
 /** IMAP's flags of a message (RFC 3501 section 2.3.2); keywords are atoms, kept as given. */

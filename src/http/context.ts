@@ -19,6 +19,8 @@ export interface HttpDeps {
   baseUrl: () => string;
   /** Server-rendered pages on this listener (the owner console), wired by main.ts; they answer only their own paths. */
   pages?: Middleware;
+  /** The event stream's heartbeat interval (events.heartbeatSeconds). */
+  events: { heartbeatMs: number };
   /** Other adapters on this listener (the MCP endpoint), wired by main.ts. */
   nodeMounts?: readonly NodeMount[];
 }

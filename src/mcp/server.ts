@@ -31,13 +31,13 @@ const toolList = (validator: Validator) => TOOLS.map(({ name, description, schem
 export const buildMcpServer = (deps: McpDeps, caller: CallerContext): Server => {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(deps.validator) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     const tool = toolNamed(name);
     // An unknown tool is a protocol error, not a tool failure (MCP 2025-11-25, tools: error handling).
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
     try {
-      return toolSuccess(await tool.call(deps.services, deps.validator, args, caller));
+      return toolSuccess(await tool.call(deps.services, deps.validator, args, caller, extra.signal));
     } catch (error) {
       return toolFailure(error, name, deps.logger);
     }

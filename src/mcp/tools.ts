@@ -1,49 +1,10 @@
-import { bearerToken } from '../core/bearer.js';
-import type { Principal } from '../core/types.js';
-import type { Validator } from '../core/validate.js';
 import type { RegisterInput } from '../services/accounts/accounts.js';
-import type { Services } from '../services/index.js';
 import type { ListQuery } from '../services/mail/mailbox.js';
 import type { SendRequest } from '../services/sending/send-input.js';
-import { easeToolArguments } from './coerce.js';
+import { CONVERSATION_TOOLS } from './conversation-tools.js';
+import { keyless, withKey, type McpTool } from './tool-kit.js';
 
-/** What one HTTP request tells a tool about its caller. */
-export interface CallerContext {
-  /** The raw Authorization header; the key is never taken from arguments or the URL. */
-  authorization: string | undefined;
-  /** Counted by the registration limit (contract Limits: 5 per IP per hour). */
-  clientIp: string;
-}
-
-/**
- * One MCP tool. Its inputSchema is the very schema that validates the REST request
- * (DESIGN.md rule 4), with the app's limits; `call` returns exactly what the REST endpoint answers.
- */
-export interface McpTool {
-  name: string;
-  description: string;
-  schemaId: string;
-  call(services: Services, validator: Validator, args: Record<string, unknown> | undefined, caller: CallerContext): Promise<unknown>;
-}
-
-/** Numbers and numeric strings are eased where unambiguous (coerce.ts), then validated. */
-const validArguments = <T>(validator: Validator, schemaId: string, args: Record<string, unknown> | undefined): T =>
-  validator.validate<T>(schemaId, easeToolArguments(validator.schema(schemaId), args));
-
-/** A tool that needs no key (only register_agent). */
-const keyless = <T>(name: string, description: string, schemaId: string, run: (services: Services, input: T, clientIp: string) => unknown): McpTool => ({
-  name, description, schemaId,
-  call: async (services, validator, args, caller) => run(services, validArguments<T>(validator, schemaId, args), caller.clientIp),
-});
-
-/** A tool that needs the Bearer key; like REST, the key is checked before the arguments. */
-const withKey = <T>(name: string, description: string, schemaId: string, run: (services: Services, input: T, principal: Principal) => unknown): McpTool => ({
-  name, description, schemaId,
-  call: async (services, validator, args, caller) => {
-    const principal = services.auth.authenticate(bearerToken(caller.authorization));
-    return run(services, validArguments<T>(validator, schemaId, args), principal);
-  },
-});
+export type { CallerContext, McpTool } from './tool-kit.js';
 
 interface EmailQuery {
   id: string;
@@ -87,6 +48,7 @@ export const TOOLS: readonly McpTool[] = [
     // Contract "MCP over HTTP": idempotencyKey travels in the arguments, with the REST semantics.
     (services, input, principal) => services.sending.send(principal, input, { idempotencyKey: input.idempotencyKey, via: 'mcp' }),
   ),
+  ...CONVERSATION_TOOLS,
 ];
 
 export const toolNamed = (name: string): McpTool | undefined => TOOLS.find((tool) => tool.name === name);

@@ -4,6 +4,8 @@ import { STORED_BODY_VERSION, type ContentFallback, type MessageStructure, type 
 import type { AddressEntry } from '../core/types.js';
 import type { SearchText } from '../core/search-index.js';
 import { attachmentsOf, isAttachment, leafParts } from './attachments.js';
+import { extractReplyHtml } from './extract-html.js';
+import { extractReplyText } from './extract-text.js';
 import { fallbackContent, headerSummary, textOfHtml } from './fallback.js';
 import { isTruncated, parseMimeTree, type MimePart } from './mime-tree.js';
 import { structureWire } from './imap-notation.js';
@@ -75,9 +77,21 @@ type Summary = Omit<ParsedMessage, 'text' | 'html' | 'attachments' | 'encrypted'
 const withBody = (
   raw: Buffer, structure: MessageStructure, summary: Summary, texts: { text: string; html: string | null }, fallback: ContentFallback | null,
 ): ParsedMessage => {
-  const content: StoredContent = { ...texts, attachments: attachmentsOf(raw, structure.root), references: summary.references, fallback };
+  const content: StoredContent = {
+    ...texts, attachments: attachmentsOf(raw, structure.root), references: summary.references, fallback, ...extractedOf(texts, fallback),
+  };
   return withStoredBody({ ...summary, encrypted: isEncrypted(structure) }, { version: STORED_BODY_VERSION, structure, content, wire: structureWire(structure) });
 };
+
+/**
+ * The new text and HTML of the message (src/mime/extract-*.ts). A parse that ran over its
+ * time budget is redone in bounded mode (`timeout`): the extraction may be what ran over,
+ * so that mode keeps the whole text and HTML.
+ */
+const extractedOf = (texts: { text: string; html: string | null }, fallback: ContentFallback | null): Pick<StoredContent, 'extractedText' | 'extractedHtml'> =>
+  fallback === 'timeout'
+    ? { extractedText: texts.text.trimEnd(), extractedHtml: texts.html }
+    : { extractedText: extractReplyText(texts.text), extractedHtml: texts.html === null ? null : extractReplyHtml(texts.html) };
 
 /** A parsed message from its header fields and its stored body, which holds its text, HTML and attachments. */
 export const withStoredBody = (fields: Omit<ParsedMessage, 'text' | 'html' | 'attachments' | 'body'>, body: StoredBody): ParsedMessage => ({

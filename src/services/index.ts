@@ -17,6 +17,7 @@ import { BounceService } from './delivery/bounces.js';
 import { DeliveryService } from './delivery/delivery.js';
 import { DkimService } from './delivery/dkim.js';
 import { createDomainServices, type DomainServices, type DomainsSettings } from './domains/index.js';
+import { EventStreamService } from './events/streams.js';
 import { ImapSessionService } from './imap/session.js';
 import { ImapMailService } from './imap/mail.js';
 import { InboundService } from './mail/inbound.js';
@@ -26,6 +27,8 @@ import { MailboxService } from './mail/mailbox.js';
 import { FolderService } from './mail/folders.js';
 import { MessageOps } from './mail/message-ops.js';
 import { MailOrganizer } from './mail/organizer.js';
+import { ThreadService, type ThreadingConfig } from './mail/threads.js';
+import { MailWaitService } from './mail/wait.js';
 import { parseMessage } from '../mime/parse.js';
 import { MailboxWatchers } from './mail/watchers.js';
 import { NextHopResolver } from './delivery/next-hop.js';
@@ -41,6 +44,7 @@ import type { IndexWriter } from '../core/search-index.js';
 import { TwoFactorService } from './accounts/two-factor.js';
 import { SendingReputation } from './sending/reputation.js';
 import { SendingLimits, type SendingLimitsConfig } from './sending/send-limits.js';
+import { ReplyService } from './sending/reply.js';
 import { SendingService, type SendingConfig } from './sending/sending.js';
 import { SuppressionService, type SuppressionLimits } from './sending/suppressions.js';
 import { WebhookDeliveryService } from './webhooks/deliveries.js';
@@ -79,6 +83,10 @@ export interface ServicesConfig {
     retryMs: number;
     concurrency: number;
   };
+  /** threads.*: whether threads are assigned, how long one stays joinable by subject alone (src/services/mail/threads.ts). */
+  threads: ThreadingConfig;
+  /** events.maxStreamsPerAccount: event streams open at once per account. */
+  maxEventStreamsPerAccount: number;
   /** webhooks.allowInsecure: http, any port and loopback targets (local development and tests only). */
   webhooksAllowInsecure: boolean;
   /** Folders one mailbox may hold (imap.maxFolders). */
@@ -134,6 +142,8 @@ export interface Services extends OwnerServices, DomainServices {
   accessKeyPolicy: AccessKeyPolicyService;
   balance: BalanceService;
   sending: SendingService;
+  /** Replies to stored messages, through the send path. */
+  replies: ReplyService;
   outbound: OutboundService;
   delivery: DeliveryService;
   bounces: BounceService;
@@ -159,6 +169,12 @@ export interface Services extends OwnerServices, DomainServices {
   bodies: MessageBodyService;
   /** Invoices for credits and hosting, by card or Polygon; main.ts runs the Polygon watcher. */
   payments: PaymentService;
+  /** Conversations: assigned at store time, listed and read over REST and MCP. */
+  threads: ThreadService;
+  /** Waits for new INBOX mail, woken by the mailbox watchers (MCP wait_for_email). */
+  mailWait: MailWaitService;
+  /** Server-Sent Event streams over the account's event log; woken by the after-commit hook. */
+  eventStreams: EventStreamService;
 }
 
 export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter, argon2, dns, cardProcessor, polygon }: ServiceDeps): Services => {
@@ -168,7 +184,8 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   const bodies = new MessageBodyService(store, logger, parse);
   const messageOps = new MessageOps(store, clock);
   const folders = new FolderService(store, clock, messageOps, config.maxFolders);
-  const mailbox = new MailboxService(store, clock, config.readMaxBytes, searchIndex, bodies, folders, messageOps);
+  const threads = new ThreadService(store, searchIndex, config.threads);
+  const mailbox = new MailboxService(store, clock, config.readMaxBytes, searchIndex, bodies, folders, messageOps, threads);
   const accounts = new AccountService(store, clock, rateLimiter, mailbox, {
     mailDomain: config.mailDomain,
     registrationsPerIpPerHour: config.registrationsPerIpPerHour,
@@ -218,6 +235,7 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     accessKeyPolicy,
     balance: new BalanceService(accounts, accessKeyPolicy),
     sending,
+    replies: new ReplyService(mailbox, bodies, sending),
     outbound: new OutboundService(store, clock, config.outboundTracking),
     delivery,
     bounces,
@@ -235,6 +253,9 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     searchIndex,
     bodies,
     payments,
+    threads,
+    mailWait: new MailWaitService(store, mailbox, mailboxWatchers),
+    eventStreams: new EventStreamService(store, clock, { maxStreamsPerAccount: config.maxEventStreamsPerAccount, historyMs: config.webhooks.historyMs }),
   };
   return {
     ...core,

@@ -14,6 +14,8 @@ export interface AccessPolicy {
   allowedRecipients: string[] | null;
   dailyRecipientLimit: number | null;
   totalRecipientLimit: number | null;
+  /** Sends are validated, charged to nobody and never leave the host (migration 53). */
+  sandbox: boolean;
 }
 
 export interface AccessKeyRecord extends AccessPolicy {
@@ -32,6 +34,7 @@ interface PolicyRow {
   allowedRecipientsJson: string | null;
   dailyRecipientLimit: number | null;
   totalRecipientLimit: number | null;
+  sandbox: number;
 }
 
 interface KeyRow extends PolicyRow {
@@ -43,7 +46,7 @@ interface KeyRow extends PolicyRow {
 
 const POLICY_COLUMNS = `p.key_id AS keyId, p.name, p.kind, p.permissions_json AS permissionsJson,
   p.allowed_senders_json AS allowedSendersJson, p.allowed_recipients_json AS allowedRecipientsJson,
-  p.daily_recipient_limit AS dailyRecipientLimit, p.total_recipient_limit AS totalRecipientLimit`;
+  p.daily_recipient_limit AS dailyRecipientLimit, p.total_recipient_limit AS totalRecipientLimit, p.sandbox`;
 const KEY_COLUMNS = `${POLICY_COLUMNS}, k.status, k.created_at AS createdAt, k.expires_at AS expiresAt, k.revoked_at AS revokedAt`;
 /** Usable now: active and not past its expiry. */
 const USABLE = `(k.status = 'active' AND (k.expires_at IS NULL OR k.expires_at > @now))`;
@@ -59,6 +62,7 @@ const toPolicy = (row: PolicyRow): AccessPolicy => ({
   allowedRecipients: parseList(row.allowedRecipientsJson),
   dailyRecipientLimit: row.dailyRecipientLimit,
   totalRecipientLimit: row.totalRecipientLimit,
+  sandbox: row.sandbox === 1,
 });
 
 const toRecord = (row: KeyRow): AccessKeyRecord => ({
@@ -70,13 +74,14 @@ export class AccessKeyRepo extends Repo {
   insertPolicy(policy: AccessPolicy): void {
     this.sql(
       `INSERT INTO access_key_policies (key_id, name, kind, permissions_json, allowed_senders_json,
-         allowed_recipients_json, daily_recipient_limit, total_recipient_limit)
-       VALUES (@keyId, @name, @kind, @permissions, @allowedSenders, @allowedRecipients, @dailyRecipientLimit, @totalRecipientLimit)`,
+         allowed_recipients_json, daily_recipient_limit, total_recipient_limit, sandbox)
+       VALUES (@keyId, @name, @kind, @permissions, @allowedSenders, @allowedRecipients, @dailyRecipientLimit, @totalRecipientLimit, @sandbox)`,
     ).run({
       ...policy,
       permissions: JSON.stringify(policy.permissions),
       allowedSenders: policy.allowedSenders === null ? null : JSON.stringify(policy.allowedSenders),
       allowedRecipients: policy.allowedRecipients === null ? null : JSON.stringify(policy.allowedRecipients),
+      sandbox: policy.sandbox ? 1 : 0,
     });
   }
 

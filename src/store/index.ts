@@ -26,6 +26,7 @@ import { SearchIndexRepo } from './search-index.js';
 import { SettingsRepo } from './settings.js';
 import { SubmissionRepo } from './submissions.js';
 import { SuppressionRepo } from './suppressions.js';
+import { ThreadRepo } from './threads.js';
 import { TwoFactorRepo } from './two-factor.js';
 import { WebhookEventRepo } from './webhook-events.js';
 import { WebhookEndpointRepo } from './webhooks.js';
@@ -64,6 +65,7 @@ export class Store {
   readonly domainAddresses: DomainAddressRepo;
   readonly hosting: HostingRepo;
   readonly invoices: InvoiceRepo;
+  readonly threads: ThreadRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
 
@@ -93,6 +95,7 @@ export class Store {
     this.imap = new ImapRepo(db);
     this.searchIndex = new SearchIndexRepo(db);
     this.invoices = new InvoiceRepo(db);
+    this.threads = new ThreadRepo(db);
     this.bodies = new MessageBodyRepo(db);
     this.owners = new OwnerRepo(db);
     this.drafts = new DraftRepo(db);

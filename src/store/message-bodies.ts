@@ -3,10 +3,16 @@ import { STORED_BODY_VERSION } from '../core/stored-message.js';
 import { packStructure, packText, unpackStructure, unpackText } from './body-encoding.js';
 import { Repo } from './repo.js';
 
+type Packed = string | Buffer;
+
+const withoutTrailingSpace = (text: string): string => text.trimEnd();
+
 interface BodyRow {
   version: number;
-  text: string | Buffer;
-  html: string | Buffer | null;
+  text: Packed;
+  html: Packed | null;
+  extracted_text: Packed | null;
+  extracted_html: Packed | null;
   content_json: string;
   structure_json: string;
 }
@@ -19,12 +25,16 @@ interface BodyRow {
  */
 export class MessageBodyRepo extends Repo {
   insert(rowId: number, body: StoredBody): void {
-    const { text, html, ...rest } = body.content;
+    const { text, html, extractedText, extractedHtml, ...rest } = body.content;
     this.sql(
-      `INSERT OR REPLACE INTO message_bodies (message_rowid, version, text, html, content_json, structure_json, envelope_wire, structure_wire)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO message_bodies
+         (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, envelope_wire, structure_wire)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      rowId, body.version, packText(text), html === null ? null : packText(html), JSON.stringify(rest), packStructure(body.structure),
+      rowId, body.version, packText(text), html === null ? null : packText(html),
+      // The new text of a message that quotes nothing is its text (without trailing white space): not stored twice.
+      extractedText === withoutTrailingSpace(text) ? null : packText(extractedText), extractedHtml === null || extractedHtml === html ? null : packText(extractedHtml),
+      JSON.stringify(rest), packStructure(body.structure),
       Buffer.from(body.wire.envelope, 'latin1'), Buffer.from(body.wire.bodyStructure, 'latin1'),
     );
     this.sql('DELETE FROM body_backfill WHERE message_rowid = ?').run(rowId);
@@ -33,8 +43,9 @@ export class MessageBodyRepo extends Repo {
   /** The body of one message for its copy (IMAP COPY, MOVE); false when it has none of this version to copy. */
   copy(fromRowId: number, toRowId: number): boolean {
     return this.sql(
-      `INSERT INTO message_bodies (message_rowid, version, text, html, content_json, structure_json, envelope_wire, structure_wire)
-       SELECT ?, version, text, html, content_json, structure_json, envelope_wire, structure_wire
+      `INSERT INTO message_bodies
+         (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, envelope_wire, structure_wire)
+       SELECT ?, version, text, html, extracted_text, extracted_html, content_json, structure_json, envelope_wire, structure_wire
        FROM message_bodies WHERE message_rowid = ? AND version = ?`,
     ).run(toRowId, fromRowId, STORED_BODY_VERSION).changes > 0;
   }
@@ -54,13 +65,17 @@ export class MessageBodyRepo extends Repo {
 
   /** The content a read answers from, or null when it has to be built first. */
   content(rowId: number): StoredContent | null {
-    const row = this.sql('SELECT version, text, html, content_json FROM message_bodies WHERE message_rowid = ?').get(rowId) as
-      | Omit<BodyRow, 'structure_json'>
-      | undefined;
+    const row = this.sql(
+      'SELECT version, text, html, extracted_text, extracted_html, content_json FROM message_bodies WHERE message_rowid = ?',
+    ).get(rowId) as Omit<BodyRow, 'structure_json'> | undefined;
     if (!row || row.version !== STORED_BODY_VERSION) return null;
+    const text = unpackText(row.text);
+    const html = row.html === null ? null : unpackText(row.html);
     return {
-      text: unpackText(row.text), html: row.html === null ? null : unpackText(row.html),
-      ...(JSON.parse(row.content_json) as Omit<StoredContent, 'text' | 'html'>),
+      text, html,
+      extractedText: row.extracted_text === null ? withoutTrailingSpace(text) : unpackText(row.extracted_text),
+      extractedHtml: row.extracted_html === null ? html : unpackText(row.extracted_html),
+      ...(JSON.parse(row.content_json) as Omit<StoredContent, 'text' | 'html' | 'extractedText' | 'extractedHtml'>),
     };
   }
 

@@ -4,7 +4,7 @@ import type { StoredBody } from '../core/stored-message.js';
 import type { AddressEntry, AttachmentMeta, MessageFlags, MessageSummary } from '../core/types.js';
 import type { MessageBodyRepo } from './message-bodies.js';
 import { Repo } from './repo.js';
-import { inFolder, type SearchIndexReader } from './search-db.js';
+import { inFolder, inFolders, type SearchIndexReader } from './search-db.js';
 import type { SearchText, SearchIndexRepo } from './search-index.js';
 
 export interface NewMessage {
@@ -30,6 +30,8 @@ export interface NewMessage {
   searchText: SearchText;
   /** What a read and IMAP FETCH answer from; null lists the message for the body backfill. */
   body: StoredBody | null;
+  /** Null when threads are off (threads.enabled). */
+  threadId: number | null;
 }
 
 interface SummaryRow extends AddressColumns {
@@ -44,10 +46,11 @@ interface SummaryRow extends AddressColumns {
   encrypted: number;
   seen: number;
   flagged: number;
+  thread_id: number | null;
 }
 
 const SUMMARY_COLUMNS = `m.id, m.uid, m.message_id, m.subject, m.from_json, m.to_json, m.cc_json, m.date,
-  m.preview, m.size, m.attachments_json, m.encrypted, m.seen, m.flagged`;
+  m.preview, m.size, m.attachments_json, m.encrypted, m.seen, m.flagged, m.thread_id`;
 
 const toSummary = (row: SummaryRow): MessageSummary => ({
   rowId: row.id,
@@ -62,10 +65,17 @@ const toSummary = (row: SummaryRow): MessageSummary => ({
   encrypted: row.encrypted === 1,
   seen: row.seen === 1,
   flagged: row.flagged === 1,
+  threadId: row.thread_id,
 });
 
 /** What a full read shows of the message row. */
 export type FullSummary = MessageSummary & { inReplyTo: string | null; answered: boolean; deleted: boolean; draft: boolean; keywords: string[] };
+
+export interface ThreadMessage extends MessageSummary {
+  receivedAt: number;
+  folder: string;
+  uidValidity: number;
+}
 
 export interface MessagePage {
   total: number;
@@ -95,14 +105,14 @@ export class MessageRepo extends Repo {
     const { flags } = message;
     const { lastInsertRowid } = this.sql(
       `INSERT INTO messages (id, folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
-         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       this.nextId(), message.folderId, message.uid, message.messageId, message.inReplyTo, message.subject,
       message.from ? JSON.stringify(message.from) : null, JSON.stringify(message.to), JSON.stringify(message.cc),
       message.date, message.preview, message.size, JSON.stringify(message.attachments),
       message.encrypted ? 1 : 0, bit(flags.seen), bit(flags.flagged), bit(flags.answered), bit(flags.deleted), bit(flags.draft),
-      keywordsColumn(flags.keywords), message.modseq, message.receivedAt,
+      keywordsColumn(flags.keywords), message.modseq, message.receivedAt, message.threadId,
     );
     const rowId = Number(lastInsertRowid);
     this.sql('INSERT INTO message_raw (message_rowid, raw) VALUES (?, ?)').run(rowId, message.raw);
@@ -138,6 +148,18 @@ export class MessageRepo extends Repo {
     return { total, items: rows.map(toSummary) };
   }
 
+  /** Messages above a UID, oldest first (what arrived after an agent last looked). */
+  afterUid(folderId: number, uid: number, limit: number): MessageSummary[] {
+    const rows = this.sql(`SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.uid > ? ORDER BY m.uid LIMIT ?`)
+      .all(folderId, uid, limit) as SummaryRow[];
+    return rows.map(toSummary);
+  }
+
+  /** The row ids of every message in these folders that the FTS5 query `match` finds. */
+  searchRowIds(folderIds: readonly number[], match: string): number[] {
+    return folderIds.length === 0 ? [] : this.index.all(inFolders(folderIds, match));
+  }
+
   /** The list columns of one message, its In-Reply-To and its other IMAP flags, without its raw bytes. */
   summaryByUid(folderId: number, uid: number): FullSummary | null {
     const row = this.sql(
@@ -151,6 +173,20 @@ export class MessageRepo extends Repo {
     };
   }
 
+  /**
+   * The messages of a thread in every folder, oldest first (arrival, then row), after the
+   * cursor (the last message of the previous page), with the folder each is in.
+   */
+  inThread(threadId: number, after: { receivedAt: number; rowId: number } | null, limit: number): ThreadMessage[] {
+    const from = after ?? { receivedAt: -1, rowId: -1 };
+    const rows = this.sql(
+      `SELECT ${SUMMARY_COLUMNS}, m.received_at, f.name AS folder, f.uid_validity FROM messages m JOIN folders f ON f.id = m.folder_id
+       WHERE m.thread_id = ? AND (m.received_at > ? OR (m.received_at = ? AND m.id > ?))
+       ORDER BY m.received_at, m.id LIMIT ?`,
+    ).all(threadId, from.receivedAt, from.receivedAt, from.rowId, limit) as (SummaryRow & { received_at: number; folder: string; uid_validity: number })[];
+    return rows.map((row) => ({ ...toSummary(row), receivedAt: row.received_at, folder: row.folder, uidValidity: row.uid_validity }));
+  }
+
   /** The raw bytes of every stored message together (what the database holds beyond its own structures). */
   totalRawBytes(): number {
     return (this.sql('SELECT coalesce(sum(length(raw)), 0) AS n FROM message_raw').get() as { n: number }).n;
@@ -158,7 +194,7 @@ export class MessageRepo extends Repo {
 
   /**
    * A copy of a stored message in another folder (IMAP COPY and MOVE, RFC 3501 section 6.4.7:
-   * flags and internal date kept), under a new row id above every other, with its raw bytes
+   * flags, internal date and thread kept), under a new row id above every other, with its raw bytes
    * and stored body copied inside SQLite. The caller has taken `uid` and `modseq` of the
    * target folder; `searchText` queues it for the index (null: indexed again from its bytes).
    */
@@ -166,9 +202,9 @@ export class MessageRepo extends Repo {
     const copied = this.nextId() ?? this.maxId() + 1;
     this.sql(
       `INSERT INTO messages (id, folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
-         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at)
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id)
        SELECT ?, ?, ?, message_id, in_reply_to, subject, from_json, to_json, cc_json,
-         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, ?, received_at
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, ?, received_at, thread_id
        FROM messages WHERE id = ?`,
     ).run(copied, folderId, uid, modseq, rowId);
     this.sql('INSERT INTO message_raw (message_rowid, raw) SELECT ?, raw FROM message_raw WHERE message_rowid = ?').run(copied, rowId);

@@ -112,6 +112,10 @@ export class InlineIndexWriter implements IndexWriter {
 /** Restricts an FTS5 query to one folder's messages, through the index's folder token. */
 export const inFolder = (folderId: number, match: string): string => `folder : "f${folderId}" AND (${match})`;
 
+/** Restricts an FTS5 query to the messages of these folders (a mailbox's, for a search across its folders). */
+export const inFolders = (folderIds: readonly number[], match: string): string =>
+  `(${folderIds.map((id) => `folder : "f${id}"`).join(' OR ')}) AND (${match})`;
+
 /**
  * Queries on a read-only connection of the main thread. It never takes a lock the writer
  * waits for (WAL readers read a snapshot), and sees each writer commit at its next query.

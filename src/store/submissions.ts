@@ -28,6 +28,8 @@ export interface NewRecipient {
   kind: RecipientKind;
   /** `queued` (a credit is reserved) or `suppressed` (nothing is reserved). */
   status: 'queued' | 'suppressed';
+  /** A sandbox send (src/services/sending/sandbox.ts): queued, but nothing is reserved and nothing is due. */
+  sandbox?: boolean;
 }
 
 export interface RecipientRecord {
@@ -71,6 +73,8 @@ export interface RecipientChange {
   nextAttemptAt?: number | null;
   /** Count this change as one delivery attempt. */
   countAttempt?: boolean;
+  /** Feedback about a delivered message: the recipient reported it as spam. */
+  feedback?: 'complaint';
 }
 
 const SUBMISSION_COLUMNS = `seq, id, account_id AS accountId, key_id AS keyId, message_id AS messageId,
@@ -116,7 +120,7 @@ export class SubmissionRepo extends Repo {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${RECIPIENT_COLUMNS}`,
       ).get(
         submission.id, submission.accountId, submission.keyId, recipient.address, recipient.domain, recipient.kind,
-        recipient.status, recipient.status === 'queued' ? 1 : 0, recipient.status === 'queued' ? at : null, at, at,
+        recipient.status, recipient.status === 'queued' && !recipient.sandbox ? 1 : 0, recipient.status === 'queued' && !recipient.sandbox ? at : null, at, at,
       ) as Flagged<RecipientRecord, 'creditReserved' | 'refunded'>;
       const record = toRecipient(row);
       this.recordEvent(record, { status: record.status }, at);
@@ -272,6 +276,7 @@ export class SubmissionRepo extends Repo {
       ...(change.smtpCode !== undefined && { smtpCode: change.smtpCode }),
       ...(change.enhancedCode !== undefined && { enhancedCode: change.enhancedCode }),
       ...(change.diagnostic !== undefined && { diagnostic: change.diagnostic }),
+      ...(change.feedback !== undefined && { feedback: change.feedback }),
     };
     this.outbox.add(OUTBOUND_RECIPIENT_UPDATED, event, at);
   }

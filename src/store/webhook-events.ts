@@ -23,10 +23,19 @@ export interface WebhookEventRecord {
 export interface NewWebhookEvent {
   id: string;
   accountId: string;
-  endpointId: string;
+  /** The webhook endpoint that takes it, or null: then it is only in the account's event log (the event stream). */
+  endpointId: string | null;
   type: string;
   body: string;
   createdAt: number;
+}
+
+/** An event as the event stream sends it: the exact body the webhook gets. */
+export interface LoggedEvent {
+  seq: number;
+  id: string;
+  type: string;
+  body: string;
 }
 
 export interface WebhookAttemptRecord {
@@ -49,12 +58,36 @@ const COLUMNS = `seq, id, account_id AS accountId, endpoint_id AS endpointId, ty
 
 export class WebhookEventRepo extends Repo {
 
-  /** A new event is due at once (attempt 1 of the schedule is at 0 s). */
-  insert(event: NewWebhookEvent): void {
-    this.sql(
+  /**
+   * Logs an event (migration 52); one for an endpoint is due at once (attempt 1 of the
+   * schedule is at 0 s). Returns its sequence number, the event stream's order.
+   */
+  insert(event: NewWebhookEvent): number {
+    const forEndpoint = event.endpointId !== null;
+    const result = this.sql(
       `INSERT INTO webhook_events (id, account_id, endpoint_id, type, body, status, next_attempt_at, created_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)`,
-    ).run(event.id, event.accountId, event.endpointId, event.type, event.body, event.createdAt, event.createdAt);
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(event.id, event.accountId, event.endpointId, event.type, event.body, forEndpoint ? 'pending' : null, forEndpoint ? event.createdAt : null, event.createdAt);
+    return Number(result.lastInsertRowid);
+  }
+
+  /** The account's events after `afterSeq` of these types, created at `since` or later, in order: what an event stream sends. */
+  logAfter(accountId: string, afterSeq: number, types: readonly string[], since: number, limit: number): LoggedEvent[] {
+    return this.sql(
+      `SELECT seq, id, type, body FROM webhook_events
+       WHERE account_id = ? AND seq > ? AND created_at >= ? AND type IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?`,
+    ).all(accountId, afterSeq, since, JSON.stringify(types), limit) as LoggedEvent[];
+  }
+
+  /** The sequence number of one of the account's events (a stream resumes after it), or null. */
+  seqOf(accountId: string, id: string): number | null {
+    const seq = this.sql('SELECT seq FROM webhook_events WHERE id = ? AND account_id = ?').pluck().get(id, accountId) as number | undefined;
+    return seq ?? null;
+  }
+
+  /** The newest sequence number of the account's log (0 when empty): a new stream starts after it. */
+  lastSeq(accountId: string): number {
+    return (this.sql('SELECT coalesce(max(seq), 0) FROM webhook_events WHERE account_id = ?').pluck().get(accountId) as number);
   }
 
   /** Pending events whose next attempt is due, oldest due first. */
@@ -69,14 +102,15 @@ export class WebhookEventRepo extends Repo {
   }
 
   byId(accountId: string, id: string): WebhookEventRecord | null {
-    const row = this.sql(`SELECT ${COLUMNS} FROM webhook_events WHERE id = ? AND account_id = ?`).get(id, accountId);
+    const row = this.sql(`SELECT ${COLUMNS} FROM webhook_events WHERE id = ? AND account_id = ? AND endpoint_id IS NOT NULL`).get(id, accountId);
     return (row as WebhookEventRecord | undefined) ?? null;
   }
 
-  /** Newest first; `beforeSeq` is the cursor of the previous page. */
+  /** The webhook deliveries (events an endpoint took), newest first; `beforeSeq` is the cursor of the previous page. */
   page(accountId: string, since: number, beforeSeq: number | null, limit: number): WebhookEventRecord[] {
     return this.sql(
-      `SELECT ${COLUMNS} FROM webhook_events WHERE account_id = ? AND created_at >= ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+      `SELECT ${COLUMNS} FROM webhook_events
+       WHERE account_id = ? AND created_at >= ? AND seq < ? AND endpoint_id IS NOT NULL ORDER BY seq DESC LIMIT ?`,
     ).all(accountId, since, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as WebhookEventRecord[];
   }
 

@@ -1,4 +1,5 @@
 import { MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type OutboundRecipientUpdatedEvent } from '../core/events.js';
+import { EventStreamService } from '../services/events/streams.js';
 import { MailboxWatchers } from '../services/mail/watchers.js';
 import type { Committed, CommitFeed } from '../store/index.js';
 
@@ -12,8 +13,10 @@ export interface AfterCommitReactions {
   dispatchWebhooks?: () => void;
   /** Hands queued remote recipients to the next mail server (src/workers/jobs/delivery.ts). */
   deliver?: () => void;
-  /** Tells whoever watches a mailbox right now (IMAP IDLE). */
+  /** Tells whoever watches a mailbox right now (IMAP IDLE, wait_for_email). */
   watchers?: MailboxWatchers;
+  /** Wakes the event streams of an account an event was logged for. */
+  eventStreams?: EventStreamService;
   /** Notes that mail was stored or sent, for releaseWhenQuiet (src/workers/memory-release.ts). */
   worked?: () => void;
 }
@@ -26,7 +29,7 @@ export interface AfterCommitReactions {
  * that the next start does not redo. Returns the unsubscribe for shutdown.
  */
 export const reactAfterCommit = (feed: CommitFeed, reactions: AfterCommitReactions): (() => void) => {
-  const { indexSearch, buildBodies, dispatchWebhooks, deliver, watchers, worked } = reactions;
+  const { indexSearch, buildBodies, dispatchWebhooks, deliver, watchers, eventStreams, worked } = reactions;
   const subscriptions = [
     indexSearch && feed.subscribe(MESSAGE_STORED, () => indexSearch()),
     buildBodies && feed.subscribe(MESSAGE_STORED, () => buildBodies()),
@@ -35,6 +38,7 @@ export const reactAfterCommit = (feed: CommitFeed, reactions: AfterCommitReactio
       if (leftQueued(entries)) deliver();
     }),
     watchers && feed.subscribe(MailboxWatchers.topics, (entries) => watchers.onCommitted(entries)),
+    eventStreams && feed.subscribe(EventStreamService.topics, (entries) => eventStreams.onCommitted(entries)),
     worked && feed.subscribe([MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED], () => worked()),
   ];
   return () => subscriptions.forEach((unsubscribe) => unsubscribe?.());

@@ -35,7 +35,12 @@ export class AuthService {
     if (key.kind === 'access' && permissions.includes('mail:draft') && !options.drafts) {
       throw new AppError('forbidden', 'a mail:draft key can only manage drafts (/api/v1/agent/drafts)');
     }
-    return { accountId: account.id, keyId: key.id, kind: key.kind, permissions };
+    return { accountId: account.id, keyId: key.id, kind: key.kind, permissions, ...(this.isSandbox(key) ? { sandbox: true } : {}) };
+  }
+
+  /** A sandbox access key: its sends are validated, charged to nobody and never leave the host. */
+  private isSandbox(key: KeyRecord): boolean {
+    return key.kind === 'access' && this.store.accessKeys.policy(key.id)?.sandbox === true;
   }
 
   /**

@@ -19,6 +19,8 @@ export interface AccessKeyRequest {
   allowedRecipients?: string[] | null;
   dailyRecipientLimit?: number | null;
   totalRecipientLimit?: number | null;
+  /** A sandbox key: its sends are validated, charged to nobody and never leave the host. */
+  sandbox?: boolean;
 }
 
 export interface AccessKeyView {
@@ -36,6 +38,7 @@ export interface AccessKeyView {
   dailyRecipientsUsed: number;
   totalRecipientLimit: number | null;
   totalRecipientsUsed: number;
+  sandbox: boolean;
   /** The secret: in the creation response only. */
   apiKey?: string;
 }
@@ -146,6 +149,7 @@ export class AccessKeyService {
       dailyRecipientsUsed: usage.dailyRecipientsUsed,
       totalRecipientLimit: key.totalRecipientLimit,
       totalRecipientsUsed: usage.totalRecipientsUsed,
+      sandbox: key.sandbox,
     };
   }
 
@@ -168,10 +172,11 @@ export class AccessKeyService {
     if (!sends && misplaced) {
       throw new AppError('invalid_input', `${misplaced[0]} applies only to a key with mail:send`, { field: misplaced[0] });
     }
+    if (!sends && request.sandbox) throw new AppError('invalid_input', 'sandbox applies only to a key with mail:send', { field: 'sandbox' });
     return {
       keyId: newUuid(), name: request.name, kind: request.kind, permissions: [...new Set(permissions)],
       allowedSenders: normalizeList(request.allowedSenders), allowedRecipients: normalizeList(request.allowedRecipients),
-      dailyRecipientLimit: daily, totalRecipientLimit: total,
+      dailyRecipientLimit: daily, totalRecipientLimit: total, sandbox: request.sandbox === true,
     };
   }
 

@@ -6,7 +6,7 @@ import { NO_FLAGS, type Folder, type MessageFlags, type Principal } from '../../
 import type { MailboxRecord } from '../../store/accounts.js';
 import type { Arrival } from '../../store/message-arrivals.js';
 import type { Store } from '../../store/index.js';
-import type { MessagePage } from '../../store/messages.js';
+import type { FullSummary, MessagePage } from '../../store/messages.js';
 import { requirePermission } from '../accounts/auth.js';
 import { previewOf, searchTextOf, type ParsedMessage } from '../../mime/parse.js';
 import { decodeBody } from '../../mime/transfer-encoding.js';
@@ -16,6 +16,7 @@ import { canonicalFolderName, INBOX, SENT } from './folder-names.js';
 import type { FolderService } from './folders.js';
 import type { MessageOps } from './message-ops.js';
 import type { SearchIndexService } from './search-index.js';
+import type { ThreadService } from './threads.js';
 import { fullMessageView, messageView, type FullMessageView, type MessageView } from './views.js';
 
 export { canonicalFolderName, INBOX, SENT } from './folder-names.js';
@@ -43,6 +44,12 @@ export interface ReadQuery {
   uidValidity?: string;
 }
 
+export interface LocatedMessage {
+  mailbox: MailboxRecord;
+  folder: Folder;
+  summary: FullSummary;
+}
+
 export interface AppendOptions {
   seen?: boolean;
   /** Set for mail that arrived at the MX: whether its SMTP session was encrypted. */
@@ -68,6 +75,7 @@ export class MailboxService {
     private readonly bodies: MessageBodyService,
     private readonly folders: FolderService,
     private readonly ops: MessageOps,
+    private readonly threads: ThreadService,
   ) {}
 
   /** Creates the mailbox with INBOX and Sent; runs inside the caller's transaction. */
@@ -111,6 +119,7 @@ export class MailboxService {
     const now = this.clock.now().getTime();
     const { uid, modseq } = this.store.folders.allocateUid(folder.id);
     const flags = options.flags ?? { ...NO_FLAGS, seen: options.seen ?? false };
+    const threadId = this.threads.assign(mailbox.id, parsed, now);
     const rowId = this.store.messages.insert({
       folderId: folder.id, uid, messageId: parsed.messageId, inReplyTo: parsed.inReplyTo, subject: parsed.subject,
       from: parsed.from, to: parsed.to, cc: parsed.cc, date: parsed.date, preview: previewOf(parsed),
@@ -118,7 +127,7 @@ export class MailboxService {
       size: parsed.body?.structure.size ?? wireLength(raw),
       attachments: parsed.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })),
       encrypted: parsed.encrypted, flags, modseq, receivedAt: options.receivedAt ?? now, raw,
-      searchText: searchTextOf(parsed), body: parsed.body,
+      searchText: searchTextOf(parsed), body: parsed.body, threadId,
     });
     if (options.arrival) this.store.messageArrivals.record(rowId, options.arrival);
     if (flags.keywords.length > 0) this.store.folders.addKeywords(folder.id, flags.keywords);
@@ -176,13 +185,7 @@ export class MailboxService {
   async read(principal: Principal, query: ReadQuery): Promise<FullMessageView> {
     requirePermission(principal, 'mail:read');
     const markAsRead = this.resolveMarkAsRead(principal, query.markAsRead);
-    const mailbox = this.mailboxOfAccount(principal.accountId);
-    const folder = this.folder(mailbox.id, query.folder);
-    if (query.uidValidity !== undefined && query.uidValidity !== String(folder.uidValidity)) {
-      throw new AppError('conflict', `uidValidity of ${folder.name} is now ${folder.uidValidity}; list the folder again`);
-    }
-    const summary = this.store.messages.summaryByUid(folder.id, query.uid);
-    if (!summary) throw new AppError('not_found', `no message ${query.uid} in ${folder.name}`);
+    const { mailbox, folder, summary } = this.locate(principal.accountId, query);
     if (summary.size > this.readMaxBytes) {
       throw new AppError('too_large', `message is ${summary.size} bytes, over the ${this.readMaxBytes}-byte read limit; use an IMAP client to read it`);
     }
@@ -196,6 +199,18 @@ export class MailboxService {
       summary.seen = true;
     }
     return fullMessageView(summary, content, attachments, folder, this.store.messageArrivals.of(summary.rowId));
+  }
+
+  /** One message of the account's mailbox, by folder and UID (404), guarded by uidValidity (409). */
+  locate(accountId: string, query: Pick<ReadQuery, 'uid' | 'folder' | 'uidValidity'>): LocatedMessage {
+    const mailbox = this.mailboxOfAccount(accountId);
+    const folder = this.folder(mailbox.id, query.folder);
+    if (query.uidValidity !== undefined && query.uidValidity !== String(folder.uidValidity)) {
+      throw new AppError('conflict', `uidValidity of ${folder.name} is now ${folder.uidValidity}; list the folder again`);
+    }
+    const summary = this.store.messages.summaryByUid(folder.id, query.uid);
+    if (!summary) throw new AppError('not_found', `no message ${query.uid} in ${folder.name}`);
+    return { mailbox, folder, summary };
   }
 
   /** Contract: a limited key always reads without changing flags and rejects markAsRead=true. */

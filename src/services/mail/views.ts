@@ -21,6 +21,8 @@ export interface MessageView {
   isStarred: boolean;
   encryptedBody: boolean;
   attachments: AttachmentView[];
+  /** The conversation (GET /api/v1/agent/threads/{threadId}). */
+  threadId?: string;
 }
 
 export interface AttachmentView {
@@ -44,6 +46,9 @@ export interface FullMessageView extends MessageView {
   html: string | null;
   inReplyTo: string | null;
   references: string[];
+  /** The new text and HTML: without quoted history and signature (computed at ingest, src/mime/extract-*.ts). */
+  extractedText: string;
+  extractedHtml: string | null;
   /** Present when `text` and `html` came from the bounded fallback instead of the full parse, and why. */
   contentFallback?: ContentFallback;
   /** True or false for mail that reached this service's MX; null for mail stored another way. */
@@ -69,6 +74,7 @@ export const messageView = (message: MessageSummary): MessageView => ({
     contentType: attachment.contentType,
     size: attachment.size,
   })),
+  ...(message.threadId !== null ? { threadId: String(message.threadId) } : {}),
 });
 
 /** The full read answer, from the stored content; `contents` are the attachments' decoded bytes, in order. */
@@ -95,6 +101,8 @@ export const fullMessageView = (
   html: content.html,
   inReplyTo: message.inReplyTo,
   references: content.references,
+  extractedText: content.extractedText,
+  extractedHtml: content.extractedHtml,
   ...(content.fallback ? { contentFallback: content.fallback } : {}),
   receivedOverTls: arrival ? arrival.tls !== null : null,
   tls: arrival?.tls ?? null,

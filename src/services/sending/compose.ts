@@ -35,6 +35,8 @@ export const composeMessage = async (message: OutgoingMessage, messageId: string
     text: message.text,
     html: message.html,
     headers: message.headers,
+    ...(message.thread?.inReplyTo ? { inReplyTo: message.thread.inReplyTo } : {}),
+    ...(message.thread && message.thread.references.length > 0 ? { references: message.thread.references } : {}),
     attachments: message.attachments.map((item) => ({ filename: item.filename, content: item.content, contentType: item.contentType })),
     messageId,
     date,
@@ -56,8 +58,8 @@ export const parsedOfComposed = (message: OutgoingMessage, messageId: string, da
   if (message.text === undefined || message.attachments.some((item) => item.contentType === undefined)) return null;
   return {
     messageId,
-    inReplyTo: null,
-    references: [],
+    inReplyTo: message.thread?.inReplyTo ?? null,
+    references: message.thread?.references ?? [],
     subject: message.subject,
     from: entryOf(message.from),
     to: message.to.map(entryOf),

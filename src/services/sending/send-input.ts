@@ -44,6 +44,13 @@ export interface OutgoingMessage {
   attachments: OutgoingAttachment[];
   /** Only List-Unsubscribe and List-Unsubscribe-Post, with their canonical names. */
   headers: Record<string, string>;
+  /** Set by a reply (never by a send request): In-Reply-To and References (RFC 5322 section 3.6.4). */
+  thread?: ThreadHeaders;
+}
+
+export interface ThreadHeaders {
+  inReplyTo: string | null;
+  references: string[];
 }
 
 export interface RecipientTarget {
@@ -203,5 +210,7 @@ export const contentHashOf = (message: OutgoingMessage): string =>
   sha256Hex(JSON.stringify({
     from: message.from, to: message.to, cc: message.cc, bcc: message.bcc, replyTo: message.replyTo,
     subject: message.subject, text: message.text ?? null, html: message.html ?? null, headers: message.headers,
+    // A reply to another message is another message: the same key with it is a 409.
+    ...(message.thread ? { thread: message.thread } : {}),
     attachments: message.attachments.map((item) => [item.filename, item.contentType ?? null, sha256Hex(item.content)]),
   }));

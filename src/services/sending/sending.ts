@@ -10,14 +10,17 @@ import { requirePermission } from '../accounts/auth.js';
 import { composeMessage, parsedOfComposed } from './compose.js';
 import { INBOX, SENT, type MailboxService } from '../mail/mailbox.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
-import { contentHashOf, normalizeSendRequest, recipientsOf, type MessageLimits, type RecipientTarget, type SendRequest } from './send-input.js';
+import { contentHashOf, normalizeSendRequest, recipientsOf, type MessageLimits, type RecipientTarget, type SendRequest, type ThreadHeaders } from './send-input.js';
 import type { SendingLimits, SendingStatus } from './send-limits.js';
+import { settleSandbox } from './sandbox.js';
 import { prepareRawSubmission, type RawEnvelope } from './submit-raw.js';
 
 export interface SendOptions {
   /** The Idempotency-Key header; the body's idempotencyKey must equal it when both are given. */
   idempotencyKey?: string;
   via: SubmissionVia;
+  /** A reply's In-Reply-To and References (src/services/sending/reply.ts); a send request never sets them. */
+  thread?: ThreadHeaders;
 }
 
 export interface SendResult {
@@ -85,7 +88,7 @@ export class SendingService {
     requirePermission(principal, 'mail:send');
     const idempotencyKey = resolveIdempotencyKey(options.idempotencyKey, input.idempotencyKey, this.config.idempotencyKeyMaxChars);
     const account = this.accountOf(principal);
-    const message = normalizeSendRequest(input, account.email, this.config, this.aliasCheckOf(account));
+    const message = { ...normalizeSendRequest(input, account.email, this.config, this.aliasCheckOf(account)), ...(options.thread ? { thread: options.thread } : {}) };
     const contentHash = contentHashOf(message);
     if (idempotencyKey !== undefined) {
       const earlier = this.store.idempotency.get(account.id, idempotencyKey);
@@ -188,8 +191,10 @@ export class SendingService {
     const addresses = prepared.recipients.map((recipient) => recipient.address);
     // ISSUE 6 SEAM, part 1: a limited key's allowed senders and recipients (403).
     this.accessKeyPolicy.checkAddresses(principal, { from: prepared.fromAddress, replyTo: prepared.replyTo, recipients: addresses });
-    const suppressed = this.store.suppressions.activeAmong(account.id, addresses);
-    const charged = prepared.recipients.length - suppressed.size;
+    // A sandbox send is charged to nobody: no credits, no budget units, no recipients counted against the account's limits.
+    const sandbox = principal.sandbox === true;
+    const suppressed = sandbox ? new Set<string>() : this.store.suppressions.activeAmong(account.id, addresses);
+    const charged = sandbox ? 0 : prepared.recipients.length - suppressed.size;
     this.limits.check(account, charged, now);
     // ISSUE 6 SEAM, part 2: a limited key's daily and total budgets, one unit per charged recipient.
     this.accessKeyPolicy.reserveUnits(principal, charged);
@@ -200,11 +205,12 @@ export class SendingService {
     const rows = this.store.submissions.insert(
       { id, accountId: account.id, keyId: principal.keyId, messageId: prepared.messageId, contentHash: prepared.contentHash,
         fromAddress: prepared.fromAddress, subject: prepared.subject, via, createdAt: now, raw: prepared.raw },
-      prepared.recipients.map((recipient) => ({ ...recipient, status: suppressed.has(recipient.address) ? 'suppressed' : 'queued' })),
+      prepared.recipients.map((recipient) => ({ ...recipient, status: suppressed.has(recipient.address) ? 'suppressed' : 'queued', sandbox })),
     );
     this.mailbox.append(this.mailbox.mailboxOfAccount(account.id), SENT, prepared.sentRaw, parsed.sent, { seen: true });
     this.store.submissions.setSentCopySaved(id);
-    this.deliverLocally(rows, prepared.raw, parsed.delivered, now);
+    if (sandbox) settleSandbox(this.store, rows, now);
+    else this.deliverLocally(rows, prepared.raw, parsed.delivered, now);
     const result: SendResult = { success: true, id, messageId: prepared.messageId, status: 'accepted' };
     if (idempotencyKey !== undefined) {
       this.store.idempotency.insert({

@@ -1,12 +1,12 @@
 import type { Clock } from '../../core/clock.js';
 import {
-  MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type MessageStoredEvent, type OutboundRecipientUpdatedEvent,
+  EVENT_LOGGED, MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type EventLoggedNotice, type MessageStoredEvent, type OutboundRecipientUpdatedEvent,
 } from '../../core/events.js';
 import { newUuid } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import {
   MESSAGE_DELIVERY_UPDATED, MESSAGE_RECEIVED, signedHeaders,
-  type AttemptOutcome, type WebhookEnvelope, type WebhookLimits, type WebhookSender,
+  type AttemptOutcome, type SubscribableEvent, type WebhookEnvelope, type WebhookLimits, type WebhookSender,
 } from '../../core/webhooks.js';
 import type { Store } from '../../store/index.js';
 import type { OutboxEntry } from '../../store/outbox.js';
@@ -85,43 +85,52 @@ export class WebhookDispatchService {
   }
 
   /**
-   * Contract Events 5: only INBOX is observed and there is no backfill; a message counts
-   * when its UID is above the baseline recorded at verification, whatever stored it.
+   * Contract Events 5: only INBOX is observed and there is no backfill. Every INBOX message
+   * is logged for the account (the event stream); the webhook takes it when its UID is above
+   * the baseline recorded at verification, whatever stored it.
    */
   private ingestMessageStored(row: OutboxEntry, context: IngestContext, now: number): void {
     const stored = row.payload as MessageStoredEvent;
     if (stored.folder !== INBOX) return;
-    const endpoint = context.endpointOf(stored.accountId);
-    if (endpoint?.status !== 'verified' || !endpoint.events.includes(MESSAGE_RECEIVED)) return;
+    const endpoint = this.endpointTaking(context, stored.accountId, MESSAGE_RECEIVED);
     const inbox = context.inboxOf(stored.accountId);
-    if (pauseIfBaselineBroken(this.store, endpoint, inbox)) return;
     // A row from an INBOX generation that no longer exists names no message.
     if (stored.mailboxId !== inbox?.mailboxId || stored.uidValidity !== inbox.uidValidity) return;
-    if (Number(stored.uid) <= (endpoint.baselineUid ?? Number.MAX_SAFE_INTEGER)) return;
-    this.addEvent(endpoint, MESSAGE_RECEIVED, stored.storedAt, { folder: INBOX, uidValidity: stored.uidValidity, uid: stored.uid }, now);
+    const taken = endpoint !== null && Number(stored.uid) > (endpoint.baselineUid ?? Number.MAX_SAFE_INTEGER);
+    this.addEvent(stored.accountId, taken ? endpoint : null, MESSAGE_RECEIVED, stored.storedAt, { folder: INBOX, uidValidity: stored.uidValidity, uid: stored.uid }, now);
   }
 
   /**
-   * Contract Events: message.delivery_updated only for endpoints that opted in. data is the
-   * recipient outcome: submissionId (the id POST send answered), recipient, status, and the
-   * remote server's codes when there are any.
+   * Contract Events: message.delivery_updated goes to endpoints that opted in (and to event
+   * streams that ask for it). data is the recipient outcome: submissionId (the id POST send
+   * answered), recipient, status, and the remote server's codes when there are any.
    */
   private ingestRecipientUpdated(row: OutboxEntry, context: IngestContext, now: number): void {
     const update = row.payload as OutboundRecipientUpdatedEvent;
-    const endpoint = context.endpointOf(update.accountId);
-    if (endpoint?.status !== 'verified' || !endpoint.events.includes(MESSAGE_DELIVERY_UPDATED)) return;
-    if (pauseIfBaselineBroken(this.store, endpoint, context.inboxOf(update.accountId))) return;
+    const endpoint = this.endpointTaking(context, update.accountId, MESSAGE_DELIVERY_UPDATED);
     // Like INBOX's baseline: outcomes from before the verification are not sent.
-    if (update.at < (endpoint.verifiedAt ?? Number.MAX_SAFE_INTEGER)) return;
+    const taken = endpoint !== null && update.at >= (endpoint.verifiedAt ?? Number.MAX_SAFE_INTEGER);
     const { accountId: _account, at: _at, ...data } = update;
-    this.addEvent(endpoint, MESSAGE_DELIVERY_UPDATED, update.at, data, now);
+    this.addEvent(update.accountId, taken ? endpoint : null, MESSAGE_DELIVERY_UPDATED, update.at, data, now);
   }
 
-  private addEvent(endpoint: WebhookEndpointRecord, type: WebhookEnvelope['type'], observedAt: number, data: Record<string, unknown>, now: number): void {
+  /** The account's endpoint when it is verified, subscribed to `type`, and its INBOX baseline still holds. */
+  private endpointTaking(context: IngestContext, accountId: string, type: SubscribableEvent): WebhookEndpointRecord | null {
+    const endpoint = context.endpointOf(accountId);
+    if (endpoint?.status !== 'verified' || !endpoint.events.includes(type)) return null;
+    return pauseIfBaselineBroken(this.store, endpoint, context.inboxOf(accountId)) ? null : endpoint;
+  }
+
+  /** Logs the event for the account, for the endpoint when one takes it, and tells the event streams after the commit. */
+  private addEvent(
+    accountId: string, endpoint: WebhookEndpointRecord | null, type: WebhookEnvelope['type'], observedAt: number, data: Record<string, unknown>, now: number,
+  ): void {
     const envelope: WebhookEnvelope = { id: newUuid(), type, createdAt: new Date(observedAt).toISOString(), data };
-    this.store.webhookEvents.insert({
-      id: envelope.id, accountId: endpoint.accountId, endpointId: endpoint.id, type, body: JSON.stringify(envelope), createdAt: now,
+    const seq = this.store.webhookEvents.insert({
+      id: envelope.id, accountId, endpointId: endpoint?.id ?? null, type, body: JSON.stringify(envelope), createdAt: now,
     });
+    const logged: EventLoggedNotice = { accountId, seq };
+    this.store.notice(EVENT_LOGGED, logged);
   }
 
   due(now: number, limit: number): WebhookEventRecord[] {

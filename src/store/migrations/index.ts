@@ -17,6 +17,10 @@ import { messageArrivals } from './040_message_arrivals.js';
 import { imapState } from './045_imap_state.js';
 import { domains } from './060_domains.js';
 import { payments } from './070_payments.js';
+import { extractedText } from './050_extracted_text.js';
+import { threads } from './051_threads.js';
+import { eventLog } from './052_event_log.js';
+import { sandboxKeys } from './053_sandbox_keys.js';
 import { invoiceScan } from './071_invoice_scan.js';
 
 export interface Migration {
@@ -26,4 +30,4 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, owners, drafts, searchRemovals, messageArrivals, imapState, domains, payments, invoiceScan];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, owners, drafts, searchRemovals, messageArrivals, imapState, extractedText, threads, eventLog, sandboxKeys, domains, payments, invoiceScan];

@@ -1,0 +1,76 @@
+import { AppError } from '../../core/errors.js';
+import type { Principal } from '../../core/types.js';
+import type { Store } from '../../store/index.js';
+import { requirePermission } from '../accounts/auth.js';
+import { INBOX, type MailboxService } from './mailbox.js';
+import { messageView, type MessageView } from './views.js';
+import type { MailboxWatchers } from './watchers.js';
+
+export interface WaitQuery {
+  /** Wait for a message above this INBOX UID; absent: above the newest one now. */
+  afterUid?: string;
+  /** At most 60. */
+  timeoutSeconds: number;
+  uidValidity?: string;
+}
+
+export interface WaitResult {
+  folder: string;
+  uidValidity: string;
+  /** The newest INBOX UID the answer covers: the afterUid of the next wait. */
+  lastUid: string;
+  timedOut: boolean;
+  /** Oldest first, at most MAX_MESSAGES. */
+  emails: MessageView[];
+}
+
+const MAX_MESSAGES = 50;
+
+/**
+ * Waits for new mail in INBOX without polling: the mailbox's watcher (fed by the store's
+ * after-commit hook) wakes the wait when a message is committed there, and the answer is
+ * read from the store. The watcher is registered before the first look, so a message
+ * committed between the look and the wait is not missed.
+ */
+export class MailWaitService {
+  constructor(
+    private readonly store: Store,
+    private readonly mailbox: MailboxService,
+    private readonly watchers: MailboxWatchers,
+  ) {}
+
+  async wait(principal: Principal, query: WaitQuery, signal?: AbortSignal): Promise<WaitResult> {
+    requirePermission(principal, 'mail:read');
+    const mailbox = this.mailbox.mailboxOfAccount(principal.accountId);
+    const folder = this.mailbox.folder(mailbox.id, INBOX);
+    if (query.uidValidity !== undefined && query.uidValidity !== String(folder.uidValidity)) {
+      throw new AppError('conflict', `uidValidity of INBOX is now ${folder.uidValidity}; list it again`);
+    }
+    const after = query.afterUid === undefined ? folder.uidNext - 1 : Number(query.afterUid);
+    let wake = (): void => {};
+    const arrived = new Promise<void>((resolve) => { wake = resolve; });
+    const unwatch = this.watchers.watch(mailbox.id, (change) => {
+      // Any new INBOX message has a UID above every earlier one: the read below finds it.
+      if (change.kind === 'stored' && change.folder === INBOX) wake();
+    });
+    const timer = setTimeout(wake, Math.min(query.timeoutSeconds, 60) * 1000);
+    const aborted = (): void => wake();
+    signal?.addEventListener('abort', aborted, { once: true });
+    try {
+      let found = this.store.messages.afterUid(folder.id, after, MAX_MESSAGES);
+      if (found.length === 0 && !signal?.aborted) {
+        await arrived;
+        found = this.store.messages.afterUid(folder.id, after, MAX_MESSAGES);
+      }
+      const last = found[found.length - 1];
+      return {
+        folder: INBOX, uidValidity: String(folder.uidValidity), lastUid: String(last ? last.uid : after),
+        timedOut: found.length === 0, emails: found.map(messageView),
+      };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', aborted);
+      unwatch();
+    }
+  }
+}
