@@ -15,12 +15,12 @@ import { drafts } from './031_drafts.js';
 import { searchRemovals } from './032_search_removals.js';
 import { messageArrivals } from './040_message_arrivals.js';
 import { imapState } from './045_imap_state.js';
-import { domains } from './060_domains.js';
-import { payments } from './070_payments.js';
 import { extractedText } from './050_extracted_text.js';
 import { threads } from './051_threads.js';
 import { eventLog } from './052_event_log.js';
 import { sandboxKeys } from './053_sandbox_keys.js';
+import { domains } from './060_domains.js';
+import { payments } from './070_payments.js';
 import { invoiceScan } from './071_invoice_scan.js';
 
 export interface Migration {
