@@ -112,6 +112,18 @@ t.test('paging, search and access: cursor pages, search across folders, mail:rea
   t.equal(thread.body.nextCursor, null);
 });
 
+t.test('a message moved to another folder stays in its thread (IMAP MOVE and REST move copy the row)', async (t) => {
+  const { app, agent, send } = await conversation(t);
+  const root = await send({ subject: 'Invoice', messageId: '<inv-1@example.com>' });
+  await send({ subject: 'Re: Invoice', messageId: '<inv-2@example.com>', inReplyTo: '<inv-1@example.com>' });
+  const moved = await app.api('POST', '/api/v1/agent/email/1/move', { key: agent.apiKey, body: { to: 'Archive' } });
+  t.equal(moved.status, 200);
+  const thread = await app.api('GET', `/api/v1/agent/threads/${root.threadId}`, { key: agent.apiKey });
+  t.same(thread.body.messages.map((item: { folder: string }) => item.folder).sort(), ['Archive', 'INBOX'], 'the moved message is still in the thread, in its new folder');
+  const later = await send({ subject: 'Re: Invoice', messageId: '<inv-3@example.com>', references: ['<inv-1@example.com>'] });
+  t.equal(later.threadId, root.threadId, 'a reply to the moved message still finds the thread');
+});
+
 t.test('threads turned off: stored without one, 503 on the thread reads; turned on, the next start threads that mail', async (t) => {
   const dataDir = t.testdir({});
   const app: TestApp = await startApp(t, { dataDir, threads: { enabled: false } });
