@@ -80,7 +80,7 @@ const importMetaRequires = {
   setup(build) {
     build.onLoad({ filter: /[\\/]email-reply-parser[\\/]dist[\\/]regex\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
-      const notBundled = "((name) => { throw Object.assign(new Error(`Cannot find module '${name}' (not bundled)`), { code: 'MODULE_NOT_FOUND' }); })";
+      const notBundled = "((name) => { throw Object.assign(new Error('Cannot find module ' + name + ' (not bundled)'), { code: 'MODULE_NOT_FOUND' }); })";
       const patched = source.replace('createRequire(import.meta.url)', notBundled);
       if (patched === source) throw new Error(`${args.path}: createRequire(import.meta.url) not found; review this shim`);
       return { contents: patched, loader: 'js' };

@@ -35,7 +35,7 @@ t.test('bounds: long lines stay content, an oversized text is kept whole, crafte
   t.equal(extractReplyText('a \uE0000\uE001 b\nline'), 'a \uE0000\uE001 b\nline', 'our token characters in the text are content');
   const oversized = `${'a'.repeat(EXTRACT_MAX_CHARS)}\n> quoted`;
   t.equal(extractReplyText(oversized), oversized, 'over the size bound: nothing removed');
-  const crafted = `${('On ' + 'a '.repeat(200)).slice(0, 250)}\n`.repeat(400);
+  const crafted = `${`On ${'a '.repeat(200)}`.slice(0, 250)}\n`.repeat(400);
   t.equal(extractReplyText(crafted).length > 0, true, 'lines crafted for backtracking end (bounded by line length and size)');
 });
 
