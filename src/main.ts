@@ -44,6 +44,8 @@ import { WebhookDispatcher } from './workers/jobs/webhook-dispatcher.js';
 import { HttpWebhookSender } from './workers/net/webhook-http.js';
 import { paymentAdapters } from './workers/net/payment-adapters.js';
 import { polygonWatcherRunOnce } from './workers/jobs/polygon-watcher.js';
+import { HttpsMtaStsFetcher } from './workers/net/mta-sts-http.js';
+import { readTrustAnchors } from './tls/trust-anchors.js';
 
 /** Contract Events 2: the receiver answers "a small response"; more than this is not read. */
 const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024;
@@ -81,6 +83,8 @@ export interface AppOptions {
   tlsPollMs?: number;
   /** @node-rs/argon2's exports, when the single executable loaded its addon from an asset. */
   argon2?: Argon2Binding;
+  /** Tests serve MTA-STS policies on a port of their own (RFC 8461 fixes 443). */
+  mtaStsPort?: number;
 }
 
 export interface BoundPorts {
@@ -126,20 +130,25 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
   const store = Store.open(databasePath(config), { nativeBinding: options.nativeBinding });
   const indexWriter = createIndexWriter(store, options, logger);
   // No connection is opened until a delivery run needs one; admin commands never do.
+  const extraCa = config.outbound.caFile ? [readTrustAnchors(config.outbound.caFile)] : undefined;
   const handoff = new SmtpHandoff({
     heloName: config.smtp.hostname, timeoutMs: config.outbound.timeoutMs,
-    maxIdlePerHost: config.outbound.maxIdlePerHost, idleMs: 30_000,
+    maxIdlePerHost: config.outbound.maxIdlePerHost, idleMs: 30_000, extraCa, logger,
   });
   const dns = options.dns ?? createDnsResolver(config.dns);
   const addressResolver = options.addressResolver ?? dns;
   const webhookSender = new HttpWebhookSender(addressResolver, {
     allowInsecure: config.webhooks.allowInsecure, timeoutMs: config.webhooks.timeoutMs, maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES,
   });
+  // RFC 8461 section 3.3 does not fix a timeout; a policy is a few lines, 15 s is generous.
+  const mtaStsFetcher = new HttpsMtaStsFetcher(addressResolver, {
+    allowLoopback: config.outbound.allowLoopbackMx, timeoutMs: 15_000, port: options.mtaStsPort, extraCa,
+  });
   // The card checkout's return page is the base URL, known once the HTTP listener is bound.
   const urls = { base: config.baseUrl ?? '' };
   const payments = paymentAdapters(config, () => urls.base);
   const services = createServices({
-    store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, dns, webhookSender, parseMail, indexWriter,
+    store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, dns, webhookSender, mtaStsFetcher, parseMail, indexWriter,
     argon2: argon2Loader(options.argon2),
     cardProcessor: payments.cardProcessor, polygon: payments.polygon,
     config: {

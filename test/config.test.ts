@@ -96,6 +96,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'payments.polygon.rpcUrl': ['https://polygon.example/rpc', 'https://polygon.example/rpc'],
     'payments.polygon.xpub': [XPUB, XPUB],
     'outbound.allowLoopbackMx': ['1', true],
+    'outbound.caFile': ['/etc/agentpost/ca.pem', '/etc/agentpost/ca.pem'],
     'submission.tlsPort': ['465', 465],
     'imap.tlsPort': ['993', 993],
     'tls.cert': ['/etc/tls/a.crt', '/etc/tls/a.crt'],

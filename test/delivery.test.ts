@@ -101,6 +101,8 @@ t.test('direct MX: resolver-driven, null MX fails 556 5.1.10, A fallback deliver
     },
     resolve4: async (name) => (['mail.mx.test', 'amx.test'].includes(name) ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' }))),
     resolve6: async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' })),
+    // No MTA-STS policy anywhere (test/mta-sts.test.ts has them).
+    resolveTxt: async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' })),
   };
   const app = await startApp(t, { outbound: { port: sink.port, timeoutMs: 5000, allowLoopbackMx: true } }, { resolver });
   const agent = await funded(app, 3);
@@ -121,6 +123,7 @@ t.test('direct MX never connects inside: an MX or A answer of loopback, private 
     resolveMx: async (name) => (name === 'lo.test' ? [{ exchange: 'mx.lo.test', priority: 1 }] : Promise.reject(Object.assign(new Error('no MX'), { code: 'ENODATA' }))),
     resolve4: async (name) => (name === 'mx.lo.test' ? ['127.0.0.1'] : inside[name] ? [inside[name]] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' }))),
     resolve6: async (name) => (name === 'mx.lo.test' ? ['::1'] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' }))),
+    resolveTxt: async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' })),
   };
   const app = await startApp(t, { outbound: { port: sink.port, timeoutMs: 5000 } }, { resolver });
   const agent = await funded(app, 3);

@@ -22,6 +22,8 @@ const idnResolver = (asked: string[]): MxResolver => ({
   },
   resolve4: async (name) => (name === `mx.${A_LABEL}` ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' }))),
   resolve6: async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' })),
+  // No MTA-STS policy (test/mta-sts.test.ts has them).
+  resolveTxt: async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' })),
 });
 
 const mxApp = async (t: any, sink: Sink, asked: string[] = []) =>

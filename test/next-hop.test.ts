@@ -26,6 +26,9 @@ const fakeResolver = (zone: {
     if (!list || list.length === 0) throw dnsError('ENODATA');
     return list;
   },
+  resolveTxt: async () => {
+    throw dnsError('ENODATA');
+  },
 });
 
 t.test('MX hosts are tried by preference, each resolved to its addresses', async (t) => {
@@ -71,6 +74,7 @@ t.test('a configured relay takes precedence over DNS', async (t) => {
     resolveMx: async () => t.fail('DNS must not be asked') as never,
     resolve4: async () => ['127.0.0.1'],
     resolve6: async () => [],
+    resolveTxt: async () => t.fail('DNS must not be asked') as never,
   };
   const hop = await new NextHopResolver(resolver, { port: 25, allowLoopback: false, relay: 'smtp://user%40x:p%3Ass@relay.test:2526' }).resolve('example.test');
   t.ok(hop.ok);

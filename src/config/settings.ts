@@ -46,6 +46,7 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_POLYGON_RPC_URL', flag: 'polygon-rpc-url', path: 'payments.polygon.rpcUrl', type: 'string' },
   { env: 'AGENTPOST_POLYGON_XPUB', flag: 'polygon-xpub', path: 'payments.polygon.xpub', type: 'string' },
   { env: 'AGENTPOST_LOG_LEVEL', flag: 'log-level', path: 'log.level', type: 'string' },
+  { env: 'AGENTPOST_OUTBOUND_CA_FILE', flag: 'outbound-ca-file', path: 'outbound.caFile', type: 'string' },
   { env: 'AGENTPOST_OUTBOUND_ALLOW_LOOPBACK_MX', flag: 'outbound-allow-loopback-mx', path: 'outbound.allowLoopbackMx', type: 'boolean' },
   { env: 'AGENTPOST_OWNERS_SIGNUP', flag: 'owners-signup', path: 'owners.signup', type: 'string' },
   { env: 'AGENTPOST_WEBHOOKS_ALLOW_INSECURE', flag: 'webhooks-allow-insecure', path: 'webhooks.allowInsecure', type: 'boolean' },

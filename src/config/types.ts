@@ -74,6 +74,8 @@ export interface Config {
   };
   outbound: {
     relay?: string;
+    /** PEM file of certificate authorities trusted beside Node's roots where outgoing TLS must verify. */
+    caFile?: string;
     port: number;
     /** Local development and tests only: MX answers may point at loopback. */
     allowLoopbackMx: boolean;

@@ -9,6 +9,8 @@ export interface MxResolver {
   resolveMx(name: string): Promise<{ exchange: string; priority: number }[]>;
   resolve4(name: string): Promise<string[]>;
   resolve6(name: string): Promise<string[]>;
+  /** The recipient domain's `_mta-sts` record (RFC 8461 section 3.1); each record as its character-strings. */
+  resolveTxt(name: string): Promise<string[][]>;
 }
 
 /** One server to try: an IP address (direct MX) or a host name (relay). */
@@ -25,6 +27,13 @@ export interface Route {
   port: number;
   /** Implicit TLS (smtps:// relay). */
   secure: boolean;
+  /**
+   * The recipient domain's MTA-STS policy (RFC 8461), when it has one in enforce or testing
+   * mode. enforce: STARTTLS is required and the certificate must verify for the MX host name
+   * (section 4.2); testing: sessions go ahead as without a policy and what enforce would have
+   * refused is reported (section 5).
+   */
+  mtaSts?: { mode: 'enforce' | 'testing'; domain: string; policyId: string };
   auth?: { user: string; pass: string };
   /** A stable name for connection reuse: same key, same server and credentials. */
   key: string;

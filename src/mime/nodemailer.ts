@@ -1,3 +1,4 @@
+import type { TLSSocket } from 'node:tls';
 import addressparser from 'nodemailer/lib/addressparser';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 
@@ -14,7 +15,8 @@ import SMTPConnection from 'nodemailer/lib/smtp-connection';
  *   unknown). The public SMTP transport folds both into one error, so the connection class
  *   from the `nodemailer/lib/smtp-connection` subpath is used directly, with the private
  *   fields below: the RCPT answers kept in `_envelope`, the EHLO keywords in
- *   `_supportedExtensions`, and `_sendCommand` to declare SMTPUTF8 where nodemailer would not.
+ *   `_supportedExtensions`, `_sendCommand` to declare SMTPUTF8 where nodemailer would not, and
+ *   `_socket` to tell whether the server's certificate verified (MTA-STS testing reports).
  */
 export { addressparser, SMTPConnection };
 
@@ -26,6 +28,8 @@ interface ConnectionInternals {
   /** EHLO keywords nodemailer recognised (8BITMIME, SMTPUTF8, SIZE, PIPELINING, ...). */
   _supportedExtensions?: string[];
   _sendCommand?: (command: string, logCommand?: string) => void;
+  /** The session's socket; after STARTTLS the TLSSocket. */
+  _socket?: Partial<TLSSocket> | false;
 }
 
 const internals = (connection: SMTPConnection): ConnectionInternals => connection as unknown as ConnectionInternals;
@@ -70,4 +74,14 @@ export const declareSmtpUtf8 = (connection: SMTPConnection): (() => void) => {
     return original.call(this, declared, logCommand === undefined ? undefined : declared);
   };
   return restore;
+};
+
+/**
+ * Whether the session's TLS certificate verified (chain and name, as node:tls judged it with
+ * the connection's `tls` options), and node's reason when it did not; null in the clear.
+ */
+export const peerVerification = (connection: SMTPConnection): { authorized: boolean; error?: string } | null => {
+  const socket = internals(connection)._socket;
+  if (!connection.secure || !socket) return null;
+  return socket.authorized ? { authorized: true } : { authorized: false, error: String(socket.authorizationError ?? 'unknown') };
 };

@@ -3,6 +3,7 @@ import type { DnsResolver } from '../core/dns.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Argon2Loader } from '../core/passwords.js';
+import type { MtaStsFetcher } from '../core/mta-sts.js';
 import type { Handoff, MxResolver } from '../core/outbound.js';
 import type { ParseMail } from '../core/parsed-message.js';
 import type { CardProcessor, PolygonPort } from '../core/payments.js';
@@ -32,6 +33,7 @@ import { MailWaitService } from './mail/wait.js';
 import { parseMessage } from '../mime/parse.js';
 import { MailboxWatchers } from './mail/watchers.js';
 import { NextHopResolver } from './delivery/next-hop.js';
+import { MtaStsService } from './delivery/mta-sts.js';
 import { OutboundService, type OutboundConfig } from './sending/outbound.js';
 import { InvoiceApplier } from './payments/apply.js';
 import { CardPayments } from './payments/card.js';
@@ -113,6 +115,8 @@ export interface ServiceDeps {
   dns: DnsResolver;
   /** The outgoing HTTP adapter that performs webhook attempts, injected by main.ts. */
   webhookSender: WebhookSender;
+  /** Fetches recipient domains' MTA-STS policies (RFC 8461); without it, none is looked for. */
+  mtaStsFetcher?: MtaStsFetcher;
   /**
    * Parses mail (inbound, submitted, and stored bodies built later); main.ts passes its parse
    * threads' pool, which enforces the parse's time budget. Default: parseMessage on this
@@ -177,7 +181,7 @@ export interface Services extends OwnerServices, DomainServices {
   eventStreams: EventStreamService;
 }
 
-export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, parseMail, indexWriter, argon2, dns, cardProcessor, polygon }: ServiceDeps): Services => {
+export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, mtaStsFetcher, parseMail, indexWriter, argon2, dns, cardProcessor, polygon }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const parse = parseMail ?? ((raw: Buffer) => parseMessage(raw));
   const searchIndex = new SearchIndexService(store, logger, indexWriter, parse);
@@ -203,7 +207,9 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   const reputation = new SendingReputation(store);
   const bounces = new BounceService(store, clock, logger, reputation, config.mailDomain);
   const dkim = new DkimService(store, clock, config.secretKey);
-  const nextHops = new NextHopResolver(resolver, { relay: config.outbound.relay, port: config.outbound.port, allowLoopback: config.outbound.allowLoopbackMx });
+  // MTA-STS TXT records come through the same resolver as the MX answers they qualify.
+  const mtaSts = mtaStsFetcher ? new MtaStsService(store, resolver, mtaStsFetcher, clock, logger) : undefined;
+  const nextHops = new NextHopResolver(resolver, { relay: config.outbound.relay, port: config.outbound.port, allowLoopback: config.outbound.allowLoopbackMx }, mtaSts);
   const delivery = new DeliveryService(store, clock, logger, nextHops, handoff, dkim, bounces, reputation, {
     retryMs: config.outbound.retryMs,
     concurrency: config.outbound.concurrency,

@@ -1,5 +1,8 @@
+import { rootCertificates } from 'node:tls';
+import type { Logger } from '../core/logger.js';
 import type { NextHopHost, Route } from '../core/outbound.js';
 import { SMTPConnection } from '../mime/nodemailer.js';
+import { PolicyRefusal, reportTestingSession } from './mta-sts-session.js';
 
 export interface ConnectionOptions {
   /** Our name in EHLO (`smtp.hostname`). */
@@ -10,6 +13,10 @@ export interface ConnectionOptions {
   maxIdlePerHost: number;
   /** How long an idle connection is kept before QUIT. */
   idleMs: number;
+  /** Trust anchors beside Node's own for the sessions whose certificate must verify (a test's CA). */
+  extraCa?: string[];
+  /** Where MTA-STS testing-mode findings are reported (RFC 8461 section 5). */
+  logger?: Logger;
 }
 
 export interface PooledConnection {
@@ -79,9 +86,12 @@ export class ConnectionPool {
 
   /**
    * Direct MX: opportunistic STARTTLS without certificate checks (RFC 7435; most MX
-   * certificates do not match their names). Relay: the certificate must verify.
+   * certificates do not match their names), unless the domain's MTA-STS policy is in force:
+   * then STARTTLS is required and the certificate must verify for the MX name (RFC 8461
+   * section 4.2). Relay: the certificate must verify.
    */
   private open(route: Route, host: NextHopHost): Promise<SMTPConnection> {
+    const enforced = route.mtaSts?.mode === 'enforce';
     const connection = new SMTPConnection({
       host: host.host,
       port: route.port,
@@ -91,7 +101,12 @@ export class ConnectionPool {
       greetingTimeout: this.options.timeoutMs,
       socketTimeout: this.options.timeoutMs,
       logger: false,
-      tls: { servername: host.servername, rejectUnauthorized: route.kind === 'relay' },
+      requireTLS: enforced,
+      tls: {
+        servername: host.servername,
+        rejectUnauthorized: route.kind === 'relay' || enforced,
+        ...(this.options.extraCa && { ca: [...rootCertificates, ...this.options.extraCa] }),
+      },
     });
     // A late error on an idle session must not crash the process; the session is then dropped.
     connection.on('error', () => {});
@@ -101,7 +116,7 @@ export class ConnectionPool {
         connection.off('error', fail);
         connection.off('end', ended);
         connection.close();
-        reject(error);
+        reject(enforced ? new PolicyRefusal(route, host, error) : error);
       };
       const ended = () => fail(Object.assign(new Error('Connection closed before the session started'), { code: 'ECONNECTION' }));
       connection.once('error', fail);
@@ -109,6 +124,7 @@ export class ConnectionPool {
       const ready = () => {
         connection.off('error', fail);
         connection.off('end', ended);
+        reportTestingSession(connection, route, host, this.options.logger);
         resolve(connection);
       };
       connection.connect(() => {

@@ -5,6 +5,7 @@ import {
 } from '../core/outbound.js';
 import { declareSmtpUtf8, envelopeAccepted, envelopeRejections, serverExtensions, type SMTPConnection, type SmtpError } from '../mime/nodemailer.js';
 import { OutgoingMessage, type Prepared } from './outbound-message.js';
+import { PolicyRefusal } from './mta-sts-session.js';
 import { ConnectionPool, type ConnectionOptions, type PooledConnection } from './outbound-pool.js';
 
 /** One transaction's outcome, or a reason to try the next host (nothing was handed over). */
@@ -175,6 +176,7 @@ const resultOfReply = (recipient: string, error: SmtpError): RecipientResult => 
 };
 
 const answerOfError = (error: SmtpError, where: string): SmtpAnswer => {
+  if (error instanceof PolicyRefusal) return error.answer;
   if (error.response) return parseSmtpReply(error.response);
   return { diagnostic: `${where}: ${error.code ?? 'error'} ${error.message}`.slice(0, 500) };
 };

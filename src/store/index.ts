@@ -15,6 +15,7 @@ import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
 import { MessageBodyRepo } from './message-bodies.js';
 import { MessageArrivalRepo } from './message-arrivals.js';
+import { MtaStsRepo } from './mta-sts.js';
 import { MessageRepo } from './messages.js';
 import { OutboxRepo } from './outbox.js';
 import { OutboxCursorRepo } from './outbox-cursors.js';
@@ -44,6 +45,7 @@ export class Store {
   readonly messages: MessageRepo;
   readonly bodies: MessageBodyRepo;
   readonly messageArrivals: MessageArrivalRepo;
+  readonly mtaSts: MtaStsRepo;
   readonly rateLimits: RateLimitRepo;
   readonly outbox: OutboxRepo;
   readonly submissions: SubmissionRepo;
@@ -104,6 +106,7 @@ export class Store {
     this.domains = new DomainRepo(db);
     this.domainAddresses = new DomainAddressRepo(db);
     this.hosting = new HostingRepo(db);
+    this.mtaSts = new MtaStsRepo(db);
     this.committer = new GroupCommitter(db, this.feed);
   }
 

@@ -50,6 +50,7 @@ export const startApp = async (
     /** Default: a silent one. */
     logger?: Logger;
     tlsPollMs?: number;
+    mtaStsPort?: number;
   } = {},
 ): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
@@ -62,7 +63,7 @@ export const startApp = async (
   const app = createApp(config, {
     clock: options.clock, dns: options.dns, resolver: options.resolver, autoDeliver: options.autoDeliver ?? false, addressResolver: options.addressResolver,
     logger: options.logger ?? createLogger('silent', () => {}),
-    tlsPollMs: options.tlsPollMs,
+    tlsPollMs: options.tlsPollMs, mtaStsPort: options.mtaStsPort,
     // The real parse threads, as bin/main.ts starts them (smtp.parseThreads decides how many).
     parseWorker: options.parseWorker ?? sourceParseWorker,
     searchWorker: options.searchWorker === null ? undefined : options.searchWorker ?? sourceSearchWorker,

@@ -9,6 +9,8 @@ export interface SinkMessage {
   raw: Buffer;
   /** The MAIL FROM parameters as smtp-server parsed them, e.g. {BODY: '8BITMIME', SMTPUTF8: true}. */
   mailFromArgs: Record<string, unknown>;
+  /** It came over TLS (STARTTLS). */
+  secure: boolean;
 }
 
 export interface SinkOptions {
@@ -17,6 +19,8 @@ export interface SinkOptions {
   hide8BITMIME?: boolean;
   /** Leave SMTPUTF8 out of the EHLO answer. */
   hideSMTPUTF8?: boolean;
+  /** A certificate and key: STARTTLS is offered. */
+  tls?: { cert: string; key: string };
 }
 
 /**
@@ -45,6 +49,8 @@ export interface Sink {
   commands: string[];
   /** Resolves when `count` messages have arrived. */
   waitFor(count: number): Promise<void>;
+  /** With a certificate (the `tls` option): whether STARTTLS is offered from now on. */
+  offerStartTls(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -62,10 +68,14 @@ export const startSink = async (t: Test | null, options: SinkOptions = {}): Prom
   const sink: Sink = { port: 0, messages: [], connections: 0, commands: [], waitFor: (count) => new Promise((resolve) => {
     if (sink.messages.length >= count) return resolve();
     waiters.push({ count, resolve });
-  }), close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }), close: () => new Promise((resolve) => server.close(() => resolve())), offerStartTls: (on) => {
+    // smtp-server reads the list at each command; nodemailer's requireTLS sends STARTTLS even unadvertised.
+    server.options.disabledCommands = on ? ['AUTH'] : ['STARTTLS', 'AUTH'];
+  } };
   const server = new SMTPServer({
     authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
+    disabledCommands: options.tls ? ['AUTH'] : ['STARTTLS', 'AUTH'],
+    ...(options.tls && { key: options.tls.key, cert: options.tls.cert }),
     disableReverseLookup: true,
     logger: false,
     hide8BITMIME: options.hide8BITMIME ?? false,
@@ -86,7 +96,7 @@ export const startSink = async (t: Test | null, options: SinkOptions = {}): Prom
           return;
         }
         const mailFrom = session.envelope.mailFrom;
-        sink.messages.push({ from: mailFrom ? mailFrom.address : '', to, raw, mailFromArgs: { ...(mailFrom ? mailFrom.args : {}) } });
+        sink.messages.push({ from: mailFrom ? mailFrom.address : '', to, raw, mailFromArgs: { ...(mailFrom ? mailFrom.args : {}) }, secure: session.secure });
         for (const waiter of waiters.filter((w) => sink.messages.length >= w.count)) waiter.resolve();
         callback(null, `2.0.0 queued as ${sink.messages.length}`);
       }, callback);

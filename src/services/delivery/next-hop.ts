@@ -1,6 +1,12 @@
 import { asciiDomain } from '../../core/addresses.js';
 import type { MxResolver, NextHopHost, Route, SmtpAnswer } from '../../core/outbound.js';
 import { isLocalName, mayConnectTo } from '../../core/public-address.js';
+import type { StsDecision } from './mta-sts.js';
+
+/** The MTA-STS verdict for a domain and its mail servers (mta-sts.ts); none when not wired. */
+export interface StsPolicies {
+  decide(domain: string, exchanges: string[]): Promise<StsDecision>;
+}
 
 export interface NextHopConfig {
   /** `outbound.relay`: an smtp:// or smtps:// URL, optionally with user:pass; wins over MX. */
@@ -43,7 +49,7 @@ export const relayRoute = (url: string): Route => {
 export class NextHopResolver {
   private readonly relay: Route | null;
 
-  constructor(private readonly resolver: MxResolver, private readonly config: NextHopConfig) {
+  constructor(private readonly resolver: MxResolver, private readonly config: NextHopConfig, private readonly policies?: StsPolicies) {
     this.relay = config.relay ? relayRoute(config.relay) : null;
   }
 
@@ -58,10 +64,16 @@ export class NextHopResolver {
     const name = asciiDomain(domain).replace(/\.$/, '');
     const exchanges = await this.exchanges(name);
     if (!exchanges.ok) return exchanges;
+    const sts: StsDecision = (await this.policies?.decide(name, exchanges.names)) ?? { mode: 'none' };
+    // RFC 8461 section 5: under an enforced policy only the mail servers it names are tried;
+    // none named is a temporary failure, so the mail waits for the domain to fix its records.
+    if (sts.mode === 'enforce' && sts.allowed.length === 0) {
+      return { ok: false, status: 'deferred', answer: { smtpCode: 451, enhancedCode: '4.7.5', diagnostic: `451 4.7.5 the MTA-STS policy of ${name} (id ${sts.policyId}) names none of its mail servers (${exchanges.names.join(', ')})` } };
+    }
     const hosts: NextHopHost[] = [];
     let lookupFailed = false;
     let blocked = 0;
-    for (const exchange of exchanges.names) {
+    for (const exchange of sts.mode === 'enforce' ? sts.allowed : exchanges.names) {
       if (hosts.length >= MAX_HOSTS) break;
       const addresses = await this.addresses(exchange);
       if (addresses === null) lookupFailed = true;
@@ -77,7 +89,10 @@ export class NextHopResolver {
       if (blocked > 0) return failed(550, '5.4.4', `the mail servers of ${name} resolve only to addresses that are not public`);
       return failed(550, '5.1.2', `no address for any mail server of ${name}`);
     }
-    return { ok: true, route: { kind: 'mx', hosts: hosts.slice(0, MAX_HOSTS), port: this.config.port, secure: false, key: `mx:${name}:${this.config.port}` } };
+    // Sessions under a policy are pooled apart from those without: each was checked as its mode asks.
+    const mtaSts = sts.mode === 'none' ? undefined : { mode: sts.mode, domain: name, policyId: sts.policyId };
+    const key = `mx:${name}:${this.config.port}${mtaSts ? `:mta-sts-${mtaSts.mode}` : ''}`;
+    return { ok: true, route: { kind: 'mx', hosts: hosts.slice(0, MAX_HOSTS), port: this.config.port, secure: false, mtaSts, key } };
   }
 
   private mayUse(exchange: string, address: string): boolean {

@@ -14,6 +14,7 @@ import { owners } from './030_owners.js';
 import { drafts } from './031_drafts.js';
 import { searchRemovals } from './032_search_removals.js';
 import { messageArrivals } from './040_message_arrivals.js';
+import { mtaStsPolicies } from './041_mta_sts_policies.js';
 import { imapState } from './045_imap_state.js';
 import { extractedText } from './050_extracted_text.js';
 import { threads } from './051_threads.js';
@@ -30,4 +31,4 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, owners, drafts, searchRemovals, messageArrivals, imapState, extractedText, threads, eventLog, sandboxKeys, domains, payments, invoiceScan];
+export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, owners, drafts, searchRemovals, messageArrivals, mtaStsPolicies, imapState, extractedText, threads, eventLog, sandboxKeys, domains, payments, invoiceScan];
