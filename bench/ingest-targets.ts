@@ -45,6 +45,8 @@ export interface AgentpostOptions {
   accounts?: number;
   /** More settings for the config file (a section replaces the default one's keys it names). */
   config?: Record<string, Record<string, unknown>>;
+  /** PEM files for `tls.cert` and `tls.key`: the MX offers STARTTLS. */
+  tls?: { cert: string; key: string };
 }
 
 /** `agentpost serve` on free loopback ports in a temp folder, with one mailbox to load. */
@@ -53,7 +55,9 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
   const [http, smtp, submission, imap] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const configFile = join(dir.path, 'config.json');
   writeFileSync(configFile, JSON.stringify({
-    dataDir: dir.path, log: { level: 'warn' }, http: { port: http, trustProxy: true }, submission: { port: submission }, imap: { port: imap },
+    dataDir: dir.path, log: { level: 'warn' }, http: { port: http, trustProxy: true },
+    // With a certificate the implicit-TLS ports listen too: on free ports.
+    submission: { port: submission, tlsPort: 0 }, imap: { port: imap, tlsPort: 0 }, ...(options.tls && { tls: options.tls }),
     smtp: { port: smtp, ...(options.greetingDelayMs === undefined ? {} : { greetingDelayMs: options.greetingDelayMs }) },
     limits: { registrationsPerIpPerHour: 100_000 },
     ...options.config,

@@ -7,26 +7,34 @@
  *   new connection per message, and agentpost's rate against Postfix's and the sink's.
  * - connections: the memory 1,000 idle SMTP connections, then 1,000 IMAP IDLE sessions take,
  *   and the ingest rate while they are held against the rate without them.
+ * - tls: on one agentpost with a certificate (ECDSA P-256, as certbot makes by default),
+ *   plain and STARTTLS sessions alternately: over reused connections, and over a new
+ *   connection per message with a full handshake or a resumed session each; STARTTLS's rate
+ *   as a ratio of plain's per round.
  * - memory: agentpost's RSS idle (15 s after start), at the peak of a 20,000-message ingest
  *   and a minute after.
  * - threading: the rate with threads assigned at ingest against threads.enabled false, in the
  *   same run, over 100,000 reply-shaped messages each (--thread-count N); bench/ingest-threading.ts.
  * - pauses (only when asked for): per greeting pause, the new-connection rate and whether
  *   clients that talk before the greeting are refused; the MX default is chosen from it.
+ * Default parts: rates,tls,connections,memory.
  * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
  * (4096), --rounds N (1), --idle N (1000), --memory-count N (20000), --after-seconds N (60),
  * --executable PATH (run that single executable, e.g. dist/agentpost, instead of the source).
  * AGENTPOST_PARSE_THREADS=N sets the server's parse threads. Numbers are printed, not judged.
  */
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generate } from 'selfsigned';
 import { defaultConfig } from '../src/config/defaults.js';
 import { startAgentpost, startPostfixTarget, startSink, type Agentpost, type Target } from './ingest-targets.js';
 import { holdIdleImap } from './imap-idle.js';
 import { threading } from './ingest-threading.js';
-import { argValue, fmt, messageOfSize, percentile, prng, vocabulary } from './lib.js';
+import { argValue, fmt, messageOfSize, percentile, prng, tempDir, vocabulary } from './lib.js';
 import { postfixInstalled, postfixVersion } from './postfix.js';
 import { cpuMs, rssMb, sampleRss } from './proc.js';
-import { dataPayload, holdIdleSmtp, refusesEarlyTalker, runLoad } from './smtp-load.js';
+import { dataPayload, holdIdleSmtp, refusesEarlyTalker, runLoad, type Load } from './smtp-load.js';
 
 const count = argValue('count', 4000);
 const sessions = argValue('sessions', 16);
@@ -40,7 +48,7 @@ const stringArg = (name: string): string | undefined => {
   return index >= 0 ? process.argv[index + 1] : undefined;
 };
 const executable = stringArg('executable');
-const parts = new Set((stringArg('only') ?? 'rates,connections,memory,threading').split(','));
+const parts = new Set((stringArg('only') ?? 'rates,tls,connections,memory,threading').split(','));
 const mxDefaultPause = defaultConfig().smtp.greetingDelayMs;
 
 const { sentence } = vocabulary(5000, prng(7));
@@ -50,21 +58,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const uptime = () => execFileSync('uptime').toString().trim();
 
 type Mode = 'reused' | 'new connection';
-interface Measured { rate: number; cpuPerMessage?: number; greetingP50: number }
+interface Measured { rate: number; cpuPerMessage?: number; greetingP50: number; clientCpuPerMessage: number; resumed: number }
 
 /** A warm-up in the same mode (connections, JIT, statements), then `count` measured messages. */
-const measure = async (target: Target, mode: Mode, n = count): Promise<Measured> => {
+const measure = async (target: Target, mode: Mode, n = count, starttls?: Load['starttls']): Promise<Measured> => {
   const reuse = mode === 'reused';
-  await runLoad({ port: target.port, to: target.address, payloads: payloadsFor(target.address, 0, Math.max(sessions * 10, Math.min(n, 2000))), sessions, reuse });
+  await runLoad({ port: target.port, to: target.address, payloads: payloadsFor(target.address, 0, Math.max(sessions * 10, Math.min(n, 2000))), sessions, reuse, starttls });
   const payloads = payloadsFor(target.address, 100_000, n);
   const before = target.pid ? cpuMs(target.pid) : 0;
-  const { seconds, greetingMs } = await runLoad({ port: target.port, to: target.address, payloads, sessions, reuse });
+  const { seconds, greetingMs, resumed, clientCpuMs } = await runLoad({ port: target.port, to: target.address, payloads, sessions, reuse, starttls });
   const cpu = target.pid ? cpuMs(target.pid) - before : undefined;
-  return { rate: n / seconds, cpuPerMessage: cpu === undefined ? undefined : cpu / n, greetingP50: percentile(greetingMs, 50) };
+  return { rate: n / seconds, cpuPerMessage: cpu === undefined ? undefined : cpu / n, greetingP50: percentile(greetingMs, 50), clientCpuPerMessage: clientCpuMs / n, resumed };
 };
 
 const report = (mode: Mode, name: string, m: Measured) =>
-  console.log(`${mode.padEnd(14)} ${name.padEnd(34)} ${fmt(m.rate, 0).padStart(6)} msg/s  server CPU ${m.cpuPerMessage === undefined ? '  n/a' : fmt(m.cpuPerMessage, 3)} ms/msg  greeting p50 ${fmt(m.greetingP50, 1)} ms`);
+  console.log(`${mode.padEnd(14)} ${name.padEnd(34)} ${fmt(m.rate, 0).padStart(6)} msg/s  server CPU ${m.cpuPerMessage === undefined ? '  n/a' : fmt(m.cpuPerMessage, 3)} ms/msg  client CPU ${fmt(m.clientCpuPerMessage, 3)} ms/msg  greeting p50 ${fmt(m.greetingP50, 1)} ms${m.resumed ? `  ${m.resumed} TLS sessions resumed` : ''}`);
 
 const rates = async (): Promise<void> => {
   const starters: [string, () => Promise<Target>][] = [
@@ -101,6 +109,41 @@ const rates = async (): Promise<void> => {
       const ratios = byRound.map((inRound) => (inRound.get(`${mode}|${ours}`) ?? NaN) / (inRound.get(`${mode}|${theirs}`) ?? NaN));
       console.log(`${mode}: ${ours} / ${theirs} per round ${ratios.map((ratio) => `${fmt(ratio)}x`).join(' ')}, median ${fmt(percentile(ratios, 50))}x`);
     }
+  }
+};
+
+/**
+ * STARTTLS against plain on the same server, alternating within each round so both see the
+ * same machine load; the ratio per round and its median (target: at least 0.6x).
+ */
+const tls = async (): Promise<void> => {
+  const made = await generate([{ name: 'commonName', value: 'mx.bench.test' }], {
+    keyType: 'ec', algorithm: 'sha256',
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2 as const, value: 'mx.bench.test' }] }],
+  });
+  const dir = tempDir('agentpost-bench-tls-');
+  const files = { cert: join(dir.path, 'mx.crt'), key: join(dir.path, 'mx.key') };
+  writeFileSync(files.cert, made.cert);
+  writeFileSync(files.key, made.private);
+  const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0, tls: files });
+  try {
+    const variants: [Mode, NonNullable<Load['starttls']>][] = [['reused', 'full'], ['new connection', 'full'], ['new connection', 'resumed']];
+    const ratios = variants.map((): number[] => []);
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [index, [mode, handshake]] of variants.entries()) {
+        const plain = await measure(target, mode);
+        report(mode, 'agentpost, plain', plain);
+        const secure = await measure(target, mode, count, handshake);
+        report(mode, `agentpost, STARTTLS (${handshake} handshake)`, secure);
+        ratios[index].push(secure.rate / plain.rate);
+      }
+    }
+    for (const [index, [mode, handshake]] of variants.entries()) {
+      console.log(`${mode}: STARTTLS (${handshake} handshake) / plain per round ${ratios[index].map((ratio) => `${fmt(ratio)}x`).join(' ')}, median ${fmt(percentile(ratios[index], 50))}x (target >= 0.6x)`);
+    }
+  } finally {
+    await target.stop();
+    dir.remove();
   }
 };
 
@@ -176,6 +219,7 @@ const memory = async (): Promise<void> => {
 console.log(`bench:ingest  ${sessions} sessions, ${count} messages of ~${bytes} bytes per target and mode, ${rounds} round(s); ${executable ?? 'agentpost from source'}`);
 console.log(`before: ${uptime()}`);
 if (parts.has('rates')) await rates();
+if (parts.has('tls')) await tls();
 if (parts.has('connections')) await connections();
 if (parts.has('memory')) await memory();
 if (parts.has('pauses')) await pauses();

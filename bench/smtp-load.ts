@@ -1,12 +1,14 @@
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 
 /**
  * The SMTP load of bench:ingest: `sessions` clients, each sending its share of the messages
  * one at a time in lock-step (no PIPELINING, as Postfix's smtp-source does), either over one
  * connection per client (`reuse`) or over a new connection per message (most senders on the
  * Internet). A bare socket client costs far less CPU than nodemailer, so the servers, not
- * the client, are what is measured. Every reply is checked: a refusal stops the run.
+ * the client, are what is measured. Every reply is checked: a refusal stops the run. With
+ * `starttls`, each connection upgrades after EHLO (RFC 3207), as a sending MTA does.
  */
 
 /** One SMTP conversation: send a line, wait for the complete reply (RFC 5321 section 4.2.1). */
@@ -64,6 +66,32 @@ const open = (port: number): Promise<Conversation> =>
     socket.once('error', reject);
   });
 
+/** Where one client keeps the TLS session its server last gave it (RFC 8446 section 4.6.1 tickets). */
+interface Resumption {
+  session?: Buffer;
+  /** Handshakes that resumed. */
+  reused?: number;
+}
+
+/**
+ * STARTTLS and EHLO again (RFC 3207 section 4.2: the session starts over). The certificate is
+ * not checked (opportunistic, as MTAs deliver to MX hosts). With `resumption`, the client
+ * offers the server's last ticket, as a sender that keeps a TLS session cache does; without
+ * it every connection is a full handshake, the most a server pays.
+ */
+const startTls = async (conversation: Conversation, resumption?: Resumption): Promise<Conversation> => {
+  await conversation.command('STARTTLS\r\n', '220');
+  const secure = await new Promise<TLSSocket>((resolve, reject) => {
+    const socket = tlsConnect({ socket: conversation.socket, rejectUnauthorized: false, servername: 'mx.bench.test', session: resumption?.session }, () => resolve(socket));
+    if (resumption) socket.on('session', (session: Buffer) => (resumption.session = session));
+    socket.once('error', reject);
+  });
+  if (resumption && secure.isSessionReused()) resumption.reused = (resumption.reused ?? 0) + 1;
+  const upgraded = new Conversation(secure);
+  await upgraded.command('EHLO load.bench.test\r\n', '250');
+  return upgraded;
+};
+
 /** A message's DATA payload: dot-stuffed (RFC 5321 section 4.5.2) and terminated. */
 export const dataPayload = (raw: Buffer): Buffer =>
   Buffer.concat([Buffer.from(raw.toString('latin1').replace(/\r\n\./g, '\r\n..'), 'latin1'), Buffer.from('.\r\n')]);
@@ -79,6 +107,10 @@ export interface LoadResult {
   seconds: number;
   /** Connect to the end of the greeting, ms, one sample per connection. */
   greetingMs: number[];
+  /** TLS handshakes that resumed a session (with `starttls: 'resumed'`). */
+  resumed: number;
+  /** CPU this (client) process used, ms: the load is only meaningful while it is well below the wall time. */
+  clientCpuMs: number;
 }
 
 export interface Load {
@@ -87,17 +119,20 @@ export interface Load {
   payloads: Buffer[];
   sessions: number;
   reuse: boolean;
+  /** Upgrade each connection with STARTTLS before the first message: `full` handshakes, or `resumed` from the last ticket. */
+  starttls?: 'full' | 'resumed';
 }
 
-export const runLoad = async ({ port, to, payloads, sessions, reuse }: Load): Promise<LoadResult> => {
+export const runLoad = async ({ port, to, payloads, sessions, reuse, starttls }: Load): Promise<LoadResult> => {
   const greetingMs: number[] = [];
-  const greet = async (): Promise<Conversation> => {
+  const greet = async (resumption: Resumption): Promise<Conversation> => {
     const started = performance.now();
     const conversation = await open(port);
     await conversation.reply('220');
     greetingMs.push(performance.now() - started);
     await conversation.command('EHLO load.bench.test\r\n', '250');
-    return conversation;
+    if (!starttls) return conversation;
+    return startTls(conversation, starttls === 'resumed' ? resumption : undefined);
   };
   const leave = async (conversation: Conversation) => {
     await conversation.command('QUIT\r\n', '221');
@@ -105,11 +140,15 @@ export const runLoad = async ({ port, to, payloads, sessions, reuse }: Load): Pr
   };
   let next = 0;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const resumptions: Resumption[] = [];
   await Promise.all(Array.from({ length: sessions }, async () => {
     let conversation: Conversation | null = null;
+    const resumption: Resumption = {};
+    resumptions.push(resumption);
     while (next < payloads.length) {
       const payload = payloads[next++];
-      conversation ??= await greet();
+      conversation ??= await greet(resumption);
       await transaction(conversation, to, payload);
       if (!reuse) {
         await leave(conversation);
@@ -118,7 +157,9 @@ export const runLoad = async ({ port, to, payloads, sessions, reuse }: Load): Pr
     }
     if (conversation) await leave(conversation);
   }));
-  return { seconds: (performance.now() - started) / 1000, greetingMs };
+  const cpu = process.cpuUsage(cpuBefore);
+  const resumed = resumptions.reduce((sum, resumption) => sum + (resumption.reused ?? 0), 0);
+  return { seconds: (performance.now() - started) / 1000, greetingMs, resumed, clientCpuMs: (cpu.user + cpu.system) / 1000 };
 };
 
 /**
