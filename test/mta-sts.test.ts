@@ -29,7 +29,7 @@ t.test('the TXT record: one v=STSv1 record with an id, else no policy (section 3
   t.equal(stsRecordId([['v=STSv1; id=1'], ['v=STSv1; id=2']]), null, 'two records: no policy');
   t.equal(stsRecordId([['v=STSv1']]), null, 'no id');
   t.equal(stsRecordId([['v=STSv1; id=has-dash']]), null, 'id is letters and digits');
-  t.equal(stsRecordId([['v=STSv1; id=' + 'a'.repeat(33)]]), null, 'id is at most 32 long');
+  t.equal(stsRecordId([[`v=STSv1; id=${'a'.repeat(33)}`]]), null, 'id is at most 32 long');
   t.equal(stsRecordId([['v=STSv10; id=1']]), null);
   t.equal(stsRecordId([]), null);
 });
