@@ -16,7 +16,9 @@ const streamsEach = argValue('streams', 5);
 const total = rate * seconds;
 
 const server = await startAgentpost('agentpost', {
-  greetingDelayMs: 0, accounts: mailboxes, config: { events: { maxStreamsPerAccount: streamsEach, heartbeatSeconds: 15 } },
+  greetingDelayMs: 0,
+  accounts: mailboxes,
+  config: { events: { maxStreamsPerAccount: streamsEach, heartbeatSeconds: 15 } },
 });
 const targets = server.accounts.slice(0, mailboxes);
 /** When the 250 for uid n of mailbox m came back, and when each stream saw message.received for it. */
@@ -25,20 +27,25 @@ const arrivals: { mailbox: number; uid: string; at: number }[] = [];
 let expected = 0;
 let seen = 0;
 let allSeen: () => void = () => {};
-const finished = new Promise<void>((resolve) => { allSeen = resolve; });
+const finished = new Promise<void>((resolve) => {
+  allSeen = resolve;
+});
 
-const streams = targets.flatMap((target, index) => Array.from({ length: streamsEach }, () => {
-  const source = new EventSource(`${server.baseUrl}/api/v1/agent/events`, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, authorization: `Bearer ${target.apiKey}`, 'user-agent': 'agentpost-bench/1.0' } }),
-  });
-  source.addEventListener('message.received', (message) => {
-    const at = performance.now();
-    arrivals.push({ mailbox: index, uid: (JSON.parse(message.data) as { data: { uid: string } }).data.uid, at });
-    seen += 1;
-    if (seen === expected) allSeen();
-  });
-  return source;
-}));
+const streams = targets.flatMap((target, index) =>
+  Array.from({ length: streamsEach }, () => {
+    const source = new EventSource(`${server.baseUrl}/api/v1/agent/events`, {
+      fetch: (input, init) =>
+        fetch(input, { ...init, headers: { ...init.headers, authorization: `Bearer ${target.apiKey}`, 'user-agent': 'agentpost-bench/1.0' } }),
+    });
+    source.addEventListener('message.received', (message) => {
+      const at = performance.now();
+      arrivals.push({ mailbox: index, uid: (JSON.parse(message.data) as { data: { uid: string } }).data.uid, at });
+      seen += 1;
+      if (seen === expected) allSeen();
+    });
+    return source;
+  }),
+);
 await Promise.all(streams.map((source) => new Promise((resolve) => source.addEventListener('open', resolve, { once: true }))));
 
 // One pooled connection per mailbox, one message at a time: its uids come back in the order sent.
@@ -69,6 +76,10 @@ const latencies = arrivals.flatMap(({ mailbox, uid, at }) => {
   const sentAt = acked[mailbox].get(uid);
   return sentAt === undefined ? [] : [Math.max(0, at - sentAt)];
 });
-console.log(`bench:events: ${total} messages at ${rate}/s over ${fmt(elapsed, 1)} s to ${mailboxes} mailboxes, ${streams.length} streams (${streamsEach} each)`);
-console.log(`  events seen ${seen} of ${expected}; latency from the 250 to the stream: p50 ${fmt(percentile(latencies, 50), 1)} ms, p99 ${fmt(percentile(latencies, 99), 1)} ms, max ${fmt(Math.max(...latencies), 1)} ms (target p99 < 100 ms)`);
+console.log(
+  `bench:events: ${total} messages at ${rate}/s over ${fmt(elapsed, 1)} s to ${mailboxes} mailboxes, ${streams.length} streams (${streamsEach} each)`,
+);
+console.log(
+  `  events seen ${seen} of ${expected}; latency from the 250 to the stream: p50 ${fmt(percentile(latencies, 50), 1)} ms, p99 ${fmt(percentile(latencies, 99), 1)} ms, max ${fmt(Math.max(...latencies), 1)} ms (target p99 < 100 ms)`,
+);
 console.log(`  ${execFileSync('uptime').toString().trim()}`);

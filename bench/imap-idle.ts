@@ -7,10 +7,12 @@ import { connect, type Socket } from 'node:net';
 export const holdIdleImap = async (port: number, count: number, accounts: { email: string; apiKey: string }[]): Promise<{ close(): void }> => {
   const sockets: Socket[] = [];
   for (let i = 0; i < count; i += 50) {
-    await Promise.all(Array.from({ length: Math.min(50, count - i) }, async (_, j) => {
-      const account = accounts[(i + j) % accounts.length];
-      sockets.push(await idleSession(port, account.email, account.apiKey));
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, async (_, j) => {
+        const account = accounts[(i + j) % accounts.length];
+        sockets.push(await idleSession(port, account.email, account.apiKey));
+      }),
+    );
   }
   return { close: () => sockets.forEach((socket) => socket.destroy()) };
 };

@@ -29,7 +29,10 @@ const keptDir = dataIndex >= 0 ? process.argv[dataIndex + 1] : null;
 
 const random = prng(42);
 const words = vocabulary(20_000, random);
-const SENDERS: AddressEntry[] = Array.from({ length: 500 }, (_, i) => ({ name: `${words.words[i * 7]} ${words.words[i * 7 + 1]}`, email: `user${i}@example${i % 40}.org` }));
+const SENDERS: AddressEntry[] = Array.from({ length: 500 }, (_, i) => ({
+  name: `${words.words[i * 7]} ${words.words[i * 7 + 1]}`,
+  email: `user${i}@example${i % 40}.org`,
+}));
 
 /** The parsed fields and a raw message built from the same values (no parser: it is a benchmark). */
 const makeMessage = (index: number, to: string): { raw: Buffer; parsed: ParsedMessage } => {
@@ -38,19 +41,40 @@ const makeMessage = (index: number, to: string): { raw: Buffer; parsed: ParsedMe
   const text = `${Array.from({ length: 8 }, () => words.sentence(12)).join('\n')}\n`;
   const date = Date.UTC(2025, 0, 1) + index * 60_000;
   const messageId = `<inbox-bench-${index}@example.org>`;
-  const raw = Buffer.from([
-    `From: "${from.name}" <${from.email}>`, `To: <${to}>`, `Subject: ${subject}`, `Date: ${new Date(date).toUTCString()}`,
-    `Message-ID: ${messageId}`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', text.replaceAll('\n', '\r\n'),
-  ].join('\r\n'));
+  const raw = Buffer.from(
+    [
+      `From: "${from.name}" <${from.email}>`,
+      `To: <${to}>`,
+      `Subject: ${subject}`,
+      `Date: ${new Date(date).toUTCString()}`,
+      `Message-ID: ${messageId}`,
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      text.replaceAll('\n', '\r\n'),
+    ].join('\r\n'),
+  );
   const structure = structureOf(raw);
   return {
     raw,
     parsed: {
-      messageId, inReplyTo: null, references: [], subject, from, to: [{ email: to }], cc: [], date, text, html: null,
-      attachments: [], encrypted: false,
+      messageId,
+      inReplyTo: null,
+      references: [],
+      subject,
+      from,
+      to: [{ email: to }],
+      cc: [],
+      date,
+      text,
+      html: null,
+      attachments: [],
+      encrypted: false,
       // The stored body ingest would build (the structure is our own linear code; the text is known).
       body: {
-        version: STORED_BODY_VERSION, structure, wire: structureWire(structure),
+        version: STORED_BODY_VERSION,
+        structure,
+        wire: structureWire(structure),
         content: { text, html: null, attachments: [], references: [], fallback: null, extractedText: text, extractedHtml: null },
       },
     },
@@ -89,7 +113,11 @@ const report = (label: string, samples: number[]): void => {
   console.log(`${label.padEnd(44)} p50 ${fmt(percentile(samples, 50)).padStart(7)} ms   p99 ${fmt(percentile(samples, 99)).padStart(7)} ms`);
 };
 
-interface Case { label: string; path: () => string; service: (principal: Principal) => unknown }
+interface Case {
+  label: string;
+  path: () => string;
+  service: (principal: Principal) => unknown;
+}
 
 const cases = (app: App, total: number): Case[] => {
   const list = (offset: number, search?: string) => (principal: Principal) =>
@@ -116,7 +144,9 @@ const cases = (app: App, total: number): Case[] => {
       service: (principal) => app.services.mailbox.read(principal, { uid: uid(), folder: 'INBOX', markAsRead: false }),
     },
     ...searches.map(([label, text]) => ({
-      label, path: () => `/api/v1/agent/inbox?limit=50&search=${encodeURIComponent(text)}`, service: list(0, text),
+      label,
+      path: () => `/api/v1/agent/inbox?limit=50&search=${encodeURIComponent(text)}`,
+      service: list(0, text),
     })),
   ];
 };
@@ -151,21 +181,32 @@ const main = async (): Promise<void> => {
       await fill(app, agent.email);
     }
     const principal = app.services.auth.authenticate(apiKey);
-    console.log(`bench:inbox  ${messages} messages, ${iterations} iterations each, load ${loadavg().map((v) => fmt(v)).join(' ')}`);
+    console.log(
+      `bench:inbox  ${messages} messages, ${iterations} iterations each, load ${loadavg()
+        .map((v) => fmt(v))
+        .join(' ')}`,
+    );
     reportSizes(app, dir.path);
     console.log('-- service layer');
     for (const entry of cases(app, messages)) report(entry.label, await time(() => entry.service(principal), iterations));
     console.log('-- HTTP (fetch, keep-alive)');
     const headers = { authorization: `Bearer ${apiKey}`, 'user-agent': 'agentpost-bench' };
     for (const entry of cases(app, messages)) {
-      report(entry.label, await time(async () => {
-        const path = entry.path();
-        const response = await fetch(app.baseUrl + path, { headers });
-        if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
-        await response.arrayBuffer();
-      }, iterations));
+      report(
+        entry.label,
+        await time(async () => {
+          const path = entry.path();
+          const response = await fetch(app.baseUrl + path, { headers });
+          if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+          await response.arrayBuffer();
+        }, iterations),
+      );
     }
-    console.log(`load after ${loadavg().map((v) => fmt(v)).join(' ')}`);
+    console.log(
+      `load after ${loadavg()
+        .map((v) => fmt(v))
+        .join(' ')}`,
+    );
   } finally {
     await app.stop();
     dir.remove();

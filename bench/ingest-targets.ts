@@ -54,21 +54,29 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
   const dir = tempDir('agentpost-bench-ingest-');
   const [http, smtp, submission, imap] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const configFile = join(dir.path, 'config.json');
-  writeFileSync(configFile, JSON.stringify({
-    dataDir: dir.path, log: { level: 'warn' }, http: { port: http, trustProxy: true },
-    // With a certificate the implicit-TLS ports listen too: on free ports.
-    submission: { port: submission, tlsPort: 0 }, imap: { port: imap, tlsPort: 0 }, ...(options.tls && { tls: options.tls }),
-    smtp: { port: smtp, ...(options.greetingDelayMs === undefined ? {} : { greetingDelayMs: options.greetingDelayMs }) },
-    limits: { registrationsPerIpPerHour: 100_000 },
-    ...options.config,
-  }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      dataDir: dir.path,
+      log: { level: 'warn' },
+      http: { port: http, trustProxy: true },
+      // With a certificate the implicit-TLS ports listen too: on free ports.
+      submission: { port: submission, tlsPort: 0 },
+      imap: { port: imap, tlsPort: 0 },
+      ...(options.tls && { tls: options.tls }),
+      smtp: { port: smtp, ...(options.greetingDelayMs === undefined ? {} : { greetingDelayMs: options.greetingDelayMs }) },
+      limits: { registrationsPerIpPerHour: 100_000 },
+      ...options.config,
+    }),
+  );
   // AGENTPOST_PARSE_THREADS, when set, reaches the server through the environment.
   const command = options.executable ? [options.executable] : [process.execPath, '--import', 'tsx', 'bin/main.ts'];
   const child = spawn(command[0], [...command.slice(1), 'serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
   const baseUrl = `http://127.0.0.1:${http}`;
   const register = async (agentId: string, i: number) => {
     const response = await fetch(`${baseUrl}/api/v1/agent/register`, {
-      method: 'POST', body: JSON.stringify({ agentId }),
+      method: 'POST',
+      body: JSON.stringify({ agentId }),
       headers: { 'content-type': 'application/json', 'user-agent': 'agentpost-bench/1.0', 'x-forwarded-for': `10.9.${i >> 8}.${i & 255}` },
     });
     if (response.status !== 201) throw new Error(`register: ${response.status} ${await response.text()}`);
@@ -80,9 +88,17 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
     const accounts = [];
     for (let i = 1; i <= (options.accounts ?? 0); i += 1) accounts.push(await register(`idle${i}`, i));
     return {
-      name, port: smtp, imapPort: imap, address: target.email, pid: child.pid as number, accounts, baseUrl,
+      name,
+      port: smtp,
+      imapPort: imap,
+      address: target.email,
+      pid: child.pid as number,
+      accounts,
+      baseUrl,
       stored: async () => {
-        const response = await fetch(`${baseUrl}/api/v1/agent/inbox?limit=1`, { headers: { authorization: `Bearer ${target.apiKey}`, 'user-agent': 'agentpost-bench/1.0' } });
+        const response = await fetch(`${baseUrl}/api/v1/agent/inbox?limit=1`, {
+          headers: { authorization: `Bearer ${target.apiKey}`, 'user-agent': 'agentpost-bench/1.0' },
+        });
         return ((await response.json()) as { totalMessages: number }).totalMessages;
       },
       stop: async () => {

@@ -32,13 +32,19 @@ const payloads = (options: ThreadingOptions, to: string, from: number, n: number
 
 const rateOf = async (options: ThreadingOptions, threads: boolean): Promise<number> => {
   const target = await startAgentpost(threads ? 'threads on' : 'threads off', {
-    executable: options.executable, greetingDelayMs: 0, config: { threads: { enabled: threads, subjectWindowDays: 7 } },
+    executable: options.executable,
+    greetingDelayMs: 0,
+    config: { threads: { enabled: threads, subjectWindowDays: 7 } },
   });
   try {
     const warm = Math.min(2000, options.count);
     await runLoad({ port: target.port, to: target.address, payloads: payloads(options, target.address, 0, warm), sessions: options.sessions, reuse: true });
     const { seconds } = await runLoad({
-      port: target.port, to: target.address, payloads: payloads(options, target.address, 1_000_000, options.count), sessions: options.sessions, reuse: true,
+      port: target.port,
+      to: target.address,
+      payloads: payloads(options, target.address, 1_000_000, options.count),
+      sessions: options.sessions,
+      reuse: true,
     });
     return options.count / seconds;
   } finally {
@@ -60,5 +66,7 @@ export const threading = async (options: ThreadingOptions): Promise<void> => {
     console.log(`  round ${round + 1}: threads on ${fmt(on, 0)} msg/s, off ${fmt(off, 0)} msg/s: ${fmt((on / off) * 100, 1)}% (target >= 90%)`);
   }
   const sorted = [...ratios].sort((a, b) => a - b);
-  console.log(`  median ${fmt(sorted[Math.floor(sorted.length / 2)] * 100, 1)}% over ${ratios.length} round(s), ${fmt(sorted[0] * 100, 1)}% to ${fmt(sorted[sorted.length - 1] * 100, 1)}%`);
+  console.log(
+    `  median ${fmt(sorted[Math.floor(sorted.length / 2)] * 100, 1)}% over ${ratios.length} round(s), ${fmt(sorted[0] * 100, 1)}% to ${fmt(sorted[sorted.length - 1] * 100, 1)}%`,
+  );
 };

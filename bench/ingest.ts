@@ -52,33 +52,55 @@ const parts = new Set((stringArg('only') ?? 'rates,tls,connections,memory,thread
 const mxDefaultPause = defaultConfig().smtp.greetingDelayMs;
 
 const { sentence } = vocabulary(5000, prng(7));
-const payloadsFor = (to: string, from: number, n: number) =>
-  Array.from({ length: n }, (_, i) => dataPayload(messageOfSize(from + i, to, bytes, sentence)));
+const payloadsFor = (to: string, from: number, n: number) => Array.from({ length: n }, (_, i) => dataPayload(messageOfSize(from + i, to, bytes, sentence)));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const uptime = () => execFileSync('uptime').toString().trim();
 
 type Mode = 'reused' | 'new connection';
-interface Measured { rate: number; cpuPerMessage?: number; greetingP50: number; clientCpuPerMessage: number; resumed: number }
+interface Measured {
+  rate: number;
+  cpuPerMessage?: number;
+  greetingP50: number;
+  clientCpuPerMessage: number;
+  resumed: number;
+}
 
 /** A warm-up in the same mode (connections, JIT, statements), then `count` measured messages. */
 const measure = async (target: Target, mode: Mode, n = count, starttls?: Load['starttls']): Promise<Measured> => {
   const reuse = mode === 'reused';
-  await runLoad({ port: target.port, to: target.address, payloads: payloadsFor(target.address, 0, Math.max(sessions * 10, Math.min(n, 2000))), sessions, reuse, starttls });
+  await runLoad({
+    port: target.port,
+    to: target.address,
+    payloads: payloadsFor(target.address, 0, Math.max(sessions * 10, Math.min(n, 2000))),
+    sessions,
+    reuse,
+    starttls,
+  });
   const payloads = payloadsFor(target.address, 100_000, n);
   const before = target.pid ? cpuMs(target.pid) : 0;
   const { seconds, greetingMs, resumed, clientCpuMs } = await runLoad({ port: target.port, to: target.address, payloads, sessions, reuse, starttls });
   const cpu = target.pid ? cpuMs(target.pid) - before : undefined;
-  return { rate: n / seconds, cpuPerMessage: cpu === undefined ? undefined : cpu / n, greetingP50: percentile(greetingMs, 50), clientCpuPerMessage: clientCpuMs / n, resumed };
+  return {
+    rate: n / seconds,
+    cpuPerMessage: cpu === undefined ? undefined : cpu / n,
+    greetingP50: percentile(greetingMs, 50),
+    clientCpuPerMessage: clientCpuMs / n,
+    resumed,
+  };
 };
 
 const report = (mode: Mode, name: string, m: Measured) =>
-  console.log(`${mode.padEnd(14)} ${name.padEnd(34)} ${fmt(m.rate, 0).padStart(6)} msg/s  server CPU ${m.cpuPerMessage === undefined ? '  n/a' : fmt(m.cpuPerMessage, 3)} ms/msg  client CPU ${fmt(m.clientCpuPerMessage, 3)} ms/msg  greeting p50 ${fmt(m.greetingP50, 1)} ms${m.resumed ? `  ${m.resumed} TLS sessions resumed` : ''}`);
+  console.log(
+    `${mode.padEnd(14)} ${name.padEnd(34)} ${fmt(m.rate, 0).padStart(6)} msg/s  server CPU ${m.cpuPerMessage === undefined ? '  n/a' : fmt(m.cpuPerMessage, 3)} ms/msg  client CPU ${fmt(m.clientCpuPerMessage, 3)} ms/msg  greeting p50 ${fmt(m.greetingP50, 1)} ms${m.resumed ? `  ${m.resumed} TLS sessions resumed` : ''}`,
+  );
 
 const rates = async (): Promise<void> => {
   const starters: [string, () => Promise<Target>][] = [
     ['sink', startSink],
     ['agentpost, no pause', () => startAgentpost('agentpost, no pause', { executable, greetingDelayMs: 0 })],
-    ...(mxDefaultPause > 0 ? [[`agentpost, MX default pause ${mxDefaultPause} ms`, () => startAgentpost('agentpost, MX default', { executable })] as [string, () => Promise<Target>]] : []),
+    ...(mxDefaultPause > 0
+      ? [[`agentpost, MX default pause ${mxDefaultPause} ms`, () => startAgentpost('agentpost, MX default', { executable })] as [string, () => Promise<Target>]]
+      : []),
     ...(postfixInstalled() ? [[`postfix ${postfixVersion()}`, startPostfixTarget] as [string, () => Promise<Target>]] : []),
   ];
   if (!postfixInstalled()) console.log('postfix: not installed, no comparison (apt-get install postfix)');
@@ -103,7 +125,10 @@ const rates = async (): Promise<void> => {
   }
   const [sink, fast, ...others] = starters.map(([name]) => name);
   const postfix = others.find((name) => name.startsWith('postfix'));
-  const pairs: [string, string][] = [[fast, sink], ...(postfix ? [fast, ...others.filter((name) => name !== postfix)].map((name) => [name, postfix] as [string, string]) : [])];
+  const pairs: [string, string][] = [
+    [fast, sink],
+    ...(postfix ? [fast, ...others.filter((name) => name !== postfix)].map((name) => [name, postfix] as [string, string]) : []),
+  ];
   for (const mode of ['reused', 'new connection'] as const) {
     for (const [ours, theirs] of pairs) {
       const ratios = byRound.map((inRound) => (inRound.get(`${mode}|${ours}`) ?? NaN) / (inRound.get(`${mode}|${theirs}`) ?? NaN));
@@ -118,7 +143,8 @@ const rates = async (): Promise<void> => {
  */
 const tls = async (): Promise<void> => {
   const made = await generate([{ name: 'commonName', value: 'mx.bench.test' }], {
-    keyType: 'ec', algorithm: 'sha256',
+    keyType: 'ec',
+    algorithm: 'sha256',
     extensions: [{ name: 'subjectAltName', altNames: [{ type: 2 as const, value: 'mx.bench.test' }] }],
   });
   const dir = tempDir('agentpost-bench-tls-');
@@ -127,7 +153,11 @@ const tls = async (): Promise<void> => {
   writeFileSync(files.key, made.private);
   const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0, tls: files });
   try {
-    const variants: [Mode, NonNullable<Load['starttls']>][] = [['reused', 'full'], ['new connection', 'full'], ['new connection', 'resumed']];
+    const variants: [Mode, NonNullable<Load['starttls']>][] = [
+      ['reused', 'full'],
+      ['new connection', 'full'],
+      ['new connection', 'resumed'],
+    ];
     const ratios = variants.map((): number[] => []);
     for (let round = 0; round < rounds; round += 1) {
       for (const [index, [mode, handshake]] of variants.entries()) {
@@ -139,7 +169,9 @@ const tls = async (): Promise<void> => {
       }
     }
     for (const [index, [mode, handshake]] of variants.entries()) {
-      console.log(`${mode}: STARTTLS (${handshake} handshake) / plain per round ${ratios[index].map((ratio) => `${fmt(ratio)}x`).join(' ')}, median ${fmt(percentile(ratios[index], 50))}x (target >= 0.6x)`);
+      console.log(
+        `${mode}: STARTTLS (${handshake} handshake) / plain per round ${ratios[index].map((ratio) => `${fmt(ratio)}x`).join(' ')}, median ${fmt(percentile(ratios[index], 50))}x (target >= 0.6x)`,
+      );
     }
   } finally {
     await target.stop();
@@ -170,7 +202,7 @@ const connections = async (): Promise<void> => {
       const alone = await measure(target, 'reused');
       console.log(
         `${idle} ${kind}: RSS ${fmt(before, 0)} -> ${fmt(after, 0)} MB, ${fmt(((after - before) * 1024) / idle, 1)} KB each (target < 50 KB); ` +
-        `ingest ${fmt(loaded.rate, 0)} msg/s while held, ${fmt(alone.rate, 0)} msg/s without: ${fmt((100 * loaded.rate) / alone.rate, 0)}% (target >= 80%)`,
+          `ingest ${fmt(loaded.rate, 0)} msg/s while held, ${fmt(alone.rate, 0)} msg/s without: ${fmt((100 * loaded.rate) / alone.rate, 0)}% (target >= 80%)`,
       );
     } finally {
       await target.stop();
@@ -189,7 +221,9 @@ const pauses = async (): Promise<void> => {
     try {
       const caught = await Promise.all(Array.from({ length: 20 }, () => refusesEarlyTalker(target.port)));
       const measured = await measure(target, 'new connection');
-      console.log(`pause ${String(pause).padStart(3)} ms: ${fmt(measured.rate, 0).padStart(5)} msg/s with a new connection per message, greeting p50 ${fmt(measured.greetingP50, 1)} ms; immediate early talkers refused: ${caught.filter(Boolean).length}/20`);
+      console.log(
+        `pause ${String(pause).padStart(3)} ms: ${fmt(measured.rate, 0).padStart(5)} msg/s with a new connection per message, greeting p50 ${fmt(measured.greetingP50, 1)} ms; immediate early talkers refused: ${caught.filter(Boolean).length}/20`,
+      );
     } finally {
       await target.stop();
     }
@@ -209,14 +243,16 @@ const memory = async (): Promise<void> => {
     const after = rssMb(target.pid).now;
     console.log(
       `memory (${executable ?? 'from source, tsx'}): RSS idle ${fmt(idleRss, 0)} MB (target < 100), peak ${fmt(peak, 0)} MB during ${memoryCount} messages ` +
-      `at ${fmt(memoryCount / seconds, 0)} msg/s (target < 200), ${fmt(after, 0)} MB ${afterSeconds} s after (target < 150); ${stored} stored`,
+        `at ${fmt(memoryCount / seconds, 0)} msg/s (target < 200), ${fmt(after, 0)} MB ${afterSeconds} s after (target < 150); ${stored} stored`,
     );
   } finally {
     await target.stop();
   }
 };
 
-console.log(`bench:ingest  ${sessions} sessions, ${count} messages of ~${bytes} bytes per target and mode, ${rounds} round(s); ${executable ?? 'agentpost from source'}`);
+console.log(
+  `bench:ingest  ${sessions} sessions, ${count} messages of ~${bytes} bytes per target and mode, ${rounds} round(s); ${executable ?? 'agentpost from source'}`,
+);
 console.log(`before: ${uptime()}`);
 if (parts.has('rates')) await rates();
 if (parts.has('tls')) await tls();

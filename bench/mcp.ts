@@ -33,7 +33,9 @@ const measure = async (label: string, call: () => Promise<unknown>): Promise<voi
 
 try {
   const registered = await fetch(`${app.baseUrl}/api/v1/agent/register`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agentId: 'bench' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ agentId: 'bench' }),
   }).then((response) => response.json() as Promise<{ apiKey: string }>);
   const authorization = `Bearer ${registered.apiKey}`;
   const client = new Client({ name: 'bench', version: '1.0.0' });
@@ -46,7 +48,10 @@ try {
   await measure('MCP tools/list', () => client.listTools());
   const rawCall = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'check_balance', arguments: {} } });
   const rawHeaders = {
-    authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25',
+    authorization,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
   };
   await measure('raw POST /mcp check_balance', () => fetch(`${app.baseUrl}/mcp`, { method: 'POST', headers: rawHeaders, body: rawCall }).then((r) => r.json()));
   await client.close();

@@ -16,7 +16,12 @@ import { argValue, fmt, messageOfSize, percentile, prng, vocabulary } from './li
 import { rssMb } from './proc.js';
 import { dataPayload, runLoad } from './smtp-load.js';
 
-interface Mailbox { baseUrl: string; port: number; email: string; apiKey: string }
+interface Mailbox {
+  baseUrl: string;
+  port: number;
+  email: string;
+  apiKey: string;
+}
 
 /** Messages of about 4 KB, `count` from `first`, ready to send. */
 const payloads = (to: string, first: number, count: number): Buffer[] => {
@@ -79,7 +84,10 @@ const line = (label: string, samples: number[]): string =>
   `${label.padEnd(30)} p50 ${fmt(percentile(samples, 50)).padStart(7)} ms   p99 ${fmt(percentile(samples, 99)).padStart(7)} ms   max ${fmt(Math.max(...samples)).padStart(7)} ms`;
 
 const verdict = (ok: boolean): string => (ok ? 'MET' : 'NOT MET');
-const load = (): string => loadavg().map((value) => fmt(value)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((value) => fmt(value))
+    .join(' ');
 
 const main = async (): Promise<void> => {
   const seed = argValue('seed', 2000);
@@ -119,8 +127,10 @@ const main = async (): Promise<void> => {
     for (const kind of ['list', 'read'] as const) {
       const underLoad = percentile(loaded[kind], 99);
       const base = percentile(idle[kind], 99);
-      console.log(`verdict ${kind}: p99 under load ${fmt(underLoad)} ms vs idle ${fmt(base)} ms (${fmt(underLoad / base)}x): ` +
-        `within 3x ${verdict(underLoad <= 3 * base)}, under 25 ms ${verdict(underLoad < 25)}`);
+      console.log(
+        `verdict ${kind}: p99 under load ${fmt(underLoad)} ms vs idle ${fmt(base)} ms (${fmt(underLoad / base)}x): ` +
+          `within 3x ${verdict(underLoad <= 3 * base)}, under 25 ms ${verdict(underLoad < 25)}`,
+      );
     }
     const healthP99 = percentile(healthSamples, 99);
     console.log(`verdict /healthz p99 while the bomb is read 10 times under ingest: ${fmt(healthP99)} ms, under 50 ms ${verdict(healthP99 < 50)}`);

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 /** Shared by the benchmarks that compare with Postfix (bench:send, bench:ingest). */
 
 export const postfixInstalled = (): boolean =>
-  existsSync('/etc/postfix/master.cf') && (() => {
+  existsSync('/etc/postfix/master.cf') &&
+  (() => {
     try {
       execFileSync('postconf', ['-d', 'mail_version'], { stdio: 'ignore' });
       return true;
@@ -18,7 +19,10 @@ export const postfixInstalled = (): boolean =>
 
 export const postfixVersion = (): string => execFileSync('postconf', ['-d', '-h', 'mail_version']).toString().trim();
 
-export interface Postfix { port: number; stop(): void }
+export interface Postfix {
+  port: number;
+  stop(): void;
+}
 
 /**
  * A private Postfix instance (own config, queue and log under a temp folder, loopback only)
@@ -37,11 +41,25 @@ export const startPostfix = async (settings: string[]): Promise<Postfix> => {
   copyFileSync('/etc/postfix/master.cf', join(configDir, 'master.cf'));
   const port = await freePort();
   const postconf = (...args: string[]) => execFileSync('postconf', ['-c', configDir, ...args], { stdio: 'pipe' });
-  postconf('-e',
-    `queue_directory=${join(root, 'spool')}`, `data_directory=${join(root, 'lib')}`, 'inet_interfaces=127.0.0.1', 'inet_protocols=ipv4',
-    'mydestination=', 'mynetworks=127.0.0.0/8', 'smtpd_tls_security_level=none', 'smtp_tls_security_level=none',
-    `maillog_file_prefixes=${root}`, `maillog_file=${join(root, 'maillog')}`, 'myhostname=bench.localhost',
-    'alias_maps=', 'alias_database=', 'local_recipient_maps=', 'smtpd_relay_restrictions=permit_mynetworks, reject', ...settings);
+  postconf(
+    '-e',
+    `queue_directory=${join(root, 'spool')}`,
+    `data_directory=${join(root, 'lib')}`,
+    'inet_interfaces=127.0.0.1',
+    'inet_protocols=ipv4',
+    'mydestination=',
+    'mynetworks=127.0.0.0/8',
+    'smtpd_tls_security_level=none',
+    'smtp_tls_security_level=none',
+    `maillog_file_prefixes=${root}`,
+    `maillog_file=${join(root, 'maillog')}`,
+    'myhostname=bench.localhost',
+    'alias_maps=',
+    'alias_database=',
+    'local_recipient_maps=',
+    'smtpd_relay_restrictions=permit_mynetworks, reject',
+    ...settings,
+  );
   postconf('-F', '-e', '*/*/chroot = n');
   postconf('-M', '-X', 'smtp/inet');
   postconf('-M', '-e', `127.0.0.1:${port}/inet=127.0.0.1:${port} inet n - n - - smtpd`);
@@ -81,7 +99,10 @@ export const waitForPort = async (port: number): Promise<void> => {
   for (let i = 0; i < 600; i += 1) {
     const open = await new Promise<boolean>((resolve) => {
       const socket = new Socket();
-      socket.once('connect', () => { socket.destroy(); resolve(true); });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
       socket.once('error', () => resolve(false));
       socket.connect(port, '127.0.0.1');
     });

@@ -23,7 +23,11 @@ const startSink = async () => {
   let received = 0;
   let waiter: { count: number; resolve: () => void } | null = null;
   const server = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS', 'AUTH'], disableReverseLookup: true, logger: false, maxClients: 1000,
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    disableReverseLookup: true,
+    logger: false,
+    maxClients: 1000,
     onData(stream, session, callback) {
       stream.on('data', () => {});
       stream.on('end', () => {
@@ -36,25 +40,31 @@ const startSink = async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   return {
     port: (server.server.address() as AddressInfo).port,
-    get received() { return received; },
-    reset() { received = 0; },
-    waitFor: (count: number) => new Promise<void>((resolve) => {
-      if (received >= count) return resolve();
-      waiter = { count, resolve };
-    }),
+    get received() {
+      return received;
+    },
+    reset() {
+      received = 0;
+    },
+    waitFor: (count: number) =>
+      new Promise<void>((resolve) => {
+        if (received >= count) return resolve();
+        waiter = { count, resolve };
+      }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 };
 
-const recipientsOf = (i: number): string[] =>
-  Array.from({ length: RECIPIENTS_PER_SEND }, (_, r) => `user${i}-${r}@domain${r}.bench.test`);
+const recipientsOf = (i: number): string[] => Array.from({ length: RECIPIENTS_PER_SEND }, (_, r) => `user${i}-${r}@domain${r}.bench.test`);
 
 /** Runs `work(i)` for i in [0, total) with `concurrency` in flight. */
 const pool = async (total: number, concurrency: number, work: (i: number) => Promise<void>) => {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) await work(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await work(next++);
+    }),
+  );
 };
 
 /**
@@ -66,18 +76,27 @@ const benchAgentpost = async (relayPort: number, sink: Awaited<ReturnType<typeof
   const unlimited = { recipientsPerDay: 10_000_000, recipientsPerMinute: 10_000_000 };
   const [httpPort, smtpPort, submissionPort] = [await freePort(), await freePort(), await freePort()];
   const configFile = join(dataDir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({
-    dataDir, http: { port: httpPort }, smtp: { port: smtpPort }, submission: { port: submissionPort }, log: { level: 'warn' },
-    limits: { sendRequestsPerMinute: 10_000_000, sendingStates: { probation: unlimited, standard: unlimited, reviewed: unlimited } },
-    outbound: { relay: `smtp://127.0.0.1:${relayPort}` },
-  }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      dataDir,
+      http: { port: httpPort },
+      smtp: { port: smtpPort },
+      submission: { port: submissionPort },
+      log: { level: 'warn' },
+      limits: { sendRequestsPerMinute: 10_000_000, sendingStates: { probation: unlimited, standard: unlimited, reviewed: unlimited } },
+      outbound: { relay: `smtp://127.0.0.1:${relayPort}` },
+    }),
+  );
   const cli = (...args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'bin/main.ts', ...args, '--config', configFile], { stdio: 'pipe' });
   const server = spawn(process.execPath, ['--import', 'tsx', 'bin/main.ts', 'serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
   const baseUrl = `http://127.0.0.1:${httpPort}`;
   try {
     await waitForPort(httpPort);
     const register = await fetch(`${baseUrl}/api/v1/agent/register`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'agentpost-bench/1.0' }, body: JSON.stringify({ agentId: 'bench' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'agentpost-bench/1.0' },
+      body: JSON.stringify({ agentId: 'bench' }),
     });
     const agent = (await register.json()) as { email: string; apiKey: string };
     cli('credits', 'add', agent.email, String(TOTAL_RECIPIENTS));
@@ -111,7 +130,14 @@ const benchAgentpost = async (relayPort: number, sink: Awaited<ReturnType<typeof
 const benchPostfix = async (sink: Awaited<ReturnType<typeof startSink>>) => {
   const postfix = await startPostfix([`relayhost=[127.0.0.1]:${sink.port}`]);
   try {
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: postfix.port, pool: true, maxConnections: CLIENTS, maxMessages: Infinity, ignoreTLS: true });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: postfix.port,
+      pool: true,
+      maxConnections: CLIENTS,
+      maxMessages: Infinity,
+      ignoreTLS: true,
+    });
     sink.reset();
     const started = performance.now();
     await pool(SENDS, CLIENTS, async (i) => {
@@ -132,12 +158,16 @@ const rate = (count: number, seconds: number) => (count / seconds).toFixed(0);
 const sink = await startSink();
 console.log(`bench:send: ${SENDS} sends x ${RECIPIENTS_PER_SEND} remote recipients, ${CLIENTS} concurrent clients, relay to a loopback sink`);
 const ours = await benchAgentpost(sink.port, sink);
-console.log(`agentpost: accepted ${rate(SENDS, ours.acceptedSeconds)} sends/s (${ours.acceptedSeconds.toFixed(2)} s); delivered ${rate(TOTAL_RECIPIENTS, ours.deliveredSeconds)} recipients/s (all ${TOTAL_RECIPIENTS} in ${ours.deliveredSeconds.toFixed(2)} s)`);
+console.log(
+  `agentpost: accepted ${rate(SENDS, ours.acceptedSeconds)} sends/s (${ours.acceptedSeconds.toFixed(2)} s); delivered ${rate(TOTAL_RECIPIENTS, ours.deliveredSeconds)} recipients/s (all ${TOTAL_RECIPIENTS} in ${ours.deliveredSeconds.toFixed(2)} s)`,
+);
 if (!postfixInstalled()) {
   console.log('postfix: not installed, no comparison (apt-get install postfix to compare)');
 } else {
   const theirs = await benchPostfix(sink);
-  console.log(`postfix:   accepted ${rate(SENDS, theirs.acceptedSeconds)} messages/s (${theirs.acceptedSeconds.toFixed(2)} s); delivered ${rate(TOTAL_RECIPIENTS, theirs.deliveredSeconds)} recipients/s (all in ${theirs.deliveredSeconds.toFixed(2)} s)`);
+  console.log(
+    `postfix:   accepted ${rate(SENDS, theirs.acceptedSeconds)} messages/s (${theirs.acceptedSeconds.toFixed(2)} s); delivered ${rate(TOTAL_RECIPIENTS, theirs.deliveredSeconds)} recipients/s (all in ${theirs.deliveredSeconds.toFixed(2)} s)`,
+  );
   console.log(`ratio (agentpost / postfix delivered recipients/s): ${(theirs.deliveredSeconds / ours.deliveredSeconds).toFixed(2)}`);
 }
 await sink.close();

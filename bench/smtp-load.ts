@@ -82,7 +82,9 @@ interface Resumption {
 const startTls = async (conversation: Conversation, resumption?: Resumption): Promise<Conversation> => {
   await conversation.command('STARTTLS\r\n', '220');
   const secure = await new Promise<TLSSocket>((resolve, reject) => {
-    const socket = tlsConnect({ socket: conversation.socket, rejectUnauthorized: false, servername: 'mx.bench.test', session: resumption?.session }, () => resolve(socket));
+    const socket = tlsConnect({ socket: conversation.socket, rejectUnauthorized: false, servername: 'mx.bench.test', session: resumption?.session }, () =>
+      resolve(socket),
+    );
     if (resumption) socket.on('session', (session: Buffer) => (resumption.session = session));
     socket.once('error', reject);
   });
@@ -142,21 +144,23 @@ export const runLoad = async ({ port, to, payloads, sessions, reuse, starttls }:
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   const resumptions: Resumption[] = [];
-  await Promise.all(Array.from({ length: sessions }, async () => {
-    let conversation: Conversation | null = null;
-    const resumption: Resumption = {};
-    resumptions.push(resumption);
-    while (next < payloads.length) {
-      const payload = payloads[next++];
-      conversation ??= await greet(resumption);
-      await transaction(conversation, to, payload);
-      if (!reuse) {
-        await leave(conversation);
-        conversation = null;
+  await Promise.all(
+    Array.from({ length: sessions }, async () => {
+      let conversation: Conversation | null = null;
+      const resumption: Resumption = {};
+      resumptions.push(resumption);
+      while (next < payloads.length) {
+        const payload = payloads[next++];
+        conversation ??= await greet(resumption);
+        await transaction(conversation, to, payload);
+        if (!reuse) {
+          await leave(conversation);
+          conversation = null;
+        }
       }
-    }
-    if (conversation) await leave(conversation);
-  }));
+      if (conversation) await leave(conversation);
+    }),
+  );
   const cpu = process.cpuUsage(cpuBefore);
   const resumed = resumptions.reduce((sum, resumption) => sum + (resumption.reused ?? 0), 0);
   return { seconds: (performance.now() - started) / 1000, greetingMs, resumed, clientCpuMs: (cpu.user + cpu.system) / 1000 };
@@ -169,12 +173,14 @@ export const runLoad = async ({ port, to, payloads, sessions, reuse, starttls }:
 export const holdIdleSmtp = async (port: number, count: number): Promise<{ close(): void }> => {
   const sockets: Socket[] = [];
   for (let i = 0; i < count; i += 50) {
-    await Promise.all(Array.from({ length: Math.min(50, count - i) }, async () => {
-      const conversation = await open(port);
-      sockets.push(conversation.socket);
-      await conversation.reply('220');
-      await conversation.command('EHLO idle.bench.test\r\n', '250');
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, async () => {
+        const conversation = await open(port);
+        sockets.push(conversation.socket);
+        await conversation.reply('220');
+        await conversation.command('EHLO idle.bench.test\r\n', '250');
+      }),
+    );
   }
   return { close: () => sockets.forEach((socket) => socket.destroy()) };
 };

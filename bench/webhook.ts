@@ -25,7 +25,9 @@ await app.start();
 // The receiver: answers the challenge, records when each INBOX uid arrived.
 const arrivals = new Map<string, number>();
 let allArrived: () => void = () => {};
-const done = new Promise<void>((resolve) => { allArrived = resolve; });
+const done = new Promise<void>((resolve) => {
+  allArrived = resolve;
+});
 const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -59,7 +61,14 @@ const verified = await call('POST', `/api/v1/agent/webhooks/${webhook.id}/verify
 if (!verified.verified) throw new Error(`verification failed: ${JSON.stringify(verified)}`);
 
 // 50 messages a second on a fixed schedule over a small pool of SMTP connections.
-const transport = nodemailer.createTransport({ host: '127.0.0.1', port: app.ports.smtp, pool: true, maxConnections: 8, maxMessages: Infinity, ignoreTLS: true });
+const transport = nodemailer.createTransport({
+  host: '127.0.0.1',
+  port: app.ports.smtp,
+  pool: true,
+  maxConnections: 8,
+  maxMessages: Infinity,
+  ignoreTLS: true,
+});
 const acceptedAt = new Map<string, number>();
 const sends: Promise<void>[] = [];
 const started = performance.now();
@@ -68,9 +77,11 @@ for (let i = 0; i < TOTAL; i += 1) {
   const wait = due - performance.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   const subject = `bench ${i}`;
-  sends.push(transport.sendMail({ from: 'load@example.com', to: agent.email, subject, text: `message ${i}` }).then(() => {
-    acceptedAt.set(subject, performance.now());
-  }));
+  sends.push(
+    transport.sendMail({ from: 'load@example.com', to: agent.email, subject, text: `message ${i}` }).then(() => {
+      acceptedAt.set(subject, performance.now());
+    }),
+  );
 }
 await Promise.all(sends);
 const sendSeconds = (performance.now() - started) / 1000;
@@ -96,7 +107,13 @@ const result = {
   ratePerSecond: RATE_PER_SECOND,
   sendSeconds: round(sendSeconds),
   eventsReceived: arrivals.size,
-  latencyMs: { p50: round(percentile(50)), p90: round(percentile(90)), p99: round(percentile(99)), max: round(latencies[latencies.length - 1]), min: round(latencies[0]) },
+  latencyMs: {
+    p50: round(percentile(50)),
+    p90: round(percentile(90)),
+    p99: round(percentile(99)),
+    max: round(latencies[latencies.length - 1]),
+    min: round(latencies[0]),
+  },
   attemptsStartedBy: app.workers.webhooks.started,
   targetP99Under1s: percentile(99) < 1000 && arrivals.size === TOTAL,
 };

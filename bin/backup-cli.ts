@@ -47,7 +47,10 @@ export const backupCommand = async (args: string[], dataDir: string, options: Op
   await withScratch(dirname(target), async (scratch) => {
     snapshotDatabase(store, join(scratch, STORE_FILE), options);
     writeFileSync(join(scratch, SECRET_FILE), readFileSync(join(dataDir, SECRET_FILE)), { mode: 0o600 });
-    writeFileSync(join(scratch, MANIFEST_FILE), `${JSON.stringify({ format: FORMAT, version: packageJson.version, createdAt: new Date().toISOString(), files: [STORE_FILE, SECRET_FILE] })}\n`);
+    writeFileSync(
+      join(scratch, MANIFEST_FILE),
+      `${JSON.stringify({ format: FORMAT, version: packageJson.version, createdAt: new Date().toISOString(), files: [STORE_FILE, SECRET_FILE] })}\n`,
+    );
     // The archive holds the secret key: private from its first byte, and complete under its
     // final name only (a rename), so a crash never leaves a half backup that looks whole.
     const partial = join(scratch, `${basename(target)}.partial`);

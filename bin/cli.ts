@@ -96,8 +96,7 @@ interface ListenError extends Error {
   port: number;
 }
 
-const isListenError = (error: unknown): error is ListenError =>
-  error instanceof Error && 'syscall' in error && error.syscall === 'listen' && 'code' in error;
+const isListenError = (error: unknown): error is ListenError => error instanceof Error && 'syscall' in error && error.syscall === 'listen' && 'code' in error;
 
 const serve = async (config: Config, options: AppOptions): Promise<number> => {
   const { createApp } = await loadApp();
@@ -150,7 +149,9 @@ const accountsCommand = async (config: Config, options: AppOptions, args: string
   return withCore(config, options, (core) => {
     for (const account of core.services.accounts.list()) {
       const { id, agentId, email, credits, status, sendingState, createdAt, kind, ownerId } = account;
-      process.stdout.write(`${JSON.stringify({ id, kind, agentId, email, credits, status, sendingState, ownerId, createdAt: new Date(createdAt).toISOString() })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ id, kind, agentId, email, credits, status, sendingState, ownerId, createdAt: new Date(createdAt).toISOString() })}\n`,
+      );
     }
     return 0;
   });
@@ -186,7 +187,10 @@ const withCore = async (config: Config, options: AppOptions, work: (core: Return
   }
 };
 
-const servicesOf = (config: Config, options: AppOptions): WithServices => (work) => withCore(config, options, (core) => work(core.services));
+const servicesOf =
+  (config: Config, options: AppOptions): WithServices =>
+  (work) =>
+    withCore(config, options, (core) => work(core.services));
 
 const print = (text: string, code: number): number => {
   process.stdout.write(`${text}\n`);

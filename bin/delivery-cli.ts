@@ -34,6 +34,7 @@ export const outboundCommand = (args: string[], withServices: WithServices, prin
 
 export const suppressionsCommand = (args: string[], withServices: WithServices, print: Out, fail: Out): number | Promise<number> => {
   const [action, email, address, reason] = args;
-  if (action !== 'add' || !email || !address || !reason || args.length > 4) return fail('usage: agentpost suppressions add <email> <address> <bounce|complaint|manual>', 2);
+  if (action !== 'add' || !email || !address || !reason || args.length > 4)
+    return fail('usage: agentpost suppressions add <email> <address> <bounce|complaint|manual>', 2);
   return withServices((services) => print(JSON.stringify(services.suppressions.add(email, address, reason)), 0));
 };

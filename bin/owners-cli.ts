@@ -17,7 +17,10 @@ export const ownersCommand = (args: string[], withServices: WithServices, baseUr
   return withServices((services) => {
     if (action === 'link') return print(linkOf(baseUrl, services.owners.linkByOperator(email)), 0);
     const { account, token } = services.owners.createByOperator(email);
-    return print(`owner ${account.id} created with the mailbox ${account.email}\nset the password within the link's lifetime (owners.passwordLinkHours), once:\n${linkOf(baseUrl, token)}`, 0);
+    return print(
+      `owner ${account.id} created with the mailbox ${account.email}\nset the password within the link's lifetime (owners.passwordLinkHours), once:\n${linkOf(baseUrl, token)}`,
+      0,
+    );
   });
 };
 

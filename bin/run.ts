@@ -6,7 +6,7 @@ export const runAndExit = (options: AppOptions): void => {
   runCli(process.argv.slice(2), options).then(
     (code) => process.exit(code),
     (error: unknown) => {
-      process.stderr.write(`agentpost: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+      process.stderr.write(`agentpost: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(1);
     },
   );

@@ -60,7 +60,11 @@ const threadFromAsset = (asset: string, resourceLimits?: ResourceLimits) => {
 const addon = isSea() ? loadAddonFromAsset(ADDON_ASSET) : undefined;
 const argon2 = isSea() ? (loadAddonFromAsset(ARGON2_ASSET).exports as Argon2Binding) : undefined;
 const threads = isSea()
-  ? { parseWorker: threadFromAsset(PARSE_THREAD_ASSET, PARSE_THREAD_LIMITS), searchWorker: threadFromAsset(SEARCH_THREAD_ASSET), nativeBindingFile: addon?.file }
+  ? {
+      parseWorker: threadFromAsset(PARSE_THREAD_ASSET, PARSE_THREAD_LIMITS),
+      searchWorker: threadFromAsset(SEARCH_THREAD_ASSET),
+      nativeBindingFile: addon?.file,
+    }
   : {};
 
 runAndExit({ nativeBinding: addon?.exports, argon2, ...threads });

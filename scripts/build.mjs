@@ -78,7 +78,9 @@ export const build = async () => {
     const file = join(APP_DIR, name);
     if (!written.has(file) && file !== STAMP) rmSync(file, { force: true });
   }
-  const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/')).sort();
+  const inputs = Object.keys(result.metafile.inputs)
+    .filter((input) => !input.startsWith('node_modules/'))
+    .sort();
   writeAtomically(STAMP, `${JSON.stringify({ inputs }, null, 2)}\n`);
   return { files: written.size, inputs: inputs.length };
 };

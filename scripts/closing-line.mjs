@@ -2,8 +2,7 @@
 // "failed: <what>" line per failure. Needs no package, so `npm test` can report even when
 // node_modules lacks one.
 
-export const closingLine = ({ passed, failed, skipped }) =>
-  `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
+export const closingLine = ({ passed, failed, skipped }) => `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
 
 /** Prints the failures and the closing line; returns the exit code that agrees with it. */
 export const report = (counts) => {

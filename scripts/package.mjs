@@ -61,7 +61,10 @@ const preferCommonJsBuilds = {
     build.onResolve({ filter: /^[^./]/ }, async (args) => {
       if (args.pluginData?.preferCommonJs || args.kind !== 'import-statement' || args.path.startsWith('node:')) return undefined;
       const resolved = await build.resolve(args.path, {
-        kind: 'require-call', resolveDir: args.resolveDir, importer: args.importer, pluginData: { preferCommonJs: true },
+        kind: 'require-call',
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: { preferCommonJs: true },
       });
       return resolved.errors.length > 0 ? undefined : resolved;
     });
@@ -123,17 +126,24 @@ for (const thread of THREADS) {
 }
 
 step(`making the SEA blob (assets ${[addon, argon2Addon, ...THREADS.map(threadBundle)].map((file) => relative(root, file)).join(', ')})`);
-writeFileSync(seaConfig, JSON.stringify({
-  main: bundle,
-  output: blob,
-  disableExperimentalSEAWarning: true,
-  useCodeCache: true,
-  // Every thread's gc(), for the collection once a burst of mail is over
-  // (src/workers/memory-release.ts). The blob is made with the same flag, so the code cache
-  // it holds matches the flags the executable runs with.
-  execArgv: ['--expose-gc'],
-  assets: { [ADDON_ASSET]: addon, [ARGON2_ASSET]: argon2Addon, ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])) },
-}, null, 2));
+writeFileSync(
+  seaConfig,
+  JSON.stringify(
+    {
+      main: bundle,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: true,
+      // Every thread's gc(), for the collection once a burst of mail is over
+      // (src/workers/memory-release.ts). The blob is made with the same flag, so the code cache
+      // it holds matches the flags the executable runs with.
+      execArgv: ['--expose-gc'],
+      assets: { [ADDON_ASSET]: addon, [ARGON2_ASSET]: argon2Addon, ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])) },
+    },
+    null,
+    2,
+  ),
+);
 execFileSync(node.binary, ['--expose-gc', '--experimental-sea-config', seaConfig], { stdio: 'inherit' });
 
 step(`injecting into a copy of ${relative(root, node.binary)}`);

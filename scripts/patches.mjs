@@ -13,8 +13,14 @@ import { join } from 'node:path';
 export const ensurePatches = (root = '.') => {
   const dir = join(root, 'patches');
   const stamp = join(root, 'node_modules', '.agentpost-patches');
-  const files = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.patch')).sort() : [];
-  const digest = createHash('sha256').update(files.map((name) => readFileSync(join(dir, name), 'utf8')).join('\0')).digest('hex');
+  const files = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.endsWith('.patch'))
+        .sort()
+    : [];
+  const digest = createHash('sha256')
+    .update(files.map((name) => readFileSync(join(dir, name), 'utf8')).join('\0'))
+    .digest('hex');
   if (files.length === 0 || (existsSync(stamp) && readFileSync(stamp, 'utf8') === digest)) return true;
   const patched = spawnSync('npx', ['--no-install', 'patch-package', '--error-on-fail'], { cwd: root, stdio: 'inherit' });
   if (patched.status !== 0) return false;

@@ -55,9 +55,15 @@ export const addonFor = (node, root, log) => {
     for (const part of ['package.json', 'binding.gyp', 'src', 'deps']) cpSync(join(source, part), join(work, part), { recursive: true });
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name)));
     const nodedir = headersWithoutWrapHooks(node.nodedir, join(work, 'node-headers'));
-    execFileSync(process.execPath, [require.resolve('node-gyp/bin/node-gyp.js'), 'rebuild', `--nodedir=${nodedir}`, '--jobs=2', '--release', '--loglevel=warn'], {
-      cwd: work, env, stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    execFileSync(
+      process.execPath,
+      [require.resolve('node-gyp/bin/node-gyp.js'), 'rebuild', `--nodedir=${nodedir}`, '--jobs=2', '--release', '--loglevel=warn'],
+      {
+        cwd: work,
+        env,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     rmSync(nodedir, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
     renameSync(work, dir);

@@ -91,4 +91,3 @@ export const countTap = (tap, exitCode) => {
   }
   return counts;
 };
-

@@ -16,7 +16,9 @@ const BUILT_FILES = ['dist/esm/index.js', 'dist/commonjs/index.js', 'dist/esm/in
 const DEFAULTS = join('node_modules', '@tapjs', 'test', 'dist', 'esm', 'default-plugins.js');
 
 const configuredPlugins = (root) => {
-  const defaults = readFileSync(join(root, DEFAULTS), 'utf8').match(/'[^']+'/g).map((name) => name.slice(1, -1));
+  const defaults = readFileSync(join(root, DEFAULTS), 'utf8')
+    .match(/'[^']+'/g)
+    .map((name) => name.slice(1, -1));
   const listed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).tap?.plugin ?? [];
   const removed = new Set(listed.filter((name) => name.startsWith('!')).map((name) => name.slice(1)));
   return new Set([...defaults, ...listed.filter((name) => !name.startsWith('!'))].filter((name) => !removed.has(name)));

@@ -1,4 +1,4 @@
-// `npm test`: tap's plugin set, the dependency patches, the type check, then every tap test,
+// `npm test`: tap's plugin set, the dependency patches, the type check, lint and format, then every tap test,
 // closing with one line "N passed, N failed" counted from tap's raw TAP (scripts/run-tap.mjs);
 // the exit code is non-zero exactly when that line counts a failure. Arguments go to tap.
 import { spawnSync } from 'node:child_process';
@@ -24,4 +24,6 @@ const { runTap } = await import('./run-tap.mjs');
 if (!ensureTapPlugins()) stop('npx tap build (if node_modules/@tapjs/test/test-built is broken, npm ci restores it)');
 if (!ensurePatches()) stop('patch-package (npm ci restores node_modules and applies patches/)');
 if (spawnSync('npx', ['tsc', '--noEmit', '-p', '.'], { stdio: 'inherit' }).status !== 0) stop('type check (npx tsc --noEmit -p .)');
+// Lint and format as biome.json says (Biome, pinned): `npx biome check --write .` fixes what it can.
+if (spawnSync('npx', ['biome', 'ci', '.'], { stdio: 'inherit' }).status !== 0) stop('lint and format (npx biome ci .)');
 process.exit(report(await runTap(process.argv.slice(2))));

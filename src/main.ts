@@ -120,8 +120,7 @@ export interface App {
 export const databasePath = (config: Config): string => join(config.dataDir, 'agentpost.db');
 
 /** The logger the caller gave, or one at the configured level on stderr. */
-const loggerOf = (config: Config, options: AppOptions): Logger =>
-  options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
+const loggerOf = (config: Config, options: AppOptions): Logger => options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
 
 /** Opens the store and builds the services: what both `serve` and the admin commands need. */
 export const openCore = (config: Config, options: AppOptions = {}, parseMail?: ParseMail) => {
@@ -132,25 +131,45 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
   // No connection is opened until a delivery run needs one; admin commands never do.
   const extraCa = config.outbound.caFile ? [readTrustAnchors(config.outbound.caFile)] : undefined;
   const handoff = new SmtpHandoff({
-    heloName: config.smtp.hostname, timeoutMs: config.outbound.timeoutMs,
-    maxIdlePerHost: config.outbound.maxIdlePerHost, idleMs: 30_000, extraCa, logger,
+    heloName: config.smtp.hostname,
+    timeoutMs: config.outbound.timeoutMs,
+    maxIdlePerHost: config.outbound.maxIdlePerHost,
+    idleMs: 30_000,
+    extraCa,
+    logger,
   });
   const dns = options.dns ?? createDnsResolver(config.dns);
   const addressResolver = options.addressResolver ?? dns;
   const webhookSender = new HttpWebhookSender(addressResolver, {
-    allowInsecure: config.webhooks.allowInsecure, timeoutMs: config.webhooks.timeoutMs, maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES,
+    allowInsecure: config.webhooks.allowInsecure,
+    timeoutMs: config.webhooks.timeoutMs,
+    maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES,
   });
   // RFC 8461 section 3.3 does not fix a timeout; a policy is a few lines, 15 s is generous.
   const mtaStsFetcher = new HttpsMtaStsFetcher(addressResolver, {
-    allowLoopback: config.outbound.allowLoopbackMx, timeoutMs: 15_000, port: options.mtaStsPort, extraCa,
+    allowLoopback: config.outbound.allowLoopbackMx,
+    timeoutMs: 15_000,
+    port: options.mtaStsPort,
+    extraCa,
   });
   // The card checkout's return page is the base URL, known once the HTTP listener is bound.
   const urls = { base: config.baseUrl ?? '' };
   const payments = paymentAdapters(config, () => urls.base);
   const services = createServices({
-    store, clock, logger, handoff, resolver: options.resolver ?? dns, addressResolver, dns, webhookSender, mtaStsFetcher, parseMail, indexWriter,
+    store,
+    clock,
+    logger,
+    handoff,
+    resolver: options.resolver ?? dns,
+    addressResolver,
+    dns,
+    webhookSender,
+    mtaStsFetcher,
+    parseMail,
+    indexWriter,
     argon2: argon2Loader(options.argon2),
-    cardProcessor: payments.cardProcessor, polygon: payments.polygon,
+    cardProcessor: payments.cardProcessor,
+    polygon: payments.polygon,
     config: {
       mailDomain: config.mailDomain,
       smtpHostname: config.smtp.hostname,
@@ -164,8 +183,11 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
       factorAttemptsPer15Minutes: config.limits.factorAttemptsPer15Minutes,
       ...servicesLimits(config.limits),
       outbound: {
-        relay: config.outbound.relay, port: config.outbound.port, allowLoopbackMx: config.outbound.allowLoopbackMx,
-        retryMs: config.outbound.retryHours * 60 * 60 * 1000, concurrency: config.outbound.concurrency,
+        relay: config.outbound.relay,
+        port: config.outbound.port,
+        allowLoopbackMx: config.outbound.allowLoopbackMx,
+        retryMs: config.outbound.retryHours * 60 * 60 * 1000,
+        concurrency: config.outbound.concurrency,
       },
       webhooksAllowInsecure: config.webhooks.allowInsecure,
       owners: { ...config.owners, sessionKey: loadSessionKey(config.dataDir) },
@@ -195,26 +217,48 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   // lends the paths and Node's raw request/response to whatever main.ts mounts.
   // One budget for the bytes of request bodies held at once, shared by REST and MCP.
   const bodyLimits: BodyLimits = {
-    sendBytes: config.http.maxBodyBytes, smallBytes: config.http.maxSmallBodyBytes, budget: new BodyBudget(config.http.maxBufferedBodyBytes),
+    sendBytes: config.http.maxBodyBytes,
+    smallBytes: config.http.maxSmallBodyBytes,
+    budget: new BodyBudget(config.http.maxBufferedBodyBytes),
   };
   // The request schemas with this config's limits: REST, the MCP tools and the OpenAPI document.
   const validator = createValidator(schemasWithLimits(config.limits));
   const mcpEndpoint = lazyMcpEndpoint({
-    services, logger, validator, trustProxy: config.http.trustProxy, body: bodyLimits, baseUrl: () => app.baseUrl,
+    services,
+    logger,
+    validator,
+    trustProxy: config.http.trustProxy,
+    body: bodyLimits,
+    baseUrl: () => app.baseUrl,
   });
   // The console is another adapter on the HTTP listener, handed over like MCP's endpoint.
   const consolePages = createConsole({
-    services, logger, trustProxy: config.http.trustProxy, body: bodyLimits, timeZone: config.timeZone, baseUrl: () => app.baseUrl,
+    services,
+    logger,
+    trustProxy: config.http.trustProxy,
+    body: bodyLimits,
+    timeZone: config.timeZone,
+    baseUrl: () => app.baseUrl,
   });
   const httpApp = createHttpApp({
-    services, logger, validator, trustProxy: config.http.trustProxy, body: bodyLimits, isReady: () => ready, baseUrl: () => app.baseUrl,
+    services,
+    logger,
+    validator,
+    trustProxy: config.http.trustProxy,
+    body: bodyLimits,
+    isReady: () => ready,
+    baseUrl: () => app.baseUrl,
     events: { heartbeatMs: config.events.heartbeatSeconds * 1000 },
-    nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }], pages: consolePages,
+    nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }],
+    pages: consolePages,
   });
   const httpListener = createHttpListener(httpApp.callback(), config.http.tls ? certificates : null);
   const smtpServer = createInboundServer(services, logger, { ...config.smtp, certificates });
   const submissionOptions = {
-    ...config.submission, hostname: config.smtp.hostname, maxMessageBytes: config.smtp.maxMessageBytes, certificates,
+    ...config.submission,
+    hostname: config.smtp.hostname,
+    maxMessageBytes: config.smtp.maxMessageBytes,
+    certificates,
     maxRecipients: config.limits.recipientsPerMessage,
   };
   const submissionServer = createSubmissionServer(services, logger, submissionOptions);
@@ -223,7 +267,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const stopPresenting = [...(certificates ? smtpServers.map((server) => presentCertificates(server, certificates)) : []), httpListener.close];
   // smtp-server re-emits listener errors (EADDRINUSE) on itself; listen() below reports them,
   // so this only keeps an unhandled 'error' event from ending the process.
-  for (const server of smtpServers) server.on('error', (error: Error) => logger.warn('smtp listener error', { port: server.server.address(), error: error.message }));
+  for (const server of smtpServers)
+    server.on('error', (error: Error) => logger.warn('smtp listener error', { port: server.server.address(), error: error.message }));
   const imapServer = createImapServer(services, logger, { ...config.imap, certificates });
   const imapTlsServer = certificates ? createImapServer(services, logger, { ...config.imap, certificates, implicitTls: true }) : null;
   const scheduler = new Scheduler(logger);
@@ -236,7 +281,11 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   let stopping: Promise<void> | null = null;
 
   const app: App = {
-    config, store, services, logger, certificates,
+    config,
+    store,
+    services,
+    logger,
+    certificates,
     workers: { delivery: deliveryWorker, webhooks: webhookDispatcher, bodies: bodyBackfill },
     bodyBudget: bodyLimits.budget,
     ports: { http: 0, smtp: 0, submission: 0, submissionTls: null, imap: 0, imapTls: null },
@@ -244,7 +293,10 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     async start() {
       // The threads load mailparser meanwhile; their failure is settled into a value so that it
       // is never an unhandled rejection while an earlier step throws, and is handled below.
-      const parsersFailed = parsePool?.start().then(() => null, (error: unknown) => error);
+      const parsersFailed = parsePool?.start().then(
+        () => null,
+        (error: unknown) => error,
+      );
       await payments.load();
       // Mail stored before migration 7, or queued when the last process stopped, is indexed before anyone can search.
       await services.searchIndex.prepare();
@@ -299,7 +351,13 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       }
       certificates?.watch(options.tlsPollMs ?? 5000);
       ready = true;
-      logger.info('agentpost listening', { ...app.ports, baseUrl: app.baseUrl, dataDir: config.dataDir, parseThreads: parsePool?.size ?? 0, searchThread: indexWriter instanceof SearchWriterThread });
+      logger.info('agentpost listening', {
+        ...app.ports,
+        baseUrl: app.baseUrl,
+        dataDir: config.dataDir,
+        parseThreads: parsePool?.size ?? 0,
+        searchThread: indexWriter instanceof SearchWriterThread,
+      });
       return app.ports;
     },
     stop() {

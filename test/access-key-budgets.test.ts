@@ -30,19 +30,31 @@ const harness = async (t: Test, clock: ManualClock, policy: Record<string, unkno
   const limited = await issueAccessKey(app, apiKey, { ...SEND_KEY, ...policy });
   const principal = app.app.services.auth.authenticate(limited.apiKey);
   const { store, services } = app.app;
-  const accept = (addresses: string[], suppressed: string[] = []): number[] => store.transaction(() => {
-    services.accessKeyPolicy.reserveUnits(principal, addresses.length);
-    store.accounts.reserveCredits(principal.accountId, addresses.length);
-    const id = `sub-${(sequence += 1)}`;
-    const rows = store.submissions.insert(
-      { id, accountId: principal.accountId, keyId: principal.keyId, messageId: `<${id}@x>`, contentHash: id, fromAddress: email, subject: 's', via: 'rest', createdAt: clock.now().getTime(), raw: Buffer.from('x') },
-      [
-        ...addresses.map((address) => ({ address, domain: 'example.org', kind: 'to' as const, status: 'queued' as const })),
-        ...suppressed.map((address) => ({ address, domain: 'example.org', kind: 'to' as const, status: 'suppressed' as const })),
-      ],
-    );
-    return rows.map((row) => row.id);
-  });
+  const accept = (addresses: string[], suppressed: string[] = []): number[] =>
+    store.transaction(() => {
+      services.accessKeyPolicy.reserveUnits(principal, addresses.length);
+      store.accounts.reserveCredits(principal.accountId, addresses.length);
+      const id = `sub-${(sequence += 1)}`;
+      const rows = store.submissions.insert(
+        {
+          id,
+          accountId: principal.accountId,
+          keyId: principal.keyId,
+          messageId: `<${id}@x>`,
+          contentHash: id,
+          fromAddress: email,
+          subject: 's',
+          via: 'rest',
+          createdAt: clock.now().getTime(),
+          raw: Buffer.from('x'),
+        },
+        [
+          ...addresses.map((address) => ({ address, domain: 'example.org', kind: 'to' as const, status: 'queued' as const })),
+          ...suppressed.map((address) => ({ address, domain: 'example.org', kind: 'to' as const, status: 'suppressed' as const })),
+        ],
+      );
+      return rows.map((row) => row.id);
+    });
   const statusOf = (thunk: () => void): string => {
     try {
       thunk();
@@ -84,11 +96,23 @@ t.test('accepted and unresolved recipients keep their unit; a definite rejection
   store.transaction(() => store.submissions.transition(rejected, { status: 'failed', diagnostic: 'again' }, now()));
   t.same(await usage(h), [2, 2]);
 
-  t.equal(h.statusOf(() => h.accept(['d@example.org', 'e@example.org', 'f@example.org', 'g@example.org'])), 'rate_limited', '2 + 4 > 5 a day');
+  t.equal(
+    h.statusOf(() => h.accept(['d@example.org', 'e@example.org', 'f@example.org', 'g@example.org'])),
+    'rate_limited',
+    '2 + 4 > 5 a day',
+  );
   t.same(await usage(h), [2, 2], 'a refused send reserves nothing');
-  t.equal(h.statusOf(() => h.accept(['d@example.org', 'e@example.org', 'f@example.org'])), 'ok', '2 + 3 = 5');
+  t.equal(
+    h.statusOf(() => h.accept(['d@example.org', 'e@example.org', 'f@example.org'])),
+    'ok',
+    '2 + 3 = 5',
+  );
   t.same(await usage(h), [5, 5]);
-  t.equal(h.statusOf(() => h.accept(['h@example.org'])), 'rate_limited', 'the day is spent');
+  t.equal(
+    h.statusOf(() => h.accept(['h@example.org'])),
+    'rate_limited',
+    'the day is spent',
+  );
   const owner = (await h.app.api('GET', '/api/v1/agent/access-keys', { key: h.ownerKey })).body.accessKeys[0];
   t.match(owner, { dailyRecipientsUsed: 5, totalRecipientsUsed: 5 }, 'the owner sees the same usage in the list');
 });
@@ -97,7 +121,10 @@ t.test('the daily budget resets at midnight in the service time zone; the total 
   // 23:50 in New York (UTC-5 in March before the change) is 04:50 UTC.
   const clock = new ManualClock('2026-03-03T04:50:00Z');
   const h = await harness(t, clock, { dailyRecipientLimit: 2, totalRecipientLimit: 3 });
-  t.equal(h.statusOf(() => h.accept(['a@example.org', 'b@example.org'])), 'ok');
+  t.equal(
+    h.statusOf(() => h.accept(['a@example.org', 'b@example.org'])),
+    'ok',
+  );
   let refused: unknown;
   try {
     h.accept(['c@example.org']);
@@ -109,18 +136,32 @@ t.test('the daily budget resets at midnight in the service time zone; the total 
   t.same(await usage(h), [2, 2], 'still the same local day');
   clock.set('2026-03-03T05:00:00Z');
   t.same(await usage(h), [0, 2], 'a new day at local midnight (05:00 UTC), not at UTC midnight');
-  t.equal(h.statusOf(() => h.accept(['c@example.org', 'd@example.org'])), 'forbidden', '2 + 2 > 3 in total');
-  t.equal(h.statusOf(() => h.accept(['c@example.org'])), 'ok');
+  t.equal(
+    h.statusOf(() => h.accept(['c@example.org', 'd@example.org'])),
+    'forbidden',
+    '2 + 2 > 3 in total',
+  );
+  t.equal(
+    h.statusOf(() => h.accept(['c@example.org'])),
+    'ok',
+  );
   t.same(await usage(h), [1, 3]);
   clock.set('2026-03-10T12:00:00Z');
   t.same(await usage(h), [0, 3], 'totals never reset');
-  t.equal(h.statusOf(() => h.accept(['e@example.org'])), 'forbidden', 'the total budget is spent for good');
+  t.equal(
+    h.statusOf(() => h.accept(['e@example.org'])),
+    'forbidden',
+    'the total budget is spent for good',
+  );
 });
 
 t.test('address lists match exactly; full keys are not restricted', async (t) => {
   const clock = new ManualClock('2026-03-02T15:00:00Z');
   const h = await harness(t, clock, {
-    dailyRecipientLimit: 20, totalRecipientLimit: 20, allowedSenders: ['Me@agents.localhost'], allowedRecipients: ['one@example.org', 'two@example.org'],
+    dailyRecipientLimit: 20,
+    totalRecipientLimit: 20,
+    allowedSenders: ['Me@agents.localhost'],
+    allowedRecipients: ['one@example.org', 'two@example.org'],
   });
   const policy = h.app.app.services.accessKeyPolicy;
   const check = (from: string, replyTo: string[], recipients: string[]) => h.statusOf(() => policy.checkAddresses(h.principal, { from, replyTo, recipients }));
@@ -130,12 +171,22 @@ t.test('address lists match exactly; full keys are not restricted', async (t) =>
   t.equal(check('me@agents.localhost', [], ['one@example.org', 'three@example.org']), 'forbidden', 'a recipient outside the list');
   t.equal(check('me@agents.localhost', [], ['one@example.org.evil.test']), 'forbidden', 'no suffix or domain matching');
   const full: Principal = { ...h.principal, kind: 'full', permissions: ['mail:read', 'mail:send', 'domains:read', 'domains:write'] };
-  t.equal(h.statusOf(() => policy.checkAddresses(full, { from: 'x@y.z', replyTo: [], recipients: ['any@where.org'] })), 'ok');
-  t.equal(h.statusOf(() => policy.reserveUnits(full, 1000)), 'ok');
+  t.equal(
+    h.statusOf(() => policy.checkAddresses(full, { from: 'x@y.z', replyTo: [], recipients: ['any@where.org'] })),
+    'ok',
+  );
+  t.equal(
+    h.statusOf(() => policy.reserveUnits(full, 1000)),
+    'ok',
+  );
 
   const reader = await issueAccessKey(h.app, (await h.app.register()).apiKey, { name: 'r', kind: 'mail', permissions: ['mail:read'] });
   const readerPrincipal = h.app.app.services.auth.authenticate(reader.apiKey);
-  t.equal(h.statusOf(() => policy.checkAddresses(readerPrincipal, { from: 'x@y.z', replyTo: [], recipients: [] })), 'forbidden', 'mail:read cannot send');
+  t.equal(
+    h.statusOf(() => policy.checkAddresses(readerPrincipal, { from: 'x@y.z', replyTo: [], recipients: [] })),
+    'forbidden',
+    'mail:read cannot send',
+  );
 });
 
 t.test('the total survives the deletion of old recipient rows (retention never gives units back)', async (t) => {
@@ -148,18 +199,34 @@ t.test('the total survives the deletion of old recipient rows (retention never g
   clock.set('2026-03-05T15:00:00Z');
   const balance = await h.app.api('GET', '/api/v1/agent/balance', { key: h.limitedKey });
   t.match(balance.body.accessKey, { dailyRecipientsUsed: 0, totalRecipientsUsed: 2 });
-  t.equal(h.statusOf(() => h.accept(['c@example.org', 'd@example.org', 'e@example.org', 'f@example.org'])), 'forbidden', '2 + 4 > 5');
+  t.equal(
+    h.statusOf(() => h.accept(['c@example.org', 'd@example.org', 'e@example.org', 'f@example.org'])),
+    'forbidden',
+    '2 + 4 > 5',
+  );
 });
 
 t.test('balance shows a limited key its policy; a full key sees none', async (t) => {
   const clock = new ManualClock('2026-03-02T15:00:00Z');
-  const h = await harness(t, clock, { dailyRecipientLimit: 20, totalRecipientLimit: 50, expiresAt: '2026-06-01T00:00:00Z', allowedRecipients: ['one@example.org'] });
+  const h = await harness(t, clock, {
+    dailyRecipientLimit: 20,
+    totalRecipientLimit: 50,
+    expiresAt: '2026-06-01T00:00:00Z',
+    allowedRecipients: ['one@example.org'],
+  });
   const balance = await h.app.api('GET', '/api/v1/agent/balance', { key: h.limitedKey });
   t.match(balance.body, {
     credits: 1000,
     accessKey: {
-      name: 'sender', permissions: ['mail:send'], expiresAt: '2026-06-01T00:00:00.000Z', allowedSenders: null, allowedRecipients: ['one@example.org'],
-      dailyRecipientLimit: 20, dailyRecipientsUsed: 0, totalRecipientLimit: 50, totalRecipientsUsed: 0,
+      name: 'sender',
+      permissions: ['mail:send'],
+      expiresAt: '2026-06-01T00:00:00.000Z',
+      allowedSenders: null,
+      allowedRecipients: ['one@example.org'],
+      dailyRecipientLimit: 20,
+      dailyRecipientsUsed: 0,
+      totalRecipientLimit: 50,
+      totalRecipientsUsed: 0,
     },
   });
   t.equal(balance.body.accessKey.id, h.principal.keyId);

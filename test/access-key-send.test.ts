@@ -21,11 +21,15 @@ t.test('a limited key sends only within its lists and budgets, alongside the cre
   const other = await ready(app, 0);
   const missing = 'agent-nobody-zzzzzz@agents.localhost';
   const key = await issueAccessKey(app, owner.apiKey, {
-    name: 'notifier', kind: 'mail', permissions: ['mail:send'], allowedSenders: [owner.email],
-    allowedRecipients: [friend.email, missing, 'far@example.com'], dailyRecipientLimit: 3, totalRecipientLimit: 4,
+    name: 'notifier',
+    kind: 'mail',
+    permissions: ['mail:send'],
+    allowedSenders: [owner.email],
+    allowedRecipients: [friend.email, missing, 'far@example.com'],
+    dailyRecipientLimit: 3,
+    totalRecipientLimit: 4,
   });
-  const send = (body: Record<string, unknown>) =>
-    app.api('POST', '/api/v1/agent/send', { key: key.apiKey, body: { subject: 'ping', text: 'hello', ...body } });
+  const send = (body: Record<string, unknown>) => app.api('POST', '/api/v1/agent/send', { key: key.apiKey, body: { subject: 'ping', text: 'hello', ...body } });
 
   const outside = await send({ to: [friend.email, other.email] });
   t.equal(outside.status, 403, 'a recipient outside allowedRecipients');
@@ -68,11 +72,19 @@ t.test('a limited key reads only its own receipts; GET /sending works with it', 
   const byKey = await app.api('POST', '/api/v1/agent/send', { key: key.apiKey, body: { to: friend.email, subject: 'key', text: 'x' } });
   t.equal(byKey.status, 200);
   const list = await app.api('GET', '/api/v1/agent/outbound', { key: key.apiKey });
-  t.same(list.body.submissions.map((s: any) => s.id), [byKey.body.id], 'only its own submissions');
+  t.same(
+    list.body.submissions.map((s: any) => s.id),
+    [byKey.body.id],
+    'only its own submissions',
+  );
   t.equal((await app.api('GET', `/api/v1/agent/outbound/${byKey.body.id}`, { key: key.apiKey })).status, 200);
-  t.equal((await app.api('GET', `/api/v1/agent/outbound/${byOwner.body.id}`, { key: key.apiKey })).status, 404, 'not the owner\'s');
+  t.equal((await app.api('GET', `/api/v1/agent/outbound/${byOwner.body.id}`, { key: key.apiKey })).status, 404, "not the owner's");
   t.equal((await app.api('GET', '/api/v1/agent/outbound', { key: owner.apiKey })).body.submissions.length, 2, 'the full key sees all');
-  t.equal((await app.api('POST', '/api/v1/agent/send', { key: reader.apiKey, body: { to: friend.email, subject: 'r', text: 'x' } })).status, 403, 'mail:read cannot send');
+  t.equal(
+    (await app.api('POST', '/api/v1/agent/send', { key: reader.apiKey, body: { to: friend.email, subject: 'r', text: 'x' } })).status,
+    403,
+    'mail:read cannot send',
+  );
   t.equal((await app.api('GET', '/api/v1/agent/sending', { key: key.apiKey })).status, 200);
   t.equal((await app.api('GET', '/api/v1/agent/sending', { key: reader.apiKey })).status, 200);
   await app.api('DELETE', `/api/v1/agent/access-keys/${key.id}`, { key: owner.apiKey });

@@ -13,16 +13,28 @@ t.test('issue a limited key: secret once, policy as given, list without secrets'
   const created = await app.api('POST', '/api/v1/agent/access-keys', {
     key: apiKey,
     body: {
-      ...SENDER, name: 'notifier', permissions: ['mail:send', 'mail:read'], expiresAt: '2026-04-01T00:00:00Z',
-      allowedSenders: ['Me@Example.org'], allowedRecipients: ['a@example.org', 'b@example.org', 'A@example.org'],
+      ...SENDER,
+      name: 'notifier',
+      permissions: ['mail:send', 'mail:read'],
+      expiresAt: '2026-04-01T00:00:00Z',
+      allowedSenders: ['Me@Example.org'],
+      allowedRecipients: ['a@example.org', 'b@example.org', 'A@example.org'],
     },
   });
   t.equal(created.status, 201);
   t.match(created.body, {
-    apiKey: /^svc_access_[0-9a-f]{64}$/, name: 'notifier', kind: 'mail', status: 'active',
-    permissions: ['mail:send', 'mail:read'], expiresAt: '2026-04-01T00:00:00.000Z', revokedAt: null,
-    allowedSenders: ['me@example.org'], allowedRecipients: ['a@example.org', 'b@example.org'],
-    dailyRecipientLimit: 20, totalRecipientLimit: 100, createdAt: '2026-03-01T10:00:00.000Z',
+    apiKey: /^svc_access_[0-9a-f]{64}$/,
+    name: 'notifier',
+    kind: 'mail',
+    status: 'active',
+    permissions: ['mail:send', 'mail:read'],
+    expiresAt: '2026-04-01T00:00:00.000Z',
+    revokedAt: null,
+    allowedSenders: ['me@example.org'],
+    allowedRecipients: ['a@example.org', 'b@example.org'],
+    dailyRecipientLimit: 20,
+    totalRecipientLimit: 100,
+    createdAt: '2026-03-01T10:00:00.000Z',
   });
   const reader = await issueAccessKey(app, apiKey, { name: 'reader', kind: 'mail', permissions: ['mail:read'] });
   const domains = await issueAccessKey(app, apiKey, { name: 'dns', kind: 'domain', permissions: ['domains:read', 'domains:write'] });
@@ -84,7 +96,14 @@ t.test('revoked and expired keys get 401; revocation is idempotent; the list put
   t.equal((await app.api('GET', '/api/v1/agent/inbox', { key: shortLived.apiKey })).status, 401, 'expired at expiresAt');
 
   const list = (await app.api('GET', '/api/v1/agent/access-keys', { key: apiKey })).body.accessKeys;
-  t.same(list.map((key: any) => [key.name, key.status]), [['last', 'active'], ['short', 'expired'], ['first', 'revoked']]);
+  t.same(
+    list.map((key: any) => [key.name, key.status]),
+    [
+      ['last', 'active'],
+      ['short', 'expired'],
+      ['first', 'revoked'],
+    ],
+  );
   t.equal((await app.api('DELETE', '/api/v1/agent/access-keys/no-such-key', { key: apiKey })).status, 404);
   const other = await app.register();
   t.equal((await app.api('DELETE', `/api/v1/agent/access-keys/${last.id}`, { key: other.apiKey })).status, 404, 'another account cannot see it');
@@ -143,5 +162,8 @@ t.test('at most 100 usable keys per account', async (t) => {
   t.equal((await app.api('POST', '/api/v1/agent/access-keys', { key: apiKey, body: { name: 'k100', kind: 'mail', permissions: ['mail:read'] } })).status, 201);
   const list = (await app.api('GET', '/api/v1/agent/access-keys', { key: apiKey })).body.accessKeys;
   t.equal(list.length, 100, 'the list stops at 100');
-  t.ok(list.every((key: any) => key.status === 'active'), 'usable keys come first');
+  t.ok(
+    list.every((key: any) => key.status === 'active'),
+    'usable keys come first',
+  );
 });

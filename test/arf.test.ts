@@ -18,8 +18,7 @@ const original = [
   '',
 ].join('\r\n');
 
-const parse = (options: Partial<Parameters<typeof arfReport>[0]> = {}) =>
-  parseArf(Buffer.from(arfReport({ to: bounce, original, ...options })));
+const parse = (options: Partial<Parameters<typeof arfReport>[0]> = {}) => parseArf(Buffer.from(arfReport({ to: bounce, original, ...options })));
 
 t.test('RFC 5965 report: type, Original-Rcpt-To, Original-Mail-From and the original header', async (t) => {
   t.same(parse({ originalRcptTo: ['Two@Remote.test'], originalMailFrom: bounce }), {
@@ -27,7 +26,8 @@ t.test('RFC 5965 report: type, Original-Rcpt-To, Original-Mail-From and the orig
     originalRcptTo: ['two@remote.test'],
     originalMailFrom: bounce,
     original: {
-      messageId: '<m1@agents.localhost>', returnPath: [bounce],
+      messageId: '<m1@agents.localhost>',
+      returnPath: [bounce],
       recipients: ['one@remote.test', 'two@remote.test', 'three@other.test'],
     },
   });
@@ -42,7 +42,10 @@ t.test('RFC 5965 report: type, Original-Rcpt-To, Original-Mail-From and the orig
 
 t.test('complaint types: abuse and fraud; not-spam, virus and other are not', async (t) => {
   const kinds = ['abuse', 'fraud', 'not-spam', 'virus', 'other', 'auth-failure'];
-  t.same(kinds.filter((kind) => isComplaint(parse({ feedbackType: kind })!)), ['abuse', 'fraud']);
+  t.same(
+    kinds.filter((kind) => isComplaint(parse({ feedbackType: kind })!)),
+    ['abuse', 'fraud'],
+  );
   t.equal(parse({ feedbackType: 'Abuse' })?.feedbackType, 'abuse');
 });
 
@@ -59,9 +62,23 @@ t.test('malformed or other reports are not feedback reports', async (t) => {
 });
 
 const row = (id: number, address: string, status: RecipientStatus = 'delivered', kind: RecipientKind = 'to'): RecipientRecord => ({
-  id, submissionId: 's', accountId: 'a', keyId: 'k', address, domain: address.split('@')[1], kind, status,
-  creditReserved: true, refunded: false, attempts: 1, nextAttemptAt: null, lastSmtpCode: 250,
-  lastEnhancedCode: null, lastDiagnostic: null, createdAt: 0, updatedAt: 0,
+  id,
+  submissionId: 's',
+  accountId: 'a',
+  keyId: 'k',
+  address,
+  domain: address.split('@')[1],
+  kind,
+  status,
+  creditReserved: true,
+  refunded: false,
+  attempts: 1,
+  nextAttemptAt: null,
+  lastSmtpCode: 250,
+  lastEnhancedCode: null,
+  lastDiagnostic: null,
+  createdAt: 0,
+  updatedAt: 0,
 });
 
 t.test('the complainant is attributed only when certain', async (t) => {
@@ -75,7 +92,11 @@ t.test('the complainant is attributed only when certain', async (t) => {
   t.equal(complainantOf(named(['two@remote.test'], []), [one, row(2, 'two@remote.test', 'failed')]), null, 'a recipient it never reached');
   t.equal(complainantOf(named([], ['two@remote.test']), [one, two]), two, 'the header names one (the reporter rewrote it)');
   t.equal(complainantOf(named([], ['one@remote.test', 'two@remote.test']), [one, two]), null, 'the header names both');
-  t.equal(complainantOf(named([], ['two@remote.test']), [two, row(3, 'hidden@remote.test', 'delivered', 'bcc')]), null, 'a Bcc recipient could have complained');
+  t.equal(
+    complainantOf(named([], ['two@remote.test']), [two, row(3, 'hidden@remote.test', 'delivered', 'bcc')]),
+    null,
+    'a Bcc recipient could have complained',
+  );
   t.equal(complainantOf(named([], []), [row(4, 'x@remote.test', 'unresolved'), row(5, 'y@remote.test', 'failed')])?.id, 4, 'redacted, one recipient reached');
   t.equal(complainantOf(named([], []), [one, two]), null, 'redacted, several reached');
 });

@@ -28,7 +28,13 @@ t.test('back up a running server, restore into a fresh folder, read the mail bac
   const registered = await restCall(server.baseUrl, 'POST', '/api/v1/agent/register', { body: { agentId: 'backup.test' } });
   const { email, apiKey } = registered.body as { email: string; apiKey: string };
   await smtpSend(server.ports.smtp, { from: 'sender@example.com', to: email, subject: 'kept by the backup', text: 'first body' });
-  await smtpSend(server.ports.smtp, { from: 'sender@example.com', to: email, subject: 'also kept', text: 'second body', attachments: [{ filename: 'a.bin', content: Buffer.from([1, 2, 3]) }] });
+  await smtpSend(server.ports.smtp, {
+    from: 'sender@example.com',
+    to: email,
+    subject: 'also kept',
+    text: 'second body',
+    attachments: [{ filename: 'a.bin', content: Buffer.from([1, 2, 3]) }],
+  });
   const enrolled = await restCall(server.baseUrl, 'POST', '/api/v1/agent/2fa', { key: apiKey, body: { action: 'enroll' } });
   const totp = totpFromUrl(enrolled.body.otpauthUrl);
   const confirmed = await restCall(server.baseUrl, 'POST', '/api/v1/agent/2fa', { key: apiKey, body: { action: 'confirm', factorCode: totp.generate() } });
@@ -54,7 +60,10 @@ t.test('back up a running server, restore into a fresh folder, read the mail bac
   const restored = await serve(t, restoredDir);
   const inbox = await restCall(restored.baseUrl, 'GET', '/api/v1/agent/inbox', { key: apiKey });
   t.equal(inbox.status, 200, 'the same key works on the restored data');
-  t.same(inbox.body.emails.map((item: { subject: string }) => item.subject), ['also kept', 'kept by the backup']);
+  t.same(
+    inbox.body.emails.map((item: { subject: string }) => item.subject),
+    ['also kept', 'kept by the backup'],
+  );
   const read = await restCall(restored.baseUrl, 'GET', `/api/v1/agent/email/${inbox.body.emails[0].id}`, { key: apiKey });
   t.match(read.body, { subject: 'also kept', text: /second body/ });
   t.equal(read.body.attachments[0].content, Buffer.from([1, 2, 3]).toString('base64'));
@@ -63,7 +72,10 @@ t.test('back up a running server, restore into a fresh folder, read the mail bac
 
   // The TOTP seed is sealed with secret.key: it verifies only if the key came along. The next
   // 30-second step's code, as the confirm's code may not be used twice.
-  const disabled = await restCall(restored.baseUrl, 'POST', '/api/v1/agent/2fa', { key: apiKey, body: { action: 'disable', factorCode: totp.generate({ timestamp: Date.now() + 30_000 }) } });
+  const disabled = await restCall(restored.baseUrl, 'POST', '/api/v1/agent/2fa', {
+    key: apiKey,
+    body: { action: 'disable', factorCode: totp.generate({ timestamp: Date.now() + 30_000 }) },
+  });
   t.same(disabled.body, { action: 'disable', status: 'off' }, 'the second factor survived the restore');
   t.equal((await restored.stop('SIGTERM')).code, 0);
 });

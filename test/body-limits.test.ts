@@ -21,7 +21,12 @@ t.test('before authentication only small bodies are read: register, MCP, webhook
     ['register', '/api/v1/agent/register', big((x) => ({ agentId: x })), {}],
     ['MCP without a key', '/mcp', big(mcpCall), MCP_HEADERS],
     ['MCP with a read-only key', '/mcp', big(mcpCall), { ...MCP_HEADERS, authorization: `Bearer ${reader.apiKey}` }],
-    ['send with a read-only key', '/api/v1/agent/send', big((x) => ({ to: 'a@example.com', subject: 's', text: x })), { authorization: `Bearer ${reader.apiKey}` }],
+    [
+      'send with a read-only key',
+      '/api/v1/agent/send',
+      big((x) => ({ to: 'a@example.com', subject: 's', text: x })),
+      { authorization: `Bearer ${reader.apiKey}` },
+    ],
     ['webhook create', '/api/v1/agent/webhooks', big((x) => ({ url: `https://hooks.example.com/${x}` })), { authorization: `Bearer ${agent.apiKey}` }],
   ];
   for (const [name, path, body, headers] of cases) {
@@ -40,11 +45,17 @@ t.test('a key that may send gets the large limit over REST and MCP', async (t) =
   const agent = await funded(app, 5);
   const attachment = Buffer.alloc(3 * 1024 * 1024, 7).toString('base64');
   const rest = await app.api('POST', '/api/v1/agent/send', {
-    key: agent.apiKey, body: { to: agent.email, subject: 'big', text: 'x', attachments: [{ filename: 'a.bin', content: attachment, encoding: 'base64' }] },
+    key: agent.apiKey,
+    body: { to: agent.email, subject: 'big', text: 'x', attachments: [{ filename: 'a.bin', content: attachment, encoding: 'base64' }] },
   });
   t.equal(rest.status, 200);
   const client = await mcpClient(t, app.baseUrl, { key: agent.apiKey });
-  const sent = await callTool(client, 'send_email', { to: agent.email, subject: 'big', text: 'x', attachments: [{ filename: 'a.bin', content: attachment, encoding: 'base64' }] });
+  const sent = await callTool(client, 'send_email', {
+    to: agent.email,
+    subject: 'big',
+    text: 'x',
+    attachments: [{ filename: 'a.bin', content: attachment, encoding: 'base64' }],
+  });
   t.equal(sent.isError, false, 'MCP send_email with a 4 MB body');
 });
 
@@ -68,7 +79,11 @@ t.test('bytes held at once across requests are capped: 503 with Retry-After, the
   held.finish();
   t.equal((await held.result).status, 200, 'the held one completes');
   t.equal((await upload(`${app.baseUrl}/api/v1/agent/send`, { body: send, headers: auth }).result).status, 200, 'its bytes were given back');
-  t.equal((await upload(`${app.baseUrl}/api/v1/agent/send`, { body: send, headers: auth }).result).status, 200, 'and every finished request gives back its own');
+  t.equal(
+    (await upload(`${app.baseUrl}/api/v1/agent/send`, { body: send, headers: auth }).result).status,
+    200,
+    'and every finished request gives back its own',
+  );
   await app.api('GET', '/healthz');
   t.equal(app.app.bodyBudget.heldBytes, 0, 'nothing is held once the responses ended');
 });

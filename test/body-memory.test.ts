@@ -25,41 +25,65 @@ const tally = (results: UploadResult[]): Record<string, number> => {
   return counts;
 };
 
-t.test('40 concurrent 16 MB bodies, before and after authentication: bounded RSS', { skip: rssOf(process.pid) ? false : 'no /proc to read RSS from' }, async (t) => {
-  const dir = t.testdir({});
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AGENTPOST_')));
-  const server = await startServerProcess(t, agentpost, ['serve', '--data-dir', join(dir, 'data'), '--http-port', '0', '--smtp-port', '0'], { env });
-  const pid = server.child.pid as number;
-  const { body: agent } = await restCall(server.baseUrl, 'POST', '/api/v1/agent/register', { body: { agentId: 'memory' } });
-  const idle = rssOf(pid);
-  const filler = Buffer.alloc(16 * 1024 * 1024 - 64, 'x');
-  const jsonBody = (prefix: string) => Buffer.concat([Buffer.from(prefix), filler, Buffer.from('"}}')]);
+t.test(
+  '40 concurrent 16 MB bodies, before and after authentication: bounded RSS',
+  { skip: rssOf(process.pid) ? false : 'no /proc to read RSS from' },
+  async (t) => {
+    const dir = t.testdir({});
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AGENTPOST_')));
+    const server = await startServerProcess(t, agentpost, ['serve', '--data-dir', join(dir, 'data'), '--http-port', '0', '--smtp-port', '0'], { env });
+    const pid = server.child.pid as number;
+    const { body: agent } = await restCall(server.baseUrl, 'POST', '/api/v1/agent/register', { body: { agentId: 'memory' } });
+    const idle = rssOf(pid);
+    const filler = Buffer.alloc(16 * 1024 * 1024 - 64, 'x');
+    const jsonBody = (prefix: string) => Buffer.concat([Buffer.from(prefix), filler, Buffer.from('"}}')]);
 
-  // Unauthenticated: 20 to register, 20 to MCP, half of each chunked (no Content-Length).
-  const unauthenticated = await Promise.all(Array.from({ length: 40 }, (_, i) => {
-    const mcp = i % 2 === 0;
-    const body = mcp ? jsonBody('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"register_agent","arguments":{"agentId":"') : jsonBody('{"x":{"agentId":"');
-    return upload(server.baseUrl + (mcp ? '/mcp' : '/api/v1/agent/register'), { body, chunked: i % 4 < 2, headers: mcp ? MCP_HEADERS : {} }).result;
-  }));
-  const afterUnauthenticated = rssOf(pid);
-  t.same(tally(unauthenticated), { 413: 40 }, 'every one is cut at the small limit');
+    // Unauthenticated: 20 to register, 20 to MCP, half of each chunked (no Content-Length).
+    const unauthenticated = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => {
+        const mcp = i % 2 === 0;
+        const body = mcp
+          ? jsonBody('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"register_agent","arguments":{"agentId":"')
+          : jsonBody('{"x":{"agentId":"');
+        return upload(server.baseUrl + (mcp ? '/mcp' : '/api/v1/agent/register'), { body, chunked: i % 4 < 2, headers: mcp ? MCP_HEADERS : {} }).result;
+      }),
+    );
+    const afterUnauthenticated = rssOf(pid);
+    t.same(tally(unauthenticated), { 413: 40 }, 'every one is cut at the small limit');
 
-  // Authenticated sends by the full key: the large limit, but at most 24 MB held at once.
-  const sends = await Promise.all(Array.from({ length: 40 }, (_, i) =>
-    upload(`${server.baseUrl}/api/v1/agent/send`, {
-      body: jsonBody(`{"to":"a@example.com","subject":"s","text":{"t":"`), chunked: i % 2 === 0, headers: { authorization: `Bearer ${agent.apiKey}` },
-    }).result));
-  const afterSends = rssOf(pid);
-  const sendCounts = tally(sends);
-  t.ok((sendCounts[503] ?? 0) >= 30, `most are refused by the budget with 503: ${JSON.stringify(sendCounts)}`);
-  t.ok(sends.every((s) => [400, 503].includes(s.status)), 'the admitted ones are read whole and answered (400: text is not a string)');
-  t.ok(sends.filter((s) => s.status === 503).every((s) => s.headers['retry-after'] === '1'), 'each 503 says when to retry');
-  t.equal((await restCall(server.baseUrl, 'GET', '/healthz')).status, 200, 'still serving');
+    // Authenticated sends by the full key: the large limit, but at most 24 MB held at once.
+    const sends = await Promise.all(
+      Array.from(
+        { length: 40 },
+        (_, i) =>
+          upload(`${server.baseUrl}/api/v1/agent/send`, {
+            body: jsonBody(`{"to":"a@example.com","subject":"s","text":{"t":"`),
+            chunked: i % 2 === 0,
+            headers: { authorization: `Bearer ${agent.apiKey}` },
+          }).result,
+      ),
+    );
+    const afterSends = rssOf(pid);
+    const sendCounts = tally(sends);
+    t.ok((sendCounts[503] ?? 0) >= 30, `most are refused by the budget with 503: ${JSON.stringify(sendCounts)}`);
+    t.ok(
+      sends.every((s) => [400, 503].includes(s.status)),
+      'the admitted ones are read whole and answered (400: text is not a string)',
+    );
+    t.ok(
+      sends.filter((s) => s.status === 503).every((s) => s.headers['retry-after'] === '1'),
+      'each 503 says when to retry',
+    );
+    t.equal((await restCall(server.baseUrl, 'GET', '/healthz')).status, 200, 'still serving');
 
-  const peak = afterSends?.peakMb ?? 0;
-  const growth = peak - (idle?.peakMb ?? 0);
-  report(t, `body memory: RSS MB idle ${idle?.rssMb}, after 40 unauthenticated 16 MB bodies ${afterUnauthenticated?.rssMb} (peak ${afterUnauthenticated?.peakMb}), `
-    + `after 40 authenticated 16 MB sends ${afterSends?.rssMb} (peak ${peak}); sends answered ${JSON.stringify(sendCounts)}`);
-  t.ok(growth < GROWTH_LIMIT_MB, `peak RSS grew ${growth} MB over idle, < ${GROWTH_LIMIT_MB} MB`);
-  await server.stop();
-});
+    const peak = afterSends?.peakMb ?? 0;
+    const growth = peak - (idle?.peakMb ?? 0);
+    report(
+      t,
+      `body memory: RSS MB idle ${idle?.rssMb}, after 40 unauthenticated 16 MB bodies ${afterUnauthenticated?.rssMb} (peak ${afterUnauthenticated?.peakMb}), ` +
+        `after 40 authenticated 16 MB sends ${afterSends?.rssMb} (peak ${peak}); sends answered ${JSON.stringify(sendCounts)}`,
+    );
+    t.ok(growth < GROWTH_LIMIT_MB, `peak RSS grew ${growth} MB over idle, < ${GROWTH_LIMIT_MB} MB`);
+    await server.stop();
+  },
+);

@@ -24,7 +24,9 @@ t.test('bounce token: verifies its own MAC, refuses a forged or foreign one', as
 
 t.test('SMTP replies: code, RFC 3463 enhanced code and diagnostic', async (t) => {
   t.same(parseSmtpReply('550 5.1.1 <a@b.test>: Recipient address rejected'), {
-    smtpCode: 550, enhancedCode: '5.1.1', diagnostic: '550 5.1.1 <a@b.test>: Recipient address rejected',
+    smtpCode: 550,
+    enhancedCode: '5.1.1',
+    diagnostic: '550 5.1.1 <a@b.test>: Recipient address rejected',
   });
   t.same(parseSmtpReply('451 Try again later'), { smtpCode: 451, diagnostic: '451 Try again later' });
   t.same(parseSmtpReply('550 user unknown (5.1.1)').enhancedCode, '5.1.1', 'a 550 naming 5.1.1 in its text');
@@ -33,46 +35,53 @@ t.test('SMTP replies: code, RFC 3463 enhanced code and diagnostic', async (t) =>
   t.notOk(isInvalidMailbox(parseSmtpReply('450 4.1.1 try later')));
 });
 
-const dsn = (status: string, partType = 'message/delivery-status', reportType = 'delivery-status') => Buffer.from([
-  'From: MAILER-DAEMON@mx.example.test',
-  'To: bounces+x-0123456789abcdef@agents.localhost',
-  'Subject: Undelivered Mail Returned to Sender',
-  'MIME-Version: 1.0',
-  `Content-Type: multipart/report; report-type=${reportType};`,
-  '\tboundary="BOUND"',
-  '',
-  '--BOUND',
-  'Content-Type: text/plain',
-  '',
-  'The mail could not be delivered.',
-  '',
-  '--BOUND',
-  `Content-Type: ${partType}`,
-  '',
-  'Reporting-MTA: dns; mx.example.test',
-  '',
-  'Final-Recipient: rfc822; Nobody@example.test',
-  'Action: failed',
-  `Status: ${status}`,
-  'Diagnostic-Code: smtp; 550 5.1.1 <nobody@example.test>: Recipient address',
-  ' rejected: User unknown',
-  '',
-  '--BOUND',
-  'Content-Type: text/rfc822-headers',
-  '',
-  'Subject: hi',
-  '',
-  '--BOUND--',
-  '',
-].join('\r\n'));
+const dsn = (status: string, partType = 'message/delivery-status', reportType = 'delivery-status') =>
+  Buffer.from(
+    [
+      'From: MAILER-DAEMON@mx.example.test',
+      'To: bounces+x-0123456789abcdef@agents.localhost',
+      'Subject: Undelivered Mail Returned to Sender',
+      'MIME-Version: 1.0',
+      `Content-Type: multipart/report; report-type=${reportType};`,
+      '\tboundary="BOUND"',
+      '',
+      '--BOUND',
+      'Content-Type: text/plain',
+      '',
+      'The mail could not be delivered.',
+      '',
+      '--BOUND',
+      `Content-Type: ${partType}`,
+      '',
+      'Reporting-MTA: dns; mx.example.test',
+      '',
+      'Final-Recipient: rfc822; Nobody@example.test',
+      'Action: failed',
+      `Status: ${status}`,
+      'Diagnostic-Code: smtp; 550 5.1.1 <nobody@example.test>: Recipient address',
+      ' rejected: User unknown',
+      '',
+      '--BOUND',
+      'Content-Type: text/rfc822-headers',
+      '',
+      'Subject: hi',
+      '',
+      '--BOUND--',
+      '',
+    ].join('\r\n'),
+  );
 
 t.test('DSN parsing (RFC 3464)', async (t) => {
   t.same(parseDsn(dsn('5.1.1')), {
     reportingMta: 'dns; mx.example.test',
-    recipients: [{
-      finalRecipient: 'nobody@example.test', action: 'failed', status: '5.1.1',
-      diagnostic: 'smtp; 550 5.1.1 <nobody@example.test>: Recipient address rejected: User unknown',
-    }],
+    recipients: [
+      {
+        finalRecipient: 'nobody@example.test',
+        action: 'failed',
+        status: '5.1.1',
+        diagnostic: 'smtp; 550 5.1.1 <nobody@example.test>: Recipient address rejected: User unknown',
+      },
+    ],
   });
   t.equal(parseDsn(dsn('4.2.2 (mailbox full)'))?.recipients[0].status, '4.2.2');
   t.equal(parseDsn(dsn('5.1.1', 'text/plain')), null, 'no delivery-status part');

@@ -4,36 +4,40 @@ import { creditsOf, funded } from './helpers/agents.js';
 import { startSink } from './helpers/sink.js';
 import { smtpSendRaw } from './helpers/smtp.js';
 
-const dsn = (to: string, finalRecipient: string, status: string) => [
-  'From: MAILER-DAEMON@mx.remote.test',
-  `To: ${to}`,
-  'Subject: Undelivered Mail Returned to Sender',
-  'MIME-Version: 1.0',
-  'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
-  '',
-  '--b1',
-  'Content-Type: text/plain',
-  '',
-  'Your message could not be delivered.',
-  '--b1',
-  'Content-Type: message/delivery-status',
-  '',
-  'Reporting-MTA: dns; mx.remote.test',
-  '',
-  `Final-Recipient: rfc822; ${finalRecipient}`,
-  'Action: failed',
-  `Status: ${status}`,
-  `Diagnostic-Code: smtp; 550 ${status} mailbox unavailable`,
-  '',
-  '--b1--',
-  '',
-].join('\r\n');
+const dsn = (to: string, finalRecipient: string, status: string) =>
+  [
+    'From: MAILER-DAEMON@mx.remote.test',
+    `To: ${to}`,
+    'Subject: Undelivered Mail Returned to Sender',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
+    '',
+    '--b1',
+    'Content-Type: text/plain',
+    '',
+    'Your message could not be delivered.',
+    '--b1',
+    'Content-Type: message/delivery-status',
+    '',
+    'Reporting-MTA: dns; mx.remote.test',
+    '',
+    `Final-Recipient: rfc822; ${finalRecipient}`,
+    'Action: failed',
+    `Status: ${status}`,
+    `Diagnostic-Code: smtp; 550 ${status} mailbox unavailable`,
+    '',
+    '--b1--',
+    '',
+  ].join('\r\n');
 
 const setup = async (t: any) => {
   const sink = await startSink(t);
   const app = await startApp(t, { outbound: { relay: `smtp://127.0.0.1:${sink.port}`, timeoutMs: 5000 } });
   const agent = await funded(app, 5);
-  const sent = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: ['ok1@remote.test', 'ok2@remote.test'], subject: 's', text: 't' } });
+  const sent = await app.api('POST', '/api/v1/agent/send', {
+    key: agent.apiKey,
+    body: { to: ['ok1@remote.test', 'ok2@remote.test'], subject: 's', text: 't' },
+  });
   await app.app.workers.delivery.runOnce();
   await sink.waitFor(1);
   return { app, agent, id: sent.body.id as string, bounceAddress: sink.messages[0].from };

@@ -59,7 +59,10 @@ t.test('an invalid setting stops with exit code 2 and names the setting', async 
 t.test('serve: file < environment < flags, port 0 logged, /healthz, clean stop', async (t) => {
   const dir = t.testdir({});
   const file = join(dir, 'agentpost.json');
-  writeFileSync(file, JSON.stringify({ mailDomain: 'file.example', dataDir: join(dir, 'file-data'), smtp: { port: 0 }, submission: { port: 0 }, http: { trustProxy: true } }));
+  writeFileSync(
+    file,
+    JSON.stringify({ mailDomain: 'file.example', dataDir: join(dir, 'file-data'), smtp: { port: 0 }, submission: { port: 0 }, http: { trustProxy: true } }),
+  );
   const env = envWith({ AGENTPOST_CONFIG: file, AGENTPOST_MAIL_DOMAIN: 'env.example', AGENTPOST_HTTP_PORT: '0', AGENTPOST_DATA_DIR: join(dir, 'env-data') });
   const server = await startServerProcess(t, agentpost, ['serve', '--mail-domain', 'flag.example', '--data-dir', join(dir, 'flag-data')], { cwd: dir, env });
   t.ok(server.ports.http > 0, 'HTTP port 0 picked a free port and logged it');
@@ -83,7 +86,10 @@ t.test('serve: file < environment < flags, port 0 logged, /healthz, clean stop',
   t.same([second.code, second.stdout], [0, '8\n'], 'addresses match case-insensitively');
   const list = await admin(['accounts', 'list']);
   t.equal(list.code, 0);
-  const lines = list.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const lines = list.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   t.equal(lines.length, 1);
   t.match(lines[0], { agentId: 'cli', email, credits: 8, status: 'active', sendingState: 'probation', createdAt: /^\d{4}-\d\d-\d\dT/ });
 
@@ -111,7 +117,10 @@ t.test('admin commands refuse a data dir without a database', async (t) => {
 
 t.test('a port already in use is reported, not thrown', async (t) => {
   const dir = t.testdir({});
-  const first = await startServerProcess(t, agentpost, ['--http-port', '0', '--smtp-port', '0', '--submission-port', '0', '--data-dir', join(dir, 'a')], { cwd: dir, env: envWith() });
+  const first = await startServerProcess(t, agentpost, ['--http-port', '0', '--smtp-port', '0', '--submission-port', '0', '--data-dir', join(dir, 'a')], {
+    cwd: dir,
+    env: envWith(),
+  });
   const second = await cli(['--http-port', String(first.ports.http), '--smtp-port', '0', '--submission-port', '0', '--data-dir', join(dir, 'b')], { cwd: dir });
   t.equal(second.code, 1);
   t.match(second.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${first.ports.http}: EADDRINUSE`));

@@ -23,22 +23,32 @@ t.test('a transaction publishes its outbox rows once, after the commit', async (
     store.transaction(() => store.outbox.add('b', { n: 2 }, 0)); // a savepoint
     t.same(heard, [], 'nothing is published before the outermost commit');
   });
-  t.match(heard, [{ topic: 'a', payload: { n: 1 } }, { topic: 'b', payload: { n: 2 } }]);
-  t.ok(heard.every((entry) => typeof entry.outboxId === 'number'), 'each entry names its durable row');
+  t.match(heard, [
+    { topic: 'a', payload: { n: 1 } },
+    { topic: 'b', payload: { n: 2 } },
+  ]);
+  t.ok(
+    heard.every((entry) => typeof entry.outboxId === 'number'),
+    'each entry names its durable row',
+  );
 });
 
 t.test('a rollback publishes nothing, and a rolled-back savepoint only loses its own rows', async (t) => {
   const { store, heard } = openStore(t);
-  t.throws(() => store.transaction(() => {
-    store.outbox.add('a', { n: 1 }, 0);
-    throw new Error('rolled back');
-  }));
+  t.throws(() =>
+    store.transaction(() => {
+      store.outbox.add('a', { n: 1 }, 0);
+      throw new Error('rolled back');
+    }),
+  );
   store.transaction(() => {
     store.outbox.add('a', { n: 2 }, 0);
-    t.throws(() => store.transaction(() => {
-      store.outbox.add('b', { n: 3 }, 0);
-      throw new Error('savepoint rolled back');
-    }));
+    t.throws(() =>
+      store.transaction(() => {
+        store.outbox.add('b', { n: 3 }, 0);
+        throw new Error('savepoint rolled back');
+      }),
+    );
   });
   t.match(heard, [{ topic: 'a', payload: { n: 2 } }]);
   t.equal(heard.length, 1);
@@ -54,8 +64,15 @@ t.test('a group-commit batch publishes only the jobs that committed, once durabl
     }),
     store.groupCommit(() => store.outbox.add('b', { n: 3 }, 0)),
   ]);
-  t.same(results.map((result) => result.status), ['fulfilled', 'rejected', 'fulfilled']);
-  t.same(heard.map((entry) => (entry.payload as { n: number }).n), [1, 3], 'the failed job and the rolled-back batch attempt are not heard of');
+  t.same(
+    results.map((result) => result.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  t.same(
+    heard.map((entry) => (entry.payload as { n: number }).n),
+    [1, 3],
+    'the failed job and the rolled-back batch attempt are not heard of',
+  );
 });
 
 t.test('an outbox row outside a transaction is refused (DESIGN.md rule 6)', async (t) => {
@@ -70,7 +87,10 @@ t.test('a notice is published with its transaction, or at once outside one; a li
   });
   store.notice('a', { n: 1 });
   store.transaction(() => store.notice('b', { n: 2 }));
-  t.same(heard.map((entry) => entry.payload), [{ n: 1 }, { n: 2 }]);
+  t.same(
+    heard.map((entry) => entry.payload),
+    [{ n: 1 }, { n: 2 }],
+  );
 });
 
 t.test('IMAP IDLE hears of new mail as soon as it is committed: no poll', async (t) => {

@@ -22,8 +22,7 @@ const setup = async (t: any, to: string[]) => {
 const report = (app: TestApp, bounceAddress: string, options: Omit<ArfOptions, 'to'>) =>
   smtpSendRaw(app.smtpPort, '', [bounceAddress], arfReport({ to: bounceAddress, ...options }));
 
-const suppressionsOf = async (app: TestApp, key: string) =>
-  (await app.api('GET', '/api/v1/agent/outbound/suppressions', { key })).body.suppressions;
+const suppressionsOf = async (app: TestApp, key: string) => (await app.api('GET', '/api/v1/agent/outbound/suppressions', { key })).body.suppressions;
 
 const stateOf = async (app: TestApp, key: string) => (await app.api('GET', '/api/v1/agent/sending', { key })).body.state;
 
@@ -102,7 +101,9 @@ t.test('a header-only report whose Return-Path names another submission is not p
   t.equal(second.status, 200);
   const otherRow = app.app.store.submissions.recipientsOf(second.body.id)[0];
   const otherBounce = app.app.services.bounces.envelopeSender(otherRow.id);
-  const header = headerOf(original).replace(/^Message-ID: .*\r\n/im, '').replace(bounceAddress, otherBounce);
+  const header = headerOf(original)
+    .replace(/^Message-ID: .*\r\n/im, '')
+    .replace(bounceAddress, otherBounce);
   await report(app, bounceAddress, { original: header, headersOnly: true });
   t.same(await suppressionsOf(app, agent.apiKey), []);
 });

@@ -162,7 +162,12 @@ t.test('time zone, mail domain, base URL, booleans and log level are checked', a
   configError(t, { overrides: { timeZone: 'Nowhere' } }, 'timeZone', /unknown time zone/);
   configError(t, { overrides: { payments: { polygon: { watchSchedule: 'every minute' } } } }, 'payments.polygon.watchSchedule', /not a cron expression/);
   configError(t, { env: { AGENTPOST_POLYGON_XPUB: 'xprv-not-public' } }, 'payments.polygon.xpub', /AGENTPOST_POLYGON_XPUB/);
-  configError(t, { env: { AGENTPOST_DNS_SERVERS: '127.0.0.1:5353,dns.example' } }, 'dns.servers', /dns\.servers \(from AGENTPOST_DNS_SERVERS\): "dns\.example" is not an IP address/);
+  configError(
+    t,
+    { env: { AGENTPOST_DNS_SERVERS: '127.0.0.1:5353,dns.example' } },
+    'dns.servers',
+    /dns\.servers \(from AGENTPOST_DNS_SERVERS\): "dns\.example" is not an IP address/,
+  );
   configError(t, { overrides: { dns: { servers: ['1.2.3.4:70000'] } } }, 'dns.servers', /port outside/);
   for (const domain of ['Agents.Example.com', 'localhost', 'bad_domain.example', 'user@example.com', '-x.example', 'a..example']) {
     configError(t, { env: { AGENTPOST_MAIL_DOMAIN: domain } }, 'mailDomain', /mailDomain \(from AGENTPOST_MAIL_DOMAIN\): expected a lowercase domain name/);

@@ -24,7 +24,9 @@ const chromiumPath = CANDIDATES.find((path) => existsSync(path));
 const launch = async (t: Test): Promise<BrowserContext> => {
   const profile = mkdtempSync(join(tmpdir(), 'agentpost-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath, headless: true, viewport: { width: 1180, height: 860 },
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: { width: 1180, height: 860 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
   t.teardown(async () => {
@@ -82,10 +84,15 @@ if (!chromiumPath) {
     await shot(page, 'home');
     await shot(page, 'home', true);
 
-    const html = `<p id="hello">Hello from the outside</p><img src="${tracker.origin}/pixel.gif"><link rel="stylesheet" href="${tracker.origin}/style.css">`
-      + `<script>fetch('${tracker.origin}/script'); parent.document.title = 'scripted';</script>`;
-    await smtpSendRaw(app.smtpPort, 'friend@example.org', [agent.email],
-      `From: Friend <friend@example.org>\r\nTo: ${agent.email}\r\nSubject: A greeting\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`);
+    const html =
+      `<p id="hello">Hello from the outside</p><img src="${tracker.origin}/pixel.gif"><link rel="stylesheet" href="${tracker.origin}/style.css">` +
+      `<script>fetch('${tracker.origin}/script'); parent.document.title = 'scripted';</script>`;
+    await smtpSendRaw(
+      app.smtpPort,
+      'friend@example.org',
+      [agent.email],
+      `From: Friend <friend@example.org>\r\nTo: ${agent.email}\r\nSubject: A greeting\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`,
+    );
     await page.click('text=browser-bot');
     await page.click('nav.tabs >> text=Mail');
     await Promise.all([page.waitForURL(/\/mail\/INBOX\/1$/), page.click('text=A greeting')]);
@@ -103,7 +110,10 @@ if (!chromiumPath) {
     t.match(draftKey, /^svc_access_[0-9a-f]{64}$/);
     await shot(page, 'keys');
 
-    const created = await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'someone@remote.example', subject: 'Please approve me', text: 'A draft from the bot.' } });
+    const created = await app.api('POST', '/api/v1/agent/drafts', {
+      key: draftKey,
+      body: { to: 'someone@remote.example', subject: 'Please approve me', text: 'A draft from the bot.' },
+    });
     t.equal(created.status, 200);
     await page.click('header nav >> text=Drafts');
     await page.click('text=Please approve me');

@@ -113,7 +113,9 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
   await app.api('POST', '/api/user/agents/claim', { key: ada.token, body: { apiKey: agent.apiKey } });
   await deliverDirect(app.app, [agent.email], simpleMessage({ to: agent.email, subject: 'private subject', body: 'secret words' }));
   const sent = (await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: agent.email, subject: 'to self', text: 'x' } })).body;
-  const key = (await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, { key: ada.token, body: { name: 'd', kind: 'mail', permissions: ['mail:draft'] } })).body;
+  const key = (
+    await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, { key: ada.token, body: { name: 'd', kind: 'mail', permissions: ['mail:draft'] } })
+  ).body;
   const draft = (await app.api('POST', '/api/v1/agent/drafts', { key: key.apiKey, body: { to: 'a@example.com', subject: 'draft subject', text: 't' } })).body;
   const params: Record<string, string> = { id: agent.userId, userId: agent.userId, folder: 'INBOX', uid: '1', outboundId: sent.id, keyId: key.id };
   const adaOwn: Record<string, string> = { ...params, id: ada.id, userId: ada.id };
@@ -122,7 +124,15 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
 
   // Every console route, from the console's own route table.
   const router = new Router();
-  for (const register of PAGES) register(router, { services: app.app.services, logger: app.app.logger, trustProxy: true, body: { sendBytes: 1 << 20, smallBytes: 1 << 14, budget: new BodyBudget(1 << 24) }, timeZone: 'UTC', baseUrl: () => app.baseUrl });
+  for (const register of PAGES)
+    register(router, {
+      services: app.app.services,
+      logger: app.app.logger,
+      trustProxy: true,
+      body: { sendBytes: 1 << 20, smallBytes: 1 << 14, budget: new BodyBudget(1 << 24) },
+      timeZone: 'UTC',
+      baseUrl: () => app.baseUrl,
+    });
   const routes = router.stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: layer.path as string })));
   const eveConsole = await signedIn(app, eve);
   await eveConsole.get('/');
@@ -131,7 +141,10 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
     if (/sign-in|sign-up|set-password|sign-out/.test(path)) continue;
     for (const values of path.includes(':') ? [path.startsWith('/drafts') ? { ...params, id: draft.id } : params, adaOwn] : [{}]) {
       const target = fill(path, values, 'colon');
-      const response = method === 'GET' ? await eveConsole.get(target) : await eveConsole.post(target, { name: 'x', apiKey: 'svc_x', to: 'a@b.test', subject: 's', text: 't' });
+      const response =
+        method === 'GET'
+          ? await eveConsole.get(target)
+          : await eveConsole.post(target, { name: 'x', apiKey: 'svc_x', to: 'a@b.test', subject: 's', text: 't' });
       walked += 1;
       if (path.includes(':')) t.ok([403, 404].includes(response.status), `console ${method} ${target}: ${response.status}`);
       t.notMatch(response.text, /private subject|draft subject|adas-agent|secret words/, `console ${method} ${target} shows nothing of ada's`);
@@ -142,23 +155,50 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
   // Every /api/user/* endpoint, from the OpenAPI document (but signing eve out).
   const document = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
   const idIn = (path: string): string =>
-    path.includes('/email/') ? '1' : path.includes('/outbound/') ? sent.id : path.includes('/access-keys/') ? key.id : path.includes('/drafts/') ? draft.id : '00000000-0000-4000-8000-000000000000';
+    path.includes('/email/')
+      ? '1'
+      : path.includes('/outbound/')
+        ? sent.id
+        : path.includes('/access-keys/')
+          ? key.id
+          : path.includes('/drafts/')
+            ? draft.id
+            : '00000000-0000-4000-8000-000000000000';
   for (const [path, operations] of Object.entries(document.paths).filter(([path]) => path.startsWith('/api/user/'))) {
     for (const method of Object.keys(operations).filter((method) => !(path === '/api/user/session' && method === 'delete'))) {
       const owned = path.includes('{');
-      for (const values of owned ? [{ ...params, id: idIn(path) }, { ...adaOwn, id: idIn(path) }] : [{}]) {
+      for (const values of owned
+        ? [
+            { ...params, id: idIn(path) },
+            { ...adaOwn, id: idIn(path) },
+          ]
+        : [{}]) {
         const target = fill(path, values, 'brace');
         // Valid bodies, so what answers is the ownership check and not the input check.
-        const body = method === 'get' || method === 'delete' ? undefined
-          : path.endsWith('/access-keys') ? { name: 'x', kind: 'mail', permissions: ['mail:draft'] }
-          : path.endsWith('/aliases') ? { localPart: 'x', mailbox: 'x@example.com' }
-          : path.endsWith('/mailboxes') ? { localPart: 'x' } : {};
+        const body =
+          method === 'get' || method === 'delete'
+            ? undefined
+            : path.endsWith('/access-keys')
+              ? { name: 'x', kind: 'mail', permissions: ['mail:draft'] }
+              : path.endsWith('/aliases')
+                ? { localPart: 'x', mailbox: 'x@example.com' }
+                : path.endsWith('/mailboxes')
+                  ? { localPart: 'x' }
+                  : {};
         const response = await app.api(method.toUpperCase(), target, { key: eve.token, body });
         if (owned) t.ok([403, 404].includes(response.status), `REST ${method} ${target}: ${response.status}`);
-        t.notMatch(JSON.stringify(response.body ?? ''), /private subject|draft subject|adas-agent|secret words/, `REST ${method} ${target} shows nothing of ada's`);
+        t.notMatch(
+          JSON.stringify(response.body ?? ''),
+          /private subject|draft subject|adas-agent|secret words/,
+          `REST ${method} ${target} shows nothing of ada's`,
+        );
       }
     }
   }
   t.equal((await app.api('GET', `/api/v1/agent/drafts/${draft.id}`, { key: key.apiKey })).body.status, 'pending', "ada's draft is untouched");
-  t.equal((await app.api('GET', `/api/user/agents/${agent.userId}/access-keys`, { key: ada.token })).body.accessKeys[0].status, 'active', "ada's key is untouched");
+  t.equal(
+    (await app.api('GET', `/api/user/agents/${agent.userId}/access-keys`, { key: ada.token })).body.accessKeys[0].status,
+    'active',
+    "ada's key is untouched",
+  );
 });

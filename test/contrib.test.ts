@@ -13,10 +13,13 @@ const unit = readFileSync(join(root, 'contrib', 'agentpost.service'), 'utf8');
 /** The unit's settings of one section as [key, value] pairs, in order. */
 const settings = (section: string): [string, string][] => {
   const body = unit.split(/^\[/m).find((part) => part.startsWith(`${section}]`)) ?? '';
-  return body.split('\n').filter((line) => /^\w+=/.test(line)).map((line) => {
-    const at = line.indexOf('=');
-    return [line.slice(0, at), line.slice(at + 1)];
-  });
+  return body
+    .split('\n')
+    .filter((line) => /^\w+=/.test(line))
+    .map((line) => {
+      const at = line.indexOf('=');
+      return [line.slice(0, at), line.slice(at + 1)];
+    });
 };
 
 t.test('the unit runs as its own user with one capability and the hardening options', async (t) => {
@@ -25,7 +28,13 @@ t.test('the unit runs as its own user with one capability and the hardening opti
   t.equal(service.get('User'), 'agentpost');
   t.equal(service.get('AmbientCapabilities'), 'CAP_NET_BIND_SERVICE', 'binds 25/465/587/993 without root');
   t.equal(service.get('CapabilityBoundingSet'), 'CAP_NET_BIND_SERVICE', 'and can gain no other');
-  for (const [key, value] of [['NoNewPrivileges', 'yes'], ['ProtectSystem', 'strict'], ['ProtectHome', 'yes'], ['PrivateTmp', 'yes'], ['StateDirectory', 'agentpost']]) {
+  for (const [key, value] of [
+    ['NoNewPrivileges', 'yes'],
+    ['ProtectSystem', 'strict'],
+    ['ProtectHome', 'yes'],
+    ['PrivateTmp', 'yes'],
+    ['StateDirectory', 'agentpost'],
+  ]) {
     t.equal(service.get(key), value, key);
   }
   t.notOk(service.has('MemoryDenyWriteExecute'), 'V8 needs writable executable memory');

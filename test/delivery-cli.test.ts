@@ -4,17 +4,19 @@ import { startApp } from './helpers/app.js';
 import { startSink } from './helpers/sink.js';
 
 /** Runs the CLI against the app's data folder and captures what it prints. */
-const cliOf = (dataDir: string) => async (...args: string[]) => {
-  const out: string[] = [];
-  const write = process.stdout.write;
-  process.stdout.write = ((chunk: string) => out.push(String(chunk)) > 0) as typeof process.stdout.write;
-  try {
-    const code = await runCli([...args, '--data-dir', dataDir, '--log-level', 'silent']);
-    return { code, out: out.join('') };
-  } finally {
-    process.stdout.write = write;
-  }
-};
+const cliOf =
+  (dataDir: string) =>
+  async (...args: string[]) => {
+    const out: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => out.push(String(chunk)) > 0) as typeof process.stdout.write;
+    try {
+      const code = await runCli([...args, '--data-dir', dataDir, '--log-level', 'silent']);
+      return { code, out: out.join('') };
+    } finally {
+      process.stdout.write = write;
+    }
+  };
 
 t.test('dkim generate prints the TXT record; show repeats it; a bad domain is a usage error', async (t) => {
   const app = await startApp(t);
@@ -37,16 +39,25 @@ t.test('outbound resolve and suppressions add through the CLI', async (t) => {
   const agent = await app.register();
   t.equal((await cli('credits', 'add', agent.email, '3')).code, 0);
   app.app.services.sending.setState(agent.email, 'standard');
-  const sent = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: ['drop@remote.test', 'drop2@remote.test'], subject: 's', text: 't' } });
+  const sent = await app.api('POST', '/api/v1/agent/send', {
+    key: agent.apiKey,
+    body: { to: ['drop@remote.test', 'drop2@remote.test'], subject: 's', text: 't' },
+  });
   await app.app.workers.delivery.runOnce();
   await app.app.workers.delivery.idle();
   const detail = async () => (await app.api('GET', `/api/v1/agent/outbound/${sent.body.id}`, { key: agent.apiKey })).body;
-  t.same((await detail()).recipients.map((r: any) => r.status), ['unresolved', 'unresolved']);
+  t.same(
+    (await detail()).recipients.map((r: any) => r.status),
+    ['unresolved', 'unresolved'],
+  );
   t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 1);
   const resolved = await cli('outbound', 'resolve', sent.body.id, 'delivered');
   t.equal(resolved.code, 0);
   t.match(resolved.out, /2 unresolved recipient\(s\) settled as delivered, 0 credit\(s\) refunded/);
-  t.same((await detail()).recipients.map((r: any) => r.status), ['delivered', 'delivered']);
+  t.same(
+    (await detail()).recipients.map((r: any) => r.status),
+    ['delivered', 'delivered'],
+  );
   t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 1, 'delivered keeps the credits');
   t.equal((await cli('outbound', 'resolve', sent.body.id, 'maybe')).code, 2);
   t.equal((await cli('outbound', 'resolve', '00000000-0000-4000-8000-000000000000', 'failed')).code, 1);

@@ -31,7 +31,10 @@ t.test('after a crash a claim past DATA becomes unresolved; one before DATA is s
   // What a process killed mid-run leaves: two claims, one of them past DATA.
   const [neverId, maybeId] = app.app.store.transaction(() => app.app.store.delivery.claim(app.app.store.delivery.dueIds(now, 2), now));
   app.app.store.transaction(() => app.app.store.delivery.markDataSent([maybeId], now));
-  t.same(claims(app), [{ id: neverId, dataSent: false }, { id: maybeId, dataSent: true }]);
+  t.same(claims(app), [
+    { id: neverId, dataSent: false },
+    { id: maybeId, dataSent: true },
+  ]);
 
   t.equal(app.app.services.delivery.recoverClaims(), 1, 'one became unresolved');
   t.same(claims(app), [], 'no claim is left');
@@ -80,7 +83,11 @@ t.test('a recipient refused at RCPT is not marked; a transaction that never reac
   await send(app, agent.apiKey, ['defer@remote.test']);
   await app.app.services.delivery.runOnce();
   const rows = app.app.store.submissions;
-  t.same(marked.map((ids) => ids.map((id) => rows.recipientById(id)?.address)), [['hang@remote.test']], 'only the accepted recipient of the one transaction that reached DATA');
+  t.same(
+    marked.map((ids) => ids.map((id) => rows.recipientById(id)?.address)),
+    [['hang@remote.test']],
+    'only the accepted recipient of the one transaction that reached DATA',
+  );
 });
 
 t.test('mail queued when the process stopped is delivered right after the next start, not at the next cron tick', async (t) => {
@@ -95,5 +102,8 @@ t.test('mail queued when the process stopped is delivered right after the next s
   const after = await startApp(t, config, { autoDeliver: true });
   // The run started by start() itself: nothing else kicks the worker here.
   await after.app.workers.delivery.idle();
-  t.same(sink.messages.map((message) => message.to[0]), ['waiting@remote.test']);
+  t.same(
+    sink.messages.map((message) => message.to[0]),
+    ['waiting@remote.test'],
+  );
 });

@@ -40,8 +40,14 @@ t.test('250, 550 5.1.1, 554 and a drop after DATA, with exact credit arithmetic'
   t.same(await statusOf(app, agent.apiKey, second), { 'drop@other.test': 'unresolved' });
   t.equal(await creditsOf(app, agent.apiKey), 8, 'the two definite failures are refunded; delivered and unresolved keep theirs');
   const recipients = (await detail(app, agent.apiKey, first)).recipients;
-  t.match(recipients.find((r: any) => r.email === 'unknown@remote.test'), { smtpCode: 550, enhancedCode: '5.1.1', creditRefunded: true, attempts: 1 });
-  t.match(recipients.find((r: any) => r.email === 'ok@remote.test'), { smtpCode: 250, creditRefunded: false, diagnostic: /queued as/ });
+  t.match(
+    recipients.find((r: any) => r.email === 'unknown@remote.test'),
+    { smtpCode: 550, enhancedCode: '5.1.1', creditRefunded: true, attempts: 1 },
+  );
+  t.match(
+    recipients.find((r: any) => r.email === 'ok@remote.test'),
+    { smtpCode: 250, creditRefunded: false, diagnostic: /queued as/ },
+  );
 
   const suppressions = (await app.api('GET', '/api/v1/agent/outbound/suppressions', { key: agent.apiKey })).body.suppressions;
   t.match(suppressions, [{ address: 'unknown@remote.test', reason: 'bounce', canRelease: true }], 'only 5.1.1 suppresses, not 5.7.1');
@@ -51,9 +57,17 @@ t.test('250, 550 5.1.1, 554 and a drop after DATA, with exact credit arithmetic'
   t.equal(sink.messages.length, delivered, 'nothing is resent after delivered, failed or unresolved');
 
   const events = app.app.store.outbox.after(OUTBOUND_RECIPIENT_UPDATED, 0, 100).map((e) => e.payload as any);
-  t.match(events.find((e) => e.recipient === 'unknown@remote.test' && e.status === 'failed'), {
-    accountId: agent.userId, submissionId: first, smtpCode: 550, enhancedCode: '5.1.1', diagnostic: /no such user/, at: Number,
-  });
+  t.match(
+    events.find((e) => e.recipient === 'unknown@remote.test' && e.status === 'failed'),
+    {
+      accountId: agent.userId,
+      submissionId: first,
+      smtpCode: 550,
+      enhancedCode: '5.1.1',
+      diagnostic: /no such user/,
+      at: Number,
+    },
+  );
   t.ok(events.some((e) => e.recipient === 'drop@other.test' && e.status === 'unresolved'));
 
   // The operator settles the unknown outcome: failed refunds exactly once.
@@ -99,7 +113,8 @@ t.test('direct MX: resolver-driven, null MX fails 556 5.1.10, A fallback deliver
       if (name === 'mx.test') return [{ exchange: 'mail.mx.test', priority: 10 }];
       throw Object.assign(new Error('no MX'), { code: 'ENODATA' });
     },
-    resolve4: async (name) => (['mail.mx.test', 'amx.test'].includes(name) ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' }))),
+    resolve4: async (name) =>
+      ['mail.mx.test', 'amx.test'].includes(name) ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' })),
     resolve6: async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' })),
     // No MTA-STS policy anywhere (test/mta-sts.test.ts has them).
     resolveTxt: async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' })),
@@ -120,8 +135,10 @@ t.test('direct MX never connects inside: an MX or A answer of loopback, private 
   const sink = await startSink(t);
   const inside: Record<string, string> = { 'lo.test': '127.0.0.1', 'private.test': '10.0.0.1', 'metadata.test': '169.254.169.254' };
   const resolver: MxResolver = {
-    resolveMx: async (name) => (name === 'lo.test' ? [{ exchange: 'mx.lo.test', priority: 1 }] : Promise.reject(Object.assign(new Error('no MX'), { code: 'ENODATA' }))),
-    resolve4: async (name) => (name === 'mx.lo.test' ? ['127.0.0.1'] : inside[name] ? [inside[name]] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' }))),
+    resolveMx: async (name) =>
+      name === 'lo.test' ? [{ exchange: 'mx.lo.test', priority: 1 }] : Promise.reject(Object.assign(new Error('no MX'), { code: 'ENODATA' })),
+    resolve4: async (name) =>
+      name === 'mx.lo.test' ? ['127.0.0.1'] : inside[name] ? [inside[name]] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' })),
     resolve6: async (name) => (name === 'mx.lo.test' ? ['::1'] : Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' }))),
     resolveTxt: async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENODATA' })),
   };
@@ -155,7 +172,10 @@ t.test('DKIM: remote mail is signed with the generated key and verifies against 
   await sink.waitFor(1);
   const raw = sink.messages[0].raw.toString();
   t.match(raw, /^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=agents\.localhost;\s+q=dns\/txt;\s+s=agentpost;/);
-  const pem = `-----BEGIN PUBLIC KEY-----\n${/p=([^;]+)$/.exec(record.recordValue)![1].match(/.{1,64}/g)!.join('\n')}\n-----END PUBLIC KEY-----\n`;
+  const pem = `-----BEGIN PUBLIC KEY-----\n${/p=([^;]+)$/
+    .exec(record.recordValue)![1]
+    .match(/.{1,64}/g)!
+    .join('\n')}\n-----END PUBLIC KEY-----\n`;
   t.ok(verifyDkim(raw, pem), 'verifies with the public key from the TXT record');
   t.notOk(verifyDkim(raw.replace('Hi there.', 'Hi there!'), pem), 'a changed body does not');
 });
@@ -164,7 +184,11 @@ t.test('more than 10 failures over the last 100 recipients pause the account', a
   const sink = await startSink(t);
   const app = await relayApp(t, sink);
   const agent = await funded(app, 20);
-  await send(app, agent.apiKey, Array.from({ length: 10 }, (_, i) => `unknown${i}@remote.test`));
+  await send(
+    app,
+    agent.apiKey,
+    Array.from({ length: 10 }, (_, i) => `unknown${i}@remote.test`),
+  );
   await app.app.workers.delivery.runOnce();
   await app.app.workers.delivery.idle();
   const state = async () => (await app.api('GET', '/api/v1/agent/sending', { key: agent.apiKey })).body.state;
@@ -183,7 +207,11 @@ t.test('a definite failure releases the access key budget unit with the credit; 
   const app = await relayApp(t, sink);
   const owner = await funded(app, 10);
   const limited = await issueAccessKey(app, owner.apiKey, {
-    name: 'sender', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 5, totalRecipientLimit: 5,
+    name: 'sender',
+    kind: 'mail',
+    permissions: ['mail:send'],
+    dailyRecipientLimit: 5,
+    totalRecipientLimit: 5,
   });
   await send(app, limited.apiKey, ['ok@remote.test', 'unknown@remote.test']);
   await send(app, limited.apiKey, ['drop@remote.test']);

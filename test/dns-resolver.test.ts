@@ -39,7 +39,10 @@ t.test('each record type the service uses, answered over the wire', async (t) =>
   t.same(await dns.resolveMx('example.test'), [{ exchange: 'mail.example.test', priority: 10 }]);
   const txt = await dns.resolveTxt('example.test');
   t.same(txt.map((strings) => strings.join('')).sort(), ['another record', 'v=spf1 ip4:192.0.2.10 -all'], 'several strings of one record join into it');
-  t.ok(txt.some((strings) => strings.length === 2), 'the character-strings arrive as sent');
+  t.ok(
+    txt.some((strings) => strings.length === 2),
+    'the character-strings arrive as sent',
+  );
   t.same(await dns.resolve4('www.example.test'), ['192.0.2.10'], 'a CNAME chain is followed to the address');
   t.same(await dns.resolveCname('www.example.test'), ['alias.example.test']);
   t.same(await dns.resolvePtr(reverseName('192.0.2.10')), ['mail.example.test']);
@@ -87,7 +90,10 @@ t.test('addresses: both families, one family, localhost', async (t) => {
   await rejectsWith(t, dns.resolveAddresses('none.example.test'), 'ENOTFOUND', 'a missing name');
   t.same(await dns.resolveAddresses('localhost'), ['127.0.0.1', '::1'], 'RFC 6761: localhost never goes to DNS');
   t.same(await dns.resolveAddresses('api.localhost.'), ['127.0.0.1', '::1']);
-  t.notOk(server.queries.some((query) => query.includes('localhost')), 'no query for localhost names');
+  t.notOk(
+    server.queries.some((query) => query.includes('localhost')),
+    'no query for localhost names',
+  );
 });
 
 t.test('direct-MX next hops and webhook targets resolve through the same resolver', async (t) => {

@@ -27,7 +27,11 @@ t.test('deleting a mailbox: the 2FA code when on, stops at once, keeps its mail 
   const deleted = await app.api('DELETE', path, { key, body: { factorCode: totp.generate({ timestamp: clock.now().getTime() }) } });
   t.equal(deleted.status, 200);
   t.match(deleted.body, {
-    id: box.id, email: 'ops@team.example', deleted: true, aliasesRemoved: 1, mailRetainedUntil: '2026-05-15T00:00:30.000Z',
+    id: box.id,
+    email: 'ops@team.example',
+    deleted: true,
+    aliasesRemoved: 1,
+    mailRetainedUntil: '2026-05-15T00:00:30.000Z',
     message: /receives nothing, its keys are revoked, and its mail is kept until 2026-05-15T00:00:30\.000Z, then removed/,
   });
   t.match(await rcpt(app.smtpPort, 'ops@team.example'), /^550 5\.1\.1/, 'it receives nothing');
@@ -39,7 +43,9 @@ t.test('deleting a mailbox: the 2FA code when on, stops at once, keeps its mail 
   const again = await app.api('POST', `/api/user/domains/${domain.id}/mailboxes`, { key, body: { localPart: 'ops' } });
   t.equal(again.status, 409, 'the address stays taken while its mail is kept');
   t.match(again.body.error, /a deleted mailbox whose mail is still kept/);
-  const rows = app.app.store.db.prepare('SELECT COUNT(*) AS n FROM messages m JOIN folders f ON f.id = m.folder_id JOIN mailboxes b ON b.id = f.mailbox_id WHERE b.account_id = ?').get(box.id) as { n: number };
+  const rows = app.app.store.db
+    .prepare('SELECT COUNT(*) AS n FROM messages m JOIN folders f ON f.id = m.folder_id JOIN mailboxes b ON b.id = f.mailbox_id WHERE b.account_id = ?')
+    .get(box.id) as { n: number };
   t.equal(rows.n, 1, 'the mail is still there');
 });
 
@@ -67,7 +73,11 @@ t.test('a domain with mailboxes cannot be deleted; without, it goes with its ali
   t.not(selector(readded.records), selector(domain.records), 'a new DKIM key under a new selector');
   t.equal((await app.api('POST', `/api/user/domains/${readded.id}/aliases`, { key, body: { localPart: 'support', mailbox: holder.email } })).status, 200);
   t.match(await rcpt(app.smtpPort, 'support@team.example'), /^250/);
-  t.equal((await app.api('POST', `/api/user/domains/${readded.id}/mailboxes`, { key, body: { localPart: 'ops' } })).status, 409, 'the deleted mailbox still holds its address');
+  t.equal(
+    (await app.api('POST', `/api/user/domains/${readded.id}/mailboxes`, { key, body: { localPart: 'ops' } })).status,
+    409,
+    'the deleted mailbox still holds its address',
+  );
 });
 
 t.test('a domain whose ownership record disappears takes no new addresses; existing mail keeps flowing', async (t) => {
@@ -83,7 +93,10 @@ t.test('a domain whose ownership record disappears takes no new addresses; exist
   t.match(refused.body.error, /existing addresses keep working; new ones need the records back and a verify/);
   await smtpSend(app.smtpPort, { from: 'x@example.org', to: 'support@team.example', subject: 'still here', text: 'x' });
   t.equal((await app.api('GET', '/api/v1/agent/inbox', { key: holder.apiKey })).body.emails[0].subject, 'still here');
-  publish(dns, domain.records.filter((record) => record.name === '_agentpost.team.example'));
+  publish(
+    dns,
+    domain.records.filter((record) => record.name === '_agentpost.team.example'),
+  );
   t.equal((await app.api('POST', `/api/user/domains/${domain.id}/verify`, { key })).body.status, 'verified');
   t.equal((await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body: { localPart: 'new', mailbox: holder.email } })).status, 200);
 });

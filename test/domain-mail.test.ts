@@ -16,8 +16,13 @@ t.test('the MX accepts aliases and mailboxes of a verified domain, 550 5.1.1 for
   await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body: { localPart: 'support', mailbox: holder.email } });
   const box = await app.api('POST', `/api/user/domains/${domain.id}/mailboxes`, { key, body: { localPart: 'ops' } });
   const replies = await smtpDialog(app.smtpPort, [
-    'EHLO client.example', 'MAIL FROM:<someone@example.org>',
-    'RCPT TO:<support@team.example>', 'RCPT TO:<Ops@Team.Example>', 'RCPT TO:<nobody@team.example>', 'RCPT TO:<support@other.example>', 'QUIT',
+    'EHLO client.example',
+    'MAIL FROM:<someone@example.org>',
+    'RCPT TO:<support@team.example>',
+    'RCPT TO:<Ops@Team.Example>',
+    'RCPT TO:<nobody@team.example>',
+    'RCPT TO:<support@other.example>',
+    'QUIT',
   ]);
   t.match(replies[3], /^250/, 'the alias');
   t.match(replies[4], /^250/, 'the mailbox, case-insensitively');
@@ -26,8 +31,15 @@ t.test('the MX accepts aliases and mailboxes of a verified domain, 550 5.1.1 for
 
   await smtpSend(app.smtpPort, { from: 'someone@example.org', to: ['support@team.example', 'ops@team.example'], subject: 'hello team', text: 'hi' });
   const holderInbox = await inboxOf(app, holder.apiKey);
-  t.same(holderInbox.map((message) => message.subject), ['hello team'], "the alias's mail lands in the mailbox's INBOX");
-  t.same((await inboxOf(app, box.body.apiKey)).map((message) => message.subject), ['hello team']);
+  t.same(
+    holderInbox.map((message) => message.subject),
+    ['hello team'],
+    "the alias's mail lands in the mailbox's INBOX",
+  );
+  t.same(
+    (await inboxOf(app, box.body.apiKey)).map((message) => message.subject),
+    ['hello team'],
+  );
 });
 
 t.test('a message to a mailbox and its alias is stored once', async (t) => {
@@ -48,25 +60,40 @@ t.test('a domain mailbox works as a registered agent: REST, MCP, IMAP, submissio
   t.match((await app.api('GET', '/api/v1/agent/balance', { key: box.apiKey })).body, { email: 'ops@team.example', credits: 10 });
   await smtpSend(app.smtpPort, { from: 'x@example.org', to: 'ops@team.example', subject: 'for ops', text: 'x' });
   const mcp = await mcpClient(t, app.baseUrl, { key: box.apiKey });
-  t.same((await callTool(mcp, 'check_inbox')).body.emails.map((message: any) => message.subject), ['for ops']);
+  t.same(
+    (await callTool(mcp, 'check_inbox')).body.emails.map((message: any) => message.subject),
+    ['for ops'],
+  );
   const imap = await imapLogin(t, app.imapPort, 'ops@team.example', box.apiKey);
   const status = await imap.status('INBOX', { messages: true });
   t.equal(status === false ? undefined : status.messages, 1);
   const peer = await funded(app, 0);
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: app.submissionPort, secure: false, ignoreTLS: true, auth: { user: 'ops@team.example', pass: box.apiKey } });
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: app.submissionPort,
+    secure: false,
+    ignoreTLS: true,
+    auth: { user: 'ops@team.example', pass: box.apiKey },
+  });
   t.teardown(() => transport.close());
   await transport.sendMail({ from: 'ops@team.example', to: peer.email, subject: 'from ops', text: 'x' });
-  t.same((await inboxOf(app, peer.apiKey)).map((message) => [message.subject, message.from.email]), [['from ops', 'ops@team.example']]);
+  t.same(
+    (await inboxOf(app, peer.apiKey)).map((message) => [message.subject, message.from.email]),
+    [['from ops', 'ops@team.example']],
+  );
 });
 
-t.test('send-as: from may be an alias of the mailbox (REST, MCP, submission), never anyone else\'s', async (t) => {
+t.test("send-as: from may be an alias of the mailbox (REST, MCP, submission), never anyone else's", async (t) => {
   const { app, dns } = await startDomainApp(t);
   const { holder, key, domain } = await hostedHolder(app, dns, 'team.example');
   app.app.services.accounts.addCredits(holder.email, 20);
   app.app.services.sending.setState(holder.email, 'standard');
   const other = await funded(app, 5);
   const alias = (await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body: { localPart: 'support', mailbox: holder.email } })).body;
-  const sent = await app.api('POST', '/api/v1/agent/send', { key: holder.apiKey, body: { from: { email: 'Support@team.example', name: 'Support' }, to: other.email, subject: 'as alias', text: 'x' } });
+  const sent = await app.api('POST', '/api/v1/agent/send', {
+    key: holder.apiKey,
+    body: { from: { email: 'Support@team.example', name: 'Support' }, to: other.email, subject: 'as alias', text: 'x' },
+  });
   t.equal(sent.status, 200);
   const received = (await inboxOf(app, other.apiKey))[0];
   t.same(received.from, { name: 'Support', email: 'support@team.example' });
@@ -77,17 +104,40 @@ t.test('send-as: from may be an alias of the mailbox (REST, MCP, submission), ne
   const mcp = await mcpClient(t, app.baseUrl, { key: holder.apiKey });
   t.equal((await callTool(mcp, 'send_email', { from: 'support@team.example', to: other.email, subject: 'by mcp', text: 'x' })).isError, false);
 
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: app.submissionPort, secure: false, ignoreTLS: true, auth: { user: holder.email, pass: holder.apiKey } });
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: app.submissionPort,
+    secure: false,
+    ignoreTLS: true,
+    auth: { user: holder.email, pass: holder.apiKey },
+  });
   t.teardown(() => transport.close());
-  await transport.sendMail({ envelope: { from: 'support@team.example', to: [other.email] }, from: 'Support <support@team.example>', to: other.email, subject: 'by submission', text: 'x' });
-  t.same((await inboxOf(app, other.apiKey)).map((message) => message.from.email), ['support@team.example', 'support@team.example', 'support@team.example']);
+  await transport.sendMail({
+    envelope: { from: 'support@team.example', to: [other.email] },
+    from: 'Support <support@team.example>',
+    to: other.email,
+    subject: 'by submission',
+    text: 'x',
+  });
+  t.same(
+    (await inboxOf(app, other.apiKey)).map((message) => message.from.email),
+    ['support@team.example', 'support@team.example', 'support@team.example'],
+  );
 
-  const theirs = await app.api('POST', '/api/v1/agent/send', { key: other.apiKey, body: { from: 'support@team.example', to: holder.email, subject: 'x', text: 'x' } });
-  t.equal(theirs.status, 403, "another mailbox may not use the alias");
+  const theirs = await app.api('POST', '/api/v1/agent/send', {
+    key: other.apiKey,
+    body: { from: 'support@team.example', to: holder.email, subject: 'x', text: 'x' },
+  });
+  t.equal(theirs.status, 403, 'another mailbox may not use the alias');
   t.match(theirs.body.error, /from must be this account's address .* or an alias assigned to it/);
   await t.rejects(transport.sendMail({ from: 'someone@team.example', to: other.email, subject: 'x', text: 'x' }), /550/);
   t.equal((await app.api('DELETE', `/api/user/domains/${domain.id}/aliases/${alias.id}`, { key })).status, 200);
-  t.equal((await app.api('POST', '/api/v1/agent/send', { key: holder.apiKey, body: { from: 'support@team.example', to: other.email, subject: 'x', text: 'x' } })).status, 403, 'a deleted alias is no sender');
+  t.equal(
+    (await app.api('POST', '/api/v1/agent/send', { key: holder.apiKey, body: { from: 'support@team.example', to: other.email, subject: 'x', text: 'x' } }))
+      .status,
+    403,
+    'a deleted alias is no sender',
+  );
   const refused = await smtpDialog(app.smtpPort, ['EHLO c.example', 'MAIL FROM:<x@example.org>', 'RCPT TO:<support@team.example>', 'QUIT']);
   t.match(refused[3], /^550 5\.1\.1/, 'nor a recipient');
 });
@@ -97,9 +147,15 @@ t.test('mail between addresses on a hosted domain is stored at once, not sent ou
   const { holder, key, domain } = await hostedHolder(app, dns, 'team.example');
   await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body: { localPart: 'support', mailbox: holder.email } });
   const sender = await funded(app, 5);
-  const sent = await app.api('POST', '/api/v1/agent/send', { key: sender.apiKey, body: { to: ['support@team.example', 'nobody@team.example'], subject: 'local', text: 'x' } });
+  const sent = await app.api('POST', '/api/v1/agent/send', {
+    key: sender.apiKey,
+    body: { to: ['support@team.example', 'nobody@team.example'], subject: 'local', text: 'x' },
+  });
   const outcome = await app.api('GET', `/api/v1/agent/outbound/${sent.body.id}`, { key: sender.apiKey });
   const statuses = Object.fromEntries(outcome.body.recipients.map((recipient: any) => [recipient.email, recipient.status]));
   t.same(statuses, { 'support@team.example': 'delivered', 'nobody@team.example': 'failed' });
-  t.same((await inboxOf(app, holder.apiKey)).map((message) => message.subject), ['local']);
+  t.same(
+    (await inboxOf(app, holder.apiKey)).map((message) => message.subject),
+    ['local'],
+  );
 });

@@ -25,10 +25,14 @@ t.test('an owner adds, verifies and fills a domain with its session JWT', async 
   t.equal(box.status, 200);
   t.equal(box.body.email, 'ops@owned.example');
   const agents = await app.api('GET', '/api/user/agents', { key });
-  t.same(agents.body.agents.map((agent: { email: string }) => agent.email), ['ops@owned.example'], 'the new mailbox is an agent of the owner');
+  t.same(
+    agents.body.agents.map((agent: { email: string }) => agent.email),
+    ['ops@owned.example'],
+    'the new mailbox is an agent of the owner',
+  );
 
   const other = await makeOwner(app);
-  t.equal((await app.api('GET', `/api/user/domains/${added.body.id}`, { key: other.token })).status, 404, "another owner does not see it");
+  t.equal((await app.api('GET', `/api/user/domains/${added.body.id}`, { key: other.token })).status, 404, 'another owner does not see it');
   t.same((await app.api('GET', '/api/user/domains', { key: other.token })).body.domains, []);
 
   await app.api('DELETE', '/api/user/session', { key });

@@ -8,11 +8,20 @@ import { mcpClient } from './helpers/mcp.js';
  * agent whose keys manage its domains; "other" is another agent with domains of its own.
  * Rows that change or remove something get fresh fixtures from the holder for each caller.
  */
-type Caller =
-  | 'holderWrite' | 'holderFull' | 'holderRead' | 'holderWriteOnly'
-  | 'otherWrite' | 'otherFull' | 'mailRead' | 'mailSend' | 'none' | 'revoked';
+type Caller = 'holderWrite' | 'holderFull' | 'holderRead' | 'holderWriteOnly' | 'otherWrite' | 'otherFull' | 'mailRead' | 'mailSend' | 'none' | 'revoked';
 
-const CALLERS: readonly Caller[] = ['holderWrite', 'holderFull', 'holderRead', 'holderWriteOnly', 'otherWrite', 'otherFull', 'mailRead', 'mailSend', 'none', 'revoked'];
+const CALLERS: readonly Caller[] = [
+  'holderWrite',
+  'holderFull',
+  'holderRead',
+  'holderWriteOnly',
+  'otherWrite',
+  'otherFull',
+  'mailRead',
+  'mailSend',
+  'none',
+  'revoked',
+];
 
 interface Fixture {
   domainId: string;
@@ -36,23 +45,71 @@ interface Row {
 let counter = 0;
 const ROWS: Row[] = [
   { name: 'GET /domains', method: 'GET', path: () => '/api/user/domains', read: true, ok: 200, otherStatus: 200 },
-  { name: 'POST /domains', method: 'POST', path: () => '/api/user/domains', body: () => ({ domain: `new${(counter += 1)}.example` }), read: false, ok: 200, otherStatus: 200 },
+  {
+    name: 'POST /domains',
+    method: 'POST',
+    path: () => '/api/user/domains',
+    body: () => ({ domain: `new${(counter += 1)}.example` }),
+    read: false,
+    ok: 200,
+    otherStatus: 200,
+  },
   { name: 'GET /domains/{id}', method: 'GET', path: (f) => `/api/user/domains/${f.domainId}`, read: true, ok: 200, otherStatus: 404 },
   { name: 'POST /domains/{id}/verify', method: 'POST', path: (f) => `/api/user/domains/${f.domainId}/verify`, read: false, ok: 200, otherStatus: 404 },
   { name: 'GET /domains/{id}/aliases', method: 'GET', path: (f) => `/api/user/domains/${f.domainId}/aliases`, read: true, ok: 200, otherStatus: 404 },
   {
-    name: 'POST /domains/{id}/aliases', method: 'POST', path: (f) => `/api/user/domains/${f.domainId}/aliases`,
-    body: () => ({ localPart: `alias${(counter += 1)}`, mailbox: holderEmail }), read: false, ok: 200, otherStatus: 404,
+    name: 'POST /domains/{id}/aliases',
+    method: 'POST',
+    path: (f) => `/api/user/domains/${f.domainId}/aliases`,
+    body: () => ({ localPart: `alias${(counter += 1)}`, mailbox: holderEmail }),
+    read: false,
+    ok: 200,
+    otherStatus: 404,
   },
-  { name: 'GET /domains/{id}/aliases/{aliasId}', method: 'GET', path: (f) => `/api/user/domains/${f.domainId}/aliases/${f.aliasId}`, read: true, ok: 200, otherStatus: 404 },
-  { name: 'DELETE /domains/{id}/aliases/{aliasId}', method: 'DELETE', path: (f) => `/api/user/domains/${f.domainId}/aliases/${f.aliasId}`, fresh: true, read: false, ok: 200, otherStatus: 404 },
+  {
+    name: 'GET /domains/{id}/aliases/{aliasId}',
+    method: 'GET',
+    path: (f) => `/api/user/domains/${f.domainId}/aliases/${f.aliasId}`,
+    read: true,
+    ok: 200,
+    otherStatus: 404,
+  },
+  {
+    name: 'DELETE /domains/{id}/aliases/{aliasId}',
+    method: 'DELETE',
+    path: (f) => `/api/user/domains/${f.domainId}/aliases/${f.aliasId}`,
+    fresh: true,
+    read: false,
+    ok: 200,
+    otherStatus: 404,
+  },
   { name: 'GET /domains/{id}/mailboxes', method: 'GET', path: (f) => `/api/user/domains/${f.domainId}/mailboxes`, read: true, ok: 200, otherStatus: 404 },
   {
-    name: 'POST /domains/{id}/mailboxes', method: 'POST', path: (f) => `/api/user/domains/${f.domainId}/mailboxes`,
-    body: () => ({ localPart: `box${(counter += 1)}` }), read: false, ok: 200, otherStatus: 404,
+    name: 'POST /domains/{id}/mailboxes',
+    method: 'POST',
+    path: (f) => `/api/user/domains/${f.domainId}/mailboxes`,
+    body: () => ({ localPart: `box${(counter += 1)}` }),
+    read: false,
+    ok: 200,
+    otherStatus: 404,
   },
-  { name: 'GET /domains/{id}/mailboxes/{mailboxId}', method: 'GET', path: (f) => `/api/user/domains/${f.domainId}/mailboxes/${f.mailboxId}`, read: true, ok: 200, otherStatus: 404 },
-  { name: 'DELETE /domains/{id}/mailboxes/{mailboxId}', method: 'DELETE', path: (f) => `/api/user/domains/${f.domainId}/mailboxes/${f.mailboxId}`, fresh: true, read: false, ok: 200, otherStatus: 404 },
+  {
+    name: 'GET /domains/{id}/mailboxes/{mailboxId}',
+    method: 'GET',
+    path: (f) => `/api/user/domains/${f.domainId}/mailboxes/${f.mailboxId}`,
+    read: true,
+    ok: 200,
+    otherStatus: 404,
+  },
+  {
+    name: 'DELETE /domains/{id}/mailboxes/{mailboxId}',
+    method: 'DELETE',
+    path: (f) => `/api/user/domains/${f.domainId}/mailboxes/${f.mailboxId}`,
+    fresh: true,
+    read: false,
+    ok: 200,
+    otherStatus: 404,
+  },
   { name: 'DELETE /domains/{id}', method: 'DELETE', path: (f) => `/api/user/domains/${f.domainId}`, fresh: true, read: false, ok: 200, otherStatus: 404 },
 ];
 
@@ -60,12 +117,22 @@ let holderEmail = '';
 
 const expected = (row: Row, caller: Caller): number => {
   switch (caller) {
-    case 'holderWrite': case 'holderFull': return row.ok;
-    case 'holderRead': return row.read ? row.ok : 403;
-    case 'holderWriteOnly': return row.read ? 403 : row.ok;
-    case 'otherWrite': case 'otherFull': return row.otherStatus;
-    case 'mailRead': case 'mailSend': return 403;
-    case 'none': case 'revoked': return 401;
+    case 'holderWrite':
+    case 'holderFull':
+      return row.ok;
+    case 'holderRead':
+      return row.read ? row.ok : 403;
+    case 'holderWriteOnly':
+      return row.read ? 403 : row.ok;
+    case 'otherWrite':
+    case 'otherFull':
+      return row.otherStatus;
+    case 'mailRead':
+    case 'mailSend':
+      return 403;
+    case 'none':
+    case 'revoked':
+      return 401;
   }
 };
 
@@ -88,7 +155,9 @@ t.test('every domain endpoint with every kind of caller', async (t) => {
     otherWrite: otherKey,
     otherFull: other.apiKey,
     mailRead: (await issueAccessKey(app, holder.apiKey, { name: 'reader', kind: 'mail', permissions: ['mail:read'] })).apiKey,
-    mailSend: (await issueAccessKey(app, holder.apiKey, { name: 'sender', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 5, totalRecipientLimit: 5 })).apiKey,
+    mailSend: (
+      await issueAccessKey(app, holder.apiKey, { name: 'sender', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 5, totalRecipientLimit: 5 })
+    ).apiKey,
     none: undefined,
     revoked: revoked.apiKey,
   };
@@ -98,7 +167,10 @@ t.test('every domain endpoint with every kind of caller', async (t) => {
 
   const freshFixture = async (row: Row): Promise<Fixture> => {
     if (row.name.startsWith('DELETE /domains/{id}/aliases')) {
-      const made = await app.api('POST', `/api/user/domains/${base.id}/aliases`, { key: holderKey, body: { localPart: `gone${(counter += 1)}`, mailbox: holder.email } });
+      const made = await app.api('POST', `/api/user/domains/${base.id}/aliases`, {
+        key: holderKey,
+        body: { localPart: `gone${(counter += 1)}`, mailbox: holder.email },
+      });
       return { ...shared, aliasId: made.body.id };
     }
     if (row.name.startsWith('DELETE /domains/{id}/mailboxes')) {
@@ -135,7 +207,10 @@ t.test('domain keys get 403 on mail paths and MCP tools; MCP has no domain tool'
   }
   const client = await mcpClient(t, app.baseUrl, { key });
   const tools = (await client.listTools()).tools.map((tool) => tool.name);
-  t.notOk(tools.some((name) => /domain|alias/i.test(name)), `no domain tool among ${tools.join(', ')}`);
+  t.notOk(
+    tools.some((name) => /domain|alias/i.test(name)),
+    `no domain tool among ${tools.join(', ')}`,
+  );
   const inbox = await client.callTool({ name: 'check_inbox', arguments: {} });
   t.equal(inbox.isError, true, 'a domain key reads no mail over MCP');
 });

@@ -46,7 +46,13 @@ t.test('a grant opens address creation until it expires; a pending domain takes 
   t.same(grant, { holder: agent.email, hosting: { active: true, expiresAt: '2026-03-31T12:00:00.000Z' } });
   const again = app.app.services.hosting.extendHosting(agent.userId, 5, { source: 'payment', reference: 'pay_test' });
   t.equal(again.expiresAt, '2026-04-05T12:00:00.000Z', 'an extension adds to the current end');
-  t.same(app.app.store.hosting.events(agent.userId).map((event) => [event.source, event.days, event.reference]), [['grant', 30, 'operator'], ['payment', 5, 'pay_test']]);
+  t.same(
+    app.app.store.hosting.events(agent.userId).map((event) => [event.source, event.days, event.reference]),
+    [
+      ['grant', 30, 'operator'],
+      ['payment', 5, 'pay_test'],
+    ],
+  );
   const added = await app.api('POST', '/api/user/domains', { key, body: { domain: 'team.example' } });
   const pending = await app.api('POST', `/api/user/domains/${added.body.id}/aliases`, { key, body: { localPart: 'team', mailbox: agent.email } });
   t.equal(pending.status, 409);
@@ -54,7 +60,10 @@ t.test('a grant opens address creation until it expires; a pending domain takes 
   t.match((await app.api('GET', '/api/user/domains', { key })).body, { canCreateAddresses: false, canCreateAddressesReason: /not verified yet/ });
   publish(dns, added.body.records);
   await app.api('POST', `/api/user/domains/${added.body.id}/verify`, { key });
-  t.match((await app.api('GET', '/api/user/domains', { key })).body, { canCreateAddresses: true, hosting: { active: true, expiresAt: '2026-04-05T12:00:00.000Z' } });
+  t.match((await app.api('GET', '/api/user/domains', { key })).body, {
+    canCreateAddresses: true,
+    hosting: { active: true, expiresAt: '2026-04-05T12:00:00.000Z' },
+  });
   t.notOk('canCreateAddressesReason' in (await app.api('GET', '/api/user/domains', { key })).body);
   t.equal((await app.api('POST', `/api/user/domains/${added.body.id}/aliases`, { key, body: { localPart: 'team', mailbox: agent.email } })).status, 200);
   clock.set(new Date('2026-04-05T12:00:00Z'));
@@ -83,7 +92,11 @@ t.test('the 11th alias and the 11th mailbox answer 409 with a clear message', as
   t.match((await app.api('GET', '/api/user/domains', { key })).body.limits, { aliases: { used: 10, allowed: 10 }, mailboxes: { used: 10, allowed: 10 } });
   const first = (await app.api('GET', `/api/user/domains/${domain.id}/aliases`, { key })).body.aliases[0];
   t.equal((await app.api('DELETE', `/api/user/domains/${domain.id}/aliases/${first.id}`, { key })).status, 200);
-  t.equal((await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body: { localPart: 'a11', mailbox: agent.email } })).status, 200, 'room again after a delete');
+  t.equal(
+    (await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body: { localPart: 'a11', mailbox: agent.email } })).status,
+    200,
+    'room again after a delete',
+  );
 });
 
 t.test('the plan numbers come from config', async (t) => {
@@ -110,7 +123,11 @@ t.test('extra domains: active hosting and a verified first domain, then an add-o
   const second = await addVerifiedDomain(app, dns, key, 'second.example');
   const list = await app.api('GET', '/api/user/domains', { key });
   t.match(list.body.limits.domains, { used: 2, allowed: 1 });
-  t.match(list.body.domains[1], { domain: 'second.example', canCreateAddresses: false, canCreateAddressesReason: /second\.example is an extra domain and needs a domain add-on/ });
+  t.match(list.body.domains[1], {
+    domain: 'second.example',
+    canCreateAddresses: false,
+    canCreateAddressesReason: /second\.example is an extra domain and needs a domain add-on/,
+  });
   t.equal(list.body.domains[0].canCreateAddresses, true);
   const refused = await app.api('POST', `/api/user/domains/${second.id}/aliases`, { key, body: { localPart: 'x', mailbox: agent.email } });
   t.equal(refused.status, 402);
@@ -129,12 +146,20 @@ t.test('an alias names a mailbox the holder manages, an address that is free, an
   const post = (body: object) => app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body });
   const box = await app.api('POST', `/api/user/domains/${domain.id}/mailboxes`, { key, body: { localPart: 'ops', agentId: 'ops-bot' } });
   t.match(box.body, { email: 'ops@team.example', agentId: 'ops-bot', apiKey: /^svc_[0-9a-f]{64}$/ });
-  t.match((await post({ localPart: 'Help', mailbox: 'OPS@team.example' })).body, { address: 'help@team.example', mailbox: 'ops@team.example' }, 'to a domain mailbox, case-insensitively');
+  t.match(
+    (await post({ localPart: 'Help', mailbox: 'OPS@team.example' })).body,
+    { address: 'help@team.example', mailbox: 'ops@team.example' },
+    'to a domain mailbox, case-insensitively',
+  );
   t.equal((await post({ localPart: 'x', mailbox: stranger.email })).status, 404, "another account's mailbox is not the holder's to point at");
   t.equal((await post({ localPart: 'help', mailbox: agent.email })).status, 409, 'an alias address is taken once');
   t.equal((await post({ localPart: 'ops', mailbox: agent.email })).status, 409, 'a mailbox address is not an alias too');
   t.equal((await app.api('POST', `/api/user/domains/${domain.id}/mailboxes`, { key, body: { localPart: 'help' } })).status, 409, 'nor the other way');
   for (const localPart of ['a b', 'a..b', '.a', 'a@b', 'a'.repeat(65)]) t.equal((await post({ localPart, mailbox: agent.email })).status, 400, localPart);
   const mailboxes = await app.api('GET', `/api/user/domains/${domain.id}/mailboxes`, { key });
-  t.same(mailboxes.body.mailboxes.map((entry: any) => [entry.email, 'apiKey' in entry]), [['ops@team.example', false]], 'the key is shown once');
+  t.same(
+    mailboxes.body.mailboxes.map((entry: any) => [entry.email, 'apiKey' in entry]),
+    [['ops@team.example', false]],
+    'the key is shown once',
+  );
 });

@@ -88,7 +88,11 @@ t.test('wrong values: each result says what was found instead; only ownership an
   const answer = await verify();
   t.equal(answer.body.verified, false);
   const results = answer.body.results;
-  t.match(byName(results, 'TXT', '_agentpost.team.example'), { ok: false, found: ['agentpost-verification=0000', 'google-site-verification=abc'], detail: /none of the 2 TXT record/ });
+  t.match(byName(results, 'TXT', '_agentpost.team.example'), {
+    ok: false,
+    found: ['agentpost-verification=0000', 'google-site-verification=abc'],
+    detail: /none of the 2 TXT record/,
+  });
   t.match(byName(results, 'MX', 'team.example'), { ok: false, found: ['10 mx.elsewhere.example'], detail: `the MX records do not name ${MX_HOST}` });
   t.match(byName(results, 'TXT', 'team.example'), { ok: false, detail: `the SPF record does not name a:${MX_HOST}` });
   t.match(byName(results, 'TXT', record('dkim').name), { ok: false, detail: /another public key/ });
@@ -101,17 +105,23 @@ t.test('an MX preferred over ours, and two SPF records, are not ok', async (t) =
   const { verify, dns, record } = await setup(t);
   dns.set('_agentpost.team.example', { TXT: [record('ownership').value] });
   dns.set('team.example', {
-    MX: [{ priority: 20, exchange: MX_HOST }, { priority: 5, exchange: 'mx.old.example' }],
+    MX: [
+      { priority: 20, exchange: MX_HOST },
+      { priority: 5, exchange: 'mx.old.example' },
+    ],
     TXT: [record('spf').value, 'v=spf1 -all'],
   });
   const answer = await verify();
   t.equal(answer.body.verified, false, 'senders would try the other server first');
-  t.match(byName(answer.body.results, 'MX', 'team.example'), { found: ['5 mx.old.example', `20 ${MX_HOST}`], detail: /preference 20, but senders try 5 mx\.old\.example first/ });
+  t.match(byName(answer.body.results, 'MX', 'team.example'), {
+    found: ['5 mx.old.example', `20 ${MX_HOST}`],
+    detail: /preference 20, but senders try 5 mx\.old\.example first/,
+  });
   t.match(byName(answer.body.results, 'TXT', 'team.example'), { ok: false, detail: /2 SPF records/ });
   t.match(byName(answer.body.results, 'TXT', '_agentpost.team.example'), { ok: true });
 });
 
-t.test('several TXT strings are read joined; CNAME\'d names are followed', async (t) => {
+t.test("several TXT strings are read joined; CNAME'd names are followed", async (t) => {
   const { verify, dns, record } = await setup(t);
   const token = record('ownership').value;
   // One record of three character-strings (RFC 1035 section 3.3.14): read as one text.
@@ -139,7 +149,10 @@ t.test('a DNS server that does not answer: results with detail, never a 500; the
   dns.silence('team.example');
   const answer = await verify();
   t.equal(answer.status, 200);
-  t.match(byName(answer.body.results, 'TXT', '_agentpost.team.example'), { ok: false, detail: /did not answer the TXT query for _agentpost\.team\.example in time/ });
+  t.match(byName(answer.body.results, 'TXT', '_agentpost.team.example'), {
+    ok: false,
+    detail: /did not answer the TXT query for _agentpost\.team\.example in time/,
+  });
   t.match(byName(answer.body.results, 'MX', 'team.example'), { ok: false, detail: /did not answer the MX query/ });
   t.match(byName(answer.body.results, 'TXT', '_dmarc.team.example'), { ok: true }, 'the other checks stand alone');
   t.equal(answer.body.status, 'verified', 'a timeout says nothing about the zone');
@@ -159,7 +172,10 @@ t.test('the daily re-check: a vanished ownership record fails the domain, and it
   t.equal(domain.status, 'failed');
   t.match(domain.statusReason, /ownership TXT: _agentpost\.team\.example does not exist \(NXDOMAIN\)/, 'the list says why');
   t.equal(domain.canCreateAddresses, false);
-  publish(dns, records.filter((record) => record.name === '_agentpost.team.example'));
+  publish(
+    dns,
+    records.filter((record) => record.name === '_agentpost.team.example'),
+  );
   t.same(await app.app.services.domainVerification.recheckAll(), { checked: 1, verified: 1, failed: 0, pending: 0 });
   t.equal((await app.api('GET', `/api/user/domains/${id}`, { key })).body.status, 'verified');
 });
@@ -185,7 +201,16 @@ t.test('names that are not acceptable are refused with 400', async (t) => {
   void dns;
   const agent = await app.register();
   const key = await domainKey(app, agent.apiKey);
-  for (const domain of ['localhost', 'team..example', '-team.example', 'team.123', 'agents.localhost', 'sub.agents.localhost', 'tëam.example', `${'a'.repeat(64)}.example`]) {
+  for (const domain of [
+    'localhost',
+    'team..example',
+    '-team.example',
+    'team.123',
+    'agents.localhost',
+    'sub.agents.localhost',
+    'tëam.example',
+    `${'a'.repeat(64)}.example`,
+  ]) {
     const answer = await app.api('POST', '/api/user/domains', { key, body: { domain } });
     t.equal(answer.status, 400, domain);
   }
@@ -196,12 +221,20 @@ t.test('names that are not acceptable are refused with 400', async (t) => {
 t.test('the MTA-STS policy is served for verified domains only', async (t) => {
   const { app, dns, records, verify } = await setup(t);
   // fetch may not set Host (a forbidden header name), so node:http asks.
-  const policy = (host: string) => new Promise<{ status: number; type: string; text: string }>((resolve, reject) => {
-    request(`${app.baseUrl}/.well-known/mta-sts.txt`, { headers: { host } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; }).on('end', () => resolve({ status: response.statusCode ?? 0, type: response.headers['content-type'] ?? '', text }));
-    }).on('error', reject).end();
-  });
+  const policy = (host: string) =>
+    new Promise<{ status: number; type: string; text: string }>((resolve, reject) => {
+      request(`${app.baseUrl}/.well-known/mta-sts.txt`, { headers: { host } }, (response) => {
+        let text = '';
+        response
+          .setEncoding('utf8')
+          .on('data', (chunk: string) => {
+            text += chunk;
+          })
+          .on('end', () => resolve({ status: response.statusCode ?? 0, type: response.headers['content-type'] ?? '', text }));
+      })
+        .on('error', reject)
+        .end();
+    });
   t.equal((await policy('mta-sts.team.example')).status, 404, 'not while pending');
   publish(dns, records);
   await verify();

@@ -25,8 +25,20 @@ t.test('who may use the draft endpoints: mail:draft and full keys; every other k
   const app = await startApp(t);
   const { owner, agent, draftKey } = await setup(app);
   const reader = await issueAccessKey(app, agent.apiKey, { name: 'r', kind: 'mail', permissions: ['mail:read'] });
-  const sender = await issueAccessKey(app, agent.apiKey, { name: 's', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 5, totalRecipientLimit: 5 });
-  const both = await issueAccessKey(app, agent.apiKey, { name: 'rs', kind: 'mail', permissions: ['mail:read', 'mail:send'], dailyRecipientLimit: 5, totalRecipientLimit: 5 });
+  const sender = await issueAccessKey(app, agent.apiKey, {
+    name: 's',
+    kind: 'mail',
+    permissions: ['mail:send'],
+    dailyRecipientLimit: 5,
+    totalRecipientLimit: 5,
+  });
+  const both = await issueAccessKey(app, agent.apiKey, {
+    name: 'rs',
+    kind: 'mail',
+    permissions: ['mail:read', 'mail:send'],
+    dailyRecipientLimit: 5,
+    totalRecipientLimit: 5,
+  });
   const domain = await issueAccessKey(app, agent.apiKey, { name: 'd', kind: 'domain', permissions: ['domains:read', 'domains:write'] });
   const message = { to: 'someone@example.com', subject: 'for approval', text: 'hello' };
   const byDraftKey = await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: message });
@@ -35,12 +47,20 @@ t.test('who may use the draft endpoints: mail:draft and full keys; every other k
   const byFullKey = await app.api('POST', '/api/v1/agent/drafts', { key: agent.apiKey, body: message });
   t.equal(byFullKey.status, 200, 'a full key may also create drafts');
   for (const [name, key, status] of [
-    ['mail:read', reader.apiKey, 403], ['mail:send', sender.apiKey, 403], ['mail:read+mail:send', both.apiKey, 403], ['domain', domain.apiKey, 403],
-    ['owner JWT', owner.token, 403], ['no key', undefined, 401], ['unknown key', `svc_access_${'f'.repeat(64)}`, 401],
+    ['mail:read', reader.apiKey, 403],
+    ['mail:send', sender.apiKey, 403],
+    ['mail:read+mail:send', both.apiKey, 403],
+    ['domain', domain.apiKey, 403],
+    ['owner JWT', owner.token, 403],
+    ['no key', undefined, 401],
+    ['unknown key', `svc_access_${'f'.repeat(64)}`, 401],
   ] as [string, string | undefined, number][]) {
     for (const [method, path, body] of [
-      ['POST', '/api/v1/agent/drafts', message], ['GET', '/api/v1/agent/drafts'], ['GET', `/api/v1/agent/drafts/${byDraftKey.body.id}`],
-      ['PATCH', `/api/v1/agent/drafts/${byDraftKey.body.id}`, { subject: 'x' }], ['DELETE', `/api/v1/agent/drafts/${byDraftKey.body.id}`],
+      ['POST', '/api/v1/agent/drafts', message],
+      ['GET', '/api/v1/agent/drafts'],
+      ['GET', `/api/v1/agent/drafts/${byDraftKey.body.id}`],
+      ['PATCH', `/api/v1/agent/drafts/${byDraftKey.body.id}`, { subject: 'x' }],
+      ['DELETE', `/api/v1/agent/drafts/${byDraftKey.body.id}`],
     ] as [string, string, unknown?][]) {
       t.equal((await app.api(method, path, { key, body })).status, status, `${name}: ${method} ${path}`);
     }
@@ -56,17 +76,37 @@ t.test('who may use the draft endpoints: mail:draft and full keys; every other k
 t.test('the send request validation applies; a draft key sees only its own drafts; merge-patch and delete while pending', async (t) => {
   const app = await startApp(t);
   const { owner, agent, draftKey } = await setup(app);
-  const other = (await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, { key: owner.token, body: { ...DRAFT_KEY, name: 'other' } })).body.apiKey;
+  const other = (await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, { key: owner.token, body: { ...DRAFT_KEY, name: 'other' } })).body
+    .apiKey;
   t.equal((await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'not an address', subject: 's', text: 't' } })).status, 400);
   t.equal((await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', subject: 's' } })).status, 400, 'a body is needed');
-  t.equal((await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', subject: 's', text: 't', from: 'ceo@example.com' } })).status, 403, 'from is the account');
-  t.equal((await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', subject: 's', text: 't', idempotencyKey: 'k' } })).status, 400);
-  t.equal((await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', subject: 's', text: 'x'.repeat(1024 * 1024 + 1) } })).status, 413);
+  t.equal(
+    (await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', subject: 's', text: 't', from: 'ceo@example.com' } })).status,
+    403,
+    'from is the account',
+  );
+  t.equal(
+    (await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', subject: 's', text: 't', idempotencyKey: 'k' } })).status,
+    400,
+  );
+  t.equal(
+    (await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', subject: 's', text: 'x'.repeat(1024 * 1024 + 1) } })).status,
+    413,
+  );
 
-  const mine = (await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', cc: 'c@example.com', subject: 'mine', text: 'one' } })).body;
+  const mine = (
+    await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', cc: 'c@example.com', subject: 'mine', text: 'one' } })
+  ).body;
   const theirs = (await app.api('POST', '/api/v1/agent/drafts', { key: other, body: { to: 'b@example.com', subject: 'theirs', text: 'two' } })).body;
-  t.same((await app.api('GET', '/api/v1/agent/drafts', { key: draftKey })).body.drafts.map((d: { id: string }) => d.id), [mine.id]);
-  t.same((await app.api('GET', '/api/v1/agent/drafts', { key: agent.apiKey })).body.drafts.map((d: { id: string }) => d.id), [theirs.id, mine.id], 'the full key sees all');
+  t.same(
+    (await app.api('GET', '/api/v1/agent/drafts', { key: draftKey })).body.drafts.map((d: { id: string }) => d.id),
+    [mine.id],
+  );
+  t.same(
+    (await app.api('GET', '/api/v1/agent/drafts', { key: agent.apiKey })).body.drafts.map((d: { id: string }) => d.id),
+    [theirs.id, mine.id],
+    'the full key sees all',
+  );
   t.equal((await app.api('GET', `/api/v1/agent/drafts/${theirs.id}`, { key: draftKey })).status, 404);
   t.equal((await app.api('DELETE', `/api/v1/agent/drafts/${theirs.id}`, { key: draftKey })).status, 404);
 
@@ -74,14 +114,22 @@ t.test('the send request validation applies; a draft key sees only its own draft
   t.equal(patched.status, 200);
   t.same(patched.body.message, { to: 'a@example.com', subject: 'mine, better', text: 'one' });
   t.equal(patched.body.recipientCount, 1);
-  t.equal((await app.api('PATCH', `/api/v1/agent/drafts/${mine.id}`, { key: draftKey, body: { to: null } })).status, 400, 'the result must be a valid send request');
+  t.equal(
+    (await app.api('PATCH', `/api/v1/agent/drafts/${mine.id}`, { key: draftKey, body: { to: null } })).status,
+    400,
+    'the result must be a valid send request',
+  );
   t.equal((await app.api('PATCH', `/api/v1/agent/drafts/${mine.id}`, { key: draftKey, body: { idempotencyKey: 'k' } })).status, 400);
   t.equal((await app.api('DELETE', `/api/v1/agent/drafts/${theirs.id}`, { key: other })).status, 200);
   t.equal((await app.api('GET', `/api/v1/agent/drafts/${theirs.id}`, { key: other })).status, 404);
 
   t.equal((await app.api('POST', `/api/user/drafts/${mine.id}/reject`, { key: owner.token, body: { reason: 'not now' } })).status, 200);
   const decided = await app.api('GET', `/api/v1/agent/drafts/${mine.id}`, { key: draftKey });
-  t.match(decided.body, { status: 'rejected', decision: { outcome: 'rejected', by: { id: owner.id, email: owner.email }, reason: 'not now' }, draftsUid: null });
+  t.match(decided.body, {
+    status: 'rejected',
+    decision: { outcome: 'rejected', by: { id: owner.id, email: owner.email }, reason: 'not now' },
+    draftsUid: null,
+  });
   t.equal((await app.api('PATCH', `/api/v1/agent/drafts/${mine.id}`, { key: draftKey, body: { subject: 'again' } })).status, 409);
   t.equal((await app.api('DELETE', `/api/v1/agent/drafts/${mine.id}`, { key: draftKey })).status, 409);
   t.equal((await app.api('POST', `/api/user/drafts/${mine.id}/approve`, { key: owner.token })).status, 409);
@@ -91,7 +139,8 @@ t.test('approval sends through the send service as the agent, records the approv
   const app = await startApp(t);
   const { owner, agent, draftKey } = await setup(app, 1);
   const friend = await app.register('friend');
-  const draft = (await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: friend.email, subject: 'approved mail', text: 'from a draft' } })).body;
+  const draft = (await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: friend.email, subject: 'approved mail', text: 'from a draft' } }))
+    .body;
   const listed = await app.api('GET', '/api/user/drafts', { key: owner.token });
   t.match(listed.body.drafts, [{ id: draft.id, status: 'pending', agent: { id: agent.userId, email: agent.email } }]);
   const approved = await app.api('POST', `/api/user/drafts/${draft.id}/approve`, { key: owner.token });
@@ -101,7 +150,9 @@ t.test('approval sends through the send service as the agent, records the approv
   const received = await app.api('GET', '/api/v1/agent/inbox', { key: friend.apiKey });
   t.match(received.body.emails, [{ subject: 'approved mail', from: { email: agent.email } }], 'delivered to the local recipient');
   t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 0, "the agent's credit paid for it");
-  t.match((await app.api('GET', `/api/v1/agent/outbound/${approved.body.send.id}`, { key: agent.apiKey })).body.recipients, [{ email: friend.email, status: 'delivered' }]);
+  t.match((await app.api('GET', `/api/v1/agent/outbound/${approved.body.send.id}`, { key: agent.apiKey })).body.recipients, [
+    { email: friend.email, status: 'delivered' },
+  ]);
   t.equal((await app.api('POST', `/api/user/drafts/${draft.id}/approve`, { key: owner.token })).status, 409, 'sent once');
 
   // No credit left: the refusal is the answer and the draft waits again.
@@ -113,7 +164,11 @@ t.test('approval sends through the send service as the agent, records the approv
   // An approval cut off after the send committed: approving again finds the send by the draft id and sends nothing more.
   app.app.services.accounts.addCredits(agent.email, 1);
   const principal = app.app.services.ownership.principalFor({ ownerId: owner.id, sessionId: 'crashed' }, agent.userId);
-  const first = await app.app.services.sending.send(principal, { to: friend.email, subject: 'later', text: 'x' }, { idempotencyKey: `draft:${poor.id}`, via: 'rest' });
+  const first = await app.app.services.sending.send(
+    principal,
+    { to: friend.email, subject: 'later', text: 'x' },
+    { idempotencyKey: `draft:${poor.id}`, via: 'rest' },
+  );
   app.app.store.transaction(() => app.app.store.drafts.transition(poor.id, ['pending'], 'approving', { decidedBy: owner.id, decidedAt: 0, updatedAt: 0 }));
   const resumed = await app.api('POST', `/api/user/drafts/${poor.id}/approve`, { key: owner.token });
   t.equal(resumed.status, 200);
@@ -137,7 +192,12 @@ t.test('another owner reaches none of the drafts', async (t) => {
 t.test('the Drafts folder over IMAP: copies appear, change and go; a selected session hears EXPUNGE', async (t) => {
   const app = await startApp(t);
   const { owner, agent, draftKey } = await setup(app);
-  const draft = (await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', bcc: 'b@example.com', subject: 'first words', text: 'a draft body' } })).body;
+  const draft = (
+    await app.api('POST', '/api/v1/agent/drafts', {
+      key: draftKey,
+      body: { to: 'a@example.com', bcc: 'b@example.com', subject: 'first words', text: 'a draft body' },
+    })
+  ).body;
   const client = await imapLogin(t, app.imapPort, agent.email, agent.apiKey);
   const folders = (await client.list()).map((folder) => folder.path);
   t.ok(folders.includes('Drafts'), 'Drafts is listed');
@@ -161,7 +221,11 @@ t.test('the Drafts folder over IMAP: copies appear, change and go; a selected se
   t.match(fetched, /\* 2 EXISTS/, 'the new copy is announced');
   raw.send('a4 NOOP\r\n');
   t.match(await raw.read(/^a4 OK/m), /^\* 1 EXPUNGE\r\na4 OK/m, 'the old copy is expunged at the next command that may');
-  t.same((await app.api('GET', '/api/v1/agent/inbox?folder=Drafts&search=first', { key: agent.apiKey })).body.totalMessages, 0, 'the old copy is out of the index');
+  t.same(
+    (await app.api('GET', '/api/v1/agent/inbox?folder=Drafts&search=first', { key: agent.apiKey })).body.totalMessages,
+    0,
+    'the old copy is out of the index',
+  );
   t.equal((await app.api('GET', '/api/v1/agent/inbox?folder=Drafts&search=second', { key: agent.apiKey })).body.totalMessages, 1);
 
   raw.send('a5 IDLE\r\n');
@@ -171,5 +235,9 @@ t.test('the Drafts folder over IMAP: copies appear, change and go; a selected se
   raw.send('DONE\r\n');
   await raw.read(/^a5 OK/m);
   t.equal((await app.api('GET', '/api/v1/agent/inbox?folder=Drafts', { key: agent.apiKey })).body.totalMessages, 0);
-  t.equal((await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: agent.apiKey })).body.emails[0].subject, 'second words', 'the Sent copy is the send\'s');
+  t.equal(
+    (await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: agent.apiKey })).body.emails[0].subject,
+    'second words',
+    "the Sent copy is the send's",
+  );
 });

@@ -45,13 +45,17 @@ t.test('REST: EAI recipients are accepted, looked up by A-label and handed over 
   const app = await mxApp(t, sink, asked);
   const agent = await funded(app, 10);
   const sent = await app.api('POST', '/api/v1/agent/send', {
-    key: agent.apiKey, body: { to: [JOERG, JOERG_ASCII_LOCAL, `joerg@${A_LABEL}`], subject: 'Grüße', text: 'Schön.' },
+    key: agent.apiKey,
+    body: { to: [JOERG, JOERG_ASCII_LOCAL, `joerg@${A_LABEL}`], subject: 'Grüße', text: 'Schön.' },
   });
   t.equal(sent.status, 200, JSON.stringify(sent.body));
   t.equal(await creditsOf(app, agent.apiKey), 8, 'the U-label and A-label spellings are one recipient');
   await deliverAll(app);
   t.same(asked, [A_LABEL], 'DNS is asked for the A-label');
-  t.same(await outcomes(app, agent.apiKey, sent.body.id), [[JOERG, 'delivered', '2.0.0'], [JOERG_ASCII_LOCAL, 'delivered', '2.0.0']]);
+  t.same(await outcomes(app, agent.apiKey, sent.body.id), [
+    [JOERG, 'delivered', '2.0.0'],
+    [JOERG_ASCII_LOCAL, 'delivered', '2.0.0'],
+  ]);
   t.same(rcpts(sink), [`RCPT TO:<jörg@${A_LABEL}>`, `RCPT TO:<joerg@${A_LABEL}>`], 'RCPT TO carries the domain in ASCII');
   t.equal(sink.messages[0].mailFromArgs.SMTPUTF8, true, 'a non-ASCII local part is declared (RFC 6531 section 3.4)');
 });
@@ -90,7 +94,13 @@ t.test('submission: RCPT TO an EAI address is accepted and delivered', async (t)
   const sink = await startSink(t);
   const app = await mxApp(t, sink);
   const agent = await funded(app, 10);
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: app.submissionPort, secure: false, ignoreTLS: true, auth: { user: agent.email, pass: agent.apiKey } });
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: app.submissionPort,
+    secure: false,
+    ignoreTLS: true,
+    auth: { user: agent.email, pass: agent.apiKey },
+  });
   t.teardown(() => transport.close());
   const info = await transport.sendMail({ from: agent.email, to: JOERG, subject: 'Grüße', text: 'Schön.' });
   t.same(info.accepted, [JOERG]);
@@ -121,14 +131,20 @@ t.test('access keys: an EAI allowedRecipients entry matches whatever spelling th
   const app = await mxApp(t, sink);
   const agent = await funded(app, 10);
   const key = await issueAccessKey(app, agent.apiKey, {
-    name: 'eai', kind: 'mail', permissions: ['mail:send'], allowedRecipients: ['Jörg@Bücher.example'], dailyRecipientLimit: 5, totalRecipientLimit: 5,
+    name: 'eai',
+    kind: 'mail',
+    permissions: ['mail:send'],
+    allowedRecipients: ['Jörg@Bücher.example'],
+    dailyRecipientLimit: 5,
+    totalRecipientLimit: 5,
   });
   const allowed = await app.api('POST', '/api/v1/agent/send', { key: key.apiKey, body: { to: `jörg@${A_LABEL}`, subject: 's', text: 'x' } });
   t.equal(allowed.status, 200, JSON.stringify(allowed.body));
   const other = await app.api('POST', '/api/v1/agent/send', { key: key.apiKey, body: { to: JOERG_ASCII_LOCAL, subject: 's', text: 'x' } });
   t.equal(other.status, 403);
   const invalid = await app.api('POST', '/api/v1/agent/access-keys', {
-    key: agent.apiKey, body: { name: 'bad', kind: 'mail', permissions: ['mail:send'], allowedRecipients: ['jörg@xn--zz.example'], dailyRecipientLimit: 5, totalRecipientLimit: 5 },
+    key: agent.apiKey,
+    body: { name: 'bad', kind: 'mail', permissions: ['mail:send'], allowedRecipients: ['jörg@xn--zz.example'], dailyRecipientLimit: 5, totalRecipientLimit: 5 },
   });
   t.match(invalid.body, { code: 'invalid_input', error: /allowedRecipients\.0/ });
 });

@@ -41,13 +41,25 @@ t.test('a dropped connection resumes with Last-Event-ID: nothing missed, nothing
   await deliverDirect(app.app, [agent.email], simpleMessage({ to: agent.email, subject: 'four' }));
   const events = await stream.waitForCount(4);
   t.ok(stream.errors >= 1, 'the client saw the drop');
-  t.same(events.map((event) => event.data.data.uid), ['1', '2', '3', '4'], 'in order, once each');
+  t.same(
+    events.map((event) => event.data.data.uid),
+    ['1', '2', '3', '4'],
+    'in order, once each',
+  );
   t.equal(new Set(events.map((event) => event.id)).size, 4);
 
   const late = openStream(t, app.baseUrl, agent.apiKey, { query: `lastEventId=${events[1].id}` });
-  t.same((await late.waitForCount(2)).map((event) => event.data.data.uid), ['3', '4'], 'a new client resumes after the id it names');
+  t.same(
+    (await late.waitForCount(2)).map((event) => event.data.data.uid),
+    ['3', '4'],
+    'a new client resumes after the id it names',
+  );
   const unknown = openStream(t, app.baseUrl, agent.apiKey, { query: 'lastEventId=gone' });
-  t.same((await unknown.waitForCount(4)).map((event) => event.data.data.uid), ['1', '2', '3', '4'], 'an id no longer kept: from the oldest kept');
+  t.same(
+    (await unknown.waitForCount(4)).map((event) => event.data.data.uid),
+    ['1', '2', '3', '4'],
+    'an id no longer kept: from the oldest kept',
+  );
 });
 
 t.test('delivery updates only when asked for; heartbeats keep an idle stream alive', async (t) => {
@@ -61,12 +73,21 @@ t.test('delivery updates only when asked for; heartbeats keep an idle stream ali
   // Each local recipient: queued, then delivered; and the copy to itself in INBOX.
   const events = await both.waitForCount(5);
   const updates = events.filter((event) => event.type === 'message.delivery_updated');
-  t.same(updates.map((event) => `${event.data.data.recipient} ${event.data.data.status}`).sort(),
-    [`${receiver.email} delivered`, `${receiver.email} queued`, `${sender.email} delivered`, `${sender.email} queued`].sort());
+  t.same(
+    updates.map((event) => `${event.data.data.recipient} ${event.data.data.status}`).sort(),
+    [`${receiver.email} delivered`, `${receiver.email} queued`, `${sender.email} delivered`, `${sender.email} queued`].sort(),
+  );
   t.ok(updates.every((event) => event.data.data.submissionId === sent.body.id));
-  t.ok(events.some((event) => event.type === 'message.received'), 'the copy to itself arrived in INBOX');
+  t.ok(
+    events.some((event) => event.type === 'message.received'),
+    'the copy to itself arrived in INBOX',
+  );
   await received.waitForCount(1);
-  t.same(received.events.map((event) => event.type), ['message.received'], 'the default stream has no delivery updates');
+  t.same(
+    received.events.map((event) => event.type),
+    ['message.received'],
+    'the default stream has no delivery updates',
+  );
 
   const response = await fetch(`${app.baseUrl}/api/v1/agent/events`, { headers: { authorization: `Bearer ${receiver.apiKey}` } });
   t.match(response.headers.get('content-type'), /^text\/event-stream/);
@@ -102,7 +123,13 @@ t.test('who may open a stream, and at most events.maxStreamsPerAccount at once',
   const read = await open(reader.apiKey);
   t.equal(read.status, 200, 'mail:read may stream');
   await read.body!.cancel();
-  const sender = await issueAccessKey(app, agent.apiKey, { name: 's', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 1, totalRecipientLimit: 1 });
+  const sender = await issueAccessKey(app, agent.apiKey, {
+    name: 's',
+    kind: 'mail',
+    permissions: ['mail:send'],
+    dailyRecipientLimit: 1,
+    totalRecipientLimit: 1,
+  });
   t.equal((await open(sender.apiKey)).status, 403, 'mail:send alone may not');
   t.equal((await open(agent.apiKey, '?events=webhook.verification')).status, 400);
 });

@@ -28,8 +28,11 @@ t.test('what quotes nothing is kept whole; entities and markup as they were', as
 
 t.test('bounds: long lines stay content, an oversized text is kept whole, crafted lines end', async (t) => {
   const long = `Intro ${'word '.repeat(200)}end`;
-  t.equal(extractReplyText(`${long}\n\nOn Mon, Jan 8, 2024 at 10:15 AM A <a@example.com> wrote:\n> old ${'x'.repeat(400)}\n`), long,
-    'a long line of the reply comes back; a long quoted line goes with its quote');
+  t.equal(
+    extractReplyText(`${long}\n\nOn Mon, Jan 8, 2024 at 10:15 AM A <a@example.com> wrote:\n> old ${'x'.repeat(400)}\n`),
+    long,
+    'a long line of the reply comes back; a long quoted line goes with its quote',
+  );
   const quotedLong = `> ${'q'.repeat(400)}`;
   t.equal(extractReplyText(`new\n\nOn Mon, Jan 8, 2024 at 10:15 AM A <a@example.com> wrote:\n${quotedLong}\n`), 'new');
   t.equal(extractReplyText('a \uE0000\uE001 b\nline'), 'a \uE0000\uE001 b\nline', 'our token characters in the text are content');

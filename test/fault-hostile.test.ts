@@ -70,10 +70,19 @@ t.test('the hostile corpus is stored and read over REST, MCP and IMAP with its h
   }
   const { samples, peakRss } = probe.stop();
   t.ok(samples.length > 0, 'the probe ran');
-  t.comment(`hostile corpus: /healthz p99 ${percentile(samples, 99).toFixed(1)} ms, max ${Math.max(...samples).toFixed(1)} ms over ${samples.length} probes; peak RSS ${(peakRss / 1048576).toFixed(0)} MB`);
+  t.comment(
+    `hostile corpus: /healthz p99 ${percentile(samples, 99).toFixed(1)} ms, max ${Math.max(...samples).toFixed(1)} ms over ${samples.length} probes; peak RSS ${(peakRss / 1048576).toFixed(0)} MB`,
+  );
 });
 
-const readEverywhere = async (t: Test, app: TestApp, key: string, mcp: Awaited<ReturnType<typeof mcpClient>>, uid: string, message: HostileMessage): Promise<void> => {
+const readEverywhere = async (
+  t: Test,
+  app: TestApp,
+  key: string,
+  mcp: Awaited<ReturnType<typeof mcpClient>>,
+  uid: string,
+  message: HostileMessage,
+): Promise<void> => {
   const read = await app.api('GET', `/api/v1/agent/email/${uid}?markAsRead=false`, { key });
   t.equal(read.status, 200, `${message.name}: REST read`);
   if (message.subject) t.equal(read.body.subject, message.subject, `${message.name}: subject kept`);

@@ -23,7 +23,15 @@ interface Round {
 /** 16 sessions, each one SMTP connection sending message after message until the server dies. */
 const ingest = (smtpPort: number, mailboxes: string[], round: number, acked: Set<string>, stop: () => boolean) =>
   Array.from({ length: SESSIONS }, async (_, session) => {
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, pool: true, maxConnections: 1, maxMessages: Infinity });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      pool: true,
+      maxConnections: 1,
+      maxMessages: Infinity,
+    });
     let attempted = 0;
     try {
       for (let n = 0; !stop(); n += 1) {
@@ -31,8 +39,11 @@ const ingest = (smtpPort: number, mailboxes: string[], round: number, acked: Set
         attempted += 1;
         await transport.sendMail({
           envelope: { from: `sender${session}@remote.test`, to: [mailboxes[session % MAILBOXES]] },
-          from: `sender${session}@remote.test`, to: mailboxes[session % MAILBOXES], subject: `round ${round} session ${session} #${n}`,
-          messageId, text: `message ${n} of session ${session}\n`.repeat(40),
+          from: `sender${session}@remote.test`,
+          to: mailboxes[session % MAILBOXES],
+          subject: `round ${round} session ${session} #${n}`,
+          messageId,
+          text: `message ${n} of session ${session}\n`.repeat(40),
         });
         acked.add(messageId);
       }
@@ -68,10 +79,16 @@ t.test(`kill -9 during 16-session ingest, ${ROUNDS} times: every 250 stored exac
   }
 
   const { counts, integrity } = withDatabase(fault.dbPath, (db) => ({
-    counts: new Map((db.prepare(
-      `SELECT m.message_id AS id, count(*) AS n FROM messages m JOIN folders f ON f.id = m.folder_id
+    counts: new Map(
+      (
+        db
+          .prepare(
+            `SELECT m.message_id AS id, count(*) AS n FROM messages m JOIN folders f ON f.id = m.folder_id
        WHERE f.name = 'INBOX' AND m.message_id LIKE '%@fault.test>' GROUP BY m.message_id`,
-    ).all() as { id: string; n: number }[]).map((row) => [row.id, row.n])),
+          )
+          .all() as { id: string; n: number }[]
+      ).map((row) => [row.id, row.n]),
+    ),
     integrity: integrityCheck(db),
   }));
   t.equal(integrity, 'ok', 'PRAGMA integrity_check after the last kill');
@@ -88,7 +105,10 @@ t.test(`kill -9 during 16-session ingest, ${ROUNDS} times: every 250 stored exac
   t.equal(health.status, 200, 'restarts after the last kill');
   await server.stop();
   for (const peak of peaks) t.ok(peak !== null && peak < PEAK_LIMIT_MB, `peak RSS ${peak} MB < ${PEAK_LIMIT_MB} MB`);
-  report(t, `fault ingest (seed ${seed}): ${ROUNDS} kill -9 rounds of ${SESSIONS} sessions in ${((Date.now() - started) / 1000).toFixed(1)} s; `
-    + `250s per round ${rounds.map((r) => r.acked.size).join(', ')} (attempted ${rounds.map((r) => r.attempted).join(', ')}); `
-    + `stored ${counts.size} (${storedUnacked} committed but cut off before their 250); peak RSS MB per round ${summary(peaks)}`);
+  report(
+    t,
+    `fault ingest (seed ${seed}): ${ROUNDS} kill -9 rounds of ${SESSIONS} sessions in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
+      `250s per round ${rounds.map((r) => r.acked.size).join(', ')} (attempted ${rounds.map((r) => r.attempted).join(', ')}); ` +
+      `stored ${counts.size} (${storedUnacked} committed but cut off before their 250); peak RSS MB per round ${summary(peaks)}`,
+  );
 });

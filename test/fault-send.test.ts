@@ -36,7 +36,8 @@ const sendLoop = async (baseUrl: string, apiKey: string, account: string, tag: s
     const recipients = Array.from({ length: 1 + Math.floor(random() * 3) }, (_, k) => `${tag}-${n}-${k}@remote.test`);
     try {
       const response = await fetch(`${baseUrl}/api/v1/agent/send`, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
         body: JSON.stringify({ to: recipients, subject: `${tag} #${n}`, text: 'x'.repeat(2_000) }),
       });
       const body = await response.json();
@@ -47,18 +48,25 @@ const sendLoop = async (baseUrl: string, apiKey: string, account: string, tag: s
   }
 };
 
-const readOutcome = (dbPath: string) => withDatabase(dbPath, (db) => ({
-  integrity: integrityCheck(db),
-  recipients: new Map((db.prepare('SELECT submission_id AS id, address, status FROM submission_recipients').all() as (RecipientRow & { id: string })[])
-    .map((row) => [row.address, row])),
-  credits: db.prepare(
-    `SELECT a.email, a.credits,
+const readOutcome = (dbPath: string) =>
+  withDatabase(dbPath, (db) => ({
+    integrity: integrityCheck(db),
+    recipients: new Map(
+      (db.prepare('SELECT submission_id AS id, address, status FROM submission_recipients').all() as (RecipientRow & { id: string })[]).map((row) => [
+        row.address,
+        row,
+      ]),
+    ),
+    credits: db
+      .prepare(
+        `SELECT a.email, a.credits,
        (SELECT count(*) FROM submission_recipients r WHERE r.account_id = a.id AND r.credit_reserved = 1) AS charged,
        (SELECT count(*) FROM submission_recipients r WHERE r.account_id = a.id AND r.refunded = 1) AS refunded
      FROM accounts a`,
-  ).all() as { email: string; credits: number; charged: number; refunded: number }[],
-  pending: (db.prepare(`SELECT count(*) AS n FROM submission_recipients WHERE status IN ('queued', 'deferred')`).get() as { n: number }).n,
-}));
+      )
+      .all() as { email: string; credits: number; charged: number; refunded: number }[],
+    pending: (db.prepare(`SELECT count(*) AS n FROM submission_recipients WHERE status IN ('queued', 'deferred')`).get() as { n: number }).n,
+  }));
 
 t.test(`kill -9 during sending to a slow relay, ${ROUNDS} times: delivered once or queued, unresolved only after DATA`, async (t) => {
   const seed = faultSeed();
@@ -82,8 +90,9 @@ t.test(`kill -9 during sending to a slow relay, ${ROUNDS} times: delivered once 
     if (round > 1) server = await fault.start();
     const before = accepted.length;
     let killed = false;
-    const loops = senders.flatMap((sender, i) => Array.from({ length: LOOPS }, (_, j) =>
-      sendLoop(server.baseUrl, sender.apiKey, sender.email, `r${round}s${i}l${j}`, random, accepted, () => killed)));
+    const loops = senders.flatMap((sender, i) =>
+      Array.from({ length: LOOPS }, (_, j) => sendLoop(server.baseUrl, sender.apiKey, sender.email, `r${round}s${i}l${j}`, random, accepted, () => killed)),
+    );
     while (accepted.length - before < WARM_UP_SENDS) await sleep(5);
     await sleep(Math.floor(random() * 600));
     killed = true;
@@ -130,7 +139,10 @@ t.test(`kill -9 during sending to a slow relay, ${ROUNDS} times: delivered once 
   }
   for (const peak of peaks) t.ok(peak !== null && peak < PEAK_LIMIT_MB, `peak RSS ${peak} MB < ${PEAK_LIMIT_MB} MB`);
   const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(1);
-  report(t, `fault send (seed ${seed}): ${seconds(started, Date.now())} s (set-up ${seconds(started, setUp)}, ${ROUNDS} kill -9 rounds ${seconds(setUp, killsDone)}, drain ${seconds(killsDone, drained)}); sends accepted per round ${perRound.join(', ')}; `
-    + `recipients ${JSON.stringify(statuses)} after draining (pending right after the last kill: ${afterKills.pending}); `
-    + `relay DATA commands ${[...sink.dataBegun.values()].reduce((a, b) => a + b, 0)}, accepted ${[...sink.accepted.values()].reduce((a, b) => a + b, 0)}; peak RSS MB per round ${summary(peaks)}`);
+  report(
+    t,
+    `fault send (seed ${seed}): ${seconds(started, Date.now())} s (set-up ${seconds(started, setUp)}, ${ROUNDS} kill -9 rounds ${seconds(setUp, killsDone)}, drain ${seconds(killsDone, drained)}); sends accepted per round ${perRound.join(', ')}; ` +
+      `recipients ${JSON.stringify(statuses)} after draining (pending right after the last kill: ${afterKills.pending}); ` +
+      `relay DATA commands ${[...sink.dataBegun.values()].reduce((a, b) => a + b, 0)}, accepted ${[...sink.accepted.values()].reduce((a, b) => a + b, 0)}; peak RSS MB per round ${summary(peaks)}`,
+  );
 });

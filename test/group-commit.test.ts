@@ -26,7 +26,10 @@ t.test('jobs of one turn share a transaction; every promise settles with its own
       throw new Error('after a write');
     }),
   ]);
-  t.same(results.map((result) => result.status), ['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+  t.same(
+    results.map((result) => result.status),
+    ['fulfilled', 'rejected', 'fulfilled', 'rejected'],
+  );
   t.equal((results[0] as PromiseFulfilledResult<number>).value, 1);
   t.match((results[1] as PromiseRejectedResult).reason, { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
   t.match((results[3] as PromiseRejectedResult).reason, { message: 'after a write' });
@@ -39,11 +42,13 @@ t.test('jobs of one turn share a transaction; every promise settles with its own
 t.test('a batch makes one full-text index segment, not one per job', async (t) => {
   const { store } = openStore(t);
   store.db.exec("CREATE VIRTUAL TABLE words USING fts5(body, content='', contentless_delete=1)");
-  const segmentsBefore = (store.db.prepare('SELECT count(*) FROM words_data').pluck().get() as number);
-  await Promise.all(Array.from({ length: 20 }, (_, i) =>
-    store.groupCommit(() => store.db.prepare('INSERT INTO words (rowid, body) VALUES (?, ?)').run(i + 1, `word${i} shared`)),
-  ));
-  const segmentsAfter = (store.db.prepare('SELECT count(*) FROM words_data').pluck().get() as number);
+  const segmentsBefore = store.db.prepare('SELECT count(*) FROM words_data').pluck().get() as number;
+  await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      store.groupCommit(() => store.db.prepare('INSERT INTO words (rowid, body) VALUES (?, ?)').run(i + 1, `word${i} shared`)),
+    ),
+  );
+  const segmentsAfter = store.db.prepare('SELECT count(*) FROM words_data').pluck().get() as number;
   // One batch writes one leaf here. A savepoint per job flushed the index 20 times and
   // left 5 records even after FTS5's incremental merges.
   t.ok(segmentsAfter - segmentsBefore <= 2, `rows added to words_data: ${segmentsAfter - segmentsBefore}`);
@@ -54,7 +59,10 @@ t.test('jobs of later turns get their own transactions', async (t) => {
   const { store, insert } = openStore(t);
   await store.groupCommit(insert('x'));
   const second = await Promise.allSettled([store.groupCommit(insert('x')), store.groupCommit(insert('y'))]);
-  t.same(second.map((result) => result.status), ['rejected', 'fulfilled']);
+  t.same(
+    second.map((result) => result.status),
+    ['rejected', 'fulfilled'],
+  );
   t.same(store.db.prepare('SELECT name FROM items ORDER BY name').pluck().all(), ['x', 'y']);
 });
 
@@ -62,7 +70,15 @@ t.test('jobs that arrive while a batch is syncing wait for it and commit togethe
   const { store, insert } = openStore(t);
   let releaseSync = (): void => {};
   const syncs: Promise<void>[] = [];
-  const heldSync = { sync: () => new Promise<void>((resolve) => { releaseSync = resolve; }).then(() => { syncs.push(Promise.resolve()); }), close: () => {} };
+  const heldSync = {
+    sync: () =>
+      new Promise<void>((resolve) => {
+        releaseSync = resolve;
+      }).then(() => {
+        syncs.push(Promise.resolve());
+      }),
+    close: () => {},
+  };
   const committer = new GroupCommitter(store.db, store.feed, heldSync);
   let transactions = 0;
   const transaction = store.db.transaction.bind(store.db);

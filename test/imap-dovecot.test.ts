@@ -16,7 +16,18 @@ const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtur
 
 /** The corpus: the MIME fixtures, and the header and line-end cases seen side by side with Dovecot. */
 const CORPUS: string[] = [
-  ...['alternative.eml', 'attachments.eml', 'latin1-qp.eml', 'windows-1252.eml', 'iso-2022-jp.eml', 'shift-jis.eml', 'reply.eml', 'pgp-encrypted.eml', 'smime-encrypted.eml', 'hostile-html.eml'].map(fixture),
+  ...[
+    'alternative.eml',
+    'attachments.eml',
+    'latin1-qp.eml',
+    'windows-1252.eml',
+    'iso-2022-jp.eml',
+    'shift-jis.eml',
+    'reply.eml',
+    'pgp-encrypted.eml',
+    'smime-encrypted.eml',
+    'hostile-html.eml',
+  ].map(fixture),
   'From: Someone <a@example.org>\r\nTo: undisclosed-recipients:;\r\nCc: localpart, Name <nodomain>, grp: x@y.z, w@v.u;\r\n' +
     'Subject:\r\n Folded subject\r\nDate: Mon, 2 Mar 2026 10:00:00 +0000\r\nMessage-ID: <folded@example.org>\r\n\r\nline1\nline2\r\nline3\r\nokkaberry\r\n',
   'From: bare-cr@example.org\r\nSubject: a bare carriage return\r\n\r\nbefore\rafter\r\n',
@@ -30,7 +41,10 @@ const CORPUS: string[] = [
 
 /** The script both servers run; a function gets the corpus size. */
 const script = (count: number): string[] => [
-  ...CORPUS.map((message, index) => `APPEND INBOX (${index % 3 === 0 ? '\\Seen' : ''}${index === 4 ? ' $Label' : ''}) "0${(index % 9) + 1}-Mar-2026 10:00:00 +0000" {${Buffer.byteLength(message, 'latin1')}+}${CRLF}${message}`),
+  ...CORPUS.map(
+    (message, index) =>
+      `APPEND INBOX (${index % 3 === 0 ? '\\Seen' : ''}${index === 4 ? ' $Label' : ''}) "0${(index % 9) + 1}-Mar-2026 10:00:00 +0000" {${Buffer.byteLength(message, 'latin1')}+}${CRLF}${message}`,
+  ),
   'SELECT INBOX',
   'FETCH 1:* (UID FLAGS RFC822.SIZE INTERNALDATE ENVELOPE)',
   'FETCH 1:* (BODYSTRUCTURE)',
@@ -42,8 +56,17 @@ const script = (count: number): string[] => [
   `FETCH ${count + 1} FLAGS`,
   `FETCH 1:${count + 5} UID`,
   `UID FETCH ${count + 1}:* UID`,
-  'SEARCH BODY ine2', 'SEARCH BODY okkaberr', 'SEARCH TEXT OKKABERR', 'SEARCH FROM example.org', 'SEARCH SUBJECT inner', 'SEARCH UNSEEN',
-  'SEARCH KEYWORD $Label', 'SEARCH LARGER 2000', 'SEARCH HEADER Message-ID folded', 'SEARCH OR SEEN FLAGGED', 'SEARCH NOT SEEN SINCE 4-Mar-2026',
+  'SEARCH BODY ine2',
+  'SEARCH BODY okkaberr',
+  'SEARCH TEXT OKKABERR',
+  'SEARCH FROM example.org',
+  'SEARCH SUBJECT inner',
+  'SEARCH UNSEEN',
+  'SEARCH KEYWORD $Label',
+  'SEARCH LARGER 2000',
+  'SEARCH HEADER Message-ID folded',
+  'SEARCH OR SEEN FLAGGED',
+  'SEARCH NOT SEEN SINCE 4-Mar-2026',
   'STORE 1:3 +FLAGS (\\Flagged \\Answered)',
   'STORE 2 -FLAGS.SILENT (\\Flagged)',
   'FETCH 1:3 (FLAGS)',
@@ -56,7 +79,10 @@ const script = (count: number): string[] => [
   'STATUS INBOX (MESSAGES UNSEEN UIDNEXT RECENT)',
   'LIST "" (INBOX Trash) RETURN (STATUS (MESSAGES UNSEEN))',
   'NAMESPACE',
-  'SEARCH ANSWERED', 'SEARCH RECENT', 'SEARCH NEW', 'SEARCH UNDRAFT SMALLER 500',
+  'SEARCH ANSWERED',
+  'SEARCH RECENT',
+  'SEARCH NEW',
+  'SEARCH UNDRAFT SMALLER 500',
   'UID COPY 1:2 Archive/2026',
   'UID MOVE 3 Trash',
   'STORE 4,6 +FLAGS.SILENT (\\Deleted)',
@@ -107,15 +133,17 @@ const TOLERATED: Tolerance[] = [
     line: (command, line) => /^(LIST|LSUB)/.test(command) && line.includes('"Projects"'),
   },
   {
-    reason: 'the issue asks every line end on the wire to be CRLF: agentpost sends a bare CR as CRLF (sizes and line counts agree with what it sends), Dovecot sends it as stored; a bare LF both send as CRLF',
+    reason:
+      'the issue asks every line end on the wire to be CRLF: agentpost sends a bare CR as CRLF (sizes and line counts agree with what it sends), Dovecot sends it as stored; a bare LF both send as CRLF',
     line: (command, line) => /FETCH/.test(command) && line.startsWith(`${BARE_CR} FETCH`),
   },
   {
-    reason: 'INBOX is subscribed from the start in agentpost (a new account\'s client sees it in LSUB); Dovecot subscribes only its auto folders',
+    reason: "INBOX is subscribed from the start in agentpost (a new account's client sees it in LSUB); Dovecot subscribes only its auto folders",
     line: (command, line) => /^(LIST|LSUB)/.test(command) && line.includes('"INBOX"'),
   },
   {
-    reason: 'RFC 5530 response codes agentpost adds to a NO (NONEXISTENT, NOPERM) or Dovecot to an OK (CLIENTBUG, for STATUS of the selected folder): same answer, more said',
+    reason:
+      'RFC 5530 response codes agentpost adds to a NO (NONEXISTENT, NOPERM) or Dovecot to an OK (CLIENTBUG, for STATUS of the selected folder): same answer, more said',
     status: (ours, theirs) => ours.split(' ')[0] === theirs.split(' ')[0],
   },
 ];
@@ -155,10 +183,12 @@ t.test('the same script against agentpost and Dovecot: the normalized answers ag
       else covered = false;
     }
     if (!covered) untolerated += 1;
-    report.push(`${covered ? 'tolerated' : 'DIFFERENT'}: ${label}${[...reasons].map((reason) => `\n    why: ${reason}`).join('')}` +
-      (statusDiffers ? `\n    status: agentpost ${a.status} / Dovecot ${b.status}` : '') +
-      onlyOurs.map((line) => `\n    agentpost: ${line.slice(0, 400)}`).join('') +
-      onlyTheirs.map((line) => `\n    Dovecot:   ${line.slice(0, 400)}`).join(''));
+    report.push(
+      `${covered ? 'tolerated' : 'DIFFERENT'}: ${label}${[...reasons].map((reason) => `\n    why: ${reason}`).join('')}` +
+        (statusDiffers ? `\n    status: agentpost ${a.status} / Dovecot ${b.status}` : '') +
+        onlyOurs.map((line) => `\n    agentpost: ${line.slice(0, 400)}`).join('') +
+        onlyTheirs.map((line) => `\n    Dovecot:   ${line.slice(0, 400)}`).join(''),
+    );
   });
   const summary = `imap-dovecot: ${commands.length} commands over ${CORPUS.length} messages against ${dovecot.version}: ${report.length} differ, ${untolerated} not tolerated`;
   for (const entry of [summary, ...report]) {
@@ -166,5 +196,8 @@ t.test('the same script against agentpost and Dovecot: the normalized answers ag
     console.log(`# ${entry.replaceAll('\n', '\n# ')}`);
   }
   t.equal(untolerated, 0, 'every difference is a tolerated one');
-  t.ok(ours.slice(0, CORPUS.length).every((answer) => answer.status.startsWith('OK')), 'the whole corpus was appended');
+  t.ok(
+    ours.slice(0, CORPUS.length).every((answer) => answer.status.startsWith('OK')),
+    'the whole corpus was appended',
+  );
 });

@@ -98,8 +98,11 @@ t.test('SUBSCRIBE, UNSUBSCRIBE, LSUB and LIST (SUBSCRIBED) RETURN (CHILDREN STAT
   t.match(status, /^\* STATUS "Lists\/Rust" \(MESSAGES 0 UNSEEN 0 UIDNEXT 1\)\r$/m);
   raw.send(`s5 LIST (SPECIAL-USE) "" *${CRLF}`);
   const special = await raw.read(/^s5 /m);
-  t.same([...special.matchAll(/^\* LIST \((\\\w+)\) "\/" "(\w+)"/gm)].map((match) => `${match[2]}=${match[1]}`).sort(),
-    ['Archive=\\Archive', 'Drafts=\\Drafts', 'Junk=\\Junk', 'Sent=\\Sent', 'Trash=\\Trash'], 'RFC 6154 selection');
+  t.same(
+    [...special.matchAll(/^\* LIST \((\\\w+)\) "\/" "(\w+)"/gm)].map((match) => `${match[2]}=${match[1]}`).sort(),
+    ['Archive=\\Archive', 'Drafts=\\Drafts', 'Junk=\\Junk', 'Sent=\\Sent', 'Trash=\\Trash'],
+    'RFC 6154 selection',
+  );
   raw.send(`s6 UNSUBSCRIBE Nothing${CRLF}s7 SUBSCRIBE Nothing${CRLF}s8 NAMESPACE${CRLF}s9 LIST "" ""${CRLF}`);
   const rest = await raw.read(/^s9 /m);
   t.match(rest, /^s6 NO /m);

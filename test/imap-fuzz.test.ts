@@ -11,15 +11,101 @@ const CRLF = '\r\n';
 const RUNS = Number(process.env.IMAP_FUZZ_RUNS ?? 600);
 /** Every command name the server knows, less the ones that end the session or wait for more lines. */
 const NAMES = [
-  'CAPABILITY', 'NOOP', 'LOGIN', 'ENABLE', 'ID', 'NAMESPACE', 'LIST', 'LSUB', 'STATUS', 'CREATE', 'DELETE', 'RENAME', 'SUBSCRIBE', 'UNSUBSCRIBE',
-  'SELECT', 'EXAMINE', 'CHECK', 'CLOSE', 'UNSELECT', 'EXPUNGE', 'FETCH', 'STORE', 'SEARCH', 'COPY', 'MOVE', 'UID', 'APPEND', 'FROBNICATE',
+  'CAPABILITY',
+  'NOOP',
+  'LOGIN',
+  'ENABLE',
+  'ID',
+  'NAMESPACE',
+  'LIST',
+  'LSUB',
+  'STATUS',
+  'CREATE',
+  'DELETE',
+  'RENAME',
+  'SUBSCRIBE',
+  'UNSUBSCRIBE',
+  'SELECT',
+  'EXAMINE',
+  'CHECK',
+  'CLOSE',
+  'UNSELECT',
+  'EXPUNGE',
+  'FETCH',
+  'STORE',
+  'SEARCH',
+  'COPY',
+  'MOVE',
+  'UID',
+  'APPEND',
+  'FROBNICATE',
 ];
 const WORDS = [
-  'INBOX', 'Sent', 'Trash', '*', '%', '1', '1:*', '2,4:7', '*:3', '0', '4294967296', 'FLAGS', '+FLAGS.SILENT', '-FLAGS', '\\Seen', '\\Deleted', '\\Bogus',
-  '$Label', 'BODY[]', 'BODY.PEEK[HEADER.FIELDS (Subject)]', 'BODY[1.2.MIME]<0.10>', 'BODY[TEXT]<5.0>', 'BODYSTRUCTURE', 'ENVELOPE', 'RFC822.SIZE',
-  'MODSEQ', 'CHANGEDSINCE', 'UNCHANGEDSINCE', 'VANISHED', 'QRESYNC', 'CONDSTORE', 'RETURN', 'SUBSCRIBED', 'RECURSIVEMATCH', 'SPECIAL-USE', 'STATUS',
-  'MESSAGES', 'UIDNEXT', 'HIGHESTMODSEQ', 'CHARSET', 'UTF-8', 'OR', 'NOT', 'TEXT', 'BODY', 'HEADER', 'SINCE', '1-Jan-2026', '31-Feb-2026', 'NIL',
-  'FETCH', 'STORE', 'SEARCH', 'COPY', 'MOVE', 'EXPUNGE', 'ALL', 'FULL', 'KEYWORD', 'LARGER', 'ANSWERED', 'Archive/2026', '&APw-', '&-', '&Jjo',
+  'INBOX',
+  'Sent',
+  'Trash',
+  '*',
+  '%',
+  '1',
+  '1:*',
+  '2,4:7',
+  '*:3',
+  '0',
+  '4294967296',
+  'FLAGS',
+  '+FLAGS.SILENT',
+  '-FLAGS',
+  '\\Seen',
+  '\\Deleted',
+  '\\Bogus',
+  '$Label',
+  'BODY[]',
+  'BODY.PEEK[HEADER.FIELDS (Subject)]',
+  'BODY[1.2.MIME]<0.10>',
+  'BODY[TEXT]<5.0>',
+  'BODYSTRUCTURE',
+  'ENVELOPE',
+  'RFC822.SIZE',
+  'MODSEQ',
+  'CHANGEDSINCE',
+  'UNCHANGEDSINCE',
+  'VANISHED',
+  'QRESYNC',
+  'CONDSTORE',
+  'RETURN',
+  'SUBSCRIBED',
+  'RECURSIVEMATCH',
+  'SPECIAL-USE',
+  'STATUS',
+  'MESSAGES',
+  'UIDNEXT',
+  'HIGHESTMODSEQ',
+  'CHARSET',
+  'UTF-8',
+  'OR',
+  'NOT',
+  'TEXT',
+  'BODY',
+  'HEADER',
+  'SINCE',
+  '1-Jan-2026',
+  '31-Feb-2026',
+  'NIL',
+  'FETCH',
+  'STORE',
+  'SEARCH',
+  'COPY',
+  'MOVE',
+  'EXPUNGE',
+  'ALL',
+  'FULL',
+  'KEYWORD',
+  'LARGER',
+  'ANSWERED',
+  'Archive/2026',
+  '&APw-',
+  '&-',
+  '&Jjo',
 ];
 
 const atomChars = fc.stringMatching(/^[\x21-\x7e]{1,12}$/);
@@ -35,11 +121,50 @@ const token: fc.Arbitrary<string> = fc.letrec((tie) => ({
 const set = fc.oneof(fc.constantFrom('1', '1:*', '*', '2:3', '1,3', '3:1', '5', '1:4294967295'), fc.integer({ min: 1, max: 6 }).map(String));
 const folder = fc.constantFrom('INBOX', 'Trash', 'Archive', 'Nope', '"Deep/Er"', 'inbox', '"&APw-ber"');
 const flags = fc.subarray(['\\Seen', '\\Answered', '\\Flagged', '\\Deleted', '\\Draft', '$Label', 'Work']).map((items) => `(${items.join(' ')})`);
-const fetchItems = fc.subarray(['UID', 'FLAGS', 'ENVELOPE', 'BODYSTRUCTURE', 'BODY', 'RFC822.SIZE', 'INTERNALDATE', 'MODSEQ', 'BODY.PEEK[]', 'BODY[1]', 'BODY.PEEK[HEADER]', 'BODY[TEXT]<0.8>', 'BODY.PEEK[1.MIME]', 'RFC822.HEADER'], { minLength: 1 })
+const fetchItems = fc
+  .subarray(
+    [
+      'UID',
+      'FLAGS',
+      'ENVELOPE',
+      'BODYSTRUCTURE',
+      'BODY',
+      'RFC822.SIZE',
+      'INTERNALDATE',
+      'MODSEQ',
+      'BODY.PEEK[]',
+      'BODY[1]',
+      'BODY.PEEK[HEADER]',
+      'BODY[TEXT]<0.8>',
+      'BODY.PEEK[1.MIME]',
+      'RFC822.HEADER',
+    ],
+    { minLength: 1 },
+  )
   .map((items) => `(${items.join(' ')})`);
-const searchKey = fc.constantFrom('ALL', 'SEEN', 'UNSEEN', 'DELETED', 'KEYWORD $Label', 'TEXT one', 'BODY "two"', 'FROM sender', 'SINCE 1-Jan-2020', 'LARGER 10', 'NOT SEEN', 'OR SEEN FLAGGED', 'UID 1:*', 'MODSEQ 1', 'RECENT', 'NEW', 'HEADER Subject o');
+const searchKey = fc.constantFrom(
+  'ALL',
+  'SEEN',
+  'UNSEEN',
+  'DELETED',
+  'KEYWORD $Label',
+  'TEXT one',
+  'BODY "two"',
+  'FROM sender',
+  'SINCE 1-Jan-2020',
+  'LARGER 10',
+  'NOT SEEN',
+  'OR SEEN FLAGGED',
+  'UID 1:*',
+  'MODSEQ 1',
+  'RECENT',
+  'NEW',
+  'HEADER Subject o',
+);
 const shaped = fc.oneof(
-  fc.tuple(set, fetchItems, fc.constantFrom('', ' (CHANGEDSINCE 1)', ' (CHANGEDSINCE 1 VANISHED)')).map(([s, items, modifier]) => `FETCH ${s} ${items}${modifier}`),
+  fc
+    .tuple(set, fetchItems, fc.constantFrom('', ' (CHANGEDSINCE 1)', ' (CHANGEDSINCE 1 VANISHED)'))
+    .map(([s, items, modifier]) => `FETCH ${s} ${items}${modifier}`),
   fc.tuple(set, fetchItems).map(([s, items]) => `UID FETCH ${s} ${items}`),
   fc.tuple(set, fc.constantFrom('FLAGS', '+FLAGS', '-FLAGS.SILENT', '(UNCHANGEDSINCE 2) +FLAGS'), flags).map(([s, item, f]) => `STORE ${s} ${item} ${f}`),
   fc.array(searchKey, { minLength: 1, maxLength: 3 }).map((keys) => `UID SEARCH ${keys.join(' ')}`),
@@ -47,16 +172,36 @@ const shaped = fc.oneof(
   fc.tuple(fc.constantFrom('CREATE', 'DELETE', 'SUBSCRIBE', 'UNSUBSCRIBE', 'SELECT', 'EXAMINE'), folder).map(([verb, f]) => `${verb} ${f}`),
   fc.tuple(folder, folder).map(([from, to]) => `RENAME ${from} ${to}`),
   fc.tuple(folder, fc.constantFrom('(MESSAGES)', '(UIDNEXT UNSEEN HIGHESTMODSEQ)', '(RECENT UIDVALIDITY)')).map(([f, items]) => `STATUS ${f} ${items}`),
-  fc.constantFrom('LIST "" *', 'LIST (SUBSCRIBED RECURSIVEMATCH) "" % RETURN (CHILDREN)', 'LIST "" (INBOX Arch*) RETURN (STATUS (MESSAGES))', 'LSUB "" *', 'EXPUNGE', 'UID EXPUNGE 1:3', 'CLOSE', 'UNSELECT', 'CHECK', 'NAMESPACE', 'ENABLE QRESYNC'),
+  fc.constantFrom(
+    'LIST "" *',
+    'LIST (SUBSCRIBED RECURSIVEMATCH) "" % RETURN (CHILDREN)',
+    'LIST "" (INBOX Arch*) RETURN (STATUS (MESSAGES))',
+    'LSUB "" *',
+    'EXPUNGE',
+    'UID EXPUNGE 1:3',
+    'CLOSE',
+    'UNSELECT',
+    'CHECK',
+    'NAMESPACE',
+    'ENABLE QRESYNC',
+  ),
   fc.tuple(folder, flags).map(([f, fl]) => `APPEND ${f} ${fl} {20+}${CRLF}Subject: x\r\n\r\nbody!`),
 );
 
-const random = fc.record({
-  name: fc.oneof(fc.constantFrom(...NAMES), atomChars),
-  args: fc.array(token, { maxLength: 8 }),
-  noise: fc.option(fc.string({ maxLength: 10 }).map((text) => text.replace(/[\r\n{}]/g, '')), { nil: undefined }),
-}).map(({ name, args, noise }) => ({ name, line: [name, ...args].join(' ') + (noise === undefined ? '' : ` ${noise}`) }));
-const command = fc.oneof(random, shaped.map((line) => ({ name: line.split(' ')[0], line })));
+const random = fc
+  .record({
+    name: fc.oneof(fc.constantFrom(...NAMES), atomChars),
+    args: fc.array(token, { maxLength: 8 }),
+    noise: fc.option(
+      fc.string({ maxLength: 10 }).map((text) => text.replace(/[\r\n{}]/g, '')),
+      { nil: undefined },
+    ),
+  })
+  .map(({ name, args, noise }) => ({ name, line: [name, ...args].join(' ') + (noise === undefined ? '' : ` ${noise}`) }));
+const command = fc.oneof(
+  random,
+  shaped.map((line) => ({ name: line.split(' ')[0], line })),
+);
 
 /** Sends one command; resolves with what came back up to its tagged answer. */
 const exchange = async (raw: RawImap, tag: string, line: string): Promise<string> => {
@@ -110,7 +255,10 @@ t.test('random bytes before any login: every line is answered, with its tag when
   const raw = await rawImap(t, app.imapPort);
   await fc.assert(
     fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 200 }), async (bytes) => {
-      const line = Buffer.from(bytes).toString('latin1').replace(/[\r\n]/g, ' ').replace(/\{\d+\+?\}$/, '');
+      const line = Buffer.from(bytes)
+        .toString('latin1')
+        .replace(/[\r\n]/g, ' ')
+        .replace(/\{\d+\+?\}$/, '');
       raw.send(`${line}${CRLF}p NOOP${CRLF}`);
       await raw.read(/^p OK/m);
     }),

@@ -59,11 +59,18 @@ t.test('COPY and MOVE with COPYUID; a moved message answers 404 in its old folde
   const there = await app.api('GET', '/api/v1/agent/email/1?folder=Archive%2F2026&markAsRead=false', { key: agent.apiKey });
   t.match(there.body, { subject: 'one', isStarred: true, keywords: ['Important'] }, 'flags and keywords travel with a copy');
   const inbox = await app.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
-  t.same(inbox.body.emails.map((email: { id: string }) => email.id), ['2', '1']);
+  t.same(
+    inbox.body.emails.map((email: { id: string }) => email.id),
+    ['2', '1'],
+  );
   await client.messageDelete('2', { uid: true });
-  t.same((await app.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey })).body.emails.map((email: { id: string }) => email.id), ['1'], 'deleted and expunged');
+  t.same(
+    (await app.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey })).body.emails.map((email: { id: string }) => email.id),
+    ['1'],
+    'deleted and expunged',
+  );
   const search = await app.api('GET', '/api/v1/agent/inbox?search=three', { key: agent.apiKey });
-  t.equal(search.body.totalMessages, 0, 'a moved message leaves the old folder\'s search');
+  t.equal(search.body.totalMessages, 0, "a moved message leaves the old folder's search");
   const archived = await app.api('GET', '/api/v1/agent/inbox?folder=Archive%2F2026&search=three', { key: agent.apiKey });
   t.equal(archived.body.totalMessages, 1, 'and is found in its new one');
 });
@@ -89,7 +96,10 @@ t.test('STORE every system flag and keywords; EXPUNGE, UID EXPUNGE, CLOSE and UN
   raw.send(`e6 EXPUNGE${CRLF}`);
   t.match(await raw.read(/^e6 /m), /^\* 2 EXPUNGE\r\n\* 3 RECENT\r\ne6 OK/m);
   raw.send(`e7 FETCH 1:* (UID)${CRLF}`);
-  t.same([...(await raw.read(/^e7 /m)).matchAll(/UID (\d+)/g)].map((match) => match[1]), ['1', '3', '5']);
+  t.same(
+    [...(await raw.read(/^e7 /m)).matchAll(/UID (\d+)/g)].map((match) => match[1]),
+    ['1', '3', '5'],
+  );
   raw.send(`e8 STORE 1 +FLAGS (\\Deleted)${CRLF}e9 UNSELECT${CRLF}e10 SELECT INBOX${CRLF}`);
   t.match(await raw.read(/^e10 /m), /\* 3 EXISTS/, 'UNSELECT expunges nothing');
   raw.send(`e11 CLOSE${CRLF}e12 STATUS INBOX (MESSAGES)${CRLF}`);
@@ -106,7 +116,8 @@ t.test('STORE every system flag and keywords; EXPUNGE, UID EXPUNGE, CLOSE and UN
 t.test('what Dovecot does: FETCH past EXISTS is BAD, CRLF on the wire with sizes that agree, ENVELOPE subject and groups', async (t) => {
   const app = await startApp(t);
   const agent = await app.register();
-  const message = 'From: Someone <a@example.org>\r\nTo: undisclosed-recipients:;\r\nCc: localpart, Name <nodomain>, grp: x@y.z, w@v.u;\r\n' +
+  const message =
+    'From: Someone <a@example.org>\r\nTo: undisclosed-recipients:;\r\nCc: localpart, Name <nodomain>, grp: x@y.z, w@v.u;\r\n' +
     'Subject:\r\n Folded subject\r\nDate: Mon, 2 Mar 2026 10:00:00 +0000\r\n\r\nline1\nline2\r\nline3\rline4\r\n';
   const client = await imapLogin(t, app.imapPort, agent.email, agent.apiKey);
   await client.append('INBOX', Buffer.from(message));
@@ -125,8 +136,11 @@ t.test('what Dovecot does: FETCH past EXISTS is BAD, CRLF on the wire with sizes
   t.match(fetched, `BODY[] {${whole.length}}\r\n${whole})`, 'bare LF and CR go out as CRLF');
   t.match(fetched, '"Folded subject"', 'no leading space from the folded line');
   t.match(fetched, '((NIL NIL "undisclosed-recipients" NIL)(NIL NIL NIL NIL))', 'an empty group');
-  t.match(fetched, '((NIL NIL "localpart" "MISSING_DOMAIN")("Name" NIL "nodomain" "MISSING_DOMAIN")(NIL NIL "grp" NIL)(NIL NIL "x" "y.z")(NIL NIL "w" "v.u")(NIL NIL NIL NIL))',
-    'no domain is MISSING_DOMAIN, never NIL (which marks a group), addresses not space-separated');
+  t.match(
+    fetched,
+    '((NIL NIL "localpart" "MISSING_DOMAIN")("Name" NIL "nodomain" "MISSING_DOMAIN")(NIL NIL "grp" NIL)(NIL NIL "x" "y.z")(NIL NIL "w" "v.u")(NIL NIL NIL NIL))',
+    'no domain is MISSING_DOMAIN, never NIL (which marks a group), addresses not space-separated',
+  );
 });
 
 t.test('SEARCH: BODY and TEXT are substrings, KEYWORD, ANSWERED, DELETED, DRAFT, RECENT, NEW, OLD, LARGER', async (t) => {

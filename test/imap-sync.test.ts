@@ -20,7 +20,11 @@ t.test('IDLE pushes new mail, flag changes and expunges made elsewhere (another 
   const other = await imapLogin(t, app.imapPort, agent.email, agent.apiKey);
   await other.mailboxOpen('INBOX');
   await other.messageFlagsAdd('2', ['\\Flagged'], { uid: true });
-  t.match(await idler.read(/^\* 2 FETCH .*\r\n/m), /^\* 2 FETCH \(UID 2 FLAGS \(\\Flagged \\Recent\)\)\r$/m, 'a flag set by another session (\\Recent: this session selected first)');
+  t.match(
+    await idler.read(/^\* 2 FETCH .*\r\n/m),
+    /^\* 2 FETCH \(UID 2 FLAGS \(\\Flagged \\Recent\)\)\r$/m,
+    'a flag set by another session (\\Recent: this session selected first)',
+  );
   await app.api('GET', '/api/v1/agent/email/3', { key: agent.apiKey });
   t.match(await idler.read(/^\* 3 FETCH .*\r\n/m), /^\* 3 FETCH \(UID 3 FLAGS \(\\Seen \\Recent\)\)\r$/m, 'a REST read marks it read');
   await other.messageDelete('1', { uid: true });
@@ -33,7 +37,11 @@ t.test('IDLE pushes new mail, flag changes and expunges made elsewhere (another 
   idler.send(`DONE${CRLF}`);
   t.match(await idler.read(/^i3 /m), /^i3 OK IDLE terminated/m);
   idler.send(`i4 FETCH 1:* (UID FLAGS)${CRLF}`);
-  t.match(await idler.read(/^i4 /m), /^\* 1 FETCH \(UID 3 FLAGS \(\\Seen \\Recent\)\)\r\n\* 2 FETCH \(UID 4 FLAGS \(\\Recent\)\)\r\ni4 OK/m, 'the view is what the server has');
+  t.match(
+    await idler.read(/^i4 /m),
+    /^\* 1 FETCH \(UID 3 FLAGS \(\\Seen \\Recent\)\)\r\n\* 2 FETCH \(UID 4 FLAGS \(\\Recent\)\)\r\ni4 OK/m,
+    'the view is what the server has',
+  );
 });
 
 t.test('no EXPUNGE while FETCH, STORE or SEARCH answers; it comes with the next command (RFC 3501 section 7.4.1)', async (t) => {
@@ -66,7 +74,11 @@ t.test('CONDSTORE: HIGHESTMODSEQ, FETCH MODSEQ and CHANGEDSINCE, STORE UNCHANGED
   const modseq = Number(/MODSEQ \((\d+)\)/.exec(stored)?.[1]);
   t.ok(modseq > highest, 'a change takes a greater mod-sequence');
   raw.send(`c4 FETCH 1:* (UID FLAGS) (CHANGEDSINCE ${highest})${CRLF}`);
-  t.match(await raw.read(/^c4 /m), new RegExp(`^\\* 2 FETCH \\(UID 2 FLAGS \\(\\\\Seen \\\\Recent\\) MODSEQ \\(${modseq}\\)\\)\\r\\nc4 OK`, 'm'), 'only what changed');
+  t.match(
+    await raw.read(/^c4 /m),
+    new RegExp(`^\\* 2 FETCH \\(UID 2 FLAGS \\(\\\\Seen \\\\Recent\\) MODSEQ \\(${modseq}\\)\\)\\r\\nc4 OK`, 'm'),
+    'only what changed',
+  );
   raw.send(`c5 STORE 1:3 (UNCHANGEDSINCE ${highest}) +FLAGS (\\Flagged)${CRLF}`);
   const conditional = await raw.read(/^c5 /m);
   t.match(conditional, /^c5 OK \[MODIFIED 2\]/m, 'message 2 changed since');

@@ -89,16 +89,25 @@ t.test('folders, SELECT and STATUS agree with REST', async (t) => {
   await deliver(app, agent.email, fixture('First', 'one'));
   const client = await imapLogin(t, app.imapPort, agent.email, agent.apiKey);
   const folders = await client.list();
-  t.same(folders.map((folder) => folder.path).sort(), ['Archive', 'Drafts', 'INBOX', 'Junk', 'Sent', 'Trash'], 'the special-use folders are made when a client lists');
+  t.same(
+    folders.map((folder) => folder.path).sort(),
+    ['Archive', 'Drafts', 'INBOX', 'Junk', 'Sent', 'Trash'],
+    'the special-use folders are made when a client lists',
+  );
   t.same(Object.fromEntries(folders.map((folder) => [folder.path, folder.specialUse ?? null])), {
-    INBOX: '\\Inbox', Sent: '\\Sent', Drafts: '\\Drafts', Trash: '\\Trash', Junk: '\\Junk', Archive: '\\Archive',
+    INBOX: '\\Inbox',
+    Sent: '\\Sent',
+    Drafts: '\\Drafts',
+    Trash: '\\Trash',
+    Junk: '\\Junk',
+    Archive: '\\Archive',
   });
   const inbox = await app.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
   const mailbox = await client.mailboxOpen('INBOX');
   t.equal(String(mailbox.uidValidity), inbox.body.uidValidity, 'uidValidity is the one REST shows');
   t.equal(mailbox.exists, 1);
   t.equal(mailbox.uidNext, 2);
-  t.same([...mailbox.permanentFlags ?? []], ['\\Answered', '\\Flagged', '\\Deleted', '\\Seen', '\\Draft', '\\*']);
+  t.same([...(mailbox.permanentFlags ?? [])], ['\\Answered', '\\Flagged', '\\Deleted', '\\Seen', '\\Draft', '\\*']);
   const status = await client.status('Sent', { messages: true, uidNext: true, unseen: true, uidValidity: true });
   t.match(status, { messages: 0, uidNext: 1, unseen: 0 });
   await t.rejects(client.mailboxOpen('Nope'));
@@ -130,7 +139,10 @@ t.test('FETCH serves the stored bytes exactly, with envelope, flags and sections
   await raw.read(/^s2 OK \[READ-ONLY\]/m);
   raw.send(`s3 UID FETCH 1 (BODY.PEEK[HEADER.FIELDS (Subject cc)] BODY[1] BODY[TEXT]<0.5>)${CRLF}`);
   const response = await raw.read(/^s3 /m);
-  t.match(response, `BODY[HEADER.FIELDS (Subject cc)] {${'Subject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=\r\nCc: "Doe, Jane" <jane@example.com>\r\n\r\n'.length}}\r\nSubject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=\r\nCc: "Doe, Jane" <jane@example.com>\r\n\r\n`);
+  t.match(
+    response,
+    `BODY[HEADER.FIELDS (Subject cc)] {${'Subject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=\r\nCc: "Doe, Jane" <jane@example.com>\r\n\r\n'.length}}\r\nSubject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=\r\nCc: "Doe, Jane" <jane@example.com>\r\n\r\n`,
+  );
   t.match(response, 'BODY[1] {20}\r\nHello\r\nsecond line\r\n');
   t.match(response, 'BODY[TEXT]<0> {5}\r\nHello');
   t.notMatch(response, /FLAGS/, 'a body fetch on an EXAMINEd folder changes no flag');
@@ -140,7 +152,11 @@ t.test('BODYSTRUCTURE and parts of a multipart message', async (t) => {
   const app = await startApp(t);
   const agent = await app.register();
   await smtpSend(app.smtpPort, {
-    from: 'sender@example.org', to: agent.email, subject: 'Parts', text: 'plain body', html: '<p>html body</p>',
+    from: 'sender@example.org',
+    to: agent.email,
+    subject: 'Parts',
+    text: 'plain body',
+    html: '<p>html body</p>',
     attachments: [{ filename: 'data.bin', content: Buffer.from([0, 1, 2, 3, 255]) }],
   });
   const client = await imapLogin(t, app.imapPort, agent.email, agent.apiKey);
@@ -151,7 +167,10 @@ t.test('BODYSTRUCTURE and parts of a multipart message', async (t) => {
   t.equal(message.bodyStructure?.type, 'multipart/mixed');
   const [alternative, attachment] = message.bodyStructure?.childNodes ?? [];
   t.equal(alternative.type, 'multipart/alternative');
-  t.same(alternative.childNodes?.map((node) => node.type), ['text/plain', 'text/html']);
+  t.same(
+    alternative.childNodes?.map((node) => node.type),
+    ['text/plain', 'text/html'],
+  );
   t.equal(attachment.disposition, 'attachment');
   t.same(attachment.dispositionParameters, { filename: 'data.bin' });
   t.equal(message.bodyParts?.get('1.1')?.toString(), 'plain body');
@@ -202,7 +221,7 @@ t.test('flags are the ones REST shows: \\Seen is isRead, \\Flagged is isStarred'
   const read = await app.api('GET', '/api/v1/agent/email/2', { key: agent.apiKey });
   t.equal(read.status, 200);
   const afterRest = await client.fetchOne('2', { flags: true }, { uid: true });
-  t.same([...(afterRest ? afterRest.flags ?? [] : [])], ['\\Seen', '\\Recent'], 'a REST read shows as \\Seen');
+  t.same([...(afterRest ? (afterRest.flags ?? []) : [])], ['\\Seen', '\\Recent'], 'a REST read shows as \\Seen');
 
   await client.fetchOne('3', { source: true }, { uid: true });
   t.same((await restFlags())['3'], [false, false], 'BODY.PEEK[] leaves it unread');
@@ -272,11 +291,22 @@ t.test('UIDs stay in ascending order across new mail; NOOP and IDLE report it', 
   t.match(await raw.read(/^u4 /m), /^u4 OK/m);
   raw.send(`u5 FETCH 1:* (UID)${CRLF}`);
   const fetched = await raw.read(/^u5 /m);
-  t.same([...fetched.matchAll(/\* (\d+) FETCH \(UID (\d+)\)/g)].map((match) => [Number(match[1]), Number(match[2])]), [[1, 1], [2, 2], [3, 3]]);
+  t.same(
+    [...fetched.matchAll(/\* (\d+) FETCH \(UID (\d+)\)/g)].map((match) => [Number(match[1]), Number(match[2])]),
+    [
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ],
+  );
   raw.send(`u6 UID FETCH 5:* (FLAGS)${CRLF}`);
   t.match(await raw.read(/^u6 /m), /^\* 3 FETCH \(UID 3 FLAGS \(\\Recent\)\)\r\nu6 OK/m, 'n:* beyond the last UID still names the last message');
   const rest = await app.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
-  t.same(rest.body.emails.map((email: any) => email.id), ['3', '2', '1'], 'the same UIDs REST shows as ids');
+  t.same(
+    rest.body.emails.map((email: any) => email.id),
+    ['3', '2', '1'],
+    'the same UIDs REST shows as ids',
+  );
 });
 
 t.test('literals, malformed commands and size caps over a raw socket', async (t) => {

@@ -33,11 +33,20 @@ t.test('inbox listing: defaults, folders, order, paging', async (t) => {
     const response = await api('GET', '/api/v1/agent/inbox', { key });
     t.equal(response.status, 200);
     t.match(response.body, { folder: 'INBOX', totalMessages: 5, returnedMessages: 5, uidValidity: /^[1-9][0-9]*$/ });
-    t.same(response.body.emails.map((email: any) => email.id), ['5', '4', '3', '2', '1']);
+    t.same(
+      response.body.emails.map((email: any) => email.id),
+      ['5', '4', '3', '2', '1'],
+    );
     t.same(subjects(response.body), ['Offsite agenda', 'Invoice 4471', 'Re: Quarterly report draft', 'Lunch on Friday', 'Quarterly report draft']);
     t.match(response.body.emails[0], {
-      from: { name: 'Alice Archer', email: 'alice@example.org' }, to: [{ email: agent.email }], cc: [],
-      preview: 'Hiking, then planning.', isRead: false, isStarred: false, encryptedBody: false, attachments: [],
+      from: { name: 'Alice Archer', email: 'alice@example.org' },
+      to: [{ email: agent.email }],
+      cc: [],
+      preview: 'Hiking, then planning.',
+      isRead: false,
+      isStarred: false,
+      encryptedBody: false,
+      attachments: [],
     });
     t.notOk('text' in response.body.emails[0], 'list items carry no body');
   });
@@ -88,8 +97,19 @@ t.test('inbox listing: defaults, folders, order, paging', async (t) => {
 
   t.test('bad parameters are 400 with {error, code}', async (t) => {
     const bad = [
-      'limit=0', 'limit=101', 'limit=-1', 'limit=abc', 'limit=1.5', 'limit=', 'limit=1&limit=2',
-      'offset=-1', 'offset=abc', 'offset=0.5', `search=${'a'.repeat(201)}`, 'folder=', 'unknown=1',
+      'limit=0',
+      'limit=101',
+      'limit=-1',
+      'limit=abc',
+      'limit=1.5',
+      'limit=',
+      'limit=1&limit=2',
+      'offset=-1',
+      'offset=abc',
+      'offset=0.5',
+      `search=${'a'.repeat(201)}`,
+      'folder=',
+      'unknown=1',
     ];
     for (const query of bad) {
       const response = await api('GET', `/api/v1/agent/inbox?${query}`, { key });
@@ -157,15 +177,27 @@ t.test('reading a message', async (t) => {
     const peek = await api('GET', '/api/v1/agent/email/3?markAsRead=false', { key });
     t.equal(peek.status, 200);
     t.match(peek.body, {
-      id: '3', subject: 'Re: Quarterly report draft', folder: 'INBOX', uidValidity, isRead: false,
-      text: 'Looks fine; ship the crème brûlée slide.', body: 'Looks fine; ship the crème brûlée slide.', html: null,
-      from: { name: 'Carol', email: 'carol@example.com' }, attachments: [], references: [], inReplyTo: null,
+      id: '3',
+      subject: 'Re: Quarterly report draft',
+      folder: 'INBOX',
+      uidValidity,
+      isRead: false,
+      text: 'Looks fine; ship the crème brûlée slide.',
+      body: 'Looks fine; ship the crème brûlée slide.',
+      html: null,
+      from: { name: 'Carol', email: 'carol@example.com' },
+      attachments: [],
+      references: [],
+      inReplyTo: null,
     });
     t.equal((await api('GET', '/api/v1/agent/inbox', { key })).body.emails[2].isRead, false, 'still unread');
     const read = await api('GET', '/api/v1/agent/email/3', { key });
     t.equal(read.body.isRead, true, 'the response shows the new state');
     const after = await api('GET', '/api/v1/agent/inbox', { key });
-    t.same(after.body.emails.map((email: any) => email.isRead), [false, false, true, false, false]);
+    t.same(
+      after.body.emails.map((email: any) => email.isRead),
+      [false, false, true, false, false],
+    );
     const explicit = await api('GET', '/api/v1/agent/email/2?markAsRead=true', { key });
     t.equal(explicit.body.isRead, true);
     const again = await api('GET', '/api/v1/agent/email/2?markAsRead=false', { key });

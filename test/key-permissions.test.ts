@@ -10,12 +10,19 @@ import { smtpSend } from './helpers/smtp.js';
  * Each scenario gets its own account, so a row that changes state (prepare, activate)
  * only changes that scenario's account; rows run in the order listed.
  */
-type Scenario =
-  | 'full' | 'read' | 'send' | 'readSend' | 'domainsRead'
-  | 'revoked' | 'expired' | 'replacementBefore' | 'replacementAfter' | 'oldAfterActivation';
+type Scenario = 'full' | 'read' | 'send' | 'readSend' | 'domainsRead' | 'revoked' | 'expired' | 'replacementBefore' | 'replacementAfter' | 'oldAfterActivation';
 
 const SCENARIOS: readonly Scenario[] = [
-  'full', 'read', 'send', 'readSend', 'domainsRead', 'revoked', 'expired', 'replacementBefore', 'replacementAfter', 'oldAfterActivation',
+  'full',
+  'read',
+  'send',
+  'readSend',
+  'domainsRead',
+  'revoked',
+  'expired',
+  'replacementBefore',
+  'replacementAfter',
+  'oldAfterActivation',
 ];
 
 interface Fixture {
@@ -53,19 +60,31 @@ const expect = (
   limited: { read: number; send: number; readSend: number; domainsRead: number },
   overrides: Partial<Record<Scenario, number>> = {},
 ): Record<Scenario, number> => ({
-  full, ...limited, revoked: 401, expired: 401, replacementBefore: full, replacementAfter: full, oldAfterActivation: 401, ...overrides,
+  full,
+  ...limited,
+  revoked: 401,
+  expired: 401,
+  replacementBefore: full,
+  replacementAfter: full,
+  oldAfterActivation: 401,
+  ...overrides,
 });
 const allLimited = (status: number) => ({ read: status, send: status, readSend: status, domainsRead: status });
 const SENDERS = { read: 403, send: 200, readSend: 200, domainsRead: 403 };
-const noAuth = (status: number): Record<Scenario, number> =>
-  Object.fromEntries(SCENARIOS.map((scenario) => [scenario, status])) as Record<Scenario, number>;
+const noAuth = (status: number): Record<Scenario, number> => Object.fromEntries(SCENARIOS.map((scenario) => [scenario, status])) as Record<Scenario, number>;
 
 /** Webhook management is for the full key only (contract Authentication 4 and 6). */
 function webhookRows(): Row[] {
   const unknown = '00000000-0000-4000-8000-000000000000';
   const fullOnly = (status: number) => expect(status, allLimited(403));
   return [
-    { name: 'POST /webhooks (plain http refused)', method: 'POST', path: () => '/api/v1/agent/webhooks', body: () => ({ url: 'http://hooks.example.com/in' }), expect: fullOnly(400) },
+    {
+      name: 'POST /webhooks (plain http refused)',
+      method: 'POST',
+      path: () => '/api/v1/agent/webhooks',
+      body: () => ({ url: 'http://hooks.example.com/in' }),
+      expect: fullOnly(400),
+    },
     { name: 'GET /webhooks', method: 'GET', path: () => '/api/v1/agent/webhooks', expect: fullOnly(200) },
     { name: 'POST /webhooks/{id}/verify', method: 'POST', path: () => `/api/v1/agent/webhooks/${unknown}/verify`, expect: fullOnly(404) },
     { name: 'DELETE /webhooks/{id}', method: 'DELETE', path: () => `/api/v1/agent/webhooks/${unknown}`, expect: fullOnly(404) },
@@ -80,32 +99,51 @@ const ROWS: Row[] = [
   { name: 'GET /healthz', method: 'GET', path: () => '/healthz', expect: noAuth(200) },
   { name: 'GET /api/v1/openapi.json', method: 'GET', path: () => '/api/v1/openapi.json', expect: noAuth(200) },
   {
-    name: 'POST /register (no authentication)', method: 'POST', path: () => '/api/v1/agent/register',
-    body: () => ({ agentId: 'table' }), headers: () => ({ 'x-forwarded-for': `10.9.${Math.floor((forwarded += 1) / 250)}.${forwarded % 250}` }),
+    name: 'POST /register (no authentication)',
+    method: 'POST',
+    path: () => '/api/v1/agent/register',
+    body: () => ({ agentId: 'table' }),
+    headers: () => ({ 'x-forwarded-for': `10.9.${Math.floor((forwarded += 1) / 250)}.${forwarded % 250}` }),
     expect: noAuth(201),
   },
   { name: 'GET /inbox', method: 'GET', path: () => '/api/v1/agent/inbox', expect: expect(200, { read: 200, send: 403, readSend: 200, domainsRead: 403 }) },
   {
-    name: 'GET /inbox?folder=Sent', method: 'GET', path: () => '/api/v1/agent/inbox?folder=Sent',
+    name: 'GET /inbox?folder=Sent',
+    method: 'GET',
+    path: () => '/api/v1/agent/inbox?folder=Sent',
     expect: expect(200, { read: 200, send: 403, readSend: 200, domainsRead: 403 }),
   },
   {
-    name: 'GET /email/{id}?markAsRead=false', method: 'GET', path: (f) => `/api/v1/agent/email/${f.messageId}?markAsRead=false`,
+    name: 'GET /email/{id}?markAsRead=false',
+    method: 'GET',
+    path: (f) => `/api/v1/agent/email/${f.messageId}?markAsRead=false`,
     expect: expect(200, { read: 200, send: 403, readSend: 200, domainsRead: 403 }),
   },
   {
-    name: 'GET /email/{id}?markAsRead=true', method: 'GET', path: (f) => `/api/v1/agent/email/${f.messageId}?markAsRead=true`,
+    name: 'GET /email/{id}?markAsRead=true',
+    method: 'GET',
+    path: (f) => `/api/v1/agent/email/${f.messageId}?markAsRead=true`,
     expect: expect(200, { read: 400, send: 403, readSend: 400, domainsRead: 403 }),
   },
-  { name: 'GET /email/{id}', method: 'GET', path: (f) => `/api/v1/agent/email/${f.messageId}`, expect: expect(200, { read: 200, send: 403, readSend: 200, domainsRead: 403 }) },
   {
-    name: 'POST /send', method: 'POST', path: () => '/api/v1/agent/send', body: (f) => ({ to: f.email, subject: 'table', text: 'x' }),
+    name: 'GET /email/{id}',
+    method: 'GET',
+    path: (f) => `/api/v1/agent/email/${f.messageId}`,
+    expect: expect(200, { read: 200, send: 403, readSend: 200, domainsRead: 403 }),
+  },
+  {
+    name: 'POST /send',
+    method: 'POST',
+    path: () => '/api/v1/agent/send',
+    body: (f) => ({ to: f.email, subject: 'table', text: 'x' }),
     expect: expect(200, SENDERS),
   },
   { name: 'GET /sending (either key)', method: 'GET', path: () => '/api/v1/agent/sending', expect: expect(200, allLimited(200)) },
   { name: 'GET /outbound', method: 'GET', path: () => '/api/v1/agent/outbound', expect: expect(200, SENDERS) },
   {
-    name: "GET /outbound/{id} of the full key's send", method: 'GET', path: (f) => `/api/v1/agent/outbound/${f.ownerSubmissionId}`,
+    name: "GET /outbound/{id} of the full key's send",
+    method: 'GET',
+    path: (f) => `/api/v1/agent/outbound/${f.ownerSubmissionId}`,
     // A limited key reads only its own receipts.
     expect: expect(200, { read: 403, send: 404, readSend: 404, domainsRead: 403 }),
   },
@@ -113,37 +151,56 @@ const ROWS: Row[] = [
   // Suppressions are account-wide: a mail:send key sends and reads only its own receipts.
   { name: 'GET /outbound/suppressions', method: 'GET', path: () => '/api/v1/agent/outbound/suppressions', expect: expect(200, allLimited(403)) },
   {
-    name: 'DELETE /outbound/suppressions/{id}', method: 'DELETE', path: () => '/api/v1/agent/outbound/suppressions/00000000-0000-4000-8000-000000000000',
+    name: 'DELETE /outbound/suppressions/{id}',
+    method: 'DELETE',
+    path: () => '/api/v1/agent/outbound/suppressions/00000000-0000-4000-8000-000000000000',
     expect: expect(404, allLimited(403)),
   },
   { name: 'GET /balance', method: 'GET', path: () => '/api/v1/agent/balance', expect: expect(200, allLimited(200)) },
   { name: 'GET /keys', method: 'GET', path: () => '/api/v1/agent/keys', expect: expect(200, allLimited(403)) },
   {
-    name: 'POST /access-keys', method: 'POST', path: () => '/api/v1/agent/access-keys',
-    body: () => ({ name: 'table', kind: 'mail', permissions: ['mail:read'] }), expect: expect(201, allLimited(403)),
+    name: 'POST /access-keys',
+    method: 'POST',
+    path: () => '/api/v1/agent/access-keys',
+    body: () => ({ name: 'table', kind: 'mail', permissions: ['mail:read'] }),
+    expect: expect(201, allLimited(403)),
   },
   { name: 'GET /access-keys', method: 'GET', path: () => '/api/v1/agent/access-keys', expect: expect(200, allLimited(403)) },
   {
-    name: 'DELETE /access-keys/{id}', method: 'DELETE', path: (f) => `/api/v1/agent/access-keys/${f.victimKeyId}`,
+    name: 'DELETE /access-keys/{id}',
+    method: 'DELETE',
+    path: (f) => `/api/v1/agent/access-keys/${f.victimKeyId}`,
     expect: expect(200, allLimited(403)),
   },
   { name: 'POST /2fa enroll', method: 'POST', path: () => '/api/v1/agent/2fa', body: () => ({ action: 'enroll' }), expect: expect(200, allLimited(403)) },
   {
-    name: 'POST /2fa disable (2FA off)', method: 'POST', path: () => '/api/v1/agent/2fa',
-    body: () => ({ action: 'disable', factorCode: '123456' }), expect: expect(409, allLimited(403)),
+    name: 'POST /2fa disable (2FA off)',
+    method: 'POST',
+    path: () => '/api/v1/agent/2fa',
+    body: () => ({ action: 'disable', factorCode: '123456' }),
+    expect: expect(409, allLimited(403)),
   },
   {
-    name: 'POST /keys prepare', method: 'POST', path: () => '/api/v1/agent/keys', body: () => ({ action: 'prepare' }),
+    name: 'POST /keys prepare',
+    method: 'POST',
+    path: () => '/api/v1/agent/keys',
+    body: () => ({ action: 'prepare' }),
     // The replacement-before account already has a pending replacement.
     expect: expect(200, allLimited(403), { replacementBefore: 409 }),
   },
   {
-    name: 'POST /keys cancel', method: 'POST', path: () => '/api/v1/agent/keys', body: () => ({ action: 'cancel' }),
+    name: 'POST /keys cancel',
+    method: 'POST',
+    path: () => '/api/v1/agent/keys',
+    body: () => ({ action: 'cancel' }),
     // Only the original may cancel; the pending replacement itself may not.
     expect: expect(200, allLimited(403), { replacementBefore: 403 }),
   },
   {
-    name: 'POST /keys activate', method: 'POST', path: () => '/api/v1/agent/keys', body: () => ({ action: 'activate' }),
+    name: 'POST /keys activate',
+    method: 'POST',
+    path: () => '/api/v1/agent/keys',
+    body: () => ({ action: 'activate' }),
     // Nothing pending after the cancel row, except for the replacement-before account, which activates itself.
     expect: expect(409, allLimited(403), { replacementBefore: 200 }),
   },
@@ -151,7 +208,11 @@ const ROWS: Row[] = [
 
 const READERS = { read: 200, send: 403, readSend: 200, domainsRead: 403 };
 const mcpRow = (tool: string, args: (f: Fixture) => Record<string, unknown>, statuses: Record<Scenario, number>): Row => ({
-  name: `MCP ${tool}`, mcp: { tool, args }, method: 'POST', path: () => '/mcp', expect: statuses,
+  name: `MCP ${tool}`,
+  mcp: { tool, args },
+  method: 'POST',
+  path: () => '/mcp',
+  expect: statuses,
 });
 const MCP_ROWS: Row[] = [
   mcpRow('send_email', (f) => ({ to: f.email, subject: 'by mcp', text: 'x' }), expect(200, SENDERS)),
@@ -162,8 +223,16 @@ const MCP_ROWS: Row[] = [
 
 /** The HTTP status of each error code (src/http/errors.ts), to compare MCP outcomes with REST ones. */
 const STATUS_OF_CODE: Record<string, number> = {
-  invalid_input: 400, unauthorized: 401, insufficient_credits: 402, forbidden: 403, not_found: 404,
-  conflict: 409, too_large: 413, rate_limited: 429, submission_failed: 502, unavailable: 503,
+  invalid_input: 400,
+  unauthorized: 401,
+  insufficient_credits: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+  submission_failed: 502,
+  unavailable: 503,
 };
 
 const callMcp = async (f: Fixture, row: Row): Promise<{ status: number; body: unknown }> => {
@@ -172,11 +241,14 @@ const callMcp = async (f: Fixture, row: Row): Promise<{ status: number; body: un
   if (!response.body.result) throw new Error(`${row.name}: ${JSON.stringify(response.body)}`);
   const result = response.body.result as { isError?: boolean; content: { text: string }[] };
   const body = JSON.parse(result.content[0].text) as { code?: string };
-  return { status: result.isError ? STATUS_OF_CODE[body.code ?? ''] ?? 500 : 200, body };
+  return { status: result.isError ? (STATUS_OF_CODE[body.code ?? ''] ?? 500) : 200, body };
 };
 
 const permissionsOf: Partial<Record<Scenario, string[]>> = {
-  read: ['mail:read'], send: ['mail:send'], readSend: ['mail:read', 'mail:send'], domainsRead: ['domains:read'],
+  read: ['mail:read'],
+  send: ['mail:send'],
+  readSend: ['mail:read', 'mail:send'],
+  domainsRead: ['domains:read'],
 };
 
 const setUp = async (app: TestApp, clock: ManualClock, scenario: Scenario): Promise<Fixture> => {

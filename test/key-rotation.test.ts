@@ -78,7 +78,7 @@ t.test('a replacement not activated within 30 minutes expires; the original stay
   t.equal(activate.status, 401);
   t.same(keyExpiryRunOnce(app.services), { replacementsExpired: 1 }, 'the sweep marks it expired');
   t.same(keyExpiryRunOnce(app.services), { replacementsExpired: 0 });
-  const row = app.store.db.prepare("SELECT status FROM api_keys WHERE id = ?").get(prepared.body.pending.id) as { status: string };
+  const row = app.store.db.prepare('SELECT status FROM api_keys WHERE id = ?').get(prepared.body.pending.id) as { status: string };
   t.equal(row.status, 'expired');
 
   const state = await api('GET', '/api/v1/agent/keys', { key: original });

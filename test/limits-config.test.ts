@@ -64,8 +64,16 @@ t.test('limits that contradict themselves are refused at load', async (t) => {
 });
 
 const LIMITS = {
-  recipientsPerAddressList: 2, recipientsPerMessage: 3, subjectMaxChars: 10, idempotencyKeyMaxChars: 4, attachmentsPerMessage: 1,
-  inboxPageMax: 3, inboxPageDefault: 2, searchMaxChars: 5, accessKeysPerAccount: 1, outboundPerPage: 2,
+  recipientsPerAddressList: 2,
+  recipientsPerMessage: 3,
+  subjectMaxChars: 10,
+  idempotencyKeyMaxChars: 4,
+  attachmentsPerMessage: 1,
+  inboxPageMax: 3,
+  inboxPageDefault: 2,
+  searchMaxChars: 5,
+  accessKeysPerAccount: 1,
+  outboundPerPage: 2,
 };
 
 t.test('configured limits hold in REST, MCP, the OpenAPI document and submission', async (t) => {
@@ -75,11 +83,24 @@ t.test('configured limits hold in REST, MCP, the OpenAPI document and submission
     app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { subject: 's', text: 'x', ...body }, headers });
   t.match((await send({ to: ['a@example.com', 'b@example.com', 'c@example.com'] })).body, { error: 'to has too many items: at most 2' });
   t.match((await send({ to: 'a@example.com, b@example.com, c@example.com' })).body, { error: /to has too many items: 3 addresses, at most 2/ });
-  t.match((await send({ to: ['a@example.com', 'b@example.com'], cc: ['c@example.com', 'd@example.com'] })).body, { error: /4 distinct recipients .* at most 3/ });
+  t.match((await send({ to: ['a@example.com', 'b@example.com'], cc: ['c@example.com', 'd@example.com'] })).body, {
+    error: /4 distinct recipients .* at most 3/,
+  });
   t.match((await send({ to: 'a@example.com', subject: 'eleven char' })).body, { error: 'subject is too long: at most 10 characters' });
   t.match((await send({ to: 'a@example.com' }, { 'idempotency-key': 'abcde' })).body, { error: /1 to 4 characters/ });
   t.match((await send({ to: 'a@example.com', idempotencyKey: 'abcde' })).body, { error: 'idempotencyKey is too long: at most 4 characters' });
-  t.match((await send({ to: 'a@example.com', attachments: [{ filename: 'a', content: 'a' }, { filename: 'b', content: 'b' }] })).body, { error: 'attachments has too many items: at most 1' });
+  t.match(
+    (
+      await send({
+        to: 'a@example.com',
+        attachments: [
+          { filename: 'a', content: 'a' },
+          { filename: 'b', content: 'b' },
+        ],
+      })
+    ).body,
+    { error: 'attachments has too many items: at most 1' },
+  );
 
   const client = await mcpClient(t, app.baseUrl, { key: agent.apiKey });
   const tools = Object.fromEntries((await client.listTools()).tools.map((tool) => [tool.name, tool.inputSchema as any]));
@@ -87,7 +108,12 @@ t.test('configured limits hold in REST, MCP, the OpenAPI document and submission
   t.equal(tools.check_inbox.properties.limit.maximum, 3);
   t.equal(tools.check_inbox.properties.limit.default, 2);
   const document = (await app.api('GET', '/api/v1/openapi.json')).body;
-  t.match(document.paths['/api/v1/agent/inbox'].get.parameters, [{ name: 'folder' }, { name: 'limit', schema: { maximum: 3, default: 2 } }, {}, { name: 'search', schema: { maxLength: 5 } }]);
+  t.match(document.paths['/api/v1/agent/inbox'].get.parameters, [
+    { name: 'folder' },
+    { name: 'limit', schema: { maximum: 3, default: 2 } },
+    {},
+    { name: 'search', schema: { maxLength: 5 } },
+  ]);
   t.equal(document.components.schemas['send-request'].properties.subject.maxLength, 10);
 
   for (const subject of ['1', '2', '3']) await smtpSend(app.smtpPort, { from: 'ada@example.org', to: agent.email, subject, text: 'x' });
@@ -104,9 +130,20 @@ t.test('configured limits hold in REST, MCP, the OpenAPI document and submission
   t.equal(page.submissions.length, 2, 'the configured outbound page');
   t.type(page.nextCursor, 'string');
 
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: app.submissionPort, secure: false, ignoreTLS: true, auth: { user: agent.email, pass: agent.apiKey } });
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: app.submissionPort,
+    secure: false,
+    ignoreTLS: true,
+    auth: { user: agent.email, pass: agent.apiKey },
+  });
   t.teardown(() => transport.close());
-  const info = await transport.sendMail({ from: agent.email, to: ['a@example.com', 'b@example.com', 'c@example.com', 'd@example.com'], subject: 's', text: 'x' });
+  const info = await transport.sendMail({
+    from: agent.email,
+    to: ['a@example.com', 'b@example.com', 'c@example.com', 'd@example.com'],
+    subject: 's',
+    text: 'x',
+  });
   t.same(info.rejected, ['d@example.com'], 'submission caps RCPT TO at the configured number');
   t.match((info as any).rejectedErrors?.[0], { responseCode: 452, response: /at most 3 recipients/ });
 });

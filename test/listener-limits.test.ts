@@ -10,7 +10,10 @@ import { smtpDialog } from './helpers/smtp.js';
  * submission, IMAP) and on recipients per message.
  */
 
-interface Exchange { text: string; closed: boolean }
+interface Exchange {
+  text: string;
+  closed: boolean;
+}
 
 /**
  * Writes `lines` the moment the TCP connection is up, without waiting for the greeting (what
@@ -75,13 +78,20 @@ t.test('with a greeting pause, a client that talks before the greeting is refuse
   t.match(polite[0], /^220 /);
   t.match(polite[5], /^250 /);
   const inbox = (await api('GET', '/api/v1/agent/inbox?limit=10', { key: agent.apiKey })).body;
-  t.same(inbox.emails.map((email: { subject: string }) => email.subject), ['too early'], 'only the polite copy is stored');
+  t.same(
+    inbox.emails.map((email: { subject: string }) => email.subject),
+    ['too early'],
+    'only the polite copy is stored',
+  );
   t.equal(inbox.totalMessages, 1);
 });
 
 t.test('with the pause at 0 the greeting goes out at once: a client that does not wait for it is served', async (t) => {
   const { smtpPort, submissionPort } = await startApp(t, { smtp: { greetingDelayMs: 0 } });
-  for (const [name, port] of [['MX', smtpPort], ['submission (0 by default)', submissionPort]] as const) {
+  for (const [name, port] of [
+    ['MX', smtpPort],
+    ['submission (0 by default)', submissionPort],
+  ] as const) {
     const eager = await talkFirst(port, ['EHLO eager.test'], /^250 [^\r\n]*\r\n/m);
     // Unpatched, smtp-server always pauses 100 ms and this client gets 421: npm install applies patches/.
     t.match(eager.text, /^220 /, `${name}: the greeting comes first (smtp-server must carry patches/smtp-server+3.21.6.patch)`);
@@ -92,7 +102,10 @@ t.test('with the pause at 0 the greeting goes out at once: a client that does no
 
 t.test('past smtp.maxClients and submission.maxClients a new connection gets 421 and is closed', async (t) => {
   const { smtpPort, submissionPort } = await startApp(t, { smtp: { maxClients: 2, greetingDelayMs: 0 }, submission: { maxClients: 1 } });
-  for (const [name, port, max] of [['MX', smtpPort, 2], ['submission', submissionPort, 1]] as const) {
+  for (const [name, port, max] of [
+    ['MX', smtpPort, 2],
+    ['submission', submissionPort, 1],
+  ] as const) {
     const held = await Promise.all(Array.from({ length: max }, () => openConnection(port)));
     for (const connection of held) t.match(connection.greeting, /^220 /, `${name}: within the cap`);
     const refused = await talkFirst(port, [], /\r\n$/);
@@ -128,7 +141,10 @@ t.test('the MX accepts smtp.maxRecipients recipients per message and answers 452
   const raw = simpleMessage({ subject: 'fan-out' }).toString();
   const replies = await smtpDialog(smtpPort, ['EHLO many.test', 'MAIL FROM:<a@example.org>', ...rcpts, `RCPT TO:<${addresses[0]}>`, 'DATA', `${raw}.\r\n`]);
   const rcptReplies = replies.slice(3, 3 + max + 2);
-  t.ok(rcptReplies.slice(0, max).every((reply) => reply.startsWith('250 ')), `the first ${max} are accepted`);
+  t.ok(
+    rcptReplies.slice(0, max).every((reply) => reply.startsWith('250 ')),
+    `the first ${max} are accepted`,
+  );
   t.match(rcptReplies[max], /^452 4\.5\.3 /, 'the next one is refused for now (RFC 5321 section 4.5.3.1.10)');
   t.match(rcptReplies[max + 1], /^250 /, 'repeating an accepted recipient adds no copy and is not refused');
   t.match(replies.at(-1), /^250 /, 'the message is accepted for the first ones');
@@ -141,14 +157,23 @@ t.test('the MX accepts smtp.maxRecipients recipients per message and answers 452
   t.equal(count(addresses[max]), 0, 'the refused recipient got no copy');
 });
 
-t.test('submission accepts the contract\'s 50 recipients per message and answers 452 4.5.3 past it', async (t) => {
+t.test("submission accepts the contract's 50 recipients per message and answers 452 4.5.3 past it", async (t) => {
   const { submissionPort, register } = await startApp(t);
   const agent = await register();
   const login = Buffer.from(`\0${agent.email}\0${agent.apiKey}`).toString('base64');
   const rcpts = Array.from({ length: 51 }, (_, i) => `RCPT TO:<user${i}@example.com>`);
-  const replies = await smtpDialog(submissionPort, ['EHLO client.test', `AUTH PLAIN ${login}`, `MAIL FROM:<${agent.email}>`, ...rcpts, 'RCPT TO:<user0@example.com>']);
+  const replies = await smtpDialog(submissionPort, [
+    'EHLO client.test',
+    `AUTH PLAIN ${login}`,
+    `MAIL FROM:<${agent.email}>`,
+    ...rcpts,
+    'RCPT TO:<user0@example.com>',
+  ]);
   t.match(replies[2], /^235 /);
-  t.ok(replies.slice(4, 54).every((reply) => reply.startsWith('250 ')), 'the first 50 are accepted');
+  t.ok(
+    replies.slice(4, 54).every((reply) => reply.startsWith('250 ')),
+    'the first 50 are accepted',
+  );
   t.match(replies[54], /^452 4\.5\.3 /);
   t.match(replies[55], /^250 /, 'a repeated recipient is not refused');
 });

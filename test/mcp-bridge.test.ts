@@ -125,8 +125,14 @@ t.test('a piped caller that closes its input right away still gets every answer'
   child.stdin.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
   const code = await new Promise((resolve) => child.once('close', resolve));
   t.equal(code, 0, 'exits when its input ends');
-  const answers = stdout.trim().split('\n').map((line) => JSON.parse(line));
-  t.same(answers.map((answer) => answer.id), [1, 2]);
+  const answers = stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  t.same(
+    answers.map((answer) => answer.id),
+    [1, 2],
+  );
   t.same(JSON.parse(answers[1].result.content[0].text), { credits: 0, email, accountStatus: 'active' });
 });
 

@@ -41,7 +41,10 @@ t.test('tool arguments: a number for a numeric string and a numeric string for a
   t.equal(read.body.subject, 'One');
   const page = await callTool(client, 'check_inbox', { limit: '1', offset: '1' });
   t.equal(page.isError, false, 'check_inbox {limit: "1"}');
-  t.same(page.body.emails.map((message: any) => message.subject), ['One']);
+  t.same(
+    page.body.emails.map((message: any) => message.subject),
+    ['One'],
+  );
 
   const cases: [string, Record<string, unknown>, RegExp][] = [
     ['get_email', { id: 0 }, /^id must match pattern/],

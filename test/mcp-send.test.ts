@@ -12,7 +12,10 @@ t.test('send_email sends through the send service, records via mcp and delivers 
   const friend = await funded(app, 0, 'friend');
   const client = await mcpClient(t, app.baseUrl, { key: sender.apiKey });
   const sent = await callTool(client, 'send_email', {
-    to: [friend.email], subject: 'Over MCP', text: 'hello from a tool', attachments: [{ filename: 'a.txt', content: 'attached' }],
+    to: [friend.email],
+    subject: 'Over MCP',
+    text: 'hello from a tool',
+    attachments: [{ filename: 'a.txt', content: 'attached' }],
   });
   t.equal(sent.isError, false);
   t.match(sent.body, { success: true, status: 'accepted', id: /^[0-9a-f-]{36}$/, messageId: /^<[0-9a-f-]{36}@agents\.localhost>$/, sentCopySaved: true });
@@ -101,7 +104,11 @@ t.test('send_email with a limited access key: permission and budget as over REST
   const owner = await funded(app, 10);
   const reader = await issueAccessKey(app, owner.apiKey, { name: 'reader', kind: 'mail', permissions: ['mail:read'] });
   const sender = await issueAccessKey(app, owner.apiKey, {
-    name: 'sender', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 2, totalRecipientLimit: 5,
+    name: 'sender',
+    kind: 'mail',
+    permissions: ['mail:send'],
+    dailyRecipientLimit: 2,
+    totalRecipientLimit: 5,
   });
   const message = { to: 'remote@example.com', subject: 'limited', text: 'from an access key' };
   const refused = await callTool(await mcpClient(t, app.baseUrl, { key: reader.apiKey }), 'send_email', message);

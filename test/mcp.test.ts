@@ -25,7 +25,9 @@ const TOOL_SCHEMAS: Record<string, string> = {
 t.test('initialize answers protocol 2025-11-25, serverInfo and the tools capability', async (t) => {
   const { baseUrl } = await startApp(t);
   const raw = await rawMcp(baseUrl, {
-    jsonrpc: '2.0', id: 1, method: 'initialize',
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
     params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
   });
   t.equal(raw.status, 200);
@@ -104,13 +106,22 @@ t.test('register_agent: no key, the REST answer, invalid arguments, the shared r
   const created = await callTool(client, 'register_agent', { agentId: 'mcp.bot', name: 'MCP' });
   t.equal(created.isError, false);
   t.match(created.body, {
-    success: true, credits: 0, mailboxReady: true, apiKey: /^svc_[0-9a-f]{64}$/, email: /^agent-mcp\.bot-[a-z0-9]{6}@agents\.localhost$/,
+    success: true,
+    credits: 0,
+    mailboxReady: true,
+    apiKey: /^svc_[0-9a-f]{64}$/,
+    email: /^agent-mcp\.bot-[a-z0-9]{6}@agents\.localhost$/,
   });
   const balance = await api('GET', '/api/v1/agent/balance', { key: created.body.apiKey });
   t.equal(balance.status, 200, 'the key works over REST');
   t.equal(balance.body.email, created.body.email);
 
-  for (const [args, field] of [[{}, 'agentId'], [{ agentId: '-x' }, 'agentId'], [{ agentId: 'ok', extra: 1 }, 'extra'], [{ agentId: 5 }, 'agentId']] as const) {
+  for (const [args, field] of [
+    [{}, 'agentId'],
+    [{ agentId: '-x' }, 'agentId'],
+    [{ agentId: 'ok', extra: 1 }, 'extra'],
+    [{ agentId: 5 }, 'agentId'],
+  ] as const) {
     const failed = await callTool(client, 'register_agent', args);
     t.equal(failed.isError, true, JSON.stringify(args));
     t.equal(failed.body.code, 'invalid_input');
@@ -148,9 +159,17 @@ t.test('keyed tools: a missing key, a wrong key, a key in arguments or the URL a
   const anonymous = await mcpClient(t, baseUrl);
   const wrong = await mcpClient(t, baseUrl, { key: `svc_${'0'.repeat(64)}` });
   const inUrl = await mcpClient(t, baseUrl, { path: `/mcp?apiKey=${apiKey}&key=${apiKey}` });
-  const calls: [string, Record<string, unknown>][] = [['check_inbox', {}], ['get_email', { id: '1' }], ['check_balance', {}]];
+  const calls: [string, Record<string, unknown>][] = [
+    ['check_inbox', {}],
+    ['get_email', { id: '1' }],
+    ['check_balance', {}],
+  ];
   for (const [name, args] of calls) {
-    for (const [label, client] of [['missing', anonymous], ['wrong', wrong], ['in URL', inUrl]] as const) {
+    for (const [label, client] of [
+      ['missing', anonymous],
+      ['wrong', wrong],
+      ['in URL', inUrl],
+    ] as const) {
       const outcome = await callTool(client, name, args);
       t.equal(outcome.isError, true, `${name}, key ${label}`);
       t.same(outcome.body, { error: 'missing or invalid API key', code: 'unauthorized' });
@@ -172,7 +191,10 @@ t.test('check_inbox, get_email and check_balance answer what REST answers, on bo
     const inbox = await callTool(client, 'check_inbox', {});
     t.equal(inbox.isError, false, path);
     t.same(inbox.body, (await api('GET', '/api/v1/agent/inbox', { key: apiKey })).body, `${path} check_inbox equals REST`);
-    t.same(inbox.body.emails.map((message: any) => message.subject), ['Second note', 'First']);
+    t.same(
+      inbox.body.emails.map((message: any) => message.subject),
+      ['Second note', 'First'],
+    );
 
     const page = await callTool(client, 'check_inbox', { limit: 1, offset: 1, search: 'first' });
     t.same(page.body, (await api('GET', '/api/v1/agent/inbox?limit=1&offset=1&search=first', { key: apiKey })).body);
@@ -220,9 +242,14 @@ t.test('keyed tools report failures as isError results with the REST {error, cod
     t.equal(outcome.body.code, code, `${name} ${JSON.stringify(args)}`);
     t.match(outcome.body.error, message);
   }
-  const raw = await rawMcp(baseUrl, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'get_email', arguments: { id: '99' } } }, {
-    'mcp-protocol-version': PROTOCOL, authorization: `Bearer ${apiKey}`,
-  });
+  const raw = await rawMcp(
+    baseUrl,
+    { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'get_email', arguments: { id: '99' } } },
+    {
+      'mcp-protocol-version': PROTOCOL,
+      authorization: `Bearer ${apiKey}`,
+    },
+  );
   t.equal(raw.status, 200, 'a tool failure is HTTP 200');
   t.equal(raw.body.result.isError, true);
 });
@@ -240,9 +267,15 @@ t.test('a foreign browser Origin answers 403 (MCP transport security: DNS rebind
     [{}, 200, 'no Origin: not a browser'],
   ];
   for (const [headers, status, label] of cases) {
-    const response = await nodeMcpPost(baseUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, {
-      accept: 'application/json, text/event-stream', 'mcp-protocol-version': PROTOCOL, ...headers,
-    });
+    const response = await nodeMcpPost(
+      baseUrl,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      {
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': PROTOCOL,
+        ...headers,
+      },
+    );
     t.equal(response.status, status, label);
     if (status === 403) t.equal(JSON.parse(response.text).error.code, -32000);
   }

@@ -5,7 +5,9 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 t.test('a full GC runs once after work, when things are quiet, and not again until more work', async (t) => {
   let collected = 0;
-  const quiet = releaseWhenQuiet(20, () => { collected += 1; });
+  const quiet = releaseWhenQuiet(20, () => {
+    collected += 1;
+  });
   t.teardown(quiet.stop);
   await wait(100);
   t.equal(collected, 0, 'no work, nothing to give back');
@@ -16,7 +18,7 @@ t.test('a full GC runs once after work, when things are quiet, and not again unt
   t.equal(collected, 1, 'and no more while nothing happens');
 });
 
-t.test('the collection is V8\'s own gc when the process exposes it, and nothing otherwise', async (t) => {
+t.test("the collection is V8's own gc when the process exposes it, and nothing otherwise", async (t) => {
   const exposed = (globalThis as { gc?: () => void }).gc;
   t.equal(fullGc(), typeof exposed === 'function' ? exposed : null);
 });

@@ -5,8 +5,19 @@ import type { ParsedMessage } from '../src/mime/parse.js';
 import { startApp } from './helpers/app.js';
 
 const parsed = (subject: string): ParsedMessage => ({
-  messageId: null, inReplyTo: null, references: [], subject, from: { email: 'a@example.org' }, to: [], cc: [],
-  date: null, text: `${subject} body`, html: null, attachments: [], encrypted: false, body: null,
+  messageId: null,
+  inReplyTo: null,
+  references: [],
+  subject,
+  from: { email: 'a@example.org' },
+  to: [],
+  cc: [],
+  date: null,
+  text: `${subject} body`,
+  html: null,
+  attachments: [],
+  encrypted: false,
+  body: null,
 });
 const rawOf = (subject: string) => Buffer.from(`From: a@example.org\r\nSubject: ${subject}\r\n\r\n${subject} body\r\n`);
 
@@ -19,11 +30,18 @@ t.test('the highest row id, once removed, is not given again, also after a resta
   const append = (subject: string) => store.transaction(() => services.mailbox.append(mailbox, 'INBOX', rawOf(subject), parsed(subject)));
   append('keeper');
   const doomed = append('doomed');
-  const rowOf = (uid: number) => store.db.prepare('SELECT m.id FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.mailbox_id = ? AND m.uid = ?').pluck().get(mailbox.id, uid) as number;
+  const rowOf = (uid: number) =>
+    store.db
+      .prepare('SELECT m.id FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.mailbox_id = ? AND m.uid = ?')
+      .pluck()
+      .get(mailbox.id, uid) as number;
   const doomedRow = rowOf(doomed.uid);
   t.equal((await first.api('GET', '/api/v1/agent/inbox?search=doomed', { key: agent.apiKey })).body.totalMessages, 1);
   t.ok(store.transaction(() => services.mailbox.remove(mailbox, 'INBOX', doomed.uid)));
-  t.notOk(store.transaction(() => services.mailbox.remove(mailbox, 'INBOX', doomed.uid)), 'once');
+  t.notOk(
+    store.transaction(() => services.mailbox.remove(mailbox, 'INBOX', doomed.uid)),
+    'once',
+  );
   const inbox = await first.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
   t.equal(inbox.body.totalMessages, 1);
   t.equal((await first.api('GET', '/api/v1/agent/inbox?search=doomed', { key: agent.apiKey })).body.totalMessages, 0, 'out of the index');
@@ -37,7 +55,10 @@ t.test('the highest row id, once removed, is not given again, also after a resta
   const second = await startApp(t, { dataDir });
   const again = second.app.services.mailbox.mailboxOfAccount(agent.userId);
   const after = second.app.store.transaction(() => second.app.services.mailbox.append(again, 'INBOX', rawOf('reborn'), parsed('reborn')));
-  const rebornRow = second.app.store.db.prepare('SELECT m.id FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.mailbox_id = ? AND m.uid = ?').pluck().get(again.id, after.uid) as number;
+  const rebornRow = second.app.store.db
+    .prepare('SELECT m.id FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.mailbox_id = ? AND m.uid = ?')
+    .pluck()
+    .get(again.id, after.uid) as number;
   t.ok(rebornRow > removed, 'the floor survives a restart');
   t.equal(after.uid, next.uid + 1, 'UIDs never come back either');
   t.equal((await second.api('GET', '/api/v1/agent/inbox?search=newcomer', { key: agent.apiKey })).body.totalMessages, 0);

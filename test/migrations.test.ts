@@ -13,7 +13,10 @@ const recorded = (db: Database.Database): number[] =>
 const allVersions = MIGRATIONS.map((migration) => migration.version);
 
 t.test('versions are increasing in MIGRATIONS', async (t) => {
-  t.same([...allVersions].sort((a, b) => a - b), allVersions);
+  t.same(
+    [...allVersions].sort((a, b) => a - b),
+    allVersions,
+  );
   t.equal(new Set(allVersions).size, allVersions.length);
 });
 
@@ -71,9 +74,16 @@ t.test('migration 52 (the event log) keeps webhook events and their attempts, an
   const db = openDatabase(file);
   t.same(db.prepare('SELECT id, endpoint_id AS endpoint, status FROM webhook_events').all(), [{ id: 'e1', endpoint: 'w1', status: 'delivered' }]);
   t.same(db.prepare('SELECT event_seq AS seq, http_status AS status FROM webhook_attempts').all(), [{ seq: 1, status: 200 }]);
-  db.prepare("INSERT INTO webhook_events (id, account_id, endpoint_id, type, body, status, created_at) VALUES ('e2', 'a1', NULL, 'message.received', '{}', NULL, 3)").run();
-  t.throws(() => db.prepare("INSERT INTO webhook_events (id, account_id, endpoint_id, type, body, status, created_at) VALUES ('e3', 'a1', NULL, 'x', '{}', 'pending', 3)").run(),
-    'no delivery status without an endpoint');
+  db.prepare(
+    "INSERT INTO webhook_events (id, account_id, endpoint_id, type, body, status, created_at) VALUES ('e2', 'a1', NULL, 'message.received', '{}', NULL, 3)",
+  ).run();
+  t.throws(
+    () =>
+      db
+        .prepare("INSERT INTO webhook_events (id, account_id, endpoint_id, type, body, status, created_at) VALUES ('e3', 'a1', NULL, 'x', '{}', 'pending', 3)")
+        .run(),
+    'no delivery status without an endpoint',
+  );
   db.prepare('DELETE FROM webhook_events WHERE seq = 1').run();
   t.equal(db.prepare('SELECT count(*) FROM webhook_attempts').pluck().get(), 0, 'attempts still go with their event');
   t.same(db.pragma('foreign_key_check'), []);

@@ -71,20 +71,38 @@ t.test('MIME fixtures round-trip from SMTP to REST', async (t) => {
     t.same(read.attachments, [
       { filename: 'bytes.bin', name: 'bytes.bin', contentType: 'application/octet-stream', size: 256, content: base64(allBytes), encoding: 'base64' },
       {
-        filename: '../../etc/passwd', name: '../../etc/passwd', contentType: 'text/plain', size: 32,
-        content: base64('root:x:0:0:root:/root:/bin/bash\n'), encoding: 'base64',
+        filename: '../../etc/passwd',
+        name: '../../etc/passwd',
+        contentType: 'text/plain',
+        size: 32,
+        content: base64('root:x:0:0:root:/root:/bin/bash\n'),
+        encoding: 'base64',
       },
       {
-        filename: '<script>alert(1)</script>.html', name: '<script>alert(1)</script>.html', contentType: 'text/html', size: 59,
-        content: base64('<script>document.location="https://evil.example/"</script>\n'), encoding: 'base64',
+        filename: '<script>alert(1)</script>.html',
+        name: '<script>alert(1)</script>.html',
+        contentType: 'text/html',
+        size: 59,
+        content: base64('<script>document.location="https://evil.example/"</script>\n'),
+        encoding: 'base64',
       },
     ]);
     t.ok(Buffer.from(read.attachments[0].content, 'base64').equals(allBytes), 'all 256 byte values survive');
-    t.same(listed.attachments.map((a: any) => [a.filename, a.size, a.content]), [
-      ['bytes.bin', 256, undefined], ['../../etc/passwd', 32, undefined], ['<script>alert(1)</script>.html', 59, undefined],
-    ], 'the list carries attachment metadata without content');
+    t.same(
+      listed.attachments.map((a: any) => [a.filename, a.size, a.content]),
+      [
+        ['bytes.bin', 256, undefined],
+        ['../../etc/passwd', 32, undefined],
+        ['<script>alert(1)</script>.html', 59, undefined],
+      ],
+      'the list carries attachment metadata without content',
+    );
     const files = readdirSync(harness.app.config.dataDir, { recursive: true }).map(String).sort();
-    t.same(files.filter((file) => !/^(agentpost(\.search)?\.db(-wal|-shm)?|secret\.key|session\.key)$/.test(file)), [], 'no attachment was written as a file (secret.key seals TOTP seeds, session.key signs owner sessions)');
+    t.same(
+      files.filter((file) => !/^(agentpost(\.search)?\.db(-wal|-shm)?|secret\.key|session\.key)$/.test(file)),
+      [],
+      'no attachment was written as a file (secret.key seals TOTP seeds, session.key signs owner sessions)',
+    );
   });
 
   t.test('ISO-8859-1 quoted-printable body and RFC 2047 Q-encoded subject and names', async (t) => {
@@ -167,7 +185,9 @@ t.test('MIME fixtures round-trip from SMTP to REST', async (t) => {
   });
 
   t.test('every fixture in the folder is covered above', async (t) => {
-    const names = readdirSync(new URL('./fixtures', import.meta.url)).filter((name) => name.endsWith('.eml')).sort();
+    const names = readdirSync(new URL('./fixtures', import.meta.url))
+      .filter((name) => name.endsWith('.eml'))
+      .sort();
     t.equal(names.length, 11);
     const list = await harness.api('GET', '/api/v1/agent/inbox?limit=100', { key: agent.apiKey });
     t.equal(list.body.totalMessages, names.length);
@@ -187,7 +207,10 @@ t.test('remote content in a message is never fetched, by listing or by reading',
   const agent = await harness.register();
   const html = `<img src="${url}/pixel.gif"><link rel="stylesheet" href="${url}/style.css"><iframe src="${url}/frame"></iframe>`;
   await smtpSend(harness.smtpPort, {
-    from: 'tracker@example.org', to: agent.email, subject: 'pixels', html,
+    from: 'tracker@example.org',
+    to: agent.email,
+    subject: 'pixels',
+    html,
     attachments: [{ filename: 'remote.txt', content: `${url}/attachment` }],
   });
   const list = await harness.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });

@@ -51,7 +51,8 @@ t.test('the policy file (section 3.2) and its mx patterns (section 4.1)', async 
     ['version: STSv1\nmode: enforce\nmx: a.b\nmax_age: -1\n', /max_age/],
     ['version: STSv1\nmode: enforce\nmx: a.*.b\nmax_age: 1\n', /mx line/],
     ['<html>not a policy</html>', /not a policy line/],
-  ] as const) t.throws(() => parsePolicy(text, 'x'), reason as RegExp);
+  ] as const)
+    t.throws(() => parsePolicy(text, 'x'), reason as RegExp);
 });
 
 interface PolicyHost {
@@ -73,7 +74,9 @@ const startPolicyHost = async (t: Test, ca: Pems, names: string[]): Promise<Poli
     hits.set(host, (hits.get(host) ?? 0) + 1);
     const answer = req.url === '/.well-known/mta-sts.txt' ? answers.get(host) : undefined;
     if (!answer) return res.writeHead(404).end();
-    res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/plain', ...(answer.location && { location: answer.location }) }).end(answer.body);
+    res
+      .writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/plain', ...(answer.location && { location: answer.location }) })
+      .end(answer.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -120,11 +123,15 @@ const world = async (t: Test, options: { mxCertificateFor?: string[] | null } = 
   policies.answers.set(`mta-sts.${DOMAIN}`, { body: enforce([MX]) });
   const clock = new ManualClock(new Date());
   const log = recordingLogger();
-  const app = await startApp(t, {
-    dns: { servers: dns.servers, timeoutMs: 1000, tries: 1 },
-    // No session is kept for reuse: each delivery shows what a new connection is allowed.
-    outbound: { port: sink.port, timeoutMs: 5000, allowLoopbackMx: true, maxIdlePerHost: 0, caFile: caFile(t, ca) },
-  }, { clock, mtaStsPort: policies.port, logger: log.logger });
+  const app = await startApp(
+    t,
+    {
+      dns: { servers: dns.servers, timeoutMs: 1000, tries: 1 },
+      // No session is kept for reuse: each delivery shows what a new connection is allowed.
+      outbound: { port: sink.port, timeoutMs: 5000, allowLoopbackMx: true, maxIdlePerHost: 0, caFile: caFile(t, ca) },
+    },
+    { clock, mtaStsPort: policies.port, logger: log.logger },
+  );
   return { app, sink, dns, policies, clock, ca, log };
 };
 
@@ -156,7 +163,12 @@ t.test('enforce: an MX the policy does not name is not used (deferred, nothing s
 
 t.test('enforce: an MX without STARTTLS, or with a certificate for another name, gets nothing (deferred 4.7.5)', async (t) => {
   const plain = await world(t, { mxCertificateFor: null });
-  t.match(await deliver(plain, `a@${DOMAIN}`), { status: 'deferred', smtpCode: 451, enhancedCode: '4.7.5', diagnostic: /MTA-STS policy of sts\.test \(id one\) requires TLS.*mx\.sts\.test/ });
+  t.match(await deliver(plain, `a@${DOMAIN}`), {
+    status: 'deferred',
+    smtpCode: 451,
+    enhancedCode: '4.7.5',
+    diagnostic: /MTA-STS policy of sts\.test \(id one\) requires TLS.*mx\.sts\.test/,
+  });
   t.equal(plain.sink.messages.length, 0);
   const wrongName = await world(t, { mxCertificateFor: ['mx.other.test'] });
   t.match(await deliver(wrongName, `a@${DOMAIN}`), { status: 'deferred', smtpCode: 451, enhancedCode: '4.7.5', diagnostic: /MTA-STS.*mx\.sts\.test/ });
@@ -267,7 +279,7 @@ t.test('a policy in use is fetched again after half its max_age, which renews it
   t.match(await deliver(w, `e@${DOMAIN}`), { status: 'delivered' }, 'past max_age of the renewal, with no new policy to be had: none');
 });
 
-t.test('the fetch has the webhook client\'s checks: public addresses only, a certificate that verifies for mta-sts.<domain>', async (t) => {
+t.test("the fetch has the webhook client's checks: public addresses only, a certificate that verifies for mta-sts.<domain>", async (t) => {
   const ca = await makeCa();
   const host = await startPolicyHost(t, ca, [`mta-sts.${DOMAIN}`]);
   host.answers.set(`mta-sts.${DOMAIN}`, { body: enforce([MX]) });
@@ -276,7 +288,11 @@ t.test('the fetch has the webhook client\'s checks: public addresses only, a cer
     new HttpsMtaStsFetcher(to(address), { allowLoopback: true, timeoutMs: 5000, port: host.port, extraCa: [ca.cert], ...options });
   t.equal(await fetcher('127.0.0.1').fetchPolicy(DOMAIN), enforce([MX]));
   await t.rejects(fetcher('127.0.0.1', { allowLoopback: false }).fetchPolicy(DOMAIN), TargetRefused, 'loopback only in tests, and then any port');
-  await t.rejects(new HttpsMtaStsFetcher(to('10.1.2.3'), { allowLoopback: false, timeoutMs: 5000 }).fetchPolicy(DOMAIN), { code: 'blocked_address' }, 'a private address is never asked');
+  await t.rejects(
+    new HttpsMtaStsFetcher(to('10.1.2.3'), { allowLoopback: false, timeoutMs: 5000 }).fetchPolicy(DOMAIN),
+    { code: 'blocked_address' },
+    'a private address is never asked',
+  );
   await t.rejects(fetcher('127.0.0.1', { extraCa: undefined }).fetchPolicy(DOMAIN), /self[- ]signed|unable to (get|verify)/i, 'an untrusted certificate');
   await t.rejects(fetcher('127.0.0.1').fetchPolicy('other.test'), /altnames|does not match/i, 'a certificate for another name');
 });

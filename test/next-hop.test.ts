@@ -33,7 +33,12 @@ const fakeResolver = (zone: {
 
 t.test('MX hosts are tried by preference, each resolved to its addresses', async (t) => {
   const resolver = fakeResolver({
-    mx: { 'example.test': [{ exchange: 'mx2.example.test', priority: 20 }, { exchange: 'mx1.example.test', priority: 10 }] },
+    mx: {
+      'example.test': [
+        { exchange: 'mx2.example.test', priority: 20 },
+        { exchange: 'mx1.example.test', priority: 10 },
+      ],
+    },
     a: { 'mx1.example.test': ['198.51.99.1'], 'mx2.example.test': ['198.51.99.2'] },
     aaaa: { 'mx2.example.test': ['2001:4860::2'] },
   });
@@ -52,20 +57,30 @@ t.test('MX hosts are tried by preference, each resolved to its addresses', async
 t.test('a null MX (RFC 7505) is a definite failure 556 5.1.10', async (t) => {
   const resolver = fakeResolver({ mx: { 'nomail.test': [{ exchange: '', priority: 0 }] }, a: { 'nomail.test': ['198.51.99.9'] } });
   const hop = await new NextHopResolver(resolver, { port: 25, allowLoopback: false }).resolve('nomail.test');
-  t.same(hop, { ok: false, status: 'failed', answer: { smtpCode: 556, enhancedCode: '5.1.10', diagnostic: '556 5.1.10 nomail.test accepts no mail (null MX, RFC 7505)' } });
+  t.same(hop, {
+    ok: false,
+    status: 'failed',
+    answer: { smtpCode: 556, enhancedCode: '5.1.10', diagnostic: '556 5.1.10 nomail.test accepts no mail (null MX, RFC 7505)' },
+  });
 });
 
 t.test('no MX records: the domain A/AAAA is the implicit MX (RFC 5321 section 5.1)', async (t) => {
   const resolver = fakeResolver({ a: { 'plain.test': ['198.51.99.7'] }, aaaa: { 'plain.test': ['2001:4860::7'] } });
   const hop = await new NextHopResolver(resolver, { port: 25, allowLoopback: false }).resolve('plain.test');
   t.ok(hop.ok);
-  if (hop.ok) t.same(hop.route.hosts.map((h) => h.host), ['198.51.99.7', '2001:4860::7']);
+  if (hop.ok)
+    t.same(
+      hop.route.hosts.map((h) => h.host),
+      ['198.51.99.7', '2001:4860::7'],
+    );
 });
 
 t.test('a domain that does not exist fails; a DNS outage defers', async (t) => {
   const nx = await new NextHopResolver(fakeResolver({}), { port: 25, allowLoopback: false }).resolve('missing.test');
   t.match(nx, { ok: false, status: 'failed', answer: { smtpCode: 550, enhancedCode: '5.1.2' } });
-  const outage = await new NextHopResolver(fakeResolver({ mx: { 'flaky.test': dnsError('ETIMEOUT') } }), { port: 25, allowLoopback: false }).resolve('flaky.test');
+  const outage = await new NextHopResolver(fakeResolver({ mx: { 'flaky.test': dnsError('ETIMEOUT') } }), { port: 25, allowLoopback: false }).resolve(
+    'flaky.test',
+  );
   t.match(outage, { ok: false, status: 'deferred', answer: { smtpCode: 451, enhancedCode: '4.4.3' } });
 });
 
@@ -92,10 +107,23 @@ t.test('MX answers inside (loopback, private, link-local, metadata, mapped) are 
   const inside6 = ['::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::7f00:1', '64:ff9b::a00:1'];
   const resolver = fakeResolver({
     mx: {
-      'mixed.test': [{ exchange: 'in.mixed.test', priority: 5 }, { exchange: 'localhost', priority: 7 }, { exchange: 'out.mixed.test', priority: 10 }],
-      'inside.test': [{ exchange: 'in.mixed.test', priority: 5 }, { exchange: 'mx.localhost', priority: 7 }],
+      'mixed.test': [
+        { exchange: 'in.mixed.test', priority: 5 },
+        { exchange: 'localhost', priority: 7 },
+        { exchange: 'out.mixed.test', priority: 10 },
+      ],
+      'inside.test': [
+        { exchange: 'in.mixed.test', priority: 5 },
+        { exchange: 'mx.localhost', priority: 7 },
+      ],
     },
-    a: { 'in.mixed.test': inside, 'out.mixed.test': ['198.51.99.5', '10.0.0.5'], localhost: ['198.51.99.6'], 'mx.localhost': ['198.51.99.6'], 'bare.test': ['127.0.0.1'] },
+    a: {
+      'in.mixed.test': inside,
+      'out.mixed.test': ['198.51.99.5', '10.0.0.5'],
+      localhost: ['198.51.99.6'],
+      'mx.localhost': ['198.51.99.6'],
+      'bare.test': ['127.0.0.1'],
+    },
     aaaa: { 'in.mixed.test': inside6 },
   });
   const hops = new NextHopResolver(resolver, { port: 25, allowLoopback: false });
@@ -108,7 +136,12 @@ t.test('MX answers inside (loopback, private, link-local, metadata, mapped) are 
   t.ok(local.ok, 'outbound.allowLoopbackMx admits loopback');
   const stillPrivate = await new NextHopResolver(resolver, { port: 25, allowLoopback: true }).resolve('inside.test');
   t.ok(stillPrivate.ok);
-  if (stillPrivate.ok) t.same(stillPrivate.route.hosts.map((h) => h.host), ['127.0.0.1', '::1', '::ffff:127.0.0.1', '198.51.99.6'], 'but nothing else inside');
+  if (stillPrivate.ok)
+    t.same(
+      stillPrivate.route.hosts.map((h) => h.host),
+      ['127.0.0.1', '::1', '::ffff:127.0.0.1', '198.51.99.6'],
+      'but nothing else inside',
+    );
   const relay = await new NextHopResolver(resolver, { port: 25, allowLoopback: false, relay: 'smtp://127.0.0.1:2526' }).resolve('mixed.test');
   t.ok(relay.ok, 'a configured relay is trusted as given');
 });

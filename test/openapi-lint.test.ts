@@ -20,11 +20,18 @@ t.test('the served OpenAPI document lints clean with @redocly/cli (recommended r
   const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
   const { stdout } = await run(process.execPath, [REDOCLY, 'lint', 'openapi.json', '--format=json'], { cwd: dir, env }).catch((error) => error);
   const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number; ignored: number }; problems: { ruleId: string; message: string }[] };
-  t.same(report.problems.map((problem) => `${problem.ruleId}: ${problem.message}`), [], 'no problem');
+  t.same(
+    report.problems.map((problem) => `${problem.ruleId}: ${problem.message}`),
+    [],
+    'no problem',
+  );
   t.same(report.totals, { errors: 0, warnings: 0, ignored: 3 }, 'only the three recorded exceptions are ignored');
 
   const document = served.body as { paths: Record<string, Record<string, { operationId?: string; security?: unknown[] }>> };
   const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
-  t.ok(operations.every((operation) => operation.operationId && Array.isArray(operation.security)), 'an operationId and explicit security everywhere');
+  t.ok(
+    operations.every((operation) => operation.operationId && Array.isArray(operation.security)),
+    'an operationId and explicit security everywhere',
+  );
   t.equal(new Set(operations.map((operation) => operation.operationId)).size, operations.length, 'operationIds are unique');
 });

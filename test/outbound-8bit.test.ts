@@ -68,14 +68,24 @@ t.test('what a message needs: 8-bit bodies and UTF-8 header fields, told apart',
 t.test('7-bit conversion: QP for text, base64 otherwise, 7bit containers, the same content', async (t) => {
   const converted = toSevenBit(EIGHT_BIT_BODY);
   t.equal(highOctets(converted), 0, 'no octet over 127');
-  t.ok(converted.toString('latin1').split('\r\n').every((line) => line.length <= 76), 'no line over 76 characters (RFC 2045 6.7)');
+  t.ok(
+    converted
+      .toString('latin1')
+      .split('\r\n')
+      .every((line) => line.length <= 76),
+    'no line over 76 characters (RFC 2045 6.7)',
+  );
   t.match(converted.toString('latin1'), /Content-Type: text\/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nSch=C3=B6ne/);
   t.match(converted.toString('latin1'), /trailing space=20\r\n--b1/, 'a space before a line end is encoded');
   t.match(converted.toString('latin1'), /Content-Type: text\/plain; charset=us-ascii\r\n\r\nplain ascii part\r\n/, 'a 7-bit part keeps its bytes');
   t.match(converted.toString('latin1'), /Content-Transfer-Encoding: base64\r\n\r\nw7/, 'binary becomes base64');
   const [before, after] = await Promise.all([simpleParser(EIGHT_BIT_BODY), simpleParser(converted)]);
   t.equal(after.text, before.text, 'the text reads the same');
-  t.same(after.attachments.map((a) => a.content), before.attachments.map((a) => a.content), 'the attachment bytes are the same');
+  t.same(
+    after.attachments.map((a) => a.content),
+    before.attachments.map((a) => a.content),
+    'the attachment bytes are the same',
+  );
   t.equal(toSevenBit(ASCII).toString(), ASCII.toString(), 'a 7-bit message is left alone');
 });
 
@@ -93,7 +103,10 @@ t.test('no 8BITMIME: 8-bit bodies go out converted, signed after the conversion'
   const sink = await startSink(t, { hide8BITMIME: true });
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const results = await handoff(t).deliver({
-    route: route(sink.port), from: 'b@agents.localhost', recipients: ['ok@remote.test'], raw: EIGHT_BIT_BODY,
+    route: route(sink.port),
+    from: 'b@agents.localhost',
+    recipients: ['ok@remote.test'],
+    raw: EIGHT_BIT_BODY,
     dkim: { domain: 'agents.localhost', selector: 's1', privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
   });
   t.match(results, [{ status: 'delivered' }]);
@@ -106,7 +119,12 @@ t.test('no 8BITMIME: 8-bit bodies go out converted, signed after the conversion'
 
 t.test('no SMTPUTF8: a message with UTF-8 header fields fails each recipient with the reason, nothing is sent', async (t) => {
   const sink = await startSink(t, { hideSMTPUTF8: true });
-  const results = await handoff(t).deliver({ route: route(sink.port), from: 'b@agents.localhost', recipients: ['ok@remote.test', 'ok2@remote.test'], raw: UTF8_SUBJECT });
+  const results = await handoff(t).deliver({
+    route: route(sink.port),
+    from: 'b@agents.localhost',
+    recipients: ['ok@remote.test', 'ok2@remote.test'],
+    raw: UTF8_SUBJECT,
+  });
   t.match(results, [
     { recipient: 'ok@remote.test', status: 'failed', smtpCode: 554, enhancedCode: '5.6.9', diagnostic: /does not offer SMTPUTF8.*UTF-8 header fields/ },
     { recipient: 'ok2@remote.test', status: 'failed', enhancedCode: '5.6.9' },
@@ -119,7 +137,13 @@ t.test('submitted raw UTF-8 mail reaches the next hop declared (BODY=8BITMIME SM
   const app = await startApp(t, { outbound: { relay: `smtp://127.0.0.1:${sink.port}`, timeoutMs: 5000 } });
   const agent = await funded(app, 10);
   const raw = Buffer.from(UTF8_SUBJECT.toString().replace('From: a@agents.localhost', `From: ${agent.email}`));
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: app.submissionPort, secure: false, ignoreTLS: true, auth: { user: agent.email, pass: agent.apiKey } });
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: app.submissionPort,
+    secure: false,
+    ignoreTLS: true,
+    auth: { user: agent.email, pass: agent.apiKey },
+  });
   t.teardown(() => transport.close());
   await transport.sendMail({ envelope: { from: agent.email, to: ['ok@remote.test'] }, raw });
   await app.app.workers.delivery.runOnce();

@@ -18,10 +18,20 @@ t.test('outbound list: 50 a page, newest first, before = nextCursor; detail; unt
   const first = await app.api('GET', '/api/v1/agent/outbound', { key: agent.apiKey });
   t.equal(first.body.submissions.length, 50);
   t.equal(first.body.submissions[0].id, ids[51], 'newest first');
-  t.match(first.body.submissions[0], { subject: 'n51', tracked: true, via: 'rest', recipientCount: 1, statusCounts: { queued: 1 }, createdAt: '2026-02-01T12:00:52.000Z' });
+  t.match(first.body.submissions[0], {
+    subject: 'n51',
+    tracked: true,
+    via: 'rest',
+    recipientCount: 1,
+    statusCounts: { queued: 1 },
+    createdAt: '2026-02-01T12:00:52.000Z',
+  });
   t.type(first.body.nextCursor, 'string');
   const second = await app.api('GET', `/api/v1/agent/outbound?before=${first.body.nextCursor}`, { key: agent.apiKey });
-  t.same(second.body.submissions.map((s: any) => s.id), [ids[1], ids[0]]);
+  t.same(
+    second.body.submissions.map((s: any) => s.id),
+    [ids[1], ids[0]],
+  );
   t.equal(second.body.nextCursor, null);
   t.equal((await app.api('GET', '/api/v1/agent/outbound?before=abc', { key: agent.apiKey })).status, 400);
 
@@ -53,7 +63,11 @@ t.test('the latest 200 state changes are shown, oldest of them first', async (t)
   // One transaction: 205 separate fsyncs can outlast the client's idle keep-alive socket.
   app.app.store.transaction(() => {
     for (let i = 1; i <= 205; i += 1) {
-      app.app.store.submissions.transition(row.id, { status: 'deferred', smtpCode: 451, enhancedCode: '4.7.1', diagnostic: `try ${i}`, countAttempt: true }, 1_700_000_000_000 + i);
+      app.app.store.submissions.transition(
+        row.id,
+        { status: 'deferred', smtpCode: 451, enhancedCode: '4.7.1', diagnostic: `try ${i}`, countAttempt: true },
+        1_700_000_000_000 + i,
+      );
     }
   });
   const detail = await app.api('GET', `/api/v1/agent/outbound/${sent.body.id}`, { key: agent.apiKey });
@@ -72,14 +86,27 @@ t.test('a limited mail:send key: its own receipts only, its lists and budgets in
   const fullSend = await send(agent.apiKey, 'a@example.com');
   const issued = await app.api('POST', '/api/v1/agent/access-keys', {
     key: agent.apiKey,
-    body: { name: 'helper', kind: 'mail', permissions: ['mail:send'], allowedRecipients: ['a@example.com', 'b@example.com', 'agent-nobody-zzzzzz@agents.localhost'], dailyRecipientLimit: 3, totalRecipientLimit: 10 },
+    body: {
+      name: 'helper',
+      kind: 'mail',
+      permissions: ['mail:send'],
+      allowedRecipients: ['a@example.com', 'b@example.com', 'agent-nobody-zzzzzz@agents.localhost'],
+      dailyRecipientLimit: 3,
+      totalRecipientLimit: 10,
+    },
   });
   t.equal(issued.status, 201);
   const limited = issued.body.apiKey as string;
   const own = await send(limited, ['a@example.com', 'b@example.com']);
   t.equal(own.status, 200);
-  t.same((await app.api('GET', '/api/v1/agent/outbound', { key: limited })).body.submissions.map((s: any) => s.id), [own.body.id]);
-  t.same((await app.api('GET', '/api/v1/agent/outbound', { key: agent.apiKey })).body.submissions.map((s: any) => s.id), [own.body.id, fullSend.body.id]);
+  t.same(
+    (await app.api('GET', '/api/v1/agent/outbound', { key: limited })).body.submissions.map((s: any) => s.id),
+    [own.body.id],
+  );
+  t.same(
+    (await app.api('GET', '/api/v1/agent/outbound', { key: agent.apiKey })).body.submissions.map((s: any) => s.id),
+    [own.body.id, fullSend.body.id],
+  );
   t.equal((await app.api('GET', `/api/v1/agent/outbound/${fullSend.body.id}`, { key: limited })).status, 404, "the account key's submission");
   t.equal((await app.api('GET', `/api/v1/agent/outbound/${own.body.id}`, { key: limited })).status, 200);
 
@@ -91,7 +118,11 @@ t.test('a limited mail:send key: its own receipts only, its lists and budgets in
   const overBudget = await send(limited, 'b@example.com');
   t.equal(overBudget.status, 429, 'daily budget of 3');
   t.ok(Number(overBudget.headers.get('retry-after')) > 0);
-  t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 20 - 1 - 2 - 1, 'refusals charged nothing; the failed local one was refunded');
+  t.equal(
+    (await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits,
+    20 - 1 - 2 - 1,
+    'refusals charged nothing; the failed local one was refunded',
+  );
   t.equal((await app.api('GET', '/api/v1/agent/sending', { key: limited })).status, 200, 'GET /sending works with either key');
 
   const reader = await app.api('POST', '/api/v1/agent/access-keys', { key: agent.apiKey, body: { name: 'reader', kind: 'mail', permissions: ['mail:read'] } });

@@ -22,7 +22,10 @@ t.test('claim with the full key: once per agent, idempotent for its owner, 409 f
   t.equal((await app.api('POST', '/api/user/agents/claim', { key: ada.token, body: { apiKey: agent.apiKey } })).status, 200, 'again: a no-op');
   t.equal((await app.api('POST', '/api/user/agents/claim', { key: bob.token, body: { apiKey: agent.apiKey } })).status, 409);
   const listed = await app.api('GET', '/api/user/agents', { key: ada.token });
-  t.same(listed.body.agents.map((item: { id: string }) => item.id), [agent.userId]);
+  t.same(
+    listed.body.agents.map((item: { id: string }) => item.id),
+    [agent.userId],
+  );
   t.same((await app.api('GET', '/api/user/agents', { key: bob.token })).body, { agents: [] });
   t.same((await app.api('GET', '/api/v1/agent/owner', { key: agent.apiKey })).body, { owner: { id: ada.id, email: ada.email } });
 
@@ -45,7 +48,11 @@ t.test('claim codes: the agent redeems once with its full key; used, expired or 
   t.equal(made.status, 200);
   t.equal(made.body.expiresAt, '2026-04-01T10:00:00.000Z', 'owners.claimCodeMinutes (60)');
   const limited = await issueAccessKey(app, agent.apiKey, { name: 'r', kind: 'mail', permissions: ['mail:read'] });
-  t.equal((await app.api('POST', '/api/v1/agent/owner', { key: limited.apiKey, body: { code: made.body.code } })).status, 403, 'a limited key cannot take an owner');
+  t.equal(
+    (await app.api('POST', '/api/v1/agent/owner', { key: limited.apiKey, body: { code: made.body.code } })).status,
+    403,
+    'a limited key cannot take an owner',
+  );
   const redeemed = await app.api('POST', '/api/v1/agent/owner', { key: agent.apiKey, body: { code: made.body.code } });
   t.equal(redeemed.status, 200);
   t.same(redeemed.body, { owner: { id: owner.id, email: owner.email } });
@@ -57,7 +64,11 @@ t.test('claim codes: the agent redeems once with its full key; used, expired or 
   t.equal((await app.api('POST', '/api/v1/agent/owner', { key: second.apiKey, body: { code: late.body.code } })).status, 404, 'expired');
   const other = await app.api('POST', '/api/user/agents/claim-codes', { key: fresh.token });
   t.equal((await app.api('POST', '/api/v1/agent/owner', { key: agent.apiKey, body: { code: other.body.code } })).status, 409, 'an owned agent keeps its owner');
-  t.equal((await app.api('POST', '/api/v1/agent/owner', { key: second.apiKey, body: { code: other.body.code } })).status, 200, 'the refused redemption did not use the code');
+  t.equal(
+    (await app.api('POST', '/api/v1/agent/owner', { key: second.apiKey, body: { code: other.body.code } })).status,
+    200,
+    'the refused redemption did not use the code',
+  );
   t.equal((await app.api('POST', '/api/v1/agent/owner', { key: agent.apiKey, body: { code: 'claim_nope' } })).status, 400);
 });
 
@@ -70,7 +81,10 @@ t.test("the owner's views: inbox and message read-only, outbound with outcomes, 
   await deliverDirect(app.app, [agent.email], simpleMessage({ from: 'friend@example.com', to: agent.email, subject: 'Hello owner', body: 'see this' }));
   const inbox = await app.api('GET', `/api/user/agents/${agent.userId}/inbox`, { key: owner.token });
   t.equal(inbox.status, 200);
-  t.same(inbox.body.emails.map((item: { subject: string }) => item.subject), ['Hello owner']);
+  t.same(
+    inbox.body.emails.map((item: { subject: string }) => item.subject),
+    ['Hello owner'],
+  );
   const id = inbox.body.emails[0].id;
   const read = await app.api('GET', `/api/user/agents/${agent.userId}/email/${id}`, { key: owner.token });
   t.equal(read.status, 200);
@@ -83,7 +97,10 @@ t.test("the owner's views: inbox and message read-only, outbound with outcomes, 
   const sent = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'someone@remote.test', subject: 'out', text: 'x' } });
   t.equal(sent.status, 200);
   const outbound = await app.api('GET', `/api/user/agents/${agent.userId}/outbound`, { key: owner.token });
-  t.same(outbound.body.submissions.map((item: { id: string }) => item.id), [sent.body.id]);
+  t.same(
+    outbound.body.submissions.map((item: { id: string }) => item.id),
+    [sent.body.id],
+  );
   const detail = await app.api('GET', `/api/user/agents/${agent.userId}/outbound/${sent.body.id}`, { key: owner.token });
   t.match(detail.body.recipients, [{ email: 'someone@remote.test', status: 'queued' }]);
 
@@ -97,7 +114,7 @@ t.test("the owner's views: inbox and message read-only, outbound with outcomes, 
   t.match((await app.api('GET', `/api/user/agents/${agent.userId}/webhooks/deliveries`, { key: owner.token })).body, { deliveries: [] });
 });
 
-t.test('mail:draft keys: issued by the owner only, exclusive; revocation needs the owner\'s own code with 2FA on', async (t) => {
+t.test("mail:draft keys: issued by the owner only, exclusive; revocation needs the owner's own code with 2FA on", async (t) => {
   const clock = new ManualClock('2026-04-01T09:00:00Z');
   const app = await startApp(t, {}, { clock });
   const owner = await makeOwner(app);
@@ -109,7 +126,10 @@ t.test('mail:draft keys: issued by the owner only, exclusive; revocation needs t
   t.equal(issued.status, 201);
   t.match(issued.body, { permissions: ['mail:draft'], kind: 'mail', status: 'active', apiKey: /^svc_access_/ });
   for (const permissions of [['mail:draft', 'mail:read'], ['mail:read'], ['mail:send']]) {
-    const mixed = await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, { key: owner.token, body: { ...DRAFT_KEY, permissions, dailyRecipientLimit: 1, totalRecipientLimit: 1 } });
+    const mixed = await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, {
+      key: owner.token,
+      body: { ...DRAFT_KEY, permissions, dailyRecipientLimit: 1, totalRecipientLimit: 1 },
+    });
     t.equal(mixed.status, 400, `owners issue mail:draft alone, not ${permissions.join('+')}`);
   }
   for (const path of ['/api/v1/agent/balance', '/api/v1/agent/inbox', '/api/v1/agent/sending', '/api/v1/agent/outbound']) {
@@ -117,7 +137,10 @@ t.test('mail:draft keys: issued by the owner only, exclusive; revocation needs t
   }
   t.equal((await app.api('POST', '/api/v1/agent/send', { key: issued.body.apiKey, body: { to: 'a@b.test', subject: 's', text: 't' } })).status, 403);
   const listed = await app.api('GET', `/api/user/agents/${agent.userId}/access-keys`, { key: owner.token });
-  t.same(listed.body.accessKeys.map((key: { id: string }) => key.id), [issued.body.id]);
+  t.same(
+    listed.body.accessKeys.map((key: { id: string }) => key.id),
+    [issued.body.id],
+  );
 
   const enrolled = await app.api('POST', '/api/user/2fa', { key: owner.token, body: { action: 'enroll' } });
   const totp = totpFromUrl(enrolled.body.otpauthUrl);
@@ -138,7 +161,10 @@ t.test("the owner's own mailbox: read like an agent's, sends 3 recipients a day"
   app.app.services.accounts.addCredits(me.address, 10);
   app.app.services.sending.setState(me.address, 'standard');
   const friends = [await app.register(), await app.register(), await app.register(), await app.register()];
-  const first = await app.api('POST', '/api/user/send', { key: owner.token, body: { to: friends.slice(0, 2).map((f) => f.email), subject: 'hi', text: 'from a person' } });
+  const first = await app.api('POST', '/api/user/send', {
+    key: owner.token,
+    body: { to: friends.slice(0, 2).map((f) => f.email), subject: 'hi', text: 'from a person' },
+  });
   t.equal(first.status, 200);
   const third = await app.api('POST', '/api/user/send', { key: owner.token, body: { to: friends[2].email, subject: 'hi', text: 'again' } });
   t.equal(third.status, 200);
@@ -161,12 +187,19 @@ t.test('another owner sees none of it: every /api/user/agents path answers 404, 
   const key = await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, { key: ada.token, body: DRAFT_KEY });
   const sent = { id: '00000000-0000-4000-8000-000000000000' };
   for (const [method, path, body] of [
-    ['GET', `/api/user/agents/${agent.userId}`], ['GET', `/api/user/agents/${agent.userId}/inbox`], ['GET', `/api/user/agents/${agent.userId}/email/1`],
-    ['GET', `/api/user/agents/${agent.userId}/outbound`], ['GET', `/api/user/agents/${agent.userId}/outbound/${sent.id}`],
-    ['GET', `/api/user/agents/${agent.userId}/webhooks`], ['GET', `/api/user/agents/${agent.userId}/webhooks/deliveries`],
-    ['GET', `/api/user/agents/${agent.userId}/webhooks/deliveries/${sent.id}`], ['GET', `/api/user/agents/${agent.userId}/access-keys`],
-    ['POST', `/api/user/agents/${agent.userId}/access-keys`, DRAFT_KEY], ['DELETE', `/api/user/agents/${agent.userId}/access-keys/${key.body.id}`],
-    ['GET', `/api/user/agents/${ada.id}`], ['GET', `/api/user/agents/${ada.id}/inbox`],
+    ['GET', `/api/user/agents/${agent.userId}`],
+    ['GET', `/api/user/agents/${agent.userId}/inbox`],
+    ['GET', `/api/user/agents/${agent.userId}/email/1`],
+    ['GET', `/api/user/agents/${agent.userId}/outbound`],
+    ['GET', `/api/user/agents/${agent.userId}/outbound/${sent.id}`],
+    ['GET', `/api/user/agents/${agent.userId}/webhooks`],
+    ['GET', `/api/user/agents/${agent.userId}/webhooks/deliveries`],
+    ['GET', `/api/user/agents/${agent.userId}/webhooks/deliveries/${sent.id}`],
+    ['GET', `/api/user/agents/${agent.userId}/access-keys`],
+    ['POST', `/api/user/agents/${agent.userId}/access-keys`, DRAFT_KEY],
+    ['DELETE', `/api/user/agents/${agent.userId}/access-keys/${key.body.id}`],
+    ['GET', `/api/user/agents/${ada.id}`],
+    ['GET', `/api/user/agents/${ada.id}/inbox`],
   ] as [string, string, unknown?][]) {
     const response = await app.api(method, path, { key: eve.token, body });
     t.equal(response.status, 404, `${method} ${path}`);

@@ -13,11 +13,15 @@ t.test('API keys of every kind are refused on every /api/user/* endpoint', async
   const owner = await makeOwner(app);
   const agent = await app.register();
   await app.api('POST', '/api/user/agents/claim', { key: owner.token, body: { apiKey: agent.apiKey } });
-  const draftKey = (await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, { key: owner.token, body: { name: 'd', kind: 'mail', permissions: ['mail:draft'] } })).body.apiKey;
+  const draftKey = (
+    await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, { key: owner.token, body: { name: 'd', kind: 'mail', permissions: ['mail:draft'] } })
+  ).body.apiKey;
   const keys: Record<string, string> = {
     full: agent.apiKey,
     'mail:read': (await issueAccessKey(app, agent.apiKey, { name: 'r', kind: 'mail', permissions: ['mail:read'] })).apiKey,
-    'mail:send': (await issueAccessKey(app, agent.apiKey, { name: 's', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 1, totalRecipientLimit: 1 })).apiKey,
+    'mail:send': (
+      await issueAccessKey(app, agent.apiKey, { name: 's', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 1, totalRecipientLimit: 1 })
+    ).apiKey,
     'mail:draft': draftKey,
     domain: (await issueAccessKey(app, agent.apiKey, { name: 'd', kind: 'domain', permissions: ['domains:read', 'domains:write'] })).apiKey,
   };
@@ -27,7 +31,11 @@ t.test('API keys of every kind are refused on every /api/user/* endpoint', async
     const path = template.replace('{userId}', agent.userId).replace(/\{id\}/, '00000000-0000-4000-8000-000000000000');
     for (const [method, operation] of Object.entries(operations)) {
       const isPublic = operation.security.length === 0;
-      t.equal(isPublic, ['/api/user/signup', '/api/user/session'].includes(template) && method === 'post', `${method} ${template}: public only for sign-up and sign-in`);
+      t.equal(
+        isPublic,
+        ['/api/user/signup', '/api/user/session'].includes(template) && method === 'post',
+        `${method} ${template}: public only for sign-up and sign-in`,
+      );
       if (isPublic) continue;
       t.equal((await app.api(method.toUpperCase(), path)).status, 401, `no credential: ${method} ${template}`);
       if (operation.security.some((scheme) => typeof scheme === 'object' && scheme !== null && 'bearer' in scheme)) continue;

@@ -39,7 +39,8 @@ t.test('sign-up: invite mode refuses; short passwords and bad emails are 400; li
   t.match(short.body.error, /at least 12/);
   t.equal((await app.api('POST', '/api/user/signup', { body: { email: 'not-an-address', password: PASSWORD } })).status, 400);
   const from = { 'x-forwarded-for': '10.1.1.1' };
-  for (const email of ['c@example.com', 'd@example.com']) t.equal((await app.api('POST', '/api/user/signup', { body: { email, password: PASSWORD }, headers: from })).status, 200);
+  for (const email of ['c@example.com', 'd@example.com'])
+    t.equal((await app.api('POST', '/api/user/signup', { body: { email, password: PASSWORD }, headers: from })).status, 200);
   const limited = await app.api('POST', '/api/user/signup', { body: { email: 'e@example.com', password: PASSWORD }, headers: from });
   t.equal(limited.status, 429);
   t.ok(limited.headers.get('retry-after'));
@@ -48,21 +49,40 @@ t.test('sign-up: invite mode refuses; short passwords and bad emails are 400; li
 t.test('sign-in never tells an unknown email from a wrong password, and is limited per account and per address', async (t) => {
   const app = await startApp(t, { owners: { signInAttemptsPerAccountPer15Minutes: 3, signInAttemptsPerIpPer15Minutes: 5 } });
   const owner = await makeOwner(app, 'grace@example.com', PASSWORD);
-  const wrong = await app.api('POST', '/api/user/session', { body: { email: owner.email, password: 'wrong password!' }, headers: { 'x-forwarded-for': '10.2.0.1' } });
-  const unknown = await app.api('POST', '/api/user/session', { body: { email: 'nobody@example.com', password: 'wrong password!' }, headers: { 'x-forwarded-for': '10.2.0.2' } });
+  const wrong = await app.api('POST', '/api/user/session', {
+    body: { email: owner.email, password: 'wrong password!' },
+    headers: { 'x-forwarded-for': '10.2.0.1' },
+  });
+  const unknown = await app.api('POST', '/api/user/session', {
+    body: { email: 'nobody@example.com', password: 'wrong password!' },
+    headers: { 'x-forwarded-for': '10.2.0.2' },
+  });
   t.equal(wrong.status, 401);
   t.same(unknown.body, wrong.body, 'one answer for both');
   const pending = app.app.services.owners.createByOperator('pending@example.com');
   t.ok(pending.token);
-  const noPassword = await app.api('POST', '/api/user/session', { body: { email: 'pending@example.com', password: 'wrong password!' }, headers: { 'x-forwarded-for': '10.2.0.3' } });
+  const noPassword = await app.api('POST', '/api/user/session', {
+    body: { email: 'pending@example.com', password: 'wrong password!' },
+    headers: { 'x-forwarded-for': '10.2.0.3' },
+  });
   t.same(noPassword.body, wrong.body, 'an owner without a password yet answers alike');
   // Per account: the 1st attempt above and 2 more from other addresses; the 4th is refused even with the right password.
-  for (const ip of ['10.2.1.1', '10.2.1.2']) await app.api('POST', '/api/user/session', { body: { email: owner.email, password: 'nope nope nope' }, headers: { 'x-forwarded-for': ip } });
+  for (const ip of ['10.2.1.1', '10.2.1.2'])
+    await app.api('POST', '/api/user/session', { body: { email: owner.email, password: 'nope nope nope' }, headers: { 'x-forwarded-for': ip } });
   const locked = await app.api('POST', '/api/user/session', { body: { email: owner.email, password: PASSWORD }, headers: { 'x-forwarded-for': '10.2.1.3' } });
   t.equal(locked.status, 429, 'per account');
   // Per address: 5 attempts for different names from one address, then 429.
-  for (let i = 0; i < 5; i += 1) await app.api('POST', '/api/user/session', { body: { email: `x${i}@example.com`, password: 'nope nope nope' }, headers: { 'x-forwarded-for': '10.2.2.2' } });
-  t.equal((await app.api('POST', '/api/user/session', { body: { email: 'y@example.com', password: 'nope nope nope' }, headers: { 'x-forwarded-for': '10.2.2.2' } })).status, 429, 'per address');
+  for (let i = 0; i < 5; i += 1)
+    await app.api('POST', '/api/user/session', {
+      body: { email: `x${i}@example.com`, password: 'nope nope nope' },
+      headers: { 'x-forwarded-for': '10.2.2.2' },
+    });
+  t.equal(
+    (await app.api('POST', '/api/user/session', { body: { email: 'y@example.com', password: 'nope nope nope' }, headers: { 'x-forwarded-for': '10.2.2.2' } }))
+      .status,
+    429,
+    'per address',
+  );
 });
 
 t.test('the session cookie: HttpOnly, SameSite=Lax, Path=/; Secure with the __Host- prefix when baseUrl is https', async (t) => {
@@ -78,7 +98,9 @@ t.test('the session cookie: HttpOnly, SameSite=Lax, Path=/; Secure with the __Ho
   const link = secure.app.services.owners.linkByOperator('tls@example.com');
   await secure.app.services.owners.setPasswordWithLink(link, PASSWORD);
   const direct = await fetch(`http://127.0.0.1:${secure.app.ports.http}/api/user/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'tls@example.com', password: PASSWORD }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'tls@example.com', password: PASSWORD }),
   });
   t.equal(direct.status, 200);
   const secureCookie = direct.headers.get('set-cookie') ?? '';
@@ -102,7 +124,10 @@ t.test('JWT: expires after 15 minutes; sign-out and a password change end it at 
   t.equal((await app.api('GET', '/api/user/me', { key: a.token })).status, 401, 'signed out');
   t.equal((await app.api('GET', '/api/user/me', { key: b.token })).status, 200, 'another session goes on');
 
-  t.equal((await app.api('POST', '/api/user/password', { key: b.token, body: { currentPassword: 'not it at all', newPassword: 'a brand new secret' } })).status, 403);
+  t.equal(
+    (await app.api('POST', '/api/user/password', { key: b.token, body: { currentPassword: 'not it at all', newPassword: 'a brand new secret' } })).status,
+    403,
+  );
   t.equal((await app.api('POST', '/api/user/password', { key: b.token, body: { currentPassword: PASSWORD, newPassword: 'too short' } })).status, 400);
   const changed = await app.api('POST', '/api/user/password', { key: b.token, body: { currentPassword: PASSWORD, newPassword: 'a brand new secret' } });
   t.equal(changed.status, 200);
@@ -121,8 +146,14 @@ t.test('JWT: the algorithm is pinned; foreign keys, audiences and alg none are 4
   const key = Buffer.from(readFileSync(join(dataDir, 'session.key'), 'utf8').trim(), 'hex');
   const now = Math.floor(clock.now().getTime() / 1000);
   const forge = (alg: string, signingKey: Uint8Array, audience = 'agentpost:/api/user') =>
-    new SignJWT({ sid }).setProtectedHeader({ alg }).setIssuer('agentpost').setAudience(audience).setSubject(owner.id)
-      .setIssuedAt(now).setExpirationTime(now + 600).sign(signingKey);
+    new SignJWT({ sid })
+      .setProtectedHeader({ alg })
+      .setIssuer('agentpost')
+      .setAudience(audience)
+      .setSubject(owner.id)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .sign(signingKey);
   t.equal((await app.api('GET', '/api/user/me', { key: await forge('HS256', key) })).status, 200, 'the control: a well-made token works');
   t.equal((await app.api('GET', '/api/user/me', { key: await forge('HS512', Buffer.concat([key, key])) })).status, 401, 'another HMAC algorithm');
   t.equal((await app.api('GET', '/api/user/me', { key: await forge('HS256', Buffer.alloc(32, 7)) })).status, 401, 'another key');
@@ -158,7 +189,10 @@ t.test('two-factor for owners: enroll, confirm, then sign-in needs the code', as
   t.match(enrolled.body.otpauthUrl, /tess%40example\.com|tess@example\.com/);
   const totp = totpFromUrl(enrolled.body.otpauthUrl);
   const code = (at: number) => totp.generate({ timestamp: at });
-  t.equal((await app.api('POST', '/api/user/2fa', { key: owner.token, body: { action: 'confirm', factorCode: code(clock.now().getTime()) } })).body.status, 'enabled');
+  t.equal(
+    (await app.api('POST', '/api/user/2fa', { key: owner.token, body: { action: 'confirm', factorCode: code(clock.now().getTime()) } })).body.status,
+    'enabled',
+  );
   clock.advance(60_000);
   const without = await app.api('POST', '/api/user/session', { body: { email: owner.email, password: PASSWORD } });
   t.equal(without.status, 401);

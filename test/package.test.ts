@@ -56,10 +56,19 @@ t.test('the executable serves, receives and reads with nothing beside it', async
 
   // One parse thread whatever the CPU count: the mail below is then parsed by the thread that
   // the executable evaluates from its parse-thread.js asset (the listening line comes after it is up).
-  const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0', '--submission-port', '0', '--parse-threads', '1', '--owners-signup', 'open'], { cwd: home, env });
+  const server = await startServerProcess(
+    t,
+    executable,
+    ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0', '--submission-port', '0', '--parse-threads', '1', '--owners-signup', 'open'],
+    { cwd: home, env },
+  );
   t.ok(server.ports.http > 0 && server.ports.smtp > 0, 'port 0 bound free ports and logged them');
   t.match(server.output().stderr, /"message":"agentpost listening"[^\n]*"parseThreads":1/, 'the parse thread started inside the executable');
-  t.match(server.output().stderr, /"message":"agentpost listening"[^\n]*"searchThread":true/, 'so did the search thread, with the addon the main thread loaded');
+  t.match(
+    server.output().stderr,
+    /"message":"agentpost listening"[^\n]*"searchThread":true/,
+    'so did the search thread, with the addon the main thread loaded',
+  );
   t.same(readdirSync(temp), [], 'the native addon was loaded from a temp file that is gone again');
 
   const health = await restCall(server.baseUrl, 'GET', '/healthz');
@@ -81,8 +90,10 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   });
   // A KOI8-R body and encoded-word subject: mailparser's iconv tables must be in the bundle.
   const koi8 = Buffer.concat([
-    Buffer.from(`From: sender@example.com\r\nTo: ${email}\r\nSubject: =?KOI8-R?B?8NLJ18XU?=\r\n` +
-      'MIME-Version: 1.0\r\nContent-Type: text/plain; charset=KOI8-R\r\nContent-Transfer-Encoding: 8bit\r\n\r\n'),
+    Buffer.from(
+      `From: sender@example.com\r\nTo: ${email}\r\nSubject: =?KOI8-R?B?8NLJ18XU?=\r\n` +
+        'MIME-Version: 1.0\r\nContent-Type: text/plain; charset=KOI8-R\r\nContent-Transfer-Encoding: 8bit\r\n\r\n',
+    ),
     Buffer.from([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4, 0x0d, 0x0a]),
   ]);
   await smtpSendRaw(server.ports.smtp, 'sender@example.com', [email], koi8);
@@ -90,7 +101,11 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   const inbox = await restCall(server.baseUrl, 'GET', '/api/v1/agent/inbox', { key: apiKey });
   t.equal(inbox.status, 200);
   t.equal(inbox.body.totalMessages, 2);
-  t.same(inbox.body.emails.map((item: any) => item.subject), ['Привет', 'packaged hello'], 'newest first');
+  t.same(
+    inbox.body.emails.map((item: any) => item.subject),
+    ['Привет', 'packaged hello'],
+    'newest first',
+  );
 
   const first = inbox.body.emails[1];
   const read = await restCall(server.baseUrl, 'GET', `/api/v1/agent/email/${first.id}`, { key: apiKey });
@@ -101,7 +116,11 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   t.match(cyrillic.body.text, /Привет/);
 
   const search = await restCall(server.baseUrl, 'GET', '/api/v1/agent/inbox?search=packag', { key: apiKey });
-  t.same(search.body.emails.map((item: any) => item.subject), ['packaged hello'], 'full-text search works');
+  t.same(
+    search.body.emails.map((item: any) => item.subject),
+    ['packaged hello'],
+    'full-text search works',
+  );
   const balance = await restCall(server.baseUrl, 'GET', '/api/v1/agent/balance', { key: apiKey });
   t.equal(balance.body.credits, 0);
 
@@ -122,9 +141,19 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   t.equal(credits.stdout, '7\n');
   const accounts = await run('accounts', 'list', '--data-dir', 'data');
   t.equal(accounts.code, 0, accounts.stderr);
-  const listed = accounts.stdout.trim().split('\n').map((line) => JSON.parse(line));
-  t.match(listed.find((account) => account.email === email), { email, credits: 7, agentId: 'sea.smoke', kind: 'agent' });
-  t.match(listed.find((account) => account.kind === 'human'), { agentId: 'sea.owner@example.com' }, 'the owner is a human account');
+  const listed = accounts.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  t.match(
+    listed.find((account) => account.email === email),
+    { email, credits: 7, agentId: 'sea.smoke', kind: 'agent' },
+  );
+  t.match(
+    listed.find((account) => account.kind === 'human'),
+    { agentId: 'sea.owner@example.com' },
+    'the owner is a human account',
+  );
   t.same(readdirSync(temp), [], 'no temp files left behind');
 });
 
@@ -136,14 +165,23 @@ t.test('the executable serves MCP over HTTP and runs the stdio bridge (issue 5)'
   chmodSync(executable, 0o755);
   mkdirSync(join(home, 'tmp'));
   const env = { TMPDIR: join(home, 'tmp') };
-  const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0', '--submission-port', '0'], { cwd: home, env });
+  const server = await startServerProcess(t, executable, ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0', '--submission-port', '0'], {
+    cwd: home,
+    env,
+  });
 
   const http = await mcpClient(t, server.baseUrl);
   const registered = await callTool(http, 'register_agent', { agentId: 'sea.mcp' });
   t.equal(registered.isError, false);
   const { apiKey, email } = registered.body as { apiKey: string; email: string };
 
-  const transport = new StdioClientTransport({ command: executable, args: ['mcp', '--url', server.baseUrl], env: { ...env, AGENTPOST_API_KEY: apiKey }, cwd: home, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: executable,
+    args: ['mcp', '--url', server.baseUrl],
+    env: { ...env, AGENTPOST_API_KEY: apiKey },
+    cwd: home,
+    stderr: 'pipe',
+  });
   let bridgeStderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (bridgeStderr += chunk.toString()));
   const bridge = new Client({ name: 'sea-desktop', version: '1.0.0' });

@@ -20,12 +20,13 @@ const FIXTURES = readdirSync(join(dirname(fileURLToPath(import.meta.url)), 'fixt
 const silent = createLogger('silent', () => {});
 
 /** A real thread that loads, says it is ready, and ends itself on its first request. */
-const dyingWorker: ParseWorkerFactory = () => new Worker(
-  `const { parentPort } = require('node:worker_threads');
+const dyingWorker: ParseWorkerFactory = () =>
+  new Worker(
+    `const { parentPort } = require('node:worker_threads');
    parentPort.postMessage({ type: 'ready' });
    parentPort.once('message', () => process.exit(7));`,
-  { eval: true },
-);
+    { eval: true },
+  );
 
 /** The first thread it starts dies on its first message; every later one is the real parser. */
 const firstThreadDies = (): { factory: ParseWorkerFactory; started: () => number } => {
@@ -81,7 +82,10 @@ t.test('start fails when a thread ends before it is ready; close fails what is i
   const inFlight = pool.parse(fixture('alternative.eml'));
   await pool.close();
   // Either the thread answered before it was stopped, or the request failed; never left hanging.
-  const outcome = await inFlight.then((parsed) => parsed.subject, (error: Error) => error.message);
+  const outcome = await inFlight.then(
+    (parsed) => parsed.subject,
+    (error: Error) => error.message,
+  );
   t.match(outcome, /^(Quarterly numbers|the server is shutting down)$/);
   const after = await rejectionOf(pool.parse(fixture('alternative.eml')));
   t.ok(isAppError(after) && after.code === 'unavailable', 'no parse after close');
@@ -99,7 +103,10 @@ t.test('the MX: a dying parse thread means 451 and nothing stored; the retry lan
   const retry = await smtpSendRaw(smtpPort, 'a@example.org', [agent.email], fixture('reply.eml'));
   t.match(retry.response, /^250 /);
   const inbox = await api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
-  t.same(inbox.body.emails.map((email: any) => email.subject), ['Re: Quarterly numbers']);
+  t.same(
+    inbox.body.emails.map((email: any) => email.subject),
+    ['Re: Quarterly numbers'],
+  );
   t.equal(threads.started(), 2);
 });
 

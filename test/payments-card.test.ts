@@ -6,7 +6,10 @@ import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-api.js'
 const WEBHOOK_SECRET = 'whsec_payments_test_secret';
 const CALLBACK = '/api/v1/payment/card/callback';
 
-interface Fixture { app: TestApp; stripe: StripeStandIn }
+interface Fixture {
+  app: TestApp;
+  stripe: StripeStandIn;
+}
 
 const fixture = async (t: Test, funding = { paused: false }): Promise<Fixture> => {
   const stripe = await startStripeStandIn(WEBHOOK_SECRET);
@@ -25,7 +28,11 @@ const postCallback = (app: TestApp, signed: { body: string; signature: string })
 t.test('funding paused (the default): every payment endpoint answers 503 feature_paused and says so', async (t) => {
   const { api, register } = await startApp(t);
   const agent = await register();
-  const created = await api('POST', '/api/v1/agent/payment', { key: agent.apiKey, body: { kind: 'mail_credits', method: 'card', amountCents: 100 }, headers: { 'idempotency-key': 'k' } });
+  const created = await api('POST', '/api/v1/agent/payment', {
+    key: agent.apiKey,
+    body: { kind: 'mail_credits', method: 'card', amountCents: 100 },
+    headers: { 'idempotency-key': 'k' },
+  });
   t.equal(created.status, 503);
   t.equal(created.body.code, 'feature_paused');
   t.match(created.body.error, /funding is paused/);
@@ -44,7 +51,7 @@ t.test('a limited key gets 403 on every payment endpoint; no key 401', async (t)
   t.equal((await app.api('GET', '/api/v1/agent/payments')).status, 401);
 });
 
-t.test('request rules: Idempotency-Key required, whole dollars, the kind\'s own fields', async (t) => {
+t.test("request rules: Idempotency-Key required, whole dollars, the kind's own fields", async (t) => {
   const { app, stripe } = await fixture(t);
   const agent = await app.register();
   const missing = await app.api('POST', '/api/v1/agent/payment', { key: agent.apiKey, body: { kind: 'mail_credits', method: 'card', amountCents: 100 } });
@@ -57,7 +64,8 @@ t.test('request rules: Idempotency-Key required, whole dollars, the kind\'s own 
     { kind: 'mail_credits', method: 'cash', amountCents: 100 },
     { kind: 'mail_credits', method: 'card', amountCents: 0 },
     { kind: 'mail_credits', method: 'card', amountCents: 100.5 },
-  ]) t.equal((await buy(app, agent.apiKey, body)).status, 400, JSON.stringify(body));
+  ])
+    t.equal((await buy(app, agent.apiKey, body)).status, 400, JSON.stringify(body));
   t.same(app.app.store.invoices.listForAccount(agent.userId, 10), [], 'no invoice made');
   t.equal(stripe.calls.create, 0, 'no checkout opened');
 });
@@ -79,7 +87,10 @@ t.test('card: a checkout, the same invoice for the same key and body, 409 for an
   const other = await buy(app, agent.apiKey, { ...body, amountCents: 600 }, 'order-1');
   t.equal(other.status, 409);
   const listed = await app.api('GET', '/api/v1/agent/payments', { key: agent.apiKey });
-  t.same(listed.body.payments.map((p: any) => p.token), [first.body.token]);
+  t.same(
+    listed.body.payments.map((p: any) => p.token),
+    [first.body.token],
+  );
   t.same(stripe.unexpected, []);
 });
 
@@ -96,7 +107,11 @@ t.test('card callback: success applies once; replay, wrong signature, old timest
   const old = await postCallback(app, stripe.callback('checkout.session.completed', session, { timestamp: Math.floor(Date.now() / 1000) - 400 }));
   t.equal(old.status, 400, 'signed more than 5 minutes ago');
   const tampered = stripe.callback('checkout.session.completed', session);
-  t.equal((await postCallback(app, { body: tampered.body.replace('"amount_total":300', '"amount_total":301'), signature: tampered.signature })).status, 400, 'body changed after signing');
+  t.equal(
+    (await postCallback(app, { body: tampered.body.replace('"amount_total":300', '"amount_total":301'), signature: tampered.signature })).status,
+    400,
+    'body changed after signing',
+  );
   t.equal(await creditsOf(app, agent.apiKey), 0, 'nothing applied by refused callbacks');
 
   const unknown = await postCallback(app, stripe.callback('checkout.session.completed', { ...session, id: 'cs_test_not_ours' }));
@@ -182,7 +197,11 @@ t.test('a method not configured: 503 unavailable; the card callback too', async 
   const { api, register } = await startApp(t, { funding: { paused: false } });
   const agent = await register();
   for (const method of ['card', 'polygon']) {
-    const created = await api('POST', '/api/v1/agent/payment', { key: agent.apiKey, body: { kind: 'mail_credits', method, amountCents: 100 }, headers: { 'idempotency-key': method } });
+    const created = await api('POST', '/api/v1/agent/payment', {
+      key: agent.apiKey,
+      body: { kind: 'mail_credits', method, amountCents: 100 },
+      headers: { 'idempotency-key': method },
+    });
     t.equal(created.status, 503);
     t.equal(created.body.code, 'unavailable');
     t.match(created.body.error, /not configured/);

@@ -14,7 +14,10 @@ const DAY = 24 * 60 * 60 * 1000;
 const fixture = async (t: Test): Promise<{ app: TestApp; stripe: StripeStandIn }> => {
   const stripe = await startStripeStandIn(WEBHOOK_SECRET);
   t.teardown(() => stripe.close());
-  const app = await startApp(t, { funding: { paused: false }, payments: { card: { secretKey: 'sk_test_hosting', webhookSecret: WEBHOOK_SECRET, apiUrl: stripe.url } } });
+  const app = await startApp(t, {
+    funding: { paused: false },
+    payments: { card: { secretKey: 'sk_test_hosting', webhookSecret: WEBHOOK_SECRET, apiUrl: stripe.url } },
+  });
   return { app, stripe };
 };
 
@@ -31,7 +34,7 @@ const payByCard = async (app: TestApp, stripe: StripeStandIn, token: string) => 
   return (await app.api('POST', '/api/v1/payment/card/callback', { body: signed.body, headers: { 'stripe-signature': signed.signature } })).body;
 };
 
-t.test('domain_hosting: $1 a period of 30 days, the buyer\'s hosting active at once, the extension recorded with the invoice', async (t) => {
+t.test("domain_hosting: $1 a period of 30 days, the buyer's hosting active at once, the extension recorded with the invoice", async (t) => {
   const { app, stripe } = await fixture(t);
   const agent = await app.register();
   const key = await domainKey(app, agent.apiKey);
@@ -46,7 +49,10 @@ t.test('domain_hosting: $1 a period of 30 days, the buyer\'s hosting active at o
   t.equal(hosting.active, true);
   const ends = Date.parse(hosting.expiresAt);
   t.ok(ends >= before + 60 * DAY && ends <= Date.now() + 60 * DAY, '60 days from now');
-  t.same(app.app.store.hosting.events(agent.userId).map((event) => [event.source, event.days, event.reference]), [['payment', 60, invoice.body.token]]);
+  t.same(
+    app.app.store.hosting.events(agent.userId).map((event) => [event.source, event.days, event.reference]),
+    [['payment', 60, invoice.body.token]],
+  );
   // Buying again adds to the end, so buying early loses nothing.
   const more = await buy(app, agent.apiKey, { kind: 'domain_hosting', method: 'card', periods: 1, amountCents: 100 });
   await payByCard(app, stripe, more.body.token);
@@ -54,7 +60,7 @@ t.test('domain_hosting: $1 a period of 30 days, the buyer\'s hosting active at o
   t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 0, 'hosting buys no credits');
 });
 
-t.test('domain_addon: extends that domain of the buyer; another account\'s domain is 404; a deleted one cancels the invoice', async (t) => {
+t.test("domain_addon: extends that domain of the buyer; another account's domain is 404; a deleted one cancels the invoice", async (t) => {
   const { app, stripe } = await fixture(t);
   const agent = await app.register();
   const key = await domainKey(app, agent.apiKey);
@@ -65,7 +71,7 @@ t.test('domain_addon: extends that domain of the buyer; another account\'s domai
   t.same(await payByCard(app, stripe, invoice.body.token), { received: true, outcome: 'applied' });
   const addonEnds = app.app.store.domains.byId(domain.id)?.addonExpiresAt as number;
   t.ok(addonEnds >= before + 90 * DAY && addonEnds <= Date.now() + 90 * DAY, 'the add-on runs 90 days');
-  t.match((await app.api('GET', '/api/user/domains', { key })).body.hosting, { active: false }, 'an add-on is not the holder\'s hosting');
+  t.match((await app.api('GET', '/api/user/domains', { key })).body.hosting, { active: false }, "an add-on is not the holder's hosting");
 
   const stranger = await app.register();
   const foreign = await buy(app, stranger.apiKey, { kind: 'domain_addon', method: 'card', periods: 1, domainId: domain.id });
@@ -74,7 +80,11 @@ t.test('domain_addon: extends that domain of the buyer; another account\'s domai
   const doomed = await buy(app, agent.apiKey, { kind: 'domain_addon', method: 'card', periods: 1, domainId: domain.id });
   t.equal((await app.api('DELETE', `/api/user/domains/${domain.id}`, { key })).status, 200);
   t.same(await payByCard(app, stripe, doomed.body.token), { received: true, outcome: 'already_applied' });
-  t.equal((await app.api('GET', `/api/v1/agent/payment/status/${doomed.body.token}`, { key: agent.apiKey })).body.status, 'canceled', 'nothing to extend: canceled, for a refund');
+  t.equal(
+    (await app.api('GET', `/api/v1/agent/payment/status/${doomed.body.token}`, { key: agent.apiKey })).body.status,
+    'canceled',
+    'nothing to extend: canceled, for a refund',
+  );
 });
 
 t.test('hosting request rules', async (t) => {
@@ -87,6 +97,7 @@ t.test('hosting request rules', async (t) => {
     { kind: 'domain_hosting', method: 'card', periods: 2, amountCents: 100 },
     { kind: 'domain_hosting', method: 'card', periods: 1, domainId: 'x' },
     { kind: 'domain_addon', method: 'card', periods: 1 },
-  ]) t.equal((await buy(app, agent.apiKey, body)).status, 400, JSON.stringify(body));
+  ])
+    t.equal((await buy(app, agent.apiKey, body)).status, 400, JSON.stringify(body));
   t.equal((await buy(app, agent.apiKey, { kind: 'domain_addon', method: 'card', periods: 1, domainId: 'no-such-domain' })).status, 404);
 });

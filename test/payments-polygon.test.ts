@@ -24,7 +24,9 @@ let orders = 0;
 
 const invoiceFor = async (dollars: number) => {
   const response = await app.api('POST', '/api/v1/agent/payment', {
-    key, body: { kind: 'mail_credits', method: 'polygon', amountCents: dollars * 100 }, headers: { 'idempotency-key': `order-${(orders += 1)}` },
+    key,
+    body: { kind: 'mail_credits', method: 'polygon', amountCents: dollars * 100 },
+    headers: { 'idempotency-key': `order-${(orders += 1)}` },
   });
   if (response.status !== 200) throw new Error(`invoice: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
@@ -34,11 +36,20 @@ const units = (dollars: number): bigint => BigInt(dollars) * 1_000_000n;
 
 t.test('an invoice: a fresh derived address, the exact USDC amount in token units, an expiry; the same key answers the same invoice', async (t) => {
   const first = await invoiceFor(2);
-  t.match(first, { status: 'pending', amountCents: 200, credits: 20_000, invoice: { network: 'polygon', asset: 'USDC', amount: '2000000', confirmationsRequired: 128, paid: '0', transfers: [] } });
+  t.match(first, {
+    status: 'pending',
+    amountCents: 200,
+    credits: 20_000,
+    invoice: { network: 'polygon', asset: 'USDC', amount: '2000000', confirmationsRequired: 128, paid: '0', transfers: [] },
+  });
   t.equal(first.invoice.contract.toLowerCase(), chain.token.toLowerCase());
   t.equal(first.invoice.address, hdKeyToAccount(master, { addressIndex: 0 }).address, 'child 0 of the xpub: the holder of the seed can spend it');
   t.ok(Date.parse(first.expiresAt) > Date.now() + 59 * 60_000);
-  const again = await app.api('POST', '/api/v1/agent/payment', { key, body: { kind: 'mail_credits', method: 'polygon', amountCents: 200 }, headers: { 'idempotency-key': `order-${orders}` } });
+  const again = await app.api('POST', '/api/v1/agent/payment', {
+    key,
+    body: { kind: 'mail_credits', method: 'polygon', amountCents: 200 },
+    headers: { 'idempotency-key': `order-${orders}` },
+  });
   t.same(again.body, first, 'same key and body: the same invoice and address');
   const second = await invoiceFor(2);
   t.equal(second.invoice.address, hdKeyToAccount(master, { addressIndex: 1 }).address, 'the next invoice gets the next address, never a shared one');
@@ -83,12 +94,18 @@ t.test('two payments to one invoice: applied once, the second recorded as a dupl
   await chain.mine(128);
   const shown = (await status(invoice.token)).body;
   t.equal(shown.status, 'applied');
-  t.same(shown.invoice.transfers.map((x: any) => x.role), ['payment', 'duplicate']);
+  t.same(
+    shown.invoice.transfers.map((x: any) => x.role),
+    ['payment', 'duplicate'],
+  );
   t.equal(shown.invoice.paid, '1000000');
   await chain.transfer(invoice.invoice.address, units(1));
   await chain.mine(128);
   await app.app.services.payments.watchPolygon();
-  t.same((await status(invoice.token)).body.invoice.transfers.map((x: any) => x.role), ['payment', 'duplicate', 'duplicate']);
+  t.same(
+    (await status(invoice.token)).body.invoice.transfers.map((x: any) => x.role),
+    ['payment', 'duplicate', 'duplicate'],
+  );
   t.equal(await creditsOf(app, key), before + 10_000, 'applied once');
 });
 
@@ -104,7 +121,11 @@ t.test('the RPC down: status answers 503 unavailable and nothing is applied; bac
   t.equal((await status(invoice.token)).status, 503);
   const watched = await app.app.services.payments.watchPolygon();
   t.ok(watched.failed > 0 && watched.checked === 0, 'the watcher could check nothing');
-  const creating = await app.api('POST', '/api/v1/agent/payment', { key, body: { kind: 'mail_credits', method: 'polygon', amountCents: 100 }, headers: { 'idempotency-key': 'while-down' } });
+  const creating = await app.api('POST', '/api/v1/agent/payment', {
+    key,
+    body: { kind: 'mail_credits', method: 'polygon', amountCents: 100 },
+    headers: { 'idempotency-key': 'while-down' },
+  });
   t.equal(creating.status, 503, 'no invoice without the chain height');
   t.equal(await creditsOf(app, key), before, 'nothing applied');
   chain.setProxyDown(false);
@@ -117,16 +138,17 @@ t.test('20 racing status calls for one paid invoice apply it once', async (t) =>
   const before = await creditsOf(app, key);
   await chain.transfer(invoice.invoice.address, units(2));
   await chain.mine(128);
-  const results = await Promise.all([
-    ...Array.from({ length: 20 }, () => status(invoice.token)),
-    app.app.services.payments.watchPolygon(),
-  ]);
+  const results = await Promise.all([...Array.from({ length: 20 }, () => status(invoice.token)), app.app.services.payments.watchPolygon()]);
   t.ok(results.slice(0, 20).every((r: any) => r.status === 200 && r.body.status === 'applied'));
   t.equal(await creditsOf(app, key), before + 20_000);
 });
 
 t.test('confirmed crypto hosting activates without human checkout (contract), by the watcher', async (t) => {
-  const response = await app.api('POST', '/api/v1/agent/payment', { key, body: { kind: 'domain_hosting', method: 'polygon', periods: 1 }, headers: { 'idempotency-key': 'hosting-1' } });
+  const response = await app.api('POST', '/api/v1/agent/payment', {
+    key,
+    body: { kind: 'domain_hosting', method: 'polygon', periods: 1 },
+    headers: { 'idempotency-key': 'hosting-1' },
+  });
   t.match(response.body, { kind: 'domain_hosting', periods: 1, amountCents: 100, invoice: { amount: '1000000' } });
   t.equal(app.app.services.hosting.isActive(agent.userId), false);
   await chain.transfer(response.body.invoice.address, units(1));
@@ -134,7 +156,10 @@ t.test('confirmed crypto hosting activates without human checkout (contract), by
   await app.app.services.payments.watchPolygon();
   t.equal((await status(response.body.token)).body.status, 'applied');
   t.equal(app.app.services.hosting.isActive(agent.userId), true);
-  t.same(app.app.store.hosting.events(agent.userId).map((event) => [event.source, event.days, event.reference]), [['payment', 30, response.body.token]]);
+  t.same(
+    app.app.store.hosting.events(agent.userId).map((event) => [event.source, event.days, event.reference]),
+    [['payment', 30, response.body.token]],
+  );
 });
 
 t.test('underpayment and payment after expiry: recorded and shown, never applied; the expired token stays refused', async (t) => {
@@ -162,7 +187,10 @@ t.test('underpayment and payment after expiry: recorded and shown, never applied
   await chain.mine(128);
   await app.app.services.payments.watchPolygon();
   t.equal((await status(short.token)).body.status, 'underpaid');
-  t.same((await status(late.token)).body.invoice.transfers.map((x: any) => x.role), ['late', 'late']);
+  t.same(
+    (await status(late.token)).body.invoice.transfers.map((x: any) => x.role),
+    ['late', 'late'],
+  );
   t.equal(await creditsOf(app, key), before, 'nothing applied');
   const listed = (await app.api('GET', '/api/v1/agent/payments', { key })).body.payments;
   t.equal(new Set(listed.map((p: any) => p.invoice.address)).size, listed.length, 'no address was given twice');

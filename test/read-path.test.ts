@@ -28,12 +28,13 @@ const countingThreads = (): { factory: ParseWorkerFactory; requests: () => numbe
 };
 
 /** A thread that loads and then never answers: a parse that runs forever. */
-const hangingWorker: ParseWorkerFactory = () => new Worker(
-  `const { parentPort } = require('node:worker_threads');
+const hangingWorker: ParseWorkerFactory = () =>
+  new Worker(
+    `const { parentPort } = require('node:worker_threads');
    parentPort.postMessage({ type: 'ready' });
    parentPort.on('message', () => {});`,
-  { eval: true },
-);
+    { eval: true },
+  );
 
 const plain = (subject: string, text: string): Buffer =>
   Buffer.from(`From: Alice <alice@example.org>\r\nTo: x@example.org\r\nSubject: ${subject}\r\nMessage-ID: <${subject}@example.org>\r\n\r\n${text}\r\n`);
@@ -63,7 +64,9 @@ t.test('a parse over its time budget is cut off; the message is stored and reada
   const app = await startApp(t, { smtp: { parseTimeoutMs: 1500 } }, { parseWorker: factory });
   const agent = await app.register();
   // Both wait on the hanging thread: the one it is on is cut off, the other goes to the new thread as it was.
-  const sent = await Promise.all(['one', 'two'].map((subject) => smtpSendRaw(app.smtpPort, 'alice@example.org', [agent.email], plain(subject, `${subject} body`))));
+  const sent = await Promise.all(
+    ['one', 'two'].map((subject) => smtpSendRaw(app.smtpPort, 'alice@example.org', [agent.email], plain(subject, `${subject} body`))),
+  );
   for (const reply of sent) t.match(reply.response, /^250 /);
   t.equal(started, 2, 'the thread was replaced');
   const reads = await Promise.all(['1', '2'].map((id) => app.api('GET', `/api/v1/agent/email/${id}`, { key: agent.apiKey })));

@@ -18,9 +18,14 @@ const setUp = async (t: Test) => {
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: app.smtpPort, ignoreTLS: true });
   t.teardown(() => transport.close());
   await transport.sendMail({
-    from: '"Alice Example" <alice@example.com>', to: [agent.email, 'carol@example.net'], cc: 'dave@example.org',
-    subject: 'Quarterly numbers', text: 'Can you send the numbers?', messageId: '<q-2@example.com>',
-    inReplyTo: '<q-1@example.com>', references: ['<q-0@example.com>', '<q-1@example.com>'],
+    from: '"Alice Example" <alice@example.com>',
+    to: [agent.email, 'carol@example.net'],
+    cc: 'dave@example.org',
+    subject: 'Quarterly numbers',
+    text: 'Can you send the numbers?',
+    messageId: '<q-2@example.com>',
+    inReplyTo: '<q-1@example.com>',
+    references: ['<q-0@example.com>', '<q-1@example.com>'],
   });
   /** What the sink received for a recipient, parsed. */
   const delivered = async (recipient: string) => {
@@ -42,18 +47,25 @@ t.test('REST reply: to the sender, Re: subject, In-Reply-To and References at th
   t.equal(mail.cc, undefined, 'a reply has no cc');
   t.equal(mail.subject, 'Re: Quarterly numbers');
   t.equal(mail.inReplyTo, '<q-2@example.com>');
-  t.same(mail.references, ['<q-0@example.com>', '<q-1@example.com>', '<q-2@example.com>'], 'RFC 5322 3.6.4: the parent\'s References, then its Message-ID');
+  t.same(mail.references, ['<q-0@example.com>', '<q-1@example.com>', '<q-2@example.com>'], "RFC 5322 3.6.4: the parent's References, then its Message-ID");
   t.equal(mail.text?.trim(), 'Attached tomorrow.', 'nothing quoted unless asked');
   const original = await app.api('GET', '/api/v1/agent/email/1?markAsRead=false', { key: agent.apiKey });
   const thread = await app.api('GET', `/api/v1/agent/threads/${original.body.threadId}`, { key: agent.apiKey });
-  t.same(thread.body.messages.map((item: { folder: string }) => item.folder), ['INBOX', 'Sent'], 'the Sent copy is in the original\'s thread');
+  t.same(
+    thread.body.messages.map((item: { folder: string }) => item.folder),
+    ['INBOX', 'Sent'],
+    "the Sent copy is in the original's thread",
+  );
   const balance = await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey });
   t.equal(balance.body.credits, 19, 'one credit per recipient, as any send');
 });
 
 t.test('REST reply-all: the others in cc without this mailbox; quote on request; a reply to Sent goes to its recipients', async (t) => {
   const { app, agent, delivered } = await setUp(t);
-  const sent = await app.api('POST', '/api/v1/agent/email/1/reply-all', { key: agent.apiKey, body: { text: 'Looping everyone in.', html: '<p>Looping everyone in.</p>', quote: true } });
+  const sent = await app.api('POST', '/api/v1/agent/email/1/reply-all', {
+    key: agent.apiKey,
+    body: { text: 'Looping everyone in.', html: '<p>Looping everyone in.</p>', quote: true },
+  });
   t.equal(sent.status, 200);
   const mail = await delivered('dave@example.org');
   t.same(mail.to && !Array.isArray(mail.to) && mail.to.value.map((entry) => entry.address), ['alice@example.com']);
@@ -64,7 +76,11 @@ t.test('REST reply-all: the others in cc without this mailbox; quote on request;
   t.equal(again.status, 200);
   const followUp = await delivered('alice@example.com');
   t.equal(followUp.subject, 'Re: Quarterly numbers', 'no second Re:');
-  t.same(followUp.to && !Array.isArray(followUp.to) && followUp.to.value.map((entry) => entry.address), ['alice@example.com'], 'to the Sent message\'s To, not to ourselves');
+  t.same(
+    followUp.to && !Array.isArray(followUp.to) && followUp.to.value.map((entry) => entry.address),
+    ['alice@example.com'],
+    "to the Sent message's To, not to ourselves",
+  );
   t.equal(followUp.inReplyTo, sent.body.messageId);
 });
 
@@ -78,7 +94,12 @@ t.test('the send path rules: idempotency, allowed recipients, permissions, a mis
   const other = await app.api('POST', '/api/v1/agent/email/1/reply-all', { key: agent.apiKey, body });
   t.equal(other.status, 409, 'the same key for another message');
   const limited = await issueAccessKey(app, agent.apiKey, {
-    name: 'replier', kind: 'mail', permissions: ['mail:send'], allowedRecipients: ['alice@example.com'], dailyRecipientLimit: 5, totalRecipientLimit: 5,
+    name: 'replier',
+    kind: 'mail',
+    permissions: ['mail:send'],
+    allowedRecipients: ['alice@example.com'],
+    dailyRecipientLimit: 5,
+    totalRecipientLimit: 5,
   });
   t.equal((await app.api('POST', '/api/v1/agent/email/1/reply', { key: limited.apiKey, body: { text: 'ok' } })).status, 200, 'within the allowed recipients');
   const all = await app.api('POST', '/api/v1/agent/email/1/reply-all', { key: limited.apiKey, body: { text: 'everyone' } });
@@ -102,12 +123,19 @@ t.test('MCP reply_email, list_threads, get_thread', async (t) => {
   t.equal(mail.inReplyTo, '<q-2@example.com>');
   t.same(mail.references, ['<q-0@example.com>', '<q-1@example.com>', '<q-2@example.com>'], 'References as over REST');
   t.equal(mail.subject, 'Re: Quarterly numbers');
-  t.same(mail.cc && !Array.isArray(mail.cc) && mail.cc.value.map((entry) => entry.address).sort(), ['carol@example.net', 'dave@example.org'], 'all: the others in cc');
+  t.same(
+    mail.cc && !Array.isArray(mail.cc) && mail.cc.value.map((entry) => entry.address).sort(),
+    ['carol@example.net', 'dave@example.org'],
+    'all: the others in cc',
+  );
   const threads = await callTool(client, 'list_threads', {});
   t.equal(threads.body.threads.length, 1);
   t.equal(threads.body.threads[0].messageCount, 2);
   const thread = await callTool(client, 'get_thread', { id: threads.body.threads[0].id });
-  t.same(thread.body.messages.map((item: { folder: string; id: string }) => `${item.folder}/${item.id}`), ['INBOX/1', 'Sent/1']);
+  t.same(
+    thread.body.messages.map((item: { folder: string; id: string }) => `${item.folder}/${item.id}`),
+    ['INBOX/1', 'Sent/1'],
+  );
   const missing = await callTool(client, 'reply_email', { id: '7', text: 'x' });
   t.equal(missing.isError, true);
   t.equal(missing.body.code, 'not_found');
@@ -116,8 +144,12 @@ t.test('MCP reply_email, list_threads, get_thread', async (t) => {
 t.test('a reply goes to the Reply-To when there is one, and carries its attachments', async (t) => {
   const { app, agent, transport, delivered } = await setUp(t);
   await transport.sendMail({
-    from: 'alerts@example.com', replyTo: 'Support Desk <desk@example.com>', to: agent.email,
-    subject: 'Re: Ticket 42', text: 'Please send the log.', messageId: '<ticket-42@example.com>',
+    from: 'alerts@example.com',
+    replyTo: 'Support Desk <desk@example.com>',
+    to: agent.email,
+    subject: 'Re: Ticket 42',
+    text: 'Please send the log.',
+    messageId: '<ticket-42@example.com>',
   });
   const attachment = { filename: 'build.log', content: Buffer.from('line 1\nline 2\n').toString('base64'), encoding: 'base64', contentType: 'text/plain' };
   const sent = await app.api('POST', '/api/v1/agent/email/2/reply', { key: agent.apiKey, body: { text: 'Log attached.', attachments: [attachment] } });
@@ -127,5 +159,8 @@ t.test('a reply goes to the Reply-To when there is one, and carries its attachme
   t.equal(mail.subject, 'Re: Ticket 42', 'an existing Re: is not doubled');
   t.equal(mail.inReplyTo, '<ticket-42@example.com>');
   t.same([mail.references].flat(), ['<ticket-42@example.com>'], 'no References or In-Reply-To on the original: its Message-ID alone');
-  t.same(mail.attachments.map((item) => [item.filename, item.content.toString()]), [['build.log', 'line 1\nline 2\n']]);
+  t.same(
+    mail.attachments.map((item) => [item.filename, item.content.toString()]),
+    [['build.log', 'line 1\nline 2\n']],
+  );
 });

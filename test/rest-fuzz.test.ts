@@ -42,7 +42,10 @@ interface FuzzRequest {
 
 const document = buildOpenApiDocument() as { paths: Record<string, Record<string, any>>; components: Record<string, any> };
 const operations: OperationCase[] = Object.entries(document.paths).flatMap(([template, item]) =>
-  Object.entries(item).filter(([method]) => METHODS.includes(method)).map(([method, operation]) => ({ method: method.toUpperCase(), template, operation })));
+  Object.entries(item)
+    .filter(([method]) => METHODS.includes(method))
+    .map(([method, operation]) => ({ method: method.toUpperCase(), template, operation })),
+);
 
 /** What a request is built from: the caller's key, path ids, query, headers and body. */
 const requestArbitrary = (op: OperationCase, keys: () => string[], known: () => string[]): Arbitrary<FuzzRequest> => {
@@ -52,27 +55,54 @@ const requestArbitrary = (op: OperationCase, keys: () => string[], known: () => 
   const pathParams = fc.record(Object.fromEntries(params.filter((p) => p.in === 'path').map((p) => [p.name, value(p.schema)])));
   const query = fc.record(Object.fromEntries(params.filter((p) => p.in === 'query').map((p) => [p.name, value(p.schema)])), { requiredKeys: [] });
   // A header carries bytes: UTF-8 as a client would send it, without the CR, LF and NUL no client can.
-  const headerValue = (schema: unknown) => value(schema).map((v) => Buffer.from(v, 'utf8').toString('latin1').replace(/[\r\n\0]/g, ''));
-  const headerParams = fc.record(Object.fromEntries(params.filter((p) => p.in === 'header').map((p) => [p.name.toLowerCase(), headerValue(p.schema)])), { requiredKeys: [] });
+  const headerValue = (schema: unknown) =>
+    value(schema).map((v) =>
+      Buffer.from(v, 'utf8')
+        .toString('latin1')
+        .replace(/[\r\n\0]/g, ''),
+    );
+  const headerParams = fc.record(Object.fromEntries(params.filter((p) => p.in === 'header').map((p) => [p.name.toLowerCase(), headerValue(p.schema)])), {
+    requiredKeys: [],
+  });
   const auth = fc.oneof(
-    { arbitrary: fc.constant(null).chain(() => fc.constantFrom(...keys())).map((key) => `Bearer ${key}`), weight: 6 },
+    {
+      arbitrary: fc
+        .constant(null)
+        .chain(() => fc.constantFrom(...keys()))
+        .map((key) => `Bearer ${key}`),
+      weight: 6,
+    },
     { arbitrary: fc.constantFrom('', 'Bearer', `Bearer svc_${'0'.repeat(64)}`, 'Basic eDp5', `Bearer svc_access_${'f'.repeat(64)}`), weight: 1 },
   );
   const schema = op.operation.requestBody?.content?.['application/json']?.schema;
-  const body = schema === undefined
-    ? fc.constant(undefined)
-    : fc.oneof(
-      { arbitrary: schemaArbitrary(schema, options).map((v) => JSON.stringify(v)), weight: 12 },
-      { arbitrary: fc.constantFrom('', '{', 'null', '[]', '"x"', '{"a":', '\u0000', '1e999', JSON.stringify({ ['__proto__']: { admin: true } })), weight: 1 },
-    );
-  const contentType = fc.oneof({ arbitrary: fc.constant('application/json'), weight: 12 }, { arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1'), weight: 1 });
+  const body =
+    schema === undefined
+      ? fc.constant(undefined)
+      : fc.oneof(
+          { arbitrary: schemaArbitrary(schema, options).map((v) => JSON.stringify(v)), weight: 12 },
+          {
+            arbitrary: fc.constantFrom('', '{', 'null', '[]', '"x"', '{"a":', '\u0000', '1e999', JSON.stringify({ ['__proto__']: { admin: true } })),
+            weight: 1,
+          },
+        );
+  const contentType = fc.oneof(
+    { arbitrary: fc.constant('application/json'), weight: 12 },
+    { arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1'), weight: 1 },
+  );
   const repeat = fc.boolean();
   return fc.record({ pathParams, query, headerParams, auth, body, contentType, repeat }).map((r) => {
     // "." and ".." would be resolved away by the client's URL parser before anything is sent.
     const segment = (name: string) => encodeURIComponent(String((r.pathParams as Record<string, unknown>)[name] ?? 'x')).replace(/^\.{1,2}$/, 'x') || 'x';
     const path = op.template.replace(/\{([^}]+)\}/g, (_, name: string) => segment(name));
     // A repeated key (an array to the server) now and then.
-    const pairs = Object.entries(r.query as Record<string, string>).flatMap(([name, v]) => (r.repeat && v.length % 3 === 0 ? [[name, v], [name, `${v}x`]] : [[name, v]]));
+    const pairs = Object.entries(r.query as Record<string, string>).flatMap(([name, v]) =>
+      r.repeat && v.length % 3 === 0
+        ? [
+            [name, v],
+            [name, `${v}x`],
+          ]
+        : [[name, v]],
+    );
     const search = new URLSearchParams(pairs).toString();
     const headers: Record<string, string> = { ...(r.headerParams as Record<string, string>), 'user-agent': 'agentpost-fuzz/1.0' };
     if (r.auth) headers.authorization = r.auth;
@@ -122,25 +152,58 @@ t.test(`${RUNS} fuzzed requests over every operation: no 5xx, every answer as do
   const owner = await funded(app, 50);
   const other = await funded(app, 5);
   const reader = await issueAccessKey(app, owner.apiKey, { name: 'reader', kind: 'mail', permissions: ['mail:read'] });
-  const sender = await issueAccessKey(app, owner.apiKey, { name: 'sender', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 20, totalRecipientLimit: 40 });
-  const sent = await app.api('POST', '/api/v1/agent/send', { key: owner.apiKey, body: { to: [owner.email, other.email, 'far@example.com'], subject: 'fixture', text: 'hello' } });
+  const sender = await issueAccessKey(app, owner.apiKey, {
+    name: 'sender',
+    kind: 'mail',
+    permissions: ['mail:send'],
+    dailyRecipientLimit: 20,
+    totalRecipientLimit: 40,
+  });
+  const sent = await app.api('POST', '/api/v1/agent/send', {
+    key: owner.apiKey,
+    body: { to: [owner.email, other.email, 'far@example.com'], subject: 'fixture', text: 'hello' },
+  });
   const keys = () => [owner.apiKey, other.apiKey, reader.apiKey, sender.apiKey];
   const known = () => [
-    owner.email, other.email, 'far@example.com', sent.body.id, reader.id, sender.id, '1', '2', 'INBOX', 'Sent',
-    'tools/call', 'tools/list', 'initialize', 'send_email', 'check_inbox', 'get_email', 'register_agent', 'check_balance',
+    owner.email,
+    other.email,
+    'far@example.com',
+    sent.body.id,
+    reader.id,
+    sender.id,
+    '1',
+    '2',
+    'INBOX',
+    'Sent',
+    'tools/call',
+    'tools/list',
+    'initialize',
+    'send_email',
+    'check_inbox',
+    'get_email',
+    'register_agent',
+    'check_balance',
   ];
   const perOperation = new Map<string, number>();
   const failures: string[] = [];
   const cases = fc.oneof(...operations.map((op) => requestArbitrary(op, keys, known).map((request) => ({ op, request }))));
-  await fc.assert(fc.asyncProperty(cases, async ({ op, request }) => {
-    perOperation.set(`${op.method} ${op.template}`, (perOperation.get(`${op.method} ${op.template}`) ?? 0) + 1);
-    const failure = await check(app, request);
-    if (failure) failures.push(failure);
-    return failure === null;
-  }), { seed: SEED, numRuns: RUNS, endOnFailure: true }).catch((error: Error) => {
-    t.fail(`counterexample (FUZZ_SEED=${SEED}): ${failures.at(-1) ?? error.message.slice(0, 2_000)}`);
-  });
+  await fc
+    .assert(
+      fc.asyncProperty(cases, async ({ op, request }) => {
+        perOperation.set(`${op.method} ${op.template}`, (perOperation.get(`${op.method} ${op.template}`) ?? 0) + 1);
+        const failure = await check(app, request);
+        if (failure) failures.push(failure);
+        return failure === null;
+      }),
+      { seed: SEED, numRuns: RUNS, endOnFailure: true },
+    )
+    .catch((error: Error) => {
+      t.fail(`counterexample (FUZZ_SEED=${SEED}): ${failures.at(-1) ?? error.message.slice(0, 2_000)}`);
+    });
   t.equal(failures.length, 0, 'no failure');
   t.equal(perOperation.size, operations.length, 'every operation was exercised');
-  report(t, `rest fuzz (seed ${SEED}): ${RUNS} requests over ${operations.length} operations, ${Math.min(...perOperation.values())} to ${Math.max(...perOperation.values())} each; statuses ${JSON.stringify(statuses)}`);
+  report(
+    t,
+    `rest fuzz (seed ${SEED}): ${RUNS} requests over ${operations.length} operations, ${Math.min(...perOperation.values())} to ${Math.max(...perOperation.values())} each; statuses ${JSON.stringify(statuses)}`,
+  );
 });

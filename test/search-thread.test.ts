@@ -24,27 +24,35 @@ const indexFile = (t: Test): { file: string; reader: SearchIndexReader } => {
 };
 
 /** A real thread that loads, says it is ready, and ends itself on its first request. */
-const dyingWorker: SearchWorkerFactory = () => new Worker(
-  `const { parentPort } = require('node:worker_threads');
+const dyingWorker: SearchWorkerFactory = () =>
+  new Worker(
+    `const { parentPort } = require('node:worker_threads');
    parentPort.postMessage({ type: 'ready' });
    parentPort.once('message', () => process.exit(7));`,
-  { eval: true },
-);
+    { eval: true },
+  );
 
 const isUnavailable = (error: unknown): boolean => isAppError(error) && error.code === 'unavailable';
 
-const errorOf = (work: () => Promise<void>): Promise<unknown> => work().then(() => undefined, (error: unknown) => error);
+const errorOf = (work: () => Promise<void>): Promise<unknown> =>
+  work().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 /** A real thread that is ready, then answers each request only after `delayMs` (or never, for -1). */
-const slowWorker = (delayMs: number): SearchWorkerFactory => () => new Worker(
-  `const { parentPort } = require('node:worker_threads');
+const slowWorker =
+  (delayMs: number): SearchWorkerFactory =>
+  () =>
+    new Worker(
+      `const { parentPort } = require('node:worker_threads');
    parentPort.postMessage({ type: 'ready' });
    parentPort.on('message', (request) => {
      if (request.type === 'close') return process.exit(0);
      if (${delayMs} >= 0) setTimeout(() => parentPort.postMessage({ type: 'done', seq: request.seq }), ${delayMs});
    });`,
-  { eval: true },
-);
+      { eval: true },
+    );
 
 t.test('entries the thread indexed are found; settle waits for what was sent; each entry replaces its row id', async (t) => {
   const { file, reader } = indexFile(t);

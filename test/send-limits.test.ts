@@ -93,13 +93,17 @@ t.test('states: standard, reviewed, paused (403); GET /sending and the CLI', asy
   const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir, '--log-level', 'silent']);
   t.equal(await cli('sending', 'set', agent.email, 'standard'), 0);
   t.match((await app.api('GET', '/api/v1/agent/sending', { key: agent.apiKey })).body, {
-    state: 'standard', limits: { recipientsPerDay: 100, recipientsPerMinute: 50, sendRequestsPerMinute: 100 },
+    state: 'standard',
+    limits: { recipientsPerDay: 100, recipientsPerMinute: 50, sendRequestsPerMinute: 100 },
   });
   t.equal((await send(app, agent.apiKey, recipients(50))).status, 200, '50 at once in standard');
   t.equal((await send(app, agent.apiKey, 'one-more@example.com')).status, 429, '51 in a minute');
   t.equal(await cli('sending', 'set', agent.email, 'reviewed'), 0);
   t.match((await app.api('GET', '/api/v1/agent/sending', { key: agent.apiKey })).body, {
-    state: 'reviewed', limits: { recipientsPerDay: 1000, recipientsPerMinute: 200 }, usage: { recipientsToday: 50 }, review: { status: 'approved' },
+    state: 'reviewed',
+    limits: { recipientsPerDay: 1000, recipientsPerMinute: 200 },
+    usage: { recipientsToday: 50 },
+    review: { status: 'approved' },
   });
   t.equal((await send(app, agent.apiKey, 'one-more@example.com')).status, 200);
   t.equal(await cli('sending', 'set', agent.email, 'paused'), 0);
@@ -107,7 +111,9 @@ t.test('states: standard, reviewed, paused (403); GET /sending and the CLI', asy
   t.equal(paused.status, 403);
   t.match(paused.body.error, /paused/);
   t.match((await app.api('GET', '/api/v1/agent/sending', { key: agent.apiKey })).body, {
-    state: 'paused', limits: { recipientsPerDay: 0, recipientsPerMinute: 0 }, review: { status: 'suspended', reason: /paused/ },
+    state: 'paused',
+    limits: { recipientsPerDay: 0, recipientsPerMinute: 0 },
+    review: { status: 'suspended', reason: /paused/ },
   });
   t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 500 - 51);
   t.equal(await cli('sending', 'set', agent.email, 'vip'), 2, 'unknown state');

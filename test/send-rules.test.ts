@@ -3,7 +3,6 @@ import { ManualClock } from '../src/core/clock.js';
 import { sweepRunOnce } from '../src/workers/jobs/sweep.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
-
 const ready = async (app: TestApp, credits = 100) => {
   const agent = await app.register();
   app.app.services.accounts.addCredits(agent.email, credits);
@@ -40,12 +39,28 @@ t.test('every send request rule answers 400 naming the field, and charges nothin
     ['empty bodies', { ...ok, text: '', html: '', body: '' }, /body/],
     ['header not allowed', { ...ok, headers: { 'X-Custom': '1' } }, /X-Custom/],
     ['header with CRLF', { ...ok, headers: { 'List-Unsubscribe': '<https://a.example/u>\r\nBcc: x@example.com' } }, /List-Unsubscribe/],
-    ['one-click without https', { ...ok, headers: { 'List-Unsubscribe': '<mailto:u@example.com>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } }, /https/],
-    ['one-click with http', { ...ok, headers: { 'List-Unsubscribe': '<http://example.com/u>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } }, /https/],
+    [
+      'one-click without https',
+      { ...ok, headers: { 'List-Unsubscribe': '<mailto:u@example.com>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } },
+      /https/,
+    ],
+    [
+      'one-click with http',
+      { ...ok, headers: { 'List-Unsubscribe': '<http://example.com/u>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } },
+      /https/,
+    ],
     ['one-click without List-Unsubscribe', { ...ok, headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } }, /https/],
-    ['wrong one-click value', { ...ok, headers: { 'List-Unsubscribe': '<https://a.example/u>', 'List-Unsubscribe-Post': 'List-Unsubscribe=one-click' } }, /List-Unsubscribe-Post/],
+    [
+      'wrong one-click value',
+      { ...ok, headers: { 'List-Unsubscribe': '<https://a.example/u>', 'List-Unsubscribe-Post': 'List-Unsubscribe=one-click' } },
+      /List-Unsubscribe-Post/,
+    ],
     ['malformed List-Unsubscribe', { ...ok, headers: { 'List-Unsubscribe': 'https://a.example/u' } }, /List-Unsubscribe/],
-    ['21 attachments', { ...ok, attachments: Array.from({ length: 21 }, (_, i) => ({ filename: `f${i}.txt`, content: 'x' })) }, /^attachments has too many items: at most 20$/],
+    [
+      '21 attachments',
+      { ...ok, attachments: Array.from({ length: 21 }, (_, i) => ({ filename: `f${i}.txt`, content: 'x' })) },
+      /^attachments has too many items: at most 20$/,
+    ],
     ['filename of 256', { ...ok, attachments: [{ filename: 'f'.repeat(256), content: 'x' }] }, /filename/],
     ['attachment without content', { ...ok, attachments: [{ filename: 'a.txt' }] }, /content/],
     ['unknown encoding', { ...ok, attachments: [{ filename: 'a.txt', content: 'x', encoding: 'hex' }] }, /encoding/],
@@ -82,7 +97,8 @@ t.test('50 distinct recipients are fine; duplicates across lists count once', as
   const agent = await ready(app);
   const fifty = Array.from({ length: 50 }, (_, i) => `r${i}@example.com`);
   const response = await app.api('POST', '/api/v1/agent/send', {
-    key: agent.apiKey, body: { to: fifty, cc: fifty.slice(0, 10).map((a) => a.toUpperCase()), bcc: fifty[49], subject: 's', text: 'x' },
+    key: agent.apiKey,
+    body: { to: fifty, cc: fifty.slice(0, 10).map((a) => a.toUpperCase()), bcc: fifty[49], subject: 's', text: 'x' },
   });
   t.equal(response.status, 200);
   t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 50);
@@ -100,7 +116,16 @@ t.test('413 for text plus html over 1 MB and attachments over 8 MB decoded', asy
   const fourMb = Buffer.alloc(4 * 1024 * 1024, 1).toString('base64');
   const attachments = await app.api('POST', '/api/v1/agent/send', {
     key: agent.apiKey,
-    body: { to: 'a@example.com', subject: 's', text: 'x', attachments: [{ filename: 'a', content: fourMb, encoding: 'base64' }, { filename: 'b', content: fourMb, encoding: 'base64' }, { filename: 'c', content: 'x' }] },
+    body: {
+      to: 'a@example.com',
+      subject: 's',
+      text: 'x',
+      attachments: [
+        { filename: 'a', content: fourMb, encoding: 'base64' },
+        { filename: 'b', content: fourMb, encoding: 'base64' },
+        { filename: 'c', content: 'x' },
+      ],
+    },
   });
   t.equal(attachments.status, 413);
   t.match(attachments.body.error, /attachments/);
@@ -117,7 +142,10 @@ t.test('from must be the account address (no aliases exist yet): 403', async (t)
     t.match(response.body.error, /from/);
   }
   await nothingHappened(t, app, agent, 100, 'after 403');
-  const own = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'a@example.com', subject: 's', text: 'x', from: `Me <${agent.email.toUpperCase()}>` } });
+  const own = await app.api('POST', '/api/v1/agent/send', {
+    key: agent.apiKey,
+    body: { to: 'a@example.com', subject: 's', text: 'x', from: `Me <${agent.email.toUpperCase()}>` },
+  });
   t.equal(own.status, 200, 'the own address in any case, with a display name');
 });
 
@@ -130,7 +158,11 @@ t.test('idempotency: replay, conflicting content, an unresolved earlier send', a
   t.equal(first.body.sentCopySaved, true);
   const again = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body });
   t.same(again.body, { success: true, id: first.body.id, messageId: first.body.messageId, status: 'accepted', replayed: true });
-  const viaHeader = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { ...body, idempotencyKey: undefined }, headers: { 'idempotency-key': 'order-17' } });
+  const viaHeader = await app.api('POST', '/api/v1/agent/send', {
+    key: agent.apiKey,
+    body: { ...body, idempotencyKey: undefined },
+    headers: { 'idempotency-key': 'order-17' },
+  });
   t.equal(viaHeader.body.replayed, true, 'the header carries the same key');
   const different = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { ...body, text: 'y' } });
   t.equal(different.status, 409);
@@ -141,7 +173,9 @@ t.test('idempotency: replay, conflicting content, an unresolved earlier send', a
 
   // The delivery worker reports an unknown outcome for one recipient.
   const [recipient] = app.app.store.submissions.recipientsOf(first.body.id);
-  app.app.store.transaction(() => app.app.store.submissions.transition(recipient.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, Date.now()));
+  app.app.store.transaction(() =>
+    app.app.store.submissions.transition(recipient.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, Date.now()),
+  );
   const newKey = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { ...body, idempotencyKey: 'order-17-retry' } });
   t.equal(newKey.status, 409, 'an identical message may not go out under a new key while unresolved');
   t.match(newKey.body.error, /unresolved/);
@@ -157,9 +191,13 @@ t.test('20 identical requests racing on one key: one submission, one charge', as
   const app = await startApp(t);
   const agent = await ready(app, 10);
   const body = { to: 'a@example.com, b@example.com', subject: 'race', text: 'x' };
-  const responses = await Promise.all(Array.from({ length: 20 }, () =>
-    app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body, headers: { 'idempotency-key': 'race-1' } })));
-  t.same(responses.map((r) => r.status), Array(20).fill(200));
+  const responses = await Promise.all(
+    Array.from({ length: 20 }, () => app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body, headers: { 'idempotency-key': 'race-1' } })),
+  );
+  t.same(
+    responses.map((r) => r.status),
+    Array(20).fill(200),
+  );
   t.equal(new Set(responses.map((r) => r.body.id)).size, 1, 'one id');
   t.equal(responses.filter((r) => r.body.replayed === true).length, 19);
   t.equal(responses.filter((r) => r.body.sentCopySaved === true).length, 1);

@@ -27,7 +27,10 @@ t.test('a send charges one credit per recipient, delivers locally and saves a Se
       from: { email: sender.email, name: 'Sender Bot' },
       replyTo: 'replies@example.com',
       headers: { 'List-Unsubscribe': '<https://example.com/u/1>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
-      attachments: [{ filename: 'numbers.csv', content: 'a,b\n1,2\n' }, { filename: 'x.bin', content: 'AAEC', encoding: 'base64' }],
+      attachments: [
+        { filename: 'numbers.csv', content: 'a,b\n1,2\n' },
+        { filename: 'x.bin', content: 'AAEC', encoding: 'base64' },
+      ],
     },
   });
   t.equal(response.status, 200);
@@ -40,8 +43,11 @@ t.test('a send charges one credit per recipient, delivers locally and saves a Se
   t.equal(inbox.body.emails.length, 1);
   const delivered = await app.api('GET', `/api/v1/agent/email/${inbox.body.emails[0].id}`, { key: local.apiKey });
   t.match(delivered.body, {
-    subject: 'Quarterly numbers', messageId: response.body.messageId, from: { name: 'Sender Bot', email: sender.email },
-    text: /See attached/, html: /<p>See attached.<\/p>/,
+    subject: 'Quarterly numbers',
+    messageId: response.body.messageId,
+    from: { name: 'Sender Bot', email: sender.email },
+    text: /See attached/,
+    html: /<p>See attached.<\/p>/,
   });
   t.equal(delivered.body.attachments.length, 2);
   t.equal(Buffer.from(delivered.body.attachments[0].content, 'base64').toString(), 'a,b\n1,2\n');
@@ -65,13 +71,22 @@ t.test('a send charges one credit per recipient, delivers locally and saves a Se
   t.match(byEmail[unknownLocal], { kind: 'cc', status: 'failed', smtpCode: 550, enhancedCode: '5.1.1', creditRefunded: true });
   t.match(byEmail['hidden@example.org'], { kind: 'bcc', status: 'queued' });
   t.match(detail.body, { tracked: true, sentCopySaved: true, via: 'rest', from: sender.email, subject: 'Quarterly numbers' });
-  t.same(detail.body.events.map((e: any) => e.status), ['queued', 'queued', 'queued', 'queued', 'delivered', 'failed']);
+  t.same(
+    detail.body.events.map((e: any) => e.status),
+    ['queued', 'queued', 'queued', 'queued', 'delivered', 'failed'],
+  );
 
   const outbox = app.app.store.outbox.after(OUTBOUND_RECIPIENT_UPDATED, 0, 100).map((entry) => entry.payload as any);
   t.equal(outbox.length, 6);
   t.match(outbox[5], { submissionId: response.body.id, recipient: unknownLocal, status: 'failed', smtpCode: 550, enhancedCode: '5.1.1' });
   // The local INBOX and the Sent copy each wrote message.stored.
-  t.same(app.app.store.outbox.after('message.stored', 0, 10).map((entry) => (entry.payload as any).folder).sort(), ['INBOX', 'Sent']);
+  t.same(
+    app.app.store.outbox
+      .after('message.stored', 0, 10)
+      .map((entry) => (entry.payload as any).folder)
+      .sort(),
+    ['INBOX', 'Sent'],
+  );
 });
 
 t.test('remote recipients wake the delivery observer after the commit', async (t) => {
@@ -90,7 +105,8 @@ t.test('not enough credits: 402 and nothing reserved, queued or saved', async (t
   const app = await startApp(t);
   const sender = await funded(app, 2);
   const response = await app.api('POST', '/api/v1/agent/send', {
-    key: sender.apiKey, body: { to: ['a@example.com', 'b@example.com', 'c@example.com'], subject: 's', text: 'x' },
+    key: sender.apiKey,
+    body: { to: ['a@example.com', 'b@example.com', 'c@example.com'], subject: 's', text: 'x' },
   });
   t.equal(response.status, 402);
   t.equal(response.body.code, 'insufficient_credits');
@@ -114,8 +130,17 @@ t.test('suppressed recipients are neither sent nor charged', async (t) => {
   t.equal(onlySuppressed.status, 200);
   t.equal(await creditsOf(app, sender.apiKey), 5);
   t.equal(kicks, 0);
-  const mixed = await app.api('POST', '/api/v1/agent/send', { key: sender.apiKey, body: { to: 'gone@example.com', cc: 'ok@example.com', subject: 's2', text: 'x' } });
+  const mixed = await app.api('POST', '/api/v1/agent/send', {
+    key: sender.apiKey,
+    body: { to: 'gone@example.com', cc: 'ok@example.com', subject: 's2', text: 'x' },
+  });
   t.equal(await creditsOf(app, sender.apiKey), 4);
   const detail = await app.api('GET', `/api/v1/agent/outbound/${mixed.body.id}`, { key: sender.apiKey });
-  t.same(detail.body.recipients.map((r: any) => [r.email, r.status]), [['gone@example.com', 'suppressed'], ['ok@example.com', 'queued']]);
+  t.same(
+    detail.body.recipients.map((r: any) => [r.email, r.status]),
+    [
+      ['gone@example.com', 'suppressed'],
+      ['ok@example.com', 'queued'],
+    ],
+  );
 });

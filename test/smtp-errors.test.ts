@@ -38,6 +38,9 @@ t.test('a connection reset inside a transaction leaves the MX and submission ser
   const sent = await smtpSend(smtpPort, { from: 'sender@example.com', to: email, subject: 'after the reset', text: 'still here' });
   t.match(sent.response, /^250/);
   const inbox = await api('GET', '/api/v1/agent/inbox', { key: apiKey });
-  t.same(inbox.body.emails.map((item: any) => item.subject), ['after the reset']);
+  t.same(
+    inbox.body.emails.map((item: any) => item.subject),
+    ['after the reset'],
+  );
   t.same((await api('GET', '/healthz')).body, { status: 'ok' });
 });

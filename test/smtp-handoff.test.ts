@@ -8,7 +8,11 @@ import { startSink } from './helpers/sink.js';
 
 const RAW = Buffer.from('From: a@agents.localhost\r\nTo: x@remote.test\r\nSubject: hi\r\nMessage-ID: <1@agents.localhost>\r\n\r\nhello\r\n');
 const route = (port: number, hosts = ['127.0.0.1']): Route => ({
-  kind: 'mx', hosts: hosts.map((host) => ({ host, servername: 'mx.remote.test' })), port, secure: false, key: `mx:remote.test:${port}`,
+  kind: 'mx',
+  hosts: hosts.map((host) => ({ host, servername: 'mx.remote.test' })),
+  port,
+  secure: false,
+  key: `mx:remote.test:${port}`,
 });
 const handoff = (t: any, maxIdlePerHost = 0) => {
   const h = new SmtpHandoff({ heloName: 'agents.localhost', timeoutMs: 5000, maxIdlePerHost, idleMs: 10_000 });
@@ -19,8 +23,10 @@ const handoff = (t: any, maxIdlePerHost = 0) => {
 t.test('250, 451, 550 5.1.1 and 554 per recipient in one transaction', async (t) => {
   const sink = await startSink(t);
   const results = await handoff(t).deliver({
-    route: route(sink.port), from: 'bounces+1-0123456789abcdef@agents.localhost',
-    recipients: ['ok@remote.test', 'defer@remote.test', 'unknown@remote.test', 'policy@remote.test'], raw: RAW,
+    route: route(sink.port),
+    from: 'bounces+1-0123456789abcdef@agents.localhost',
+    recipients: ['ok@remote.test', 'defer@remote.test', 'unknown@remote.test', 'policy@remote.test'],
+    raw: RAW,
   });
   t.match(results, [
     { recipient: 'ok@remote.test', status: 'delivered', smtpCode: 250, enhancedCode: '2.0.0' },
@@ -36,17 +42,38 @@ t.test('250, 451, 550 5.1.1 and 554 per recipient in one transaction', async (t)
 
 t.test('every recipient refused: each keeps its own answer', async (t) => {
   const sink = await startSink(t);
-  const results = await handoff(t).deliver({ route: route(sink.port), from: 'b@agents.localhost', recipients: ['defer1@remote.test', 'unknown1@remote.test'], raw: RAW });
-  t.match(results, [{ status: 'deferred', smtpCode: 451 }, { status: 'failed', smtpCode: 550, enhancedCode: '5.1.1' }]);
+  const results = await handoff(t).deliver({
+    route: route(sink.port),
+    from: 'b@agents.localhost',
+    recipients: ['defer1@remote.test', 'unknown1@remote.test'],
+    raw: RAW,
+  });
+  t.match(results, [
+    { status: 'deferred', smtpCode: 451 },
+    { status: 'failed', smtpCode: 550, enhancedCode: '5.1.1' },
+  ]);
 });
 
 t.test('connection lost after DATA: unresolved; refused connection: deferred after every host', async (t) => {
   const sink = await startSink(t);
-  const lost = await handoff(t).deliver({ route: route(sink.port), from: 'b@agents.localhost', recipients: ['drop@remote.test', 'unknown2@remote.test'], raw: RAW });
-  t.match(lost, [{ recipient: 'drop@remote.test', status: 'unresolved' }, { recipient: 'unknown2@remote.test', status: 'failed', smtpCode: 550 }]);
+  const lost = await handoff(t).deliver({
+    route: route(sink.port),
+    from: 'b@agents.localhost',
+    recipients: ['drop@remote.test', 'unknown2@remote.test'],
+    raw: RAW,
+  });
+  t.match(lost, [
+    { recipient: 'drop@remote.test', status: 'unresolved' },
+    { recipient: 'unknown2@remote.test', status: 'failed', smtpCode: 550 },
+  ]);
   const closed = await startSink(null);
   await closed.close();
-  const refused = await handoff(t).deliver({ route: route(closed.port, ['127.0.0.1', '127.0.0.2']), from: 'b@agents.localhost', recipients: ['ok@remote.test'], raw: RAW });
+  const refused = await handoff(t).deliver({
+    route: route(closed.port, ['127.0.0.1', '127.0.0.2']),
+    from: 'b@agents.localhost',
+    recipients: ['ok@remote.test'],
+    raw: RAW,
+  });
   t.match(refused, [{ recipient: 'ok@remote.test', status: 'deferred', smtpCode: undefined, diagnostic: /ECONNREFUSED|ECONNECTION/ }]);
 });
 
@@ -66,7 +93,12 @@ t.test('a timeout waiting for the answer after the content is unresolved; a sile
 
 t.test('the next MX host is tried when the first refuses the connection', async (t) => {
   const sink = await startSink(t);
-  const results = await handoff(t).deliver({ route: route(sink.port, ['127.0.0.3', '127.0.0.1']), from: 'b@agents.localhost', recipients: ['ok@remote.test'], raw: RAW });
+  const results = await handoff(t).deliver({
+    route: route(sink.port, ['127.0.0.3', '127.0.0.1']),
+    from: 'b@agents.localhost',
+    recipients: ['ok@remote.test'],
+    raw: RAW,
+  });
   t.match(results, [{ status: 'delivered' }]);
 });
 
@@ -89,7 +121,9 @@ t.test("sessions turn off Nagle's algorithm, so the message's last line is not h
     if (this.remotePort === sink.port) toSink.push(noDelay ?? true);
     return setNoDelay.call(this, noDelay);
   };
-  t.teardown(() => { net.Socket.prototype.setNoDelay = setNoDelay; });
+  t.teardown(() => {
+    net.Socket.prototype.setNoDelay = setNoDelay;
+  });
   const results = await handoff(t, 1).deliver({ route: route(sink.port), from: 'b@agents.localhost', recipients: ['ok@remote.test'], raw: RAW });
   t.match(results, [{ status: 'delivered' }]);
   t.ok(toSink.length > 0 && toSink.every(Boolean), 'the client socket of the session has TCP_NODELAY (nodemailer sets it)');
@@ -100,7 +134,10 @@ t.test('DKIM: the signature verifies against the public key (RFC 6376, relaxed/r
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   await handoff(t).deliver({
-    route: route(sink.port), from: 'b@agents.localhost', recipients: ['ok@remote.test'], raw: RAW,
+    route: route(sink.port),
+    from: 'b@agents.localhost',
+    recipients: ['ok@remote.test'],
+    raw: RAW,
     dkim: { domain: 'agents.localhost', selector: 'agentpost', privateKeyPem: pem },
   });
   const received = sink.messages[0].raw.toString();

@@ -49,8 +49,12 @@ t.test('recipient addresses match case-insensitively, and a repeated recipient g
   const agent = await register();
   const raw = simpleMessage({ subject: 'twice' }).toString();
   const dialog = await smtpDialog(smtpPort, [
-    'EHLO client.test', 'MAIL FROM:<a@example.org>', `RCPT TO:<${agent.email.toUpperCase()}>`, `RCPT TO:<${agent.email}>`,
-    'DATA', `${raw}.\r\n`,
+    'EHLO client.test',
+    'MAIL FROM:<a@example.org>',
+    `RCPT TO:<${agent.email.toUpperCase()}>`,
+    `RCPT TO:<${agent.email}>`,
+    'DATA',
+    `${raw}.\r\n`,
   ]);
   t.match(dialog[3], /^250 /);
   t.match(dialog[4], /^250 /);
@@ -73,7 +77,10 @@ t.test('a message over smtp.maxMessageBytes gets 552 and nothing is stored', asy
   const fits = await smtpSendRaw(smtpPort, 'a@example.org', [agent.email], simpleMessage({ subject: 'fits' }));
   t.match(fits.response, /^250 /, 'the session limit does not affect a small message');
   const inbox = await inboxOf(api, agent.apiKey);
-  t.same(inbox.emails.map((email: any) => email.subject), ['fits']);
+  t.same(
+    inbox.emails.map((email: any) => email.subject),
+    ['fits'],
+  );
 });
 
 t.test('each local recipient gets its own copy with its own UID and Received header', async (t) => {
@@ -86,8 +93,17 @@ t.test('each local recipient gets its own copy with its own UID and Received hea
   t.same(sent.accepted, [alice.email, bob.email]);
   const aliceInbox = await inboxOf(api, alice.apiKey);
   const bobInbox = await inboxOf(api, bob.apiKey);
-  t.same(aliceInbox.emails.map((email: any) => [email.id, email.subject]), [['1', 'for both']]);
-  t.same(bobInbox.emails.map((email: any) => [email.id, email.subject]), [['2', 'for both'], ['1', 'bob only']]);
+  t.same(
+    aliceInbox.emails.map((email: any) => [email.id, email.subject]),
+    [['1', 'for both']],
+  );
+  t.same(
+    bobInbox.emails.map((email: any) => [email.id, email.subject]),
+    [
+      ['2', 'for both'],
+      ['1', 'bob only'],
+    ],
+  );
   const aliceRaw = storedRaw(app, alice.email, 1).toString('latin1');
   const bobRaw = storedRaw(app, bob.email, 2).toString('latin1');
   t.match(aliceRaw, new RegExp(`^Received: [^]*for <${alice.email}>;`));
@@ -117,26 +133,31 @@ t.test('a Received header with the literal client IP is prepended; the rest is t
   const stored = storedRaw(app, agent.email, 1);
   t.ok(stored.subarray(stored.length - raw.length).equals(raw), 'the bytes after our header are exactly the bytes sent');
   const trace = stored.subarray(0, stored.length - raw.length).toString('latin1');
-  t.match(trace, new RegExp(
-    `^Received: from ${nodemailerHelo.replaceAll('.', '\\.')} \\(\\[127\\.0\\.0\\.1\\]\\)\\r\\n` +
-    `\\tby localhost \\(agentpost\\) with ESMTP id [A-Za-z0-9]+\\r\\n` +
-    `\\tfor <${agent.email}>; Thu, 5 Mar 2026 06:07:08 \\+0000\\r\\n$`,
-  ), 'one RFC 5321 trace header, literal IP in brackets (no reverse DNS), date from the clock');
+  t.match(
+    trace,
+    new RegExp(
+      `^Received: from ${nodemailerHelo.replaceAll('.', '\\.')} \\(\\[127\\.0\\.0\\.1\\]\\)\\r\\n` +
+        `\\tby localhost \\(agentpost\\) with ESMTP id [A-Za-z0-9]+\\r\\n` +
+        `\\tfor <${agent.email}>; Thu, 5 Mar 2026 06:07:08 \\+0000\\r\\n$`,
+    ),
+    'one RFC 5321 trace header, literal IP in brackets (no reverse DNS), date from the clock',
+  );
 });
 
 t.test('UIDs strictly increase, also under concurrent delivery, and each UID holds its own message', async (t) => {
   const { smtpPort, register, api, app } = await startApp(t);
   const agent = await register();
-  await Promise.all(
-    Array.from({ length: 8 }, (_, i) => smtpSendRaw(smtpPort, 'a@example.org', [agent.email], simpleMessage({ subject: `parallel ${i}` }))),
-  );
+  await Promise.all(Array.from({ length: 8 }, (_, i) => smtpSendRaw(smtpPort, 'a@example.org', [agent.email], simpleMessage({ subject: `parallel ${i}` }))));
   for (let i = 0; i < 3; i += 1) {
     await smtpSendRaw(smtpPort, 'a@example.org', [agent.email], simpleMessage({ subject: `serial ${i}` }));
   }
   const inbox = await inboxOf(api, agent.apiKey);
   const ids = inbox.emails.map((email: any) => Number(email.id));
   t.same(ids, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1], 'newest first, no gaps, no reuse');
-  t.same(inbox.emails.slice(0, 3).map((email: any) => email.subject), ['serial 2', 'serial 1', 'serial 0']);
+  t.same(
+    inbox.emails.slice(0, 3).map((email: any) => email.subject),
+    ['serial 2', 'serial 1', 'serial 0'],
+  );
   for (const email of inbox.emails) {
     t.match(storedRaw(app, agent.email, email.id).toString(), `Subject: ${email.subject}\r\n`, `UID ${email.id} holds its own raw`);
   }
@@ -151,10 +172,12 @@ t.test('250 is answered only after the message is committed', async (t) => {
   // A second connection sees only what is committed to the database file.
   const reader = new Database(join(app.config.dataDir, 'agentpost.db'), { readonly: true });
   t.teardown(() => reader.close());
-  const row = reader.prepare(
-    `SELECT m.subject, length(r.raw) AS size FROM messages m JOIN message_raw r ON r.message_rowid = m.id
+  const row = reader
+    .prepare(
+      `SELECT m.subject, length(r.raw) AS size FROM messages m JOIN message_raw r ON r.message_rowid = m.id
      JOIN folders f ON f.id = m.folder_id JOIN mailboxes b ON b.id = f.mailbox_id WHERE b.address = ?`,
-  ).all(agent.email);
+    )
+    .all(agent.email);
   t.same(row, [{ subject: 'durable', size: storedRaw(app, agent.email, 1).length }]);
   t.equal(app.store.db.pragma('synchronous', { simple: true }), 2, 'the app commits with synchronous=FULL');
 });
@@ -175,5 +198,8 @@ t.test('when the commit cannot happen the client gets 451 and no 250', async (t)
   t.equal((await inboxOf(api, agent.apiKey)).totalMessages, 0);
   const retry = await smtpSend(smtpPort, { envelope: { from: 'a@example.org', to: [agent.email] }, raw: simpleMessage({ subject: 'retried' }) });
   t.match(retry.response, /^250 /);
-  t.same((await inboxOf(api, agent.apiKey)).emails.map((email: any) => email.subject), ['retried']);
+  t.same(
+    (await inboxOf(api, agent.apiKey)).emails.map((email: any) => email.subject),
+    ['retried'],
+  );
 });

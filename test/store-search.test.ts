@@ -31,8 +31,19 @@ const until = async (condition: () => boolean, what: string): Promise<void> => {
 };
 
 const parsed = (subject: string, text: string): ParsedMessage => ({
-  messageId: null, inReplyTo: null, references: [], subject, from: { email: 'a@example.org' }, to: [], cc: [],
-  date: null, text, html: null, attachments: [], encrypted: false, body: null,
+  messageId: null,
+  inReplyTo: null,
+  references: [],
+  subject,
+  from: { email: 'a@example.org' },
+  to: [],
+  cc: [],
+  date: null,
+  text,
+  html: null,
+  attachments: [],
+  encrypted: false,
+  body: null,
 });
 
 const rawOf = (subject: string, text: string) => Buffer.from(`From: a@example.org\r\nSubject: ${subject}\r\n\r\n${text}\r\n`);
@@ -58,8 +69,17 @@ t.test('a search stays in its folder and mailbox, counts every match and pages n
   await app.services.searchIndex.catchUp();
   const inbox = folderOf(app, alice.email);
   const uids = (page: { items: { uid: number }[] }) => page.items.map((item) => item.uid);
-  for (const [word, search] of [['common', 'common'], ['rare', 'rare'], ['both', 'common rare']] as const) {
-    for (const [limit, offset] of [[50, 0], [7, 3], [100, expected[word].length - 2], [10, expected[word].length]]) {
+  for (const [word, search] of [
+    ['common', 'common'],
+    ['rare', 'rare'],
+    ['both', 'common rare'],
+  ] as const) {
+    for (const [limit, offset] of [
+      [50, 0],
+      [7, 3],
+      [100, expected[word].length - 2],
+      [10, expected[word].length],
+    ]) {
       const page = app.store.messages.search(inbox.id, toFtsQuery(search)!, limit, offset);
       t.equal(page.total, expected[word].length, `${word}: total`);
       t.same(uids(page), expected[word].slice(offset, offset + limit), `${word}: limit ${limit} offset ${offset}`);
@@ -67,7 +87,10 @@ t.test('a search stays in its folder and mailbox, counts every match and pages n
   }
   const principal = app.services.auth.authenticate(alice.apiKey);
   const listed = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 3, offset: 0, search: 'RARE' });
-  t.same(listed.emails.map((email) => email.id), expected.rare.slice(0, 3).map(String));
+  t.same(
+    listed.emails.map((email) => email.id),
+    expected.rare.slice(0, 3).map(String),
+  );
   t.equal(listed.totalMessages, expected.rare.length);
   const folderToken = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 3, offset: 0, search: `f${inbox.id}` });
   t.equal(folderToken.totalMessages, 0, 'a search never matches the folder token');
@@ -80,8 +103,11 @@ t.test('stored mail waits in the queue; a search hands it to the index first; a 
   const index = indexOf(t, app);
   const queued = () => app.store.db.prepare('SELECT count(*) FROM search_queue').pluck().get() as number;
   const before = index.segments();
-  await Promise.all(Array.from({ length: 20 }, (_, i) =>
-    app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf(`note ${i}`, 'x'), parsed(`note ${i}`, `word${i} shared`)))));
+  await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf(`note ${i}`, 'x'), parsed(`note ${i}`, `word${i} shared`))),
+    ),
+  );
   t.equal(queued(), 20, 'each stored message is queued');
   t.equal(index.segments(), before, 'storing mail writes nothing to the index');
   const principal = app.services.auth.authenticate(agent.apiKey);
@@ -108,7 +134,10 @@ t.test('without a search thread the index is written on the main thread, the sam
   await app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf('inline', 'x'), parsed('inline', 'written inline')));
   const principal = app.services.auth.authenticate(agent.apiKey);
   const found = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'inline' });
-  t.same(found.emails.map((email) => email.subject), ['inline']);
+  t.same(
+    found.emails.map((email) => email.subject),
+    ['inline'],
+  );
   await until(() => !app.store.searchIndex.hasQueued(), 'the queue to empty');
 });
 
@@ -139,12 +168,20 @@ t.test('a store without its index file (an upgrade from version 9) is indexed fr
   for (const search of ['tacos', 'archer', 'quarterly', 'ada@example.org']) {
     const found = await second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search });
     // The listing shows the stored fields; the words are only in the raw bytes.
-    t.same(found.emails.map((email) => email.subject), ['listed subject'], `${search}: found through the raw bytes`);
+    t.same(
+      found.emails.map((email) => email.subject),
+      ['listed subject'],
+      `${search}: found through the raw bytes`,
+    );
   }
   const mailbox = second.app.services.mailbox.mailboxForAddress(agent.email)!;
   await second.app.store.groupCommit(() => second.app.services.mailbox.append(mailbox, 'INBOX', rawOf('after', 'x'), parsed('after the upgrade', 'newcomer')));
   const newer = await second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'newcomer' });
-  t.same(newer.emails.map((email) => email.subject), ['after the upgrade'], 'mail stored after the upgrade is queued and found');
+  t.same(
+    newer.emails.map((email) => email.subject),
+    ['after the upgrade'],
+    'mail stored after the upgrade is queued and found',
+  );
 });
 
 t.test('index entries above the last stored message (a store tail lost with the power) are dropped at start', async (t) => {
@@ -167,7 +204,11 @@ t.test('index entries above the last stored message (a store tail lost with the 
   await second.app.store.groupCommit(() => second.app.services.mailbox.append(mailbox, 'INBOX', rawOf('new', 'x'), parsed('new', 'fresh words')));
   const principal = second.app.services.auth.authenticate(agent.apiKey);
   const search = (words: string) => second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: words });
-  t.same((await search('fresh')).emails.map((email) => email.subject), ['new'], 'the message that took its row id is found by its own words');
+  t.same(
+    (await search('fresh')).emails.map((email) => email.subject),
+    ['new'],
+    'the message that took its row id is found by its own words',
+  );
   t.equal((await search('phantom')).totalMessages, 0);
 });
 
@@ -179,7 +220,9 @@ t.test('a storing batch that rolls back keeps the text for its retry', async (t)
   // each job runs again alone (src/store/group-commit.ts).
   const [stored, failed] = await Promise.allSettled([
     app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf('kept', 'x'), parsed('kept', 'rollback survivor'))),
-    app.store.groupCommit(() => { throw new Error('another job fails'); }),
+    app.store.groupCommit(() => {
+      throw new Error('another job fails');
+    }),
   ]);
   t.same([stored.status, failed.status], ['fulfilled', 'rejected']);
   await app.services.searchIndex.catchUp();
@@ -196,7 +239,10 @@ t.test('mail still queued when the process stopped is indexed from its raw bytes
   t.notOk(second.app.store.searchIndex.hasQueued());
   const principal = second.app.services.auth.authenticate(agent.apiKey);
   const found = await second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'pelican' });
-  t.same(found.emails.map((email) => email.subject), ['late']);
+  t.same(
+    found.emails.map((email) => email.subject),
+    ['late'],
+  );
 });
 
 t.test('search words become column-restricted FTS5 terms', async (t) => {

@@ -7,15 +7,31 @@ const open = (t: Test): Store => {
   const store = Store.open(join(t.testdir({}), 'agentpost.db'));
   t.teardown(() => store.close());
   store.accounts.insert({
-    id: 'acc1', agentId: 'a', name: null, email: 'a@agents.localhost', credits: 5, status: 'active',
-    sendingState: 'probation', createdAt: 0, kind: 'agent', ownerId: null,
+    id: 'acc1',
+    agentId: 'a',
+    name: null,
+    email: 'a@agents.localhost',
+    credits: 5,
+    status: 'active',
+    sendingState: 'probation',
+    createdAt: 0,
+    kind: 'agent',
+    ownerId: null,
   });
   return store;
 };
 
 const submission = (id: string, contentHash = 'h1') => ({
-  id, accountId: 'acc1', keyId: 'key1', messageId: `<${id}@agents.localhost>`, contentHash,
-  fromAddress: 'a@agents.localhost', subject: 's', via: 'rest' as const, createdAt: 1000, raw: Buffer.from('raw'),
+  id,
+  accountId: 'acc1',
+  keyId: 'key1',
+  messageId: `<${id}@agents.localhost>`,
+  contentHash,
+  fromAddress: 'a@agents.localhost',
+  subject: 's',
+  via: 'rest' as const,
+  createdAt: 1000,
+  raw: Buffer.from('raw'),
 });
 
 t.test('accepting reserves credits and records recipients, events and outbox entries', async (t) => {
@@ -29,23 +45,34 @@ t.test('accepting reserves credits and records recipients, events and outbox ent
     ]);
   });
   t.equal(store.accounts.byId('acc1')?.credits, 3);
-  t.same(rows.map((row) => [row.status, row.creditReserved, row.nextAttemptAt]), [
-    ['queued', true, 1000], ['queued', true, 1000], ['suppressed', false, null],
-  ]);
+  t.same(
+    rows.map((row) => [row.status, row.creditReserved, row.nextAttemptAt]),
+    [
+      ['queued', true, 1000],
+      ['queued', true, 1000],
+      ['suppressed', false, null],
+    ],
+  );
   t.equal(store.accounts.reserveCredits('acc1', 4), false, 'not enough: nothing taken');
   t.equal(store.accounts.byId('acc1')?.credits, 3);
   t.throws(() => store.accounts.addCredits('acc1', -4), /CHECK/, 'credits never go negative');
   t.same(store.submissions.due(999, 10), []);
-  t.same(store.submissions.due(1000, 10).map((row) => row.address), ['x@example.com', 'y@example.com']);
+  t.same(
+    store.submissions.due(1000, 10).map((row) => row.address),
+    ['x@example.com', 'y@example.com'],
+  );
   t.equal(store.submissions.countAccountRecipientsSince('acc1', 0), 2);
   t.equal(store.submissions.countKeyUnitsSince('key1', 0), 2);
   t.equal(store.submissions.countKeyUnitsSince('key1', 1001), 0);
   const outbox = store.outbox.after(OUTBOUND_RECIPIENT_UPDATED, 0, 10);
-  t.same(outbox.map((entry) => entry.payload), [
-    { accountId: 'acc1', submissionId: 's1', recipient: 'x@example.com', status: 'queued', at: 1000 },
-    { accountId: 'acc1', submissionId: 's1', recipient: 'y@example.com', status: 'queued', at: 1000 },
-    { accountId: 'acc1', submissionId: 's1', recipient: 'z@example.com', status: 'suppressed', at: 1000 },
-  ]);
+  t.same(
+    outbox.map((entry) => entry.payload),
+    [
+      { accountId: 'acc1', submissionId: 's1', recipient: 'x@example.com', status: 'queued', at: 1000 },
+      { accountId: 'acc1', submissionId: 's1', recipient: 'y@example.com', status: 'queued', at: 1000 },
+      { accountId: 'acc1', submissionId: 's1', recipient: 'z@example.com', status: 'suppressed', at: 1000 },
+    ],
+  );
   t.same(store.submissions.rawOf('s1'), Buffer.from('raw'));
 });
 
@@ -59,20 +86,37 @@ t.test('a refund happens exactly once and transitions can be guarded', async (t)
     ]);
   });
   const change = { status: 'failed' as const, smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such user', countAttempt: true, nextAttemptAt: null };
-  t.equal(store.transaction(() => store.submissions.transition(x.id, change, 2000, ['queued', 'deferred'])), true);
-  t.equal(store.transaction(() => store.submissions.transition(x.id, change, 2001, ['queued', 'deferred'])), false, 'already settled');
+  t.equal(
+    store.transaction(() => store.submissions.transition(x.id, change, 2000, ['queued', 'deferred'])),
+    true,
+  );
+  t.equal(
+    store.transaction(() => store.submissions.transition(x.id, change, 2001, ['queued', 'deferred'])),
+    false,
+    'already settled',
+  );
   t.equal(store.submissions.refundOnce(x.id), true);
   t.equal(store.submissions.refundOnce(x.id), false);
   t.equal(store.submissions.refundOnce(z.id), false, 'a suppressed recipient reserved nothing');
   t.equal(store.accounts.byId('acc1')?.credits, 5);
   t.equal(store.submissions.countKeyUnitsSince('key1', 0), 0, 'a refunded unit is released');
   t.match(store.submissions.recipientById(x.id), {
-    status: 'failed', refunded: true, attempts: 1, nextAttemptAt: null, lastSmtpCode: 550, lastEnhancedCode: '5.1.1',
+    status: 'failed',
+    refunded: true,
+    attempts: 1,
+    nextAttemptAt: null,
+    lastSmtpCode: 550,
+    lastEnhancedCode: '5.1.1',
   });
   const events = store.submissions.eventsOf('s1');
-  t.same(events.map((event) => [event.address, event.status, event.smtpCode]), [
-    ['x@example.com', 'queued', null], ['z@example.com', 'suppressed', null], ['x@example.com', 'failed', 550],
-  ]);
+  t.same(
+    events.map((event) => [event.address, event.status, event.smtpCode]),
+    [
+      ['x@example.com', 'queued', null],
+      ['z@example.com', 'suppressed', null],
+      ['x@example.com', 'failed', 550],
+    ],
+  );
   t.equal(store.submissions.eventsOf('s1', 2)[0].status, 'suppressed', 'the cap keeps the latest');
 });
 
@@ -92,17 +136,23 @@ t.test('limits count charged recipients and rate events, and read one time only 
   });
   t.equal(store.submissions.countAccountRecipientsSince('acc1', 1000), 3, 'suppressed recipients are not charged');
   t.equal(store.submissions.countAccountRecipientsSince('acc1', 1001), 2);
-  t.same([0, 1, 2, 3].map((index) => store.submissions.recipientTimeAt('acc1', 0, index)), [1000, 2000, 2000, null]);
+  t.same(
+    [0, 1, 2, 3].map((index) => store.submissions.recipientTimeAt('acc1', 0, index)),
+    [1000, 2000, 2000, null],
+  );
   t.equal(store.submissions.recipientTimeAt('acc1', 1001, 0), 2000);
   t.equal(store.rateLimits.countSince('send', 'acc1', 15), 2);
-  t.same([0, 1, 2].map((index) => store.rateLimits.timeAt('send', 'acc1', 15, index)), [20, 30, null]);
+  t.same(
+    [0, 1, 2].map((index) => store.rateLimits.timeAt('send', 'acc1', 15, index)),
+    [20, 30, null],
+  );
 });
 
 t.test('unresolved identical messages, idempotency records and suppressions', async (t) => {
   const store = open(t);
-  const [x] = store.transaction(() => store.submissions.insert(submission('s1', 'same'), [
-    { address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
-  ]));
+  const [x] = store.transaction(() =>
+    store.submissions.insert(submission('s1', 'same'), [{ address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' }]),
+  );
   t.equal(store.submissions.hasUnresolvedIdentical('acc1', 'same'), false);
   store.transaction(() => store.submissions.transition(x.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, 3000));
   t.equal(store.submissions.hasUnresolvedIdentical('acc1', 'same'), true);

@@ -31,10 +31,25 @@ t.test('over the structure budget: the top-level header is kept, the text bounde
 
 t.test('a full parse that fails keeps the top-level header and says so (error)', async (t) => {
   // One part's header is over mailparser's 1 MB limit; the message's own header is fine.
-  const raw = Buffer.from([
-    'From: Mallory <mallory@example.net>', 'Subject: part header bomb', 'Content-Type: multipart/mixed; boundary="x"', '',
-    '--x', 'Content-Type: text/plain', '', 'first part', '--x', `X-Big: ${'b'.repeat(1_200_000)}`, 'Content-Type: text/plain', '', 'second', '--x--', '',
-  ].join('\r\n'));
+  const raw = Buffer.from(
+    [
+      'From: Mallory <mallory@example.net>',
+      'Subject: part header bomb',
+      'Content-Type: multipart/mixed; boundary="x"',
+      '',
+      '--x',
+      'Content-Type: text/plain',
+      '',
+      'first part',
+      '--x',
+      `X-Big: ${'b'.repeat(1_200_000)}`,
+      'Content-Type: text/plain',
+      '',
+      'second',
+      '--x--',
+      '',
+    ].join('\r\n'),
+  );
   const parsed = await parseMessage(raw);
   t.equal(parsed.subject, 'part header bomb');
   t.equal(parsed.from?.email, 'mallory@example.net');
@@ -67,23 +82,50 @@ t.test('attachments are located in the raw bytes: decoding that range gives thei
 });
 
 t.test('the stored structure has what BODYSTRUCTURE and ENVELOPE need (RFC 3501 section 7.4.2)', async (t) => {
-  const raw = Buffer.from([
-    'From: "A" <a@example.org>', 'To: team: b@example.org, c@example.org;', 'Subject: =?utf-8?q?caf=C3=A9?=', 'Message-ID: <m1@example.org>',
-    'Content-Type: multipart/mixed; boundary="o"', '', '--o', 'Content-Type: text/plain; charset=utf-8', 'Content-Language: en, fr', '',
-    'line one', 'line two', '--o', 'Content-Type: message/rfc822', 'Content-Disposition: attachment; filename="fwd.eml"', '',
-    'From: inner@example.org', 'Subject: inner', '', 'inner body', '--o--', '',
-  ].join('\r\n'));
+  const raw = Buffer.from(
+    [
+      'From: "A" <a@example.org>',
+      'To: team: b@example.org, c@example.org;',
+      'Subject: =?utf-8?q?caf=C3=A9?=',
+      'Message-ID: <m1@example.org>',
+      'Content-Type: multipart/mixed; boundary="o"',
+      '',
+      '--o',
+      'Content-Type: text/plain; charset=utf-8',
+      'Content-Language: en, fr',
+      '',
+      'line one',
+      'line two',
+      '--o',
+      'Content-Type: message/rfc822',
+      'Content-Disposition: attachment; filename="fwd.eml"',
+      '',
+      'From: inner@example.org',
+      'Subject: inner',
+      '',
+      'inner body',
+      '--o--',
+      '',
+    ].join('\r\n'),
+  );
   const { body } = await parseMessage(raw);
   const { envelope, root } = body!.structure;
   t.equal(envelope.subject, '=?utf-8?q?caf=C3=A9?=', 'header values as on the wire');
   t.same(envelope.sender, envelope.from, 'sender defaults to from');
-  t.same(envelope.to, [
-    { name: null, adl: null, mailbox: 'team', host: null },
-    { name: null, adl: null, mailbox: 'b', host: 'example.org' },
-    { name: null, adl: null, mailbox: 'c', host: 'example.org' },
-    { name: null, adl: null, mailbox: null, host: null },
-  ], 'a group with its start and end markers');
-  t.same(root.children.map((part) => part.section), ['1', '2']);
+  t.same(
+    envelope.to,
+    [
+      { name: null, adl: null, mailbox: 'team', host: null },
+      { name: null, adl: null, mailbox: 'b', host: 'example.org' },
+      { name: null, adl: null, mailbox: 'c', host: 'example.org' },
+      { name: null, adl: null, mailbox: null, host: null },
+    ],
+    'a group with its start and end markers',
+  );
+  t.same(
+    root.children.map((part) => part.section),
+    ['1', '2'],
+  );
   const [text, message] = root.children;
   t.same([text.type, text.subtype, text.lines, text.language], ['text', 'plain', 1, ['en', 'fr']], 'one line end: the lines Dovecot counts');
   t.equal(raw.subarray(text.bodyStart, text.end).toString(), 'line one\r\nline two');

@@ -7,14 +7,25 @@ import { smtpDialog } from './helpers/smtp.js';
 /** One pooled connection: every message after the first goes over the session that already authenticated. */
 const pooled = (t: any, port: number, user: string, pass: string) => {
   const transport = nodemailer.createTransport({
-    pool: true, maxConnections: 1, host: '127.0.0.1', port, secure: false, ignoreTLS: true, auth: { user, pass },
+    pool: true,
+    maxConnections: 1,
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    ignoreTLS: true,
+    auth: { user, pass },
   });
   t.teardown(() => transport.close());
   return transport;
 };
 
 const refusal = (promise: Promise<unknown>): Promise<any> =>
-  promise.then(() => { throw new Error('expected the submission to be refused'); }, (error: unknown) => error);
+  promise.then(
+    () => {
+      throw new Error('expected the submission to be refused');
+    },
+    (error: unknown) => error,
+  );
 
 const rotate = async (app: TestApp, original: string, action: 'prepare' | 'activate' | 'cancel', key = original) => {
   const answer = await app.api('POST', '/api/v1/agent/keys', { key, body: { action } });
@@ -38,7 +49,10 @@ t.test('a key rotated away after AUTH no longer sends in the open session; a fre
   t.match(await refusal(transport.sendMail(message('after rotation'))), { responseCode: 530, response: /5\.7\.0 Authentication required/ });
   t.equal(await creditsOf(app, replacement), 8, 'nothing charged for the refused message');
   const outbound = await app.api('GET', '/api/v1/agent/outbound', { key: replacement });
-  t.same(outbound.body.submissions.map((s: any) => s.subject), ['while pending', 'first']);
+  t.same(
+    outbound.body.submissions.map((s: any) => s.subject),
+    ['while pending', 'first'],
+  );
 
   const fresh = pooled(t, app.submissionPort, agent.email, replacement);
   t.match((await fresh.sendMail(message('with the new key'))).response, /^250 /);
@@ -53,12 +67,20 @@ t.test('a key revoked during DATA is refused before anything is charged; AUTH ag
   const { apiKey: replacement } = await rotate(app, agent.apiKey, 'prepare');
   const content = `From: ${agent.email}\r\nTo: far@example.com\r\nSubject: during data\r\n\r\nbody\r\n.\r\n`;
   const replies = await smtpDialog(app.submissionPort, [
-    'EHLO client.test', plain(agent.email, replacement), `MAIL FROM:<${agent.email}>`, 'RCPT TO:<far@example.com>', 'DATA',
+    'EHLO client.test',
+    plain(agent.email, replacement),
+    `MAIL FROM:<${agent.email}>`,
+    'RCPT TO:<far@example.com>',
+    'DATA',
     // The original key cancels the replacement this session logged in with.
     () => rotate(app, agent.apiKey, 'cancel'),
     content,
     `MAIL FROM:<${agent.email}>`,
-    plain(agent.email, agent.apiKey), `MAIL FROM:<${agent.email}>`, 'RCPT TO:<far@example.com>', 'DATA', content,
+    plain(agent.email, agent.apiKey),
+    `MAIL FROM:<${agent.email}>`,
+    'RCPT TO:<far@example.com>',
+    'DATA',
+    content,
   ]);
   t.match(replies[2], /^235 /);
   t.match(replies[5], /^354 /);

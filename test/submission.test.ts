@@ -15,7 +15,10 @@ interface Submit {
 
 const submit = async (port: number, login: Submit | null, message: Mail.Options) => {
   const transport = nodemailer.createTransport({
-    host: login?.host ?? '127.0.0.1', port, secure: false, ignoreTLS: true,
+    host: login?.host ?? '127.0.0.1',
+    port,
+    secure: false,
+    ignoreTLS: true,
     ...(login && { auth: { user: login.user, pass: login.pass }, authMethod: login.authMethod ?? 'PLAIN' }),
   });
   try {
@@ -27,7 +30,12 @@ const submit = async (port: number, login: Submit | null, message: Mail.Options)
 
 /** The error a refused submission rejects with; a success fails the test. */
 const refusal = (promise: Promise<unknown>): Promise<any> =>
-  promise.then(() => { throw new Error('expected the submission to be refused'); }, (error: unknown) => error);
+  promise.then(
+    () => {
+      throw new Error('expected the submission to be refused');
+    },
+    (error: unknown) => error,
+  );
 
 const ready = async (app: TestApp, credits: number) => {
   const agent = await app.register();
@@ -42,18 +50,31 @@ t.test('AUTH PLAIN and LOGIN with the mailbox address and full key; the same sen
   const app = await startApp(t);
   const sender = await ready(app, 10);
   const local = await ready(app, 0);
-  const info = await submit(app.submissionPort, { user: sender.email, pass: sender.apiKey }, {
-    from: { name: 'Sender', address: sender.email }, to: [local.email, 'far@example.com'], bcc: 'secret@example.net',
-    subject: 'by submission', text: 'hello over SMTP', attachments: [{ filename: 'a.txt', content: 'attached' }],
-  });
+  const info = await submit(
+    app.submissionPort,
+    { user: sender.email, pass: sender.apiKey },
+    {
+      from: { name: 'Sender', address: sender.email },
+      to: [local.email, 'far@example.com'],
+      bcc: 'secret@example.net',
+      subject: 'by submission',
+      text: 'hello over SMTP',
+      attachments: [{ filename: 'a.txt', content: 'attached' }],
+    },
+  );
   t.match(info.response, /^250 2\.0\.0 Ok: accepted as [0-9a-f-]{36}$/);
   const id = info.response.split(' ').pop()!;
   t.equal(await credits(app, sender.apiKey), 7);
   const detail = await app.api('GET', `/api/v1/agent/outbound/${id}`, { key: sender.apiKey });
   t.match(detail.body, { via: 'smtp', subject: 'by submission', messageId: info.messageId, sentCopySaved: true });
-  t.same(detail.body.recipients.map((r: any) => [r.email, r.kind, r.status]), [
-    [local.email, 'to', 'delivered'], ['far@example.com', 'to', 'queued'], ['secret@example.net', 'bcc', 'queued'],
-  ]);
+  t.same(
+    detail.body.recipients.map((r: any) => [r.email, r.kind, r.status]),
+    [
+      [local.email, 'to', 'delivered'],
+      ['far@example.com', 'to', 'queued'],
+      ['secret@example.net', 'bcc', 'queued'],
+    ],
+  );
   const inbox = await app.api('GET', '/api/v1/agent/inbox', { key: local.apiKey });
   t.match(inbox.body.emails[0], { subject: 'by submission', messageId: info.messageId, from: { email: sender.email } });
   const sent = await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: sender.apiKey });
@@ -61,9 +82,16 @@ t.test('AUTH PLAIN and LOGIN with the mailbox address and full key; the same sen
   const raw = app.app.store.submissions.rawOf(id)!.toString();
   t.notMatch(raw, /secret@example\.net/, 'Bcc is not in what recipients get');
 
-  const again = await submit(app.submissionPort, { user: sender.email, pass: sender.apiKey, authMethod: 'LOGIN' }, {
-    from: sender.email, to: 'one@example.com', subject: 'login method', text: 'x',
-  });
+  const again = await submit(
+    app.submissionPort,
+    { user: sender.email, pass: sender.apiKey, authMethod: 'LOGIN' },
+    {
+      from: sender.email,
+      to: 'one@example.com',
+      subject: 'login method',
+      text: 'x',
+    },
+  );
   t.match(again.response, /^250 /);
   t.equal(await credits(app, sender.apiKey), 6);
 });
@@ -86,13 +114,23 @@ t.test('Message-ID and Date are added when missing; Bcc header is stripped', asy
   const app = await startApp(t);
   const sender = await ready(app, 10);
   const raw = `From: ${sender.email}\r\nTo: a@example.com\r\nBcc: hidden@example.org\r\nSubject: bare\r\n\r\nbody\r\n`;
-  const info = await submit(app.submissionPort, { user: sender.email, pass: sender.apiKey }, { envelope: { from: sender.email, to: ['a@example.com', 'hidden@example.org'] }, raw });
+  const info = await submit(
+    app.submissionPort,
+    { user: sender.email, pass: sender.apiKey },
+    { envelope: { from: sender.email, to: ['a@example.com', 'hidden@example.org'] }, raw },
+  );
   const id = info.response.split(' ').pop()!;
   const stored = app.app.store.submissions.rawOf(id)!.toString();
   t.match(stored, /^Message-ID: <[0-9a-f-]{36}@agents\.localhost>\r\nDate: \w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} \+0000\r\n/);
   t.notMatch(stored, /hidden@example\.org/);
   const detail = await app.api('GET', `/api/v1/agent/outbound/${id}`, { key: sender.apiKey });
-  t.same(detail.body.recipients.map((r: any) => [r.email, r.kind]), [['a@example.com', 'to'], ['hidden@example.org', 'bcc']]);
+  t.same(
+    detail.body.recipients.map((r: any) => [r.email, r.kind]),
+    [
+      ['a@example.com', 'to'],
+      ['hidden@example.org', 'bcc'],
+    ],
+  );
 });
 
 t.test('AUTH and policy refusals', async (t) => {
@@ -103,18 +141,46 @@ t.test('AUTH and policy refusals', async (t) => {
   t.match(await refusal(submit(app.submissionPort, { user: sender.email, pass: other.apiKey }, message)), { responseCode: 535 }, "another account's key");
   t.match(await refusal(submit(app.submissionPort, { user: sender.email, pass: `svc_${'0'.repeat(64)}` }, message)), { responseCode: 535 }, 'unknown key');
   const access = newAccessKey();
-  app.app.store.keys.insert({ id: newUuid(), accountId: sender.userId, kind: 'access', keyHash: hashKey(access), status: 'active', createdAt: Date.now(), expiresAt: null, revokedAt: null });
-  t.match(await refusal(submit(app.submissionPort, { user: sender.email, pass: access }, message)), { responseCode: 535, response: /limited access keys/ }, 'an access key');
+  app.app.store.keys.insert({
+    id: newUuid(),
+    accountId: sender.userId,
+    kind: 'access',
+    keyHash: hashKey(access),
+    status: 'active',
+    createdAt: Date.now(),
+    expiresAt: null,
+    revokedAt: null,
+  });
+  t.match(
+    await refusal(submit(app.submissionPort, { user: sender.email, pass: access }, message)),
+    { responseCode: 535, response: /limited access keys/ },
+    'an access key',
+  );
   t.match(await refusal(submit(app.submissionPort, null, message)), { responseCode: 530 }, 'no AUTH');
   const login = { user: sender.email, pass: sender.apiKey };
-  t.match(await refusal(submit(app.submissionPort, login, { ...message, from: other.email })), { responseCode: 550, response: /5\.7\.1/ }, 'From of another account');
-  t.match(await refusal(submit(app.submissionPort, login, { ...message, to: ['a@example.com', 'b@example.com'] })), { responseCode: 554, response: /credit/ }, 'not enough credits');
+  t.match(
+    await refusal(submit(app.submissionPort, login, { ...message, from: other.email })),
+    { responseCode: 550, response: /5\.7\.1/ },
+    'From of another account',
+  );
+  t.match(
+    await refusal(submit(app.submissionPort, login, { ...message, to: ['a@example.com', 'b@example.com'] })),
+    { responseCode: 554, response: /credit/ },
+    'not enough credits',
+  );
   t.match(await refusal(submit(app.submissionPort, login, { ...message, subject: 's'.repeat(999) })), { responseCode: 550, response: /subject/ });
-  t.match(await refusal(submit(app.submissionPort, login, { ...message, text: undefined, html: undefined, attachments: [{ filename: 'a.txt', content: 'x' }] })), { responseCode: 550, response: /body/ });
+  t.match(
+    await refusal(submit(app.submissionPort, login, { ...message, text: undefined, html: undefined, attachments: [{ filename: 'a.txt', content: 'x' }] })),
+    { responseCode: 550, response: /body/ },
+  );
   t.match(await refusal(submit(app.submissionPort, login, { ...message, to: 'user@localhost' })), { responseCode: 553 }, 'invalid RCPT');
   for (const literal of ['x@[127.0.0.1]', 'x@10.0.0.1', 'x@127.1']) {
     const raw = `From: ${sender.email}\r\nTo: a@example.com\r\nSubject: s\r\n\r\nbody\r\n`;
-    t.match(await refusal(submit(app.submissionPort, login, { envelope: { from: sender.email, to: [literal] }, raw })), { responseCode: 553, response: /5\.1\.3/ }, `RCPT TO:<${literal}>`);
+    t.match(
+      await refusal(submit(app.submissionPort, login, { envelope: { from: sender.email, to: [literal] }, raw })),
+      { responseCode: 553, response: /5\.1\.3/ },
+      `RCPT TO:<${literal}>`,
+    );
   }
   t.equal(await credits(app, sender.apiKey), 1, 'nothing charged');
   t.same((await app.api('GET', '/api/v1/agent/outbound', { key: sender.apiKey })).body.submissions, []);
@@ -156,7 +222,9 @@ t.test('the 51st RCPT TO is refused with 452; the first 50 go out', async (t) =>
   t.equal(await credits(app, sender.apiKey), 10);
 });
 
-const externalIPv4 = Object.values(networkInterfaces()).flat().find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
+const externalIPv4 = Object.values(networkInterfaces())
+  .flat()
+  .find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
 
 t.test('AUTH from a non-loopback address without TLS is refused unless allowed', { skip: externalIPv4 ? false : 'no non-loopback interface' }, async (t) => {
   const host = externalIPv4!;

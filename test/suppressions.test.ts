@@ -18,14 +18,21 @@ t.test('list, release, 403 for a complaint, 404, 10 releases an hour', async (t)
   const list = await app.api('GET', '/api/v1/agent/outbound/suppressions', { key: agent.apiKey });
   t.equal(list.status, 200);
   t.equal(list.body.suppressions.length, 13);
-  t.match(list.body.suppressions.find((s: any) => s.id === complaint.id), { address: 'angry@remote.test', reason: 'complaint', canRelease: false });
+  t.match(
+    list.body.suppressions.find((s: any) => s.id === complaint.id),
+    { address: 'angry@remote.test', reason: 'complaint', canRelease: false },
+  );
   t.same((await app.api('GET', '/api/v1/agent/outbound/suppressions', { key: other.apiKey })).body.suppressions, [], 'per account');
   t.equal((await app.api('GET', '/api/v1/agent/outbound/suppressions')).status, 401);
 
   const denied = await app.api('DELETE', `/api/v1/agent/outbound/suppressions/${complaint.id}`, { key: agent.apiKey });
   t.equal(denied.status, 403);
   t.equal(denied.body.code, 'forbidden');
-  t.equal((await app.api('DELETE', `/api/v1/agent/outbound/suppressions/${bounces[0].id}`, { key: other.apiKey })).status, 404, 'another account cannot release it');
+  t.equal(
+    (await app.api('DELETE', `/api/v1/agent/outbound/suppressions/${bounces[0].id}`, { key: other.apiKey })).status,
+    404,
+    'another account cannot release it',
+  );
 
   for (let i = 0; i < 10; i += 1) {
     const released = await app.api('DELETE', `/api/v1/agent/outbound/suppressions/${bounces[i].id}`, { key: agent.apiKey });

@@ -13,8 +13,7 @@ const fixture = (name: string) => join('test', 'fixtures', 'test-script', `${nam
 /** This test runs under tap: its TAP_* variables would make the inner tap a child reporter. */
 const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TAP|_TAPJS)/.test(name)));
 
-const runTap = (...files: string[]) =>
-  runCommand(process.execPath, [join(root, 'scripts', 'run-tap.mjs'), ...files], { cwd: root, env: cleanEnv });
+const runTap = (...files: string[]) => runCommand(process.execPath, [join(root, 'scripts', 'run-tap.mjs'), ...files], { cwd: root, env: cleanEnv });
 
 // Each case starts a whole tap run (tsx, plugins): generous for a loaded 2-core machine.
 t.setTimeout(600_000);

@@ -36,7 +36,12 @@ t.test('a pair that cannot serve stops the start and names the setting', async (
     ['not a certificate', { tls: { cert: join(dir, 'garbage.crt'), key: good.key } }, 'tls.cert', /holds no PEM certificate/],
     ['not a key', { tls: { cert: good.cert, key: good.cert } }, 'tls.cert', /holds no PEM private key/],
     ['the key of another certificate', { tls: { cert: good.cert, key: other.key } }, 'tls.cert', /is not the key of the certificate/],
-    ['a host pair for another name', { tls: { ...good, hosts: { 'mx.other.test': good } } }, 'tls.hosts.mx.other.test', /not valid for mx\.other\.test \(it names mx\.agents\.test\)/],
+    [
+      'a host pair for another name',
+      { tls: { ...good, hosts: { 'mx.other.test': good } } },
+      'tls.hosts.mx.other.test',
+      /not valid for mx\.other\.test \(it names mx\.agents\.test\)/,
+    ],
   ];
   for (const [name, overrides, setting, message] of cases) {
     const config = loadConfig({ overrides: { dataDir: join(dir, 'data'), ...overrides } });
@@ -60,14 +65,22 @@ t.test('a renewed pair is served without a restart, and a bad one is refused whi
   const renewed = await makeCertificate([MX], { ca });
   let logged = log.next(/^tls certificate (reloaded|refused)/);
   writePair(dir, 'mx', renewed);
-  t.match(await logged, { level: 'info', message: 'tls certificate reloaded', fields: { host: 'default', trigger: 'files', names: [MX], fingerprint: fingerprintOf(renewed) } });
+  t.match(await logged, {
+    level: 'info',
+    message: 'tls certificate reloaded',
+    fields: { host: 'default', trigger: 'files', names: [MX], fingerprint: fingerprintOf(renewed) },
+  });
   t.equal(await served(smtpPort, ca), fingerprintOf(renewed), 'new sessions get the renewed certificate');
 
   // A certificate whose key is not on disk yet (or a typo in a deploy script) must not take TLS down.
   const stray = await makeCertificate([MX], { ca });
   logged = log.next(/^tls certificate (reloaded|refused)/);
   writeFileSync(files.cert, stray.cert);
-  t.match(await logged, { level: 'error', message: /refused: the previous one keeps serving/, fields: { error: /is not the key of the certificate/, serving: fingerprintOf(renewed) } });
+  t.match(await logged, {
+    level: 'error',
+    message: /refused: the previous one keeps serving/,
+    fields: { error: /is not the key of the certificate/, serving: fingerprintOf(renewed) },
+  });
   t.equal(await served(smtpPort, ca), fingerprintOf(renewed), 'the previous pair keeps serving');
 
   const expired = await makeCertificate([MX], { ca, notBefore: new Date('2020-01-01'), notAfter: new Date('2021-01-01') });
@@ -91,7 +104,11 @@ t.test('SIGHUP reloads the certificates of a running server (certbot deploy hook
   const files = writePair(dir, 'mx', first);
   const env = {
     ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AGENTPOST_'))),
-    AGENTPOST_DATA_DIR: join(dir, 'data'), AGENTPOST_HTTP_PORT: '0', AGENTPOST_SMTP_PORT: '0', AGENTPOST_TLS_CERT: files.cert, AGENTPOST_TLS_KEY: files.key,
+    AGENTPOST_DATA_DIR: join(dir, 'data'),
+    AGENTPOST_HTTP_PORT: '0',
+    AGENTPOST_SMTP_PORT: '0',
+    AGENTPOST_TLS_CERT: files.cert,
+    AGENTPOST_TLS_KEY: files.key,
   };
   const server = await startServerProcess(t, join(root, 'bin', 'agentpost'), ['serve'], { cwd: dir, env });
   t.equal(await served(server.ports.smtp, ca), fingerprintOf(first));

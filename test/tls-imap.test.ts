@@ -10,7 +10,9 @@ import { makeCa, makeCertificate, writePair } from './helpers/tls.js';
 /** IMAP with a certificate: STARTTLS (RFC 3501 section 6.2.1), implicit TLS (RFC 8314), LOGINDISABLED before TLS. */
 
 const HOST = 'imap.agents.test';
-const externalIPv4 = Object.values(networkInterfaces()).flat().find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
+const externalIPv4 = Object.values(networkInterfaces())
+  .flat()
+  .find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
 
 const tlsApp = async (t: Test, overrides: Record<string, unknown> = {}) => {
   const dir = t.testdir({});
@@ -58,28 +60,32 @@ t.test('imapflow reads the mailbox after STARTTLS on the plain port and over imp
   t.same(await subjects(implicit), ['hello over tls']);
 });
 
-t.test('from outside this host: LOGINDISABLED until STARTTLS, then AUTH=PLAIN and LOGIN', { skip: externalIPv4 ? false : 'no non-loopback interface' }, async (t) => {
-  const app = await tlsApp(t, { imap: { host: '0.0.0.0' } });
-  const raw = await rawImap(t, app.imapPort, { host: externalIPv4 });
-  raw.send('a CAPABILITY\r\n');
-  const before = await raw.read(/^a OK/m);
-  t.match(before, /^\* CAPABILITY .*STARTTLS.* LOGINDISABLED\r\n/m);
-  t.notMatch(before, /AUTH=PLAIN/);
-  raw.send(`b LOGIN "${app.agent.email}" "${app.agent.apiKey}"\r\n`);
-  t.match(await raw.read(/^b /m), /^b NO \[PRIVACYREQUIRED\]/m);
-  raw.send('c STARTTLS\r\n');
-  t.match(await raw.read(/^c /m), /^c OK Begin TLS negotiation now\r\n$/m);
-  const secure = await raw.startTls(app.tls);
-  t.ok(secure.authorized, 'the certificate verifies against the test CA for its name');
-  raw.send('d CAPABILITY\r\n');
-  const after = await raw.read(/^d OK/m);
-  t.match(after, /^\* CAPABILITY .*AUTH=PLAIN\r\n/m);
-  t.notMatch(after, /STARTTLS|LOGINDISABLED/, 'RFC 3501 section 6.2.1: STARTTLS is not offered again');
-  raw.send(`e LOGIN "${app.agent.email}" "${app.agent.apiKey}"\r\n`);
-  t.match(await raw.read(/^e /m), /^e OK /m);
-  raw.send('f STARTTLS\r\n');
-  t.match(await raw.read(/^f /m), /^f BAD /m, 'not in the authenticated state');
-});
+t.test(
+  'from outside this host: LOGINDISABLED until STARTTLS, then AUTH=PLAIN and LOGIN',
+  { skip: externalIPv4 ? false : 'no non-loopback interface' },
+  async (t) => {
+    const app = await tlsApp(t, { imap: { host: '0.0.0.0' } });
+    const raw = await rawImap(t, app.imapPort, { host: externalIPv4 });
+    raw.send('a CAPABILITY\r\n');
+    const before = await raw.read(/^a OK/m);
+    t.match(before, /^\* CAPABILITY .*STARTTLS.* LOGINDISABLED\r\n/m);
+    t.notMatch(before, /AUTH=PLAIN/);
+    raw.send(`b LOGIN "${app.agent.email}" "${app.agent.apiKey}"\r\n`);
+    t.match(await raw.read(/^b /m), /^b NO \[PRIVACYREQUIRED\]/m);
+    raw.send('c STARTTLS\r\n');
+    t.match(await raw.read(/^c /m), /^c OK Begin TLS negotiation now\r\n$/m);
+    const secure = await raw.startTls(app.tls);
+    t.ok(secure.authorized, 'the certificate verifies against the test CA for its name');
+    raw.send('d CAPABILITY\r\n');
+    const after = await raw.read(/^d OK/m);
+    t.match(after, /^\* CAPABILITY .*AUTH=PLAIN\r\n/m);
+    t.notMatch(after, /STARTTLS|LOGINDISABLED/, 'RFC 3501 section 6.2.1: STARTTLS is not offered again');
+    raw.send(`e LOGIN "${app.agent.email}" "${app.agent.apiKey}"\r\n`);
+    t.match(await raw.read(/^e /m), /^e OK /m);
+    raw.send('f STARTTLS\r\n');
+    t.match(await raw.read(/^f /m), /^f BAD /m, 'not in the authenticated state');
+  },
+);
 
 t.test('commands sent in the clear behind STARTTLS are discarded, not run inside TLS', async (t) => {
   const app = await tlsApp(t);

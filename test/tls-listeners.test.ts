@@ -13,7 +13,9 @@ import { makeCa, makeCertificate, tlsOpen, writePair, type Pems } from './helper
 /** Submission (RFC 8314: STARTTLS and implicit TLS, AUTH after TLS) and HTTPS with the tls certificates. */
 
 const HOST = 'mail.agents.test';
-const externalIPv4 = Object.values(networkInterfaces()).flat().find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
+const externalIPv4 = Object.values(networkInterfaces())
+  .flat()
+  .find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
 
 const certified = async (t: Test, overrides: Record<string, unknown> = {}) => {
   const dir = t.testdir({});
@@ -65,11 +67,12 @@ const smtpDialogOverTls = async (port: number, ca: Pems): Promise<string[]> => {
   socket.setEncoding('utf8');
   let text = '';
   socket.on('data', (chunk: string) => (text += chunk));
-  const until = (pattern: RegExp) => new Promise<void>((resolve) => {
-    const look = () => pattern.test(text) && (socket.off('data', look), resolve());
-    socket.on('data', look);
-    look();
-  });
+  const until = (pattern: RegExp) =>
+    new Promise<void>((resolve) => {
+      const look = () => pattern.test(text) && (socket.off('data', look), resolve());
+      socket.on('data', look);
+      look();
+    });
   await until(/^220 [^\r]*\r\n/);
   socket.write('EHLO client.test\r\n');
   await until(/\r\n250 [^\r]*\r\n$/);
@@ -78,15 +81,22 @@ const smtpDialogOverTls = async (port: number, ca: Pems): Promise<string[]> => {
   return [greeting, rest.join('\r\n')];
 };
 
-t.test('submission: AUTH from outside this host needs TLS (RFC 8314 section 3; 538 before it)', { skip: externalIPv4 ? false : 'no non-loopback interface' }, async (t) => {
-  const app = await tlsApp(t, { submission: { host: '0.0.0.0' } });
-  const host = externalIPv4 as string;
-  const tls = { servername: HOST, ca: [app.ca.cert] };
-  const refused = await submit({ host, port: app.submissionPort, ignoreTLS: true }, app.agent).then(() => null, (error: unknown) => error);
-  t.match(refused, { responseCode: 538 }, 'in the clear: 538 5.7.11');
-  t.match((await submit({ host, port: app.submissionPort, requireTLS: true, tls }, app.agent)).response, /^250 /, 'after STARTTLS');
-  t.match((await submit({ host, port: app.app.ports.submissionTls as number, secure: true, tls }, app.agent)).response, /^250 /, 'over implicit TLS');
-});
+t.test(
+  'submission: AUTH from outside this host needs TLS (RFC 8314 section 3; 538 before it)',
+  { skip: externalIPv4 ? false : 'no non-loopback interface' },
+  async (t) => {
+    const app = await tlsApp(t, { submission: { host: '0.0.0.0' } });
+    const host = externalIPv4 as string;
+    const tls = { servername: HOST, ca: [app.ca.cert] };
+    const refused = await submit({ host, port: app.submissionPort, ignoreTLS: true }, app.agent).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    t.match(refused, { responseCode: 538 }, 'in the clear: 538 5.7.11');
+    t.match((await submit({ host, port: app.submissionPort, requireTLS: true, tls }, app.agent)).response, /^250 /, 'after STARTTLS');
+    t.match((await submit({ host, port: app.app.ports.submissionTls as number, secure: true, tls }, app.agent)).response, /^250 /, 'over implicit TLS');
+  },
+);
 
 const httpsGet = (port: number, path: string, ca: Pems): Promise<{ status: number; body: unknown }> =>
   new Promise((resolve, reject) => {

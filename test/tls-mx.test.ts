@@ -58,7 +58,11 @@ t.test('tls.minVersion is what the listener accepts', async (t) => {
   t.equal(ok.socket.getProtocol(), 'TLSv1.2', 'the default (1.2) accepts a TLS 1.2 client');
   ok.socket.end();
   const strict = await tlsApp(t, { minVersion: '1.3' });
-  await t.rejects(smtpStartTls(strict.smtpPort, { servername: MX, ca: [strict.ca.cert], maxVersion: 'TLSv1.2' }), /protocol version|alert/i, '1.3 refuses a 1.2 client');
+  await t.rejects(
+    smtpStartTls(strict.smtpPort, { servername: MX, ca: [strict.ca.cert], maxVersion: 'TLSv1.2' }),
+    /protocol version|alert/i,
+    '1.3 refuses a 1.2 client',
+  );
 });
 
 t.test('SNI picks the pair configured for the name asked for; other names get the default pair', async (t) => {

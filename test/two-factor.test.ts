@@ -28,7 +28,10 @@ t.test('enroll, confirm with a generated code, disable with a fresh one', async 
   t.notMatch(stored, seed, 'the seed is not stored in the clear');
   t.match(readFileSync(join(app.app.config.dataDir, 'secret.key'), 'utf8'), /^[0-9a-f]{64}\n$/);
 
-  const wrong = await api('POST', '/api/v1/agent/2fa', { key: apiKey, body: { action: 'confirm', factorCode: '000000' === totp.generate({ timestamp: now() }) ? '111111' : '000000' } });
+  const wrong = await api('POST', '/api/v1/agent/2fa', {
+    key: apiKey,
+    body: { action: 'confirm', factorCode: '000000' === totp.generate({ timestamp: now() }) ? '111111' : '000000' },
+  });
   t.equal(wrong.status, 403);
   const missing = await api('POST', '/api/v1/agent/2fa', { key: apiKey, body: { action: 'confirm' } });
   t.equal(missing.status, 403);

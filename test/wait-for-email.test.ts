@@ -19,11 +19,18 @@ t.test('waits for the next message, answers at once for one already there, times
   const woke = await waiting;
   t.equal(woke.isError, false);
   t.equal(woke.body.timedOut, false);
-  t.same(woke.body.emails.map((item: { id: string; subject: string }) => [item.id, item.subject]), [['1', 'Ping']]);
+  t.same(
+    woke.body.emails.map((item: { id: string; subject: string }) => [item.id, item.subject]),
+    [['1', 'Ping']],
+  );
   t.equal(woke.body.lastUid, '1');
 
   const already = await callTool(client, 'wait_for_email', { afterUid: '0', timeoutSeconds: 60 });
-  t.same(already.body.emails.map((item: { id: string }) => item.id), ['1'], 'a message newer than afterUid is answered at once');
+  t.same(
+    already.body.emails.map((item: { id: string }) => item.id),
+    ['1'],
+    'a message newer than afterUid is answered at once',
+  );
   const quiet = await callTool(client, 'wait_for_email', { afterUid: woke.body.lastUid, timeoutSeconds: 1 });
   t.same({ timedOut: quiet.body.timedOut, emails: quiet.body.emails, lastUid: quiet.body.lastUid }, { timedOut: true, emails: [], lastUid: '1' });
   const zero = await callTool(client, 'wait_for_email', { timeoutSeconds: 0 });
@@ -38,7 +45,13 @@ t.test('arguments and keys: at most 60 s, uidValidity guard, mail:read', async (
   t.match(long, { isError: true, body: { code: 'invalid_input' } });
   const stale = await callTool(client, 'wait_for_email', { uidValidity: '1', timeoutSeconds: 0 });
   t.match(stale, { isError: true, body: { code: 'conflict' } });
-  const sender = await issueAccessKey(app, agent.apiKey, { name: 's', kind: 'mail', permissions: ['mail:send'], dailyRecipientLimit: 1, totalRecipientLimit: 1 });
+  const sender = await issueAccessKey(app, agent.apiKey, {
+    name: 's',
+    kind: 'mail',
+    permissions: ['mail:send'],
+    dailyRecipientLimit: 1,
+    totalRecipientLimit: 1,
+  });
   const senderClient = await mcpClient(t, app.baseUrl, { key: sender.apiKey });
   t.match(await callTool(senderClient, 'wait_for_email', { timeoutSeconds: 0 }), { isError: true, body: { code: 'forbidden' } });
   const reader = await issueAccessKey(app, agent.apiKey, { name: 'r', kind: 'mail', permissions: ['mail:read'] });

@@ -5,11 +5,9 @@ import { webhookFixture, type WebhookFixture } from './helpers/webhooks.js';
 /** DESIGN.md "webhook retry schedule", in ms after the event. */
 const SCHEDULE = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 86_400_000];
 
-const deliveries = async (f: WebhookFixture, query = '') =>
-  (await f.api('GET', `/api/v1/agent/webhooks/deliveries${query}`, { key: f.agent.apiKey })).body;
+const deliveries = async (f: WebhookFixture, query = '') => (await f.api('GET', `/api/v1/agent/webhooks/deliveries${query}`, { key: f.agent.apiKey })).body;
 
-const detail = async (f: WebhookFixture, id: string) =>
-  (await f.api('GET', `/api/v1/agent/webhooks/deliveries/${id}`, { key: f.agent.apiKey })).body;
+const detail = async (f: WebhookFixture, id: string) => (await f.api('GET', `/api/v1/agent/webhooks/deliveries/${id}`, { key: f.agent.apiKey })).body;
 
 t.test('a failing receiver gets 8 attempts on the schedule, same id and body, then the event is failed', async (t) => {
   const f = await webhookFixture(t);
@@ -33,12 +31,19 @@ t.test('a failing receiver gets 8 attempts on the schedule, same id and body, th
   t.equal(new Set(received.map((r) => r.id)).size, 1, 'same event id');
   t.equal(new Set(received.map((r) => r.body)).size, 1, 'same body byte for byte');
   t.ok(received.every((r) => r.signatureValid));
-  t.same(received.map((r) => Number(r.timestamp) * 1000 - start), SCHEDULE, 'each attempt signed at its own time');
+  t.same(
+    received.map((r) => Number(r.timestamp) * 1000 - start),
+    SCHEDULE,
+    'each attempt signed at its own time',
+  );
   const [item] = (await deliveries(f)).deliveries;
   t.match(item, { status: 'failed', attempts: 8, lastError: 'http_503', lastHttpStatus: 503 });
   const full = await detail(f, item.id);
   t.equal(full.attemptLog.length, 8);
-  t.same(full.attemptLog.map((a: any) => a.number), [1, 2, 3, 4, 5, 6, 7, 8]);
+  t.same(
+    full.attemptLog.map((a: any) => a.number),
+    [1, 2, 3, 4, 5, 6, 7, 8],
+  );
   t.ok(full.attemptLog.every((a: any) => a.succeeded === false && a.error === 'http_503' && a.replay === 0));
   t.equal(JSON.stringify(full.event), received[0].body, 'the stored event is the body sent');
 });
@@ -64,15 +69,21 @@ t.test('fails twice, then succeeds: delivered on the third attempt', async (t) =
   t.match(item, { status: 'delivered', attempts: 3, lastHttpStatus: 204 });
   t.notOk('lastError' in item);
   const log = (await detail(f, item.id)).attemptLog;
-  t.same(log.map((a: any) => [a.succeeded, a.httpStatus, a.error]), [[false, 500, 'http_500'], [false, 429, 'http_429'], [true, 204, undefined]]);
+  t.same(
+    log.map((a: any) => [a.succeeded, a.httpStatus, a.error]),
+    [
+      [false, 500, 'http_500'],
+      [false, 429, 'http_429'],
+      [true, 204, undefined],
+    ],
+  );
 });
 
 t.test('a receiver that does not answer in time and one that redirects both fail', async (t) => {
   const f = await webhookFixture(t, { timeoutMs: 1000 });
   const start = f.clock.now().getTime();
-  f.receiver.reply = (_event, all) => (all.filter((r) => r.event?.type === 'message.received').length === 1
-    ? 'hang'
-    : { status: 302, headers: { location: '/elsewhere' } });
+  f.receiver.reply = (_event, all) =>
+    all.filter((r) => r.event?.type === 'message.received').length === 1 ? 'hang' : { status: 302, headers: { location: '/elsewhere' } };
   await f.mail('slow');
   await f.receiver.waitFor('message.received');
   await f.runOnce();
@@ -110,7 +121,13 @@ t.test('replay: only completed events, at most 3 times, same id and body', async
     if (n === 3) f.receiver.reply = () => ({ status: 200 });
     const replay = await f.api('POST', `/api/v1/agent/webhooks/deliveries/${pending.id}`, { key });
     t.equal(replay.status, 200);
-    t.match(replay.body, { id: pending.id, replays: n, replaysRemaining: 3 - n, status: n === 2 ? 'failed' : 'delivered', attempt: { replay: n, number: 2 + n } });
+    t.match(replay.body, {
+      id: pending.id,
+      replays: n,
+      replaysRemaining: 3 - n,
+      status: n === 2 ? 'failed' : 'delivered',
+      attempt: { replay: n, number: 2 + n },
+    });
   }
   const fourth = await f.api('POST', `/api/v1/agent/webhooks/deliveries/${pending.id}`, { key });
   t.equal(fourth.status, 409);
@@ -142,7 +159,11 @@ t.test('the history pages 50 at a time, newest first, and keeps 30 days', async 
   t.equal(second.deliveries.length, 5);
   t.equal(second.nextCursor, null);
   const uids = await Promise.all([...first.deliveries, ...second.deliveries].map(async (d: any) => Number((await detail(f, d.id)).event.data.uid)));
-  t.same(uids, Array.from({ length: 55 }, (_, i) => 55 - i), 'newest first, none twice');
+  t.same(
+    uids,
+    Array.from({ length: 55 }, (_, i) => 55 - i),
+    'newest first, none twice',
+  );
   t.equal((await f.api('GET', '/api/v1/agent/webhooks/deliveries?before=abc', { key: f.agent.apiKey })).status, 400);
   f.clock.advance(30 * 24 * 3600_000 + 1);
   t.same(await deliveries(f), { deliveries: [], nextCursor: null });
@@ -173,7 +194,8 @@ t.test('a changed INBOX uidValidity pauses the endpoint and cancels queued event
   const [queued] = (await deliveries(f)).deliveries;
   t.match(queued, { status: 'cancelled', lastError: 'endpoint_paused' });
   t.match((await f.api('GET', '/api/v1/agent/webhooks', { key })).body.webhooks[0], { status: 'paused', pausedReason: 'uid_validity_changed' });
-  f.receiver.reply = (event) => (event.type === 'webhook.verification' ? { status: 200, body: JSON.stringify({ challenge: event.data.challenge }) } : { status: 200 });
+  f.receiver.reply = (event) =>
+    event.type === 'webhook.verification' ? { status: 200, body: JSON.stringify({ challenge: event.data.challenge }) } : { status: 200 };
   await f.mail('while paused');
   await f.runOnce();
   t.equal(f.receiver.ofType('message.received').length, 1, 'nothing while paused');
@@ -201,10 +223,21 @@ const recordOutcome = (f: WebhookFixture, submissionId: string) => {
   const principal = f.app.services.auth.authenticate(f.agent.apiKey);
   const at = f.clock.now().getTime();
   f.app.store.transaction(() => {
-    const [row] = f.app.store.submissions.insert({
-      id: submissionId, accountId: principal.accountId, keyId: principal.keyId, messageId: `<${submissionId}@agents.localhost>`,
-      contentHash: submissionId, fromAddress: f.agent.email, subject: 's', via: 'rest', createdAt: at, raw: Buffer.from('raw'),
-    }, [{ address: 'rcpt@example.com', domain: 'example.com', kind: 'to', status: 'queued' }]);
+    const [row] = f.app.store.submissions.insert(
+      {
+        id: submissionId,
+        accountId: principal.accountId,
+        keyId: principal.keyId,
+        messageId: `<${submissionId}@agents.localhost>`,
+        contentHash: submissionId,
+        fromAddress: f.agent.email,
+        subject: 's',
+        via: 'rest',
+        createdAt: at,
+        raw: Buffer.from('raw'),
+      },
+      [{ address: 'rcpt@example.com', domain: 'example.com', kind: 'to', status: 'queued' }],
+    );
     f.app.store.submissions.transition(row.id, { status: 'bounced', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such user' }, at);
   });
 };
@@ -214,10 +247,20 @@ t.test('message.delivery_updated goes only to endpoints that opted in, with the 
   recordOutcome(f, '11111111-1111-4111-8111-111111111111');
   const events = await f.receiver.waitFor('message.delivery_updated', 2);
   t.ok(events.every((e) => e.signatureValid));
-  t.same(events.map((e) => e.event.data), [
-    { submissionId: '11111111-1111-4111-8111-111111111111', recipient: 'rcpt@example.com', status: 'queued' },
-    { submissionId: '11111111-1111-4111-8111-111111111111', recipient: 'rcpt@example.com', status: 'bounced', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such user' },
-  ]);
+  t.same(
+    events.map((e) => e.event.data),
+    [
+      { submissionId: '11111111-1111-4111-8111-111111111111', recipient: 'rcpt@example.com', status: 'queued' },
+      {
+        submissionId: '11111111-1111-4111-8111-111111111111',
+        recipient: 'rcpt@example.com',
+        status: 'bounced',
+        smtpCode: 550,
+        enhancedCode: '5.1.1',
+        diagnostic: 'no such user',
+      },
+    ],
+  );
   t.equal(events[0].event.createdAt, f.clock.now().toISOString());
 
   const plain = await webhookFixture(t);

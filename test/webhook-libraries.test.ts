@@ -9,20 +9,26 @@ import { verifySignature, type ReceivedWebhook } from './helpers/webhook-receive
  * fixture's clock starts at the real time (the tolerance is 5 minutes; nothing here waits).
  */
 const headersOf = (item: ReceivedWebhook): Record<string, string> => ({
-  'webhook-id': item.id, 'webhook-timestamp': item.timestamp, 'webhook-signature': item.signature,
+  'webhook-id': item.id,
+  'webhook-timestamp': item.timestamp,
+  'webhook-signature': item.signature,
 });
 
-const libraries = (secret: string) => [
-  ['standardwebhooks', new StandardWebhook(secret)],
-  ['svix', new SvixWebhook(secret)],
-] as const;
+const libraries = (secret: string) =>
+  [
+    ['standardwebhooks', new StandardWebhook(secret)],
+    ['svix', new SvixWebhook(secret)],
+  ] as const;
 
 t.test('every delivery verifies with standardwebhooks, svix and a contract receiver', async (t) => {
   const f = await webhookFixture(t, { startAt: new Date() });
   await f.mail('hello');
   await f.receiver.waitFor('message.received');
   const received = f.receiver.received;
-  t.same(received.map((item) => item.event.type), ['webhook.verification', 'message.received']);
+  t.same(
+    received.map((item) => item.event.type),
+    ['webhook.verification', 'message.received'],
+  );
   for (const item of received) {
     t.ok(verifySignature(f.receiver.secret, item.id, item.timestamp, item.body, item.signature), `${item.event.type}: the contract signature`);
     for (const [name, library] of libraries(f.receiver.secret)) {

@@ -74,7 +74,13 @@ t.test('hostile callback URLs are refused at create', async (t) => {
 
 t.test('public https hosts on port 443 are accepted', async (t) => {
   const { api, register } = await startApp(t, {}, { addressResolver: resolver });
-  for (const url of ['https://hooks.example.com/hook', 'https://HOOKS.example.com:443/a?b=c', 'https://v6.example.com/', 'https://93.184.216.34/hook', 'https://[2606:4700:4700::1111]/']) {
+  for (const url of [
+    'https://hooks.example.com/hook',
+    'https://HOOKS.example.com:443/a?b=c',
+    'https://v6.example.com/',
+    'https://93.184.216.34/hook',
+    'https://[2606:4700:4700::1111]/',
+  ]) {
     const agent = await register();
     const response = await api('POST', '/api/v1/agent/webhooks', { key: agent.apiKey, body: { url } });
     t.equal(response.status, 201, url);
@@ -89,7 +95,11 @@ t.test('the target check picks the checked address and refuses changed answers',
   const insecure = { allowInsecure: true };
   t.match(await resolveWebhookTarget('http://loop.example.com:8080/', resolver, insecure), { address: '127.0.0.1' });
   t.match(await resolveWebhookTarget('http://[::1]:8080/', resolver, insecure), { address: '::1' });
-  await t.rejects(resolveWebhookTarget('http://internal.example.com:8080/', resolver, insecure), TargetRefused, 'allowInsecure opens loopback only, not private networks');
+  await t.rejects(
+    resolveWebhookTarget('http://internal.example.com:8080/', resolver, insecure),
+    TargetRefused,
+    'allowInsecure opens loopback only, not private networks',
+  );
 });
 
 t.test('every attempt checks again: a name that now resolves inside is not contacted', async (t) => {

@@ -14,7 +14,10 @@ t.test('create answers 201 with a whsec_ secret once; list shows the endpoint wi
   t.equal(Buffer.from(created.body.signingSecret.slice(6), 'base64').length, 32);
   const listed = await f.api('GET', '/api/v1/agent/webhooks', { key });
   t.equal(listed.status, 200);
-  t.same(listed.body.webhooks.map((w: any) => w.id), [created.body.id]);
+  t.same(
+    listed.body.webhooks.map((w: any) => w.id),
+    [created.body.id],
+  );
   t.notOk(JSON.stringify(listed.body).includes('whsec_'), 'no secret in the listing');
   const second = await f.api('POST', '/api/v1/agent/webhooks', { key, body: { url: f.receiver.url } });
   t.equal(second.status, 409);
@@ -24,7 +27,13 @@ t.test('create answers 201 with a whsec_ secret once; list shows the endpoint wi
 t.test('create input is validated', async (t) => {
   const f = await webhookFixture(t, { verified: false });
   const key = f.agent.apiKey;
-  const cases: unknown[] = [{}, { url: 5 }, { url: f.receiver.url, events: [] }, { url: f.receiver.url, events: ['message.sent'] }, { url: f.receiver.url, extra: 1 }];
+  const cases: unknown[] = [
+    {},
+    { url: 5 },
+    { url: f.receiver.url, events: [] },
+    { url: f.receiver.url, events: ['message.sent'] },
+    { url: f.receiver.url, extra: 1 },
+  ];
   for (const body of cases) {
     const response = await f.api('POST', '/api/v1/agent/webhooks', { key, body });
     t.equal(response.status, 400, JSON.stringify(body));
@@ -102,7 +111,10 @@ t.test('a new INBOX message reaches the receiver through the kick after commit, 
   t.ok(f.app.workers.webhooks.started.kick >= 1, 'started by the kick path');
   await f.runOnce();
   const deliveries = await f.api('GET', '/api/v1/agent/webhooks/deliveries', { key: f.agent.apiKey });
-  t.match(deliveries.body, { deliveries: [{ id: received.event.id, type: 'message.received', status: 'delivered', attempts: 1, replays: 0, lastHttpStatus: 200 }], nextCursor: null });
+  t.match(deliveries.body, {
+    deliveries: [{ id: received.event.id, type: 'message.received', status: 'delivered', attempts: 1, replays: 0, lastHttpStatus: 200 }],
+    nextCursor: null,
+  });
 });
 
 t.test('baseline: mail already in INBOX at verification never produces an event', async (t) => {

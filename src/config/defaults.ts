@@ -6,23 +6,41 @@ export const defaultConfig = (): Config => ({
   mailDomain: 'agents.localhost',
   timeZone: 'UTC',
   http: {
-    host: '127.0.0.1', port: 8080, trustProxy: false,
+    host: '127.0.0.1',
+    port: 8080,
+    trustProxy: false,
     // Only a send by a key that may send gets the large limit; every other body is small.
-    maxBodyBytes: 16 * 1024 * 1024, maxSmallBodyBytes: 16 * 1024, maxBufferedBodyBytes: 24 * 1024 * 1024, tls: false,
+    maxBodyBytes: 16 * 1024 * 1024,
+    maxSmallBodyBytes: 16 * 1024,
+    maxBufferedBodyBytes: 24 * 1024 * 1024,
+    tls: false,
   },
   // Every parse runs on a thread: the time budget works by replacing a thread that overruns it.
   // maxRecipients: the least RFC 5321 4.5.3.1.8 allows; each accepted recipient is a stored copy.
   // greetingDelayMs: 10 ms refused every client that talked the moment it connected, as 100 ms
   // did, at a quarter of the cost (`bench:ingest --only pauses`; docs/operators/inbound.md).
   smtp: {
-    host: '127.0.0.1', port: 2525, hostname: 'localhost', maxMessageBytes: 25 * 1024 * 1024, parseThreads: 1, parseTimeoutMs: 2_000,
-    maxRecipients: 100, maxClients: 2000, greetingDelayMs: 10,
+    host: '127.0.0.1',
+    port: 2525,
+    hostname: 'localhost',
+    maxMessageBytes: 25 * 1024 * 1024,
+    parseThreads: 1,
+    parseTimeoutMs: 2_000,
+    maxRecipients: 100,
+    maxClients: 2000,
+    greetingDelayMs: 10,
   },
   // Submission clients authenticate, so a pause before the greeting would protect nothing.
   submission: { host: '127.0.0.1', port: 2587, tlsPort: 2465, allowInsecureAuth: false, maxClients: 200, greetingDelayMs: 0 },
   imap: {
-    host: '127.0.0.1', port: 2143, tlsPort: 2993, allowInsecureAuth: false, maxLineBytes: 64 * 1024, maxClients: 2000,
-    maxAppendBytes: 25 * 1024 * 1024, maxFolders: 1000,
+    host: '127.0.0.1',
+    port: 2143,
+    tlsPort: 2993,
+    allowInsecureAuth: false,
+    maxLineBytes: 64 * 1024,
+    maxClients: 2000,
+    maxAppendBytes: 25 * 1024 * 1024,
+    maxFolders: 1000,
   },
   // RFC 8996 retired TLS 1.0 and 1.1; RFC 9325 section 3.1.1 asks for 1.2 at least.
   tls: { minVersion: '1.2' },
@@ -92,8 +110,11 @@ export const defaultConfig = (): Config => ({
     invoiceMinutes: 60,
     card: {},
     polygon: {
-      tokenContract: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', tokenDecimals: 6, confirmations: 128,
-      watchSchedule: '*/20 * * * * *', lateWatchHours: 24,
+      tokenContract: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+      tokenDecimals: 6,
+      confirmations: 128,
+      watchSchedule: '*/20 * * * * *',
+      lateWatchHours: 24,
     },
   },
   log: { level: 'info' },

@@ -13,7 +13,11 @@ export class ConfigError extends Error {
    * @param setting the setting's key in the config (`http.port`), or the config file's own flag/variable
    * @param origin where the bad value came from (`--http-port`, `AGENTPOST_HTTP_PORT`, `file cfg.json`)
    */
-  constructor(readonly setting: string, message: string, readonly origin?: string) {
+  constructor(
+    readonly setting: string,
+    message: string,
+    readonly origin?: string,
+  ) {
     super(`invalid setting ${setting}${origin ? ` (from ${origin})` : ''}: ${message}`);
     this.name = 'ConfigError';
   }
@@ -42,8 +46,22 @@ export const loadConfig = (inputs: ConfigInputs = {}): Config => {
   };
   const file = configFileOf(env, flags);
   if (file) apply(readConfigFile(file.path, file.origin), () => `file ${file.path}`);
-  apply(layerFrom(SETTING_SOURCES, (s) => env[s.env], (s) => s.env), (path) => sourceAt(path).env);
-  apply(layerFrom(SETTING_SOURCES, (s) => flags[s.flag], (s) => `--${s.flag}`), (path) => `--${sourceAt(path).flag}`);
+  apply(
+    layerFrom(
+      SETTING_SOURCES,
+      (s) => env[s.env],
+      (s) => s.env,
+    ),
+    (path) => sourceAt(path).env,
+  );
+  apply(
+    layerFrom(
+      SETTING_SOURCES,
+      (s) => flags[s.flag],
+      (s) => `--${s.flag}`,
+    ),
+    (path) => `--${sourceAt(path).flag}`,
+  );
   if (inputs.overrides) apply(inputs.overrides, () => 'overrides');
   return validate(merged, origins);
 };
@@ -96,7 +114,11 @@ const convert = (source: SettingSource, value: string | true, origin: string): u
     throw new ConfigError(source.path, `expected true or false, got "${value}"`, origin);
   }
   if (value === true) throw new ConfigError(source.path, 'a value is required', origin);
-  if (source.type === 'list') return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  if (source.type === 'list')
+    return value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
   if (source.type === 'integer') {
     if (!/^\d+$/.test(value)) throw new ConfigError(source.path, `expected a whole number, got "${value}"`, origin);
     return Number(value);
@@ -126,14 +148,26 @@ const validate = (candidate: ConfigLayer, origins: Origins): Config => {
   assertTimeZone(candidate.timeZone, originFor(origins, 'timeZone'));
   assertDnsServers(candidate.dns.servers, originFor(origins, 'dns.servers'));
   if (!isCronExpression(candidate.domains.recheckSchedule)) {
-    throw new ConfigError('domains.recheckSchedule', `"${candidate.domains.recheckSchedule}" is not a cron expression (seconds first, e.g. "0 17 3 * * *")`, originFor(origins, 'domains.recheckSchedule'));
+    throw new ConfigError(
+      'domains.recheckSchedule',
+      `"${candidate.domains.recheckSchedule}" is not a cron expression (seconds first, e.g. "0 17 3 * * *")`,
+      originFor(origins, 'domains.recheckSchedule'),
+    );
   }
   if (!isCronExpression(candidate.payments.polygon.watchSchedule)) {
-    throw new ConfigError('payments.polygon.watchSchedule', `"${candidate.payments.polygon.watchSchedule}" is not a cron expression (seconds first, e.g. "*/20 * * * * *")`, originFor(origins, 'payments.polygon.watchSchedule'));
+    throw new ConfigError(
+      'payments.polygon.watchSchedule',
+      `"${candidate.payments.polygon.watchSchedule}" is not a cron expression (seconds first, e.g. "*/20 * * * * *")`,
+      originFor(origins, 'payments.polygon.watchSchedule'),
+    );
   }
   // A body the budget could never hold would be refused with 503 forever.
   if (candidate.http.maxBufferedBodyBytes < candidate.http.maxBodyBytes) {
-    throw new ConfigError('http.maxBufferedBodyBytes', `must be at least http.maxBodyBytes (${candidate.http.maxBodyBytes})`, originFor(origins, 'http.maxBufferedBodyBytes'));
+    throw new ConfigError(
+      'http.maxBufferedBodyBytes',
+      `must be at least http.maxBodyBytes (${candidate.http.maxBodyBytes})`,
+      originFor(origins, 'http.maxBufferedBodyBytes'),
+    );
   }
   if (candidate.http.tls && candidate.tls.cert === undefined) {
     throw new ConfigError('http.tls', 'HTTPS needs a certificate: set tls.cert and tls.key', originFor(origins, 'http.tls'));
@@ -184,12 +218,12 @@ const assertDnsServers = (servers: string[], origin: string | undefined): void =
   }
 };
 
-const isPlainObject = (value: unknown): value is ConfigLayer =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is ConfigLayer => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const leafPaths = (layer: ConfigLayer, prefix = ''): string[] =>
   Object.entries(layer).flatMap(([key, value]) =>
-    isPlainObject(value) && Object.keys(value).length > 0 ? leafPaths(value, `${prefix}${key}.`) : [`${prefix}${key}`]);
+    isPlainObject(value) && Object.keys(value).length > 0 ? leafPaths(value, `${prefix}${key}.`) : [`${prefix}${key}`],
+  );
 
 const deepMerge = (base: ConfigLayer, over: ConfigLayer): ConfigLayer => {
   const out: ConfigLayer = { ...base };

@@ -1,5 +1,9 @@
 /** A listener's address and its cap on concurrent connections. */
-export interface Listener { host: string; port: number; maxClients: number }
+export interface Listener {
+  host: string;
+  port: number;
+  maxClients: number;
+}
 
 /** Mirrors schema/config.json, which validates it. */
 export interface Config {

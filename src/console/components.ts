@@ -2,11 +2,35 @@ import { html, type Html } from './html.js';
 
 /** Badge colours by meaning; anything unknown is neutral. */
 const TONE: Record<string, string> = {
-  delivered: 'good', active: 'good', sent: 'good', enabled: 'good', standard: 'good', reviewed: 'good', succeeded: 'good', verified: 'good',
-  queued: 'info', pending: 'info', approving: 'info', probation: 'info',
-  applied: 'good', confirming: 'info', underpaid: 'warn', canceled: 'muted', none: 'muted',
-  deferred: 'warn', retrying: 'warn', unresolved: 'warn',
-  bounced: 'bad', failed: 'bad', rejected: 'bad', revoked: 'bad', suspended: 'bad', paused: 'bad', expired: 'muted', suppressed: 'muted', off: 'muted',
+  delivered: 'good',
+  active: 'good',
+  sent: 'good',
+  enabled: 'good',
+  standard: 'good',
+  reviewed: 'good',
+  succeeded: 'good',
+  verified: 'good',
+  queued: 'info',
+  pending: 'info',
+  approving: 'info',
+  probation: 'info',
+  applied: 'good',
+  confirming: 'info',
+  underpaid: 'warn',
+  canceled: 'muted',
+  none: 'muted',
+  deferred: 'warn',
+  retrying: 'warn',
+  unresolved: 'warn',
+  bounced: 'bad',
+  failed: 'bad',
+  rejected: 'bad',
+  revoked: 'bad',
+  suspended: 'bad',
+  paused: 'bad',
+  expired: 'muted',
+  suppressed: 'muted',
+  off: 'muted',
 };
 
 export const badge = (status: string): Html => html`<span class="badge ${TONE[status] ?? 'muted'}">${status}</span>`;
@@ -16,8 +40,16 @@ export const timeOf = (at: string | number | null | undefined, timeZone: string)
   if (at === null || at === undefined) return html`<span class="muted">—</span>`;
   const date = new Date(at);
   const text = new Intl.DateTimeFormat('en-CA', {
-    timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
-  }).format(date).replace(',', '');
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  })
+    .format(date)
+    .replace(',', '');
   return html`<time datetime="${date.toISOString()}">${text}</time>`;
 };
 

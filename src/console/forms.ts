@@ -11,7 +11,12 @@ import { checkCsrf, PageError } from './session.js';
 export const readForm = async (deps: ConsoleDeps, ctx: Context, maxBytes = deps.body.smallBytes): Promise<URLSearchParams> => {
   let body: Buffer;
   try {
-    const bounded = await readBounded(ctx.req.iterator({ destroyOnReturn: false }), declaredLength(ctx.req.headers['content-length']), maxBytes, deps.body.budget);
+    const bounded = await readBounded(
+      ctx.req.iterator({ destroyOnReturn: false }),
+      declaredLength(ctx.req.headers['content-length']),
+      maxBytes,
+      deps.body.budget,
+    );
     ctx.res.once('close', bounded.release);
     body = bounded.body;
   } catch (error) {

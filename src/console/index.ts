@@ -11,7 +11,6 @@ import { consoleSession, PageError } from './session.js';
 
 export type { ConsoleDeps } from './context.js';
 
-
 /**
  * The owner console: server-rendered pages on the HTTP listener (main.ts hands this middleware
  * to the HTTP adapter, which never imports it). It answers only the paths its router knows;
@@ -47,7 +46,11 @@ const errorPage = (deps: ConsoleDeps, ctx: Context, error: unknown): void => {
     message = error.message;
     if (error.details.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.details.retryAfterSeconds));
   } else {
-    deps.logger.error('console page failed', { method: ctx.method, path: ctx.path, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+    deps.logger.error('console page failed', {
+      method: ctx.method,
+      path: ctx.path,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
   }
   renderPage(deps, ctx, {
     title: status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : 'That did not work',

@@ -31,7 +31,8 @@ export interface PageOptions {
  * at all), styles only from the console's own sheet, frames only from this origin (the
  * sandboxed mail view), never framed itself, forms only to itself.
  */
-export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export const setPageHeaders = (ctx: Context, csp: string): void => {
   ctx.set('Content-Security-Policy', csp);
@@ -58,8 +59,12 @@ export const renderPage = (deps: ConsoleDeps, ctx: Context, options: PageOptions
 <body>
 <header class="top">
   <a class="brand" href="/">agentpost</a>
-  ${signedIn ? html`<nav>${NAV.map((item) => html`<a href="${item.href}"${item.key === options.active ? html` aria-current="page"` : ''}>${item.label}</a>`)}</nav>
-  <form method="post" action="/sign-out" class="inline">${csrfField(deps, ctx)}<button class="link" type="submit">Sign out</button></form>` : ''}
+  ${
+    signedIn
+      ? html`<nav>${NAV.map((item) => html`<a href="${item.href}"${item.key === options.active ? html` aria-current="page"` : ''}>${item.label}</a>`)}</nav>
+  <form method="post" action="/sign-out" class="inline">${csrfField(deps, ctx)}<button class="link" type="submit">Sign out</button></form>`
+      : ''
+  }
 </header>
 <main>
 <h1>${options.title}</h1>

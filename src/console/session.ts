@@ -7,7 +7,10 @@ import { html, type Html } from './html.js';
 
 /** Raised by a page to answer with an error page of this status. */
 export class PageError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -17,21 +20,23 @@ export class PageError extends Error {
  * here when missing), so that every form, the sign-in form too, carries a token bound to
  * something this browser holds (OWASP's synchronizer token pattern, stateless by HMAC).
  */
-export const consoleSession = (deps: ConsoleDeps) => async (ctx: Context, next: Next): Promise<void> => {
-  const secure = isSecureBase(deps.baseUrl());
-  const cookies = ctx.get('cookie');
-  const sessionValue = readCookie(cookies, cookieName(SESSION_COOKIE, secure));
-  const owner = sessionValue ? deps.services.ownerSessions.fromCookie(sessionValue) : null;
-  let visitor = readCookie(cookies, cookieName(VISITOR_COOKIE, secure));
-  if (!owner && (!visitor || !/^[A-Za-z0-9_-]{22,64}$/.test(visitor))) {
-    visitor = randomBytes(24).toString('base64url');
-    ctx.append('Set-Cookie', setCookie(VISITOR_COOKIE, visitor, secure));
-  }
-  const state = stateOf(ctx);
-  state.owner = owner;
-  state.binding = owner ? `session:${owner.sessionId}` : `visitor:${visitor}`;
-  await next();
-};
+export const consoleSession =
+  (deps: ConsoleDeps) =>
+  async (ctx: Context, next: Next): Promise<void> => {
+    const secure = isSecureBase(deps.baseUrl());
+    const cookies = ctx.get('cookie');
+    const sessionValue = readCookie(cookies, cookieName(SESSION_COOKIE, secure));
+    const owner = sessionValue ? deps.services.ownerSessions.fromCookie(sessionValue) : null;
+    let visitor = readCookie(cookies, cookieName(VISITOR_COOKIE, secure));
+    if (!owner && (!visitor || !/^[A-Za-z0-9_-]{22,64}$/.test(visitor))) {
+      visitor = randomBytes(24).toString('base64url');
+      ctx.append('Set-Cookie', setCookie(VISITOR_COOKIE, visitor, secure));
+    }
+    const state = stateOf(ctx);
+    state.owner = owner;
+    state.binding = owner ? `session:${owner.sessionId}` : `visitor:${visitor}`;
+    await next();
+  };
 
 /** Signed-in pages: a visitor is sent to sign in (GET) or refused (anything else). */
 export const requireSignedIn = async (ctx: Context, next: Next): Promise<void> => {

@@ -11,7 +11,10 @@ const SUFFIX_LENGTH = 6;
  */
 export const newMailboxAddress = (agentId: string, mailDomain: string): string => {
   const fixedLength = 'agent-'.length + 1 + SUFFIX_LENGTH;
-  const agentPart = agentId.toLowerCase().replace(/\.{2,}/g, '.').slice(0, MAX_LOCAL_PART - fixedLength);
+  const agentPart = agentId
+    .toLowerCase()
+    .replace(/\.{2,}/g, '.')
+    .slice(0, MAX_LOCAL_PART - fixedLength);
   return `agent-${agentPart}-${randomLowerAlnum(SUFFIX_LENGTH)}@${mailDomain.toLowerCase()}`;
 };
 
@@ -20,8 +23,12 @@ export const newMailboxAddress = (agentId: string, mailDomain: string): string =
  * part lowercased, kept to dot-atom characters (RFC 5322 section 3.2.3) and cut to fit.
  */
 export const newOwnerAddress = (loginEmail: string, mailDomain: string): string => {
-  const cleaned = localPartOf(loginEmail).toLowerCase().replace(/[^a-z0-9!#$%&'*+/=?^_`{|}~.-]/g, '')
-    .replace(/\.{2,}/g, '.').slice(0, MAX_LOCAL_PART - 1 - SUFFIX_LENGTH).replace(/^\.+|\.+$/g, '');
+  const cleaned = localPartOf(loginEmail)
+    .toLowerCase()
+    .replace(/[^a-z0-9!#$%&'*+/=?^_`{|}~.-]/g, '')
+    .replace(/\.{2,}/g, '.')
+    .slice(0, MAX_LOCAL_PART - 1 - SUFFIX_LENGTH)
+    .replace(/^\.+|\.+$/g, '');
   return `${cleaned || 'owner'}-${randomLowerAlnum(SUFFIX_LENGTH)}@${mailDomain.toLowerCase()}`;
 };
 
@@ -56,8 +63,9 @@ export const isValidAddress = (address: string): boolean => {
   const domain = asciiDomain(address.slice(at + 1));
   const labels = domain.split('.');
   if (Buffer.byteLength(local, 'utf8') + 1 + domain.length > MAX_ADDRESS) return false;
-  return domain.length <= MAX_DOMAIN && labels.length >= 2 && labels.every((label) => DOMAIN_LABEL.test(label))
-    && !NUMERIC_LABEL.test(labels[labels.length - 1]);
+  return (
+    domain.length <= MAX_DOMAIN && labels.length >= 2 && labels.every((label) => DOMAIN_LABEL.test(label)) && !NUMERIC_LABEL.test(labels[labels.length - 1])
+  );
 };
 
 const isIdn = (domain: string): boolean => NON_ASCII.test(domain) || /(^|\.)xn--/i.test(domain);

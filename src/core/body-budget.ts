@@ -44,8 +44,7 @@ export interface BoundedBody {
   release(): void;
 }
 
-const busy = (): AppError =>
-  new AppError('unavailable', 'the server is receiving too many request bodies at once; retry shortly', { retryAfterSeconds: 1 });
+const busy = (): AppError => new AppError('unavailable', 'the server is receiving too many request bodies at once; retry shortly', { retryAfterSeconds: 1 });
 
 const tooLarge = (limit: number): AppError => new AppError('too_large', `request body over ${limit} bytes`);
 
@@ -56,9 +55,7 @@ const tooLarge = (limit: number): AppError => new AppError('too_large', `request
  * source must not destroy the request when left early (`req.iterator({destroyOnReturn:
  * false})`): the answer still goes out on its connection, and the caller discards the rest.
  */
-export const readBounded = async (
-  source: AsyncIterable<Buffer>, declared: number | null, limit: number, budget: BodyBudget,
-): Promise<BoundedBody> => {
+export const readBounded = async (source: AsyncIterable<Buffer>, declared: number | null, limit: number, budget: BodyBudget): Promise<BoundedBody> => {
   if (declared !== null && declared > limit) throw tooLarge(limit);
   let reserved = 0;
   let released = false;

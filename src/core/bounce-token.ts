@@ -10,8 +10,7 @@ export const BOUNCE_PREFIX = 'bounces+';
 const MAC_HEX = 16;
 const TOKEN = /^([0-9a-z][0-9a-z-]{0,40})-([0-9a-f]{16})$/;
 
-const macOf = (secret: Buffer, id: string): string =>
-  createHmac('sha256', secret).update(`bounce:${id}`).digest('hex').slice(0, MAC_HEX);
+const macOf = (secret: Buffer, id: string): string => createHmac('sha256', secret).update(`bounce:${id}`).digest('hex').slice(0, MAC_HEX);
 
 export const bounceToken = (secret: Buffer, recipientId: string | number): string => {
   const id = String(recipientId).toLowerCase();

@@ -19,17 +19,26 @@ export interface DnsResolver extends MxResolver, AddressResolver {
 export type RecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME' | 'PTR';
 
 /** `resolve(name, type)` in the shape of node:dns/promises `resolve`, over a DnsResolver. */
-export const resolveByType = (resolver: DnsResolver) => (name: string, type: string): Promise<unknown> => {
-  switch (type.toUpperCase()) {
-    case 'A': return resolver.resolve4(name);
-    case 'AAAA': return resolver.resolve6(name);
-    case 'MX': return resolver.resolveMx(name);
-    case 'TXT': return resolver.resolveTxt(name);
-    case 'CNAME': return resolver.resolveCname(name);
-    case 'PTR': return resolver.resolvePtr(name);
-    default: return Promise.reject(Object.assign(new Error(`query ${type} ENOTIMP ${name}`), { code: 'ENOTIMP' }));
-  }
-};
+export const resolveByType =
+  (resolver: DnsResolver) =>
+  (name: string, type: string): Promise<unknown> => {
+    switch (type.toUpperCase()) {
+      case 'A':
+        return resolver.resolve4(name);
+      case 'AAAA':
+        return resolver.resolve6(name);
+      case 'MX':
+        return resolver.resolveMx(name);
+      case 'TXT':
+        return resolver.resolveTxt(name);
+      case 'CNAME':
+        return resolver.resolveCname(name);
+      case 'PTR':
+        return resolver.resolvePtr(name);
+      default:
+        return Promise.reject(Object.assign(new Error(`query ${type} ENOTIMP ${name}`), { code: 'ENOTIMP' }));
+    }
+  };
 
 /** The node:dns error code of a failed lookup, if it has one. */
 export const dnsErrorCode = (error: unknown): string | undefined =>

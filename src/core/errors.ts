@@ -41,5 +41,4 @@ export class AppError extends Error {
 
 export const isAppError = (value: unknown): value is AppError => value instanceof AppError;
 
-export const invalidInput = (field: string, message: string): AppError =>
-  new AppError('invalid_input', message, { field });
+export const invalidInput = (field: string, message: string): AppError => new AppError('invalid_input', message, { field });

@@ -12,8 +12,7 @@ export const randomLowerAlnum = (length: number): string => {
   return out;
 };
 
-export const sha256Hex = (value: string | Buffer): string =>
-  createHash('sha256').update(value).digest('hex');
+export const sha256Hex = (value: string | Buffer): string => createHash('sha256').update(value).digest('hex');
 
 /** IMAP UIDVALIDITY is a nonzero 32-bit unsigned number (RFC 3501 section 2.3.1.1). */
 export const newUidValidity = (): number => randomInt(1, 0xffffffff);

@@ -20,11 +20,18 @@ const fieldOf = (error: ErrorObject): string => {
 };
 
 const TYPE_NAMES: Record<string, string> = {
-  string: 'a string', array: 'an array', object: 'an object', integer: 'an integer', number: 'a number', boolean: 'true or false', null: 'null',
+  string: 'a string',
+  array: 'an array',
+  object: 'an object',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  null: 'null',
 };
 
 const typeNames = (errors: ErrorObject[], path: string): string => {
-  const types = errors.filter((error) => error.keyword === 'type' && error.instancePath === path)
+  const types = errors
+    .filter((error) => error.keyword === 'type' && error.instancePath === path)
     .flatMap((error) => String((error.params as { type: string }).type).split(','));
   return [...new Set(types)].map((type) => TYPE_NAMES[type] ?? type).join(' or ');
 };
@@ -32,18 +39,30 @@ const typeNames = (errors: ErrorObject[], path: string): string => {
 const ruleOf = (error: ErrorObject, errors: ErrorObject[]): string => {
   const { limit, allowedValues } = error.params as { limit?: number; allowedValues?: unknown[] };
   switch (error.keyword) {
-    case 'type': return `must be ${typeNames(errors, error.instancePath)}`;
-    case 'required': return 'is required';
-    case 'additionalProperties': return 'is not a known field';
-    case 'maxItems': return `has too many items: at most ${limit}`;
-    case 'minItems': return limit === 1 ? 'must not be an empty list' : `has too few items: at least ${limit}`;
-    case 'maxLength': return `is too long: at most ${limit} characters`;
-    case 'minLength': return limit === 1 ? 'must not be empty' : `is too short: at least ${limit} characters`;
-    case 'maxProperties': return `has too many fields: at most ${limit}`;
-    case 'maximum': return `must be at most ${limit}`;
-    case 'minimum': return `must be at least ${limit}`;
-    case 'enum': return `must be one of ${allowedValues?.map((value) => JSON.stringify(value)).join(', ')}`;
-    default: return error.message ?? 'is invalid';
+    case 'type':
+      return `must be ${typeNames(errors, error.instancePath)}`;
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a known field';
+    case 'maxItems':
+      return `has too many items: at most ${limit}`;
+    case 'minItems':
+      return limit === 1 ? 'must not be an empty list' : `has too few items: at least ${limit}`;
+    case 'maxLength':
+      return `is too long: at most ${limit} characters`;
+    case 'minLength':
+      return limit === 1 ? 'must not be empty' : `is too short: at least ${limit} characters`;
+    case 'maxProperties':
+      return `has too many fields: at most ${limit}`;
+    case 'maximum':
+      return `must be at most ${limit}`;
+    case 'minimum':
+      return `must be at least ${limit}`;
+    case 'enum':
+      return `must be one of ${allowedValues?.map((value) => JSON.stringify(value)).join(', ')}`;
+    default:
+      return error.message ?? 'is invalid';
   }
 };
 

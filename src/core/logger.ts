@@ -14,9 +14,11 @@ const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
  * bodies or signing secrets.
  */
 export const createLogger = (level: LogLevel, write: (line: string) => void): Logger => {
-  const emit = (at: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[at] < ORDER[level]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`);
-  };
+  const emit =
+    (at: LogLevel) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (ORDER[at] < ORDER[level]) return;
+      write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`);
+    };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 };

@@ -15,8 +15,7 @@ const CREDITS_PER_CENT = 100;
 export const creditsForCents = (cents: number): number => cents * CREDITS_PER_CENT;
 
 /** Token units of `cents` for a dollar token with `decimals` decimals (USDC: 6, so 1 cent = 10,000 units). */
-export const tokenUnitsForCents = (cents: number, decimals: number): bigint =>
-  BigInt(cents) * 10n ** BigInt(decimals - 2);
+export const tokenUnitsForCents = (cents: number, decimals: number): bigint => BigInt(cents) * 10n ** BigInt(decimals - 2);
 
 /** Sum of integer amounts held as decimal strings. */
 export const sumUnits = (amounts: readonly string[]): bigint => amounts.reduce((total, amount) => total + BigInt(amount), 0n);

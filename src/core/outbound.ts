@@ -101,9 +101,7 @@ export const parseSmtpReply = (reply: string): SmtpAnswer => {
 };
 
 /** 5.1.1 "bad destination mailbox address" is the only rejection that suppresses (contract). */
-export const isInvalidMailbox = (answer: SmtpAnswer): boolean =>
-  answer.enhancedCode === '5.1.1' && (answer.smtpCode === undefined || answer.smtpCode >= 500);
+export const isInvalidMailbox = (answer: SmtpAnswer): boolean => answer.enhancedCode === '5.1.1' && (answer.smtpCode === undefined || answer.smtpCode >= 500);
 
 /** 2xx delivered, 4xx deferred, 5xx failed (RFC 5321 section 4.2.1). */
-export const statusOfCode = (code: number): HandoffStatus =>
-  code < 300 ? 'delivered' : code < 500 ? 'deferred' : 'failed';
+export const statusOfCode = (code: number): HandoffStatus => (code < 300 ? 'delivered' : code < 500 ? 'deferred' : 'failed');

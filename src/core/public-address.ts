@@ -22,9 +22,7 @@ export const isPublicAddress = (address: ipaddr.IPv4 | ipaddr.IPv6): boolean => 
 };
 
 export const isLoopback = (address: ipaddr.IPv4 | ipaddr.IPv6): boolean => {
-  const plain = address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
-    ? (address as ipaddr.IPv6).toIPv4Address()
-    : address;
+  const plain = address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address;
   return plain.range() === 'loopback';
 };
 

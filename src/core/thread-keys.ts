@@ -40,7 +40,8 @@ export const threadKeysOf = (message: { messageId: string | null; inReplyTo: str
  * VS; Antw, Doorst; Rif; TR; Odp; RES, ENC; Ynt; ΑΠ, ΣΧΕΤ; 回复, 转发; 答复), with an optional
  * count ("Re[2]:", "Re(2):") and a mailing-list tag before them ("[list] Re:").
  */
-const PREFIX = /^\s{0,10}(?:\[[^\][]{1,40}\]\s{0,10})?(?:re|fwd?|aw|wg|sv|vs|antw|doorst|rif|tr|odp|res|enc|ynt|απ|σχετ|回复|回覆|转发|轉寄|答复)\s{0,3}(?:\[\d{1,4}\]|\(\d{1,4}\))?\s{0,3}[:：]/iu;
+const PREFIX =
+  /^\s{0,10}(?:\[[^\][]{1,40}\]\s{0,10})?(?:re|fwd?|aw|wg|sv|vs|antw|doorst|rif|tr|odp|res|enc|ynt|απ|σχετ|回复|回覆|转发|轉寄|答复)\s{0,3}(?:\[\d{1,4}\]|\(\d{1,4}\))?\s{0,3}[:：]/iu;
 const LIST_TAG = /^\s{0,10}\[[^\][]{1,40}\]/u;
 /** Subjects are cut here before they are compared. */
 const MAX_SUBJECT_CHARS = 300;

@@ -6,7 +6,14 @@ const formatterFor = (timeZone: string): Intl.DateTimeFormat => {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     formatters.set(timeZone, formatter);
   }
@@ -19,7 +26,11 @@ const formatterFor = (timeZone: string): Intl.DateTimeFormat => {
  */
 const wallClockAsUtc = (timeZone: string, at: number): number => {
   if (timeZone === 'UTC') return Math.floor(at / 1000) * 1000;
-  const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(new Date(at)).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatterFor(timeZone)
+      .formatToParts(new Date(at))
+      .map((p) => [p.type, p.value]),
+  );
   return Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
 };
 

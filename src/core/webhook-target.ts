@@ -18,7 +18,10 @@ export interface WebhookTarget {
 export type TargetRefusalCode = 'invalid_url' | 'scheme_not_allowed' | 'port_not_allowed' | 'blocked_address' | 'dns_error';
 
 export class TargetRefused extends Error {
-  constructor(readonly code: TargetRefusalCode, message: string) {
+  constructor(
+    readonly code: TargetRefusalCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'TargetRefused';
   }

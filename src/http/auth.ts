@@ -7,9 +7,11 @@ export interface AuthState {
   principal: Principal;
 }
 
-export const requireAuth = (auth: AuthService, options: AuthenticateOptions = {}) => async (ctx: Context, next: Next): Promise<void> => {
-  ctx.state.principal = await auth.authenticateAgent(bearerToken(ctx.get('authorization')), options);
-  await next();
-};
+export const requireAuth =
+  (auth: AuthService, options: AuthenticateOptions = {}) =>
+  async (ctx: Context, next: Next): Promise<void> => {
+    ctx.state.principal = await auth.authenticateAgent(bearerToken(ctx.get('authorization')), options);
+    await next();
+  };
 
 export const principalOf = (ctx: Context): Principal => (ctx.state as AuthState).principal;

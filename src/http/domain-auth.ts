@@ -14,15 +14,17 @@ export interface DomainCallerState {
  * or an owner session JWT (contract Authentication 4). The permission is checked before the
  * body is read, so a key that may not write learns that first (403), whatever it sent.
  */
-export const requireDomainCaller = (services: Services, access: 'read' | 'write') => async (ctx: Context, next: Next): Promise<void> => {
-  const bearer = bearerToken(ctx.get('authorization'));
-  if (!bearer) throw new AppError('unauthorized', 'missing or invalid API key or owner session');
-  const caller = keyKindOf(bearer) === null ? await ownerCaller(services, bearer) : callerOfKey(services.auth.authenticate(bearer));
-  if (access === 'read') requireDomainRead(caller);
-  else requireDomainWrite(caller);
-  (ctx.state as DomainCallerState).domainCaller = caller;
-  await next();
-};
+export const requireDomainCaller =
+  (services: Services, access: 'read' | 'write') =>
+  async (ctx: Context, next: Next): Promise<void> => {
+    const bearer = bearerToken(ctx.get('authorization'));
+    if (!bearer) throw new AppError('unauthorized', 'missing or invalid API key or owner session');
+    const caller = keyKindOf(bearer) === null ? await ownerCaller(services, bearer) : callerOfKey(services.auth.authenticate(bearer));
+    if (access === 'read') requireDomainRead(caller);
+    else requireDomainWrite(caller);
+    (ctx.state as DomainCallerState).domainCaller = caller;
+    await next();
+  };
 
 export const domainCallerOf = (ctx: Context): DomainCaller => (ctx.state as DomainCallerState).domainCaller;
 

@@ -8,11 +8,14 @@ const componentName = (fileId: string): string => fileId.replace(/\.json$/, '');
 const FILE_REF = /^([A-Za-z0-9_.-]+\.json)(#\/.*)?$/;
 
 const pointerInto = (schema: unknown, pointer: string): unknown =>
-  pointer.split('/').slice(1).reduce<unknown>((node, token) => {
-    const key = token.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (typeof node !== 'object' || node === null || !(key in node)) throw new Error(`no ${pointer} in a schema file`);
-    return (node as Record<string, unknown>)[key];
-  }, schema);
+  pointer
+    .split('/')
+    .slice(1)
+    .reduce<unknown>((node, token) => {
+      const key = token.replaceAll('~1', '/').replaceAll('~0', '~');
+      if (typeof node !== 'object' || node === null || !(key in node)) throw new Error(`no ${pointer} in a schema file`);
+      return (node as Record<string, unknown>)[key];
+    }, schema);
 
 /**
  * Rewrites schema-file refs for the one served document, recursively, dropping `$id`s:

@@ -39,7 +39,10 @@ export const moveOrCopy = async (session: ImapSession, args: Token[], byUid: boo
   const copyUid = `COPYUID ${result.uidValidity} ${uidSetText(result.pairs.map(([from]) => from))} ${uidSetText(result.pairs.map(([, to]) => to))}`;
   if (!move) return `OK [${copyUid}] COPY completed`;
   await session.untagged([`OK [${copyUid}] moved`]);
-  await sendExpunged(session, result.pairs.map(([from]) => from));
+  await sendExpunged(
+    session,
+    result.pairs.map(([from]) => from),
+  );
   return 'OK MOVE completed';
 };
 

@@ -26,7 +26,11 @@ const statusItems = (items: readonly string[]): string[] => {
 /** "* STATUS name (items)" (RFC 3501 section 7.2.4; HIGHESTMODSEQ from RFC 7162). */
 const statusLine = (status: FolderStatus, items: readonly string[]): ImapValue[] => {
   const values: Record<string, number> = {
-    MESSAGES: status.messages, RECENT: status.recent, UIDNEXT: status.uidNext, UIDVALIDITY: status.uidValidity, UNSEEN: status.unseen,
+    MESSAGES: status.messages,
+    RECENT: status.recent,
+    UIDNEXT: status.uidNext,
+    UIDVALIDITY: status.uidValidity,
+    UNSEEN: status.unseen,
     HIGHESTMODSEQ: status.highestModseq,
   };
   return [atom('STATUS'), folderValue(status.name), items.flatMap((item) => [atom(item), values[item]])];
@@ -84,7 +88,12 @@ const status = async (session: ImapSession, args: Token[]): Promise<string> => {
   return 'OK STATUS completed';
 };
 
-const folderCommand = (usage: string, count: number, act: (session: ImapSession, identity: ImapIdentity, names: string[]) => void, done: string): CommandSpec => ({
+const folderCommand = (
+  usage: string,
+  count: number,
+  act: (session: ImapSession, identity: ImapIdentity, names: string[]) => void,
+  done: string,
+): CommandSpec => ({
   states: AUTHENTICATED,
   run: (session, args) => {
     expectArgs(args, count, usage);
@@ -107,7 +116,22 @@ export const folderCommands: Record<string, CommandSpec> = {
     },
   },
   DELETE: folderCommand('DELETE <mailbox>', 1, (session, identity, [name]) => session.services.imap.deleteFolder(identity, name), 'DELETE completed'),
-  RENAME: folderCommand('RENAME <mailbox> <new name>', 2, (session, identity, [from, to]) => session.services.imap.renameFolder(identity, from, to), 'RENAME completed'),
-  SUBSCRIBE: folderCommand('SUBSCRIBE <mailbox>', 1, (session, identity, [name]) => session.services.imap.subscribe(identity, name, true), 'SUBSCRIBE completed'),
-  UNSUBSCRIBE: folderCommand('UNSUBSCRIBE <mailbox>', 1, (session, identity, [name]) => session.services.imap.subscribe(identity, name, false), 'UNSUBSCRIBE completed'),
+  RENAME: folderCommand(
+    'RENAME <mailbox> <new name>',
+    2,
+    (session, identity, [from, to]) => session.services.imap.renameFolder(identity, from, to),
+    'RENAME completed',
+  ),
+  SUBSCRIBE: folderCommand(
+    'SUBSCRIBE <mailbox>',
+    1,
+    (session, identity, [name]) => session.services.imap.subscribe(identity, name, true),
+    'SUBSCRIBE completed',
+  ),
+  UNSUBSCRIBE: folderCommand(
+    'UNSUBSCRIBE <mailbox>',
+    1,
+    (session, identity, [name]) => session.services.imap.subscribe(identity, name, false),
+    'UNSUBSCRIBE completed',
+  ),
 };

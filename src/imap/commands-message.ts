@@ -65,7 +65,8 @@ const store = async (session: ImapSession, args: Token[], byUid: boolean): Promi
   let unchangedSince: number | undefined;
   if (rest[0]?.type === 'list') {
     const modifier = asList(rest[0], 'store modifiers');
-    if (modifier.length !== 2 || asAtom(modifier[0], 'UNCHANGEDSINCE').toUpperCase() !== 'UNCHANGEDSINCE') throw new ParseError('the only STORE modifier is (UNCHANGEDSINCE n)');
+    if (modifier.length !== 2 || asAtom(modifier[0], 'UNCHANGEDSINCE').toUpperCase() !== 'UNCHANGEDSINCE')
+      throw new ParseError('the only STORE modifier is (UNCHANGEDSINCE n)');
     unchangedSince = modifierNumber(modifier[1], 'a mod-sequence');
     rest = rest.slice(1);
     await session.enableCondstore();
@@ -74,7 +75,10 @@ const store = async (session: ImapSession, args: Token[], byUid: boolean): Promi
   const uids = view.resolve(asAtom(args[0], 'a sequence set'), byUid);
   const item = STORE_ITEM.exec(asAtom(rest[0], 'FLAGS, +FLAGS or -FLAGS'));
   if (!item) throw new ParseError('expected FLAGS, +FLAGS or -FLAGS');
-  const change: FlagChange = flagChange(item[1] === '+' ? 'add' : item[1] === '-' ? 'remove' : 'replace', rest[1].type === 'list' ? rest[1].items : rest.slice(1));
+  const change: FlagChange = flagChange(
+    item[1] === '+' ? 'add' : item[1] === '-' ? 'remove' : 'replace',
+    rest[1].type === 'list' ? rest[1].items : rest.slice(1),
+  );
   if (view.readOnly) return 'NO [READ-ONLY] the folder was opened with EXAMINE';
   const result = session.services.imapMail.setFlags(session.requireIdentity(), view.folder, uids, change, unchangedSince);
   for (const changed of result.changed) view.ownChange(changed.modseq);
@@ -85,7 +89,11 @@ const store = async (session: ImapSession, args: Token[], byUid: boolean): Promi
     if (result.modified.includes(row.uid)) continue;
     // With CONDSTORE on, a .SILENT STORE still tells the client each new MODSEQ (RFC 7162 section 3.1.3).
     if (silent && !(session.condstore && changed.has(row.uid))) continue;
-    const parts = [...(byUid ? [`UID ${row.uid}`] : []), ...(silent ? [] : [`FLAGS ${flagsText(row.flags, view.recent.has(row.uid))}`]), ...(session.condstore ? [`MODSEQ (${row.modseq})`] : [])];
+    const parts = [
+      ...(byUid ? [`UID ${row.uid}`] : []),
+      ...(silent ? [] : [`FLAGS ${flagsText(row.flags, view.recent.has(row.uid))}`]),
+      ...(session.condstore ? [`MODSEQ (${row.modseq})`] : []),
+    ];
     lines.push(`* ${view.sequenceOf(row.uid)} FETCH (${parts.join(' ')})\r\n`);
     if (lines.length >= 256) await session.output.write(lines.splice(0));
   }
@@ -111,8 +119,10 @@ const search = async (session: ImapSession, args: Token[], byUid: boolean): Prom
   const found = await session.services.imapMail.search(view.folder, view.uids, key, view.recent);
   const numbers = byUid ? found : found.map((uid) => view.sequenceOf(uid));
   // RFC 7162 section 3.1.5: with MODSEQ in the key, the highest mod-sequence of the messages found.
-  const highest = modseq && found.length > 0
-    ? ` (MODSEQ ${session.services.imapMail.fetchRows(view.folder, found, false).reduce((max, row) => Math.max(max, row.modseq), 0)})` : '';
+  const highest =
+    modseq && found.length > 0
+      ? ` (MODSEQ ${session.services.imapMail.fetchRows(view.folder, found, false).reduce((max, row) => Math.max(max, row.modseq), 0)})`
+      : '';
   await session.untagged([['SEARCH', ...numbers].join(' ') + highest]);
   return 'OK SEARCH completed';
 };

@@ -31,7 +31,11 @@ const selectParams = (args: Token[]): SelectParams => {
     else if (name === 'QRESYNC') {
       const values = asList(items[(index += 1)], 'QRESYNC parameters');
       if (values.length < 2 || values.length > 4) throw new ParseError('QRESYNC takes (uidvalidity modseq [known-uids [seq-match]])');
-      params.qresync = { uidValidity: number(values[0], 'a UIDVALIDITY'), modseq: number(values[1], 'a mod-sequence'), knownUids: values[2] ? asString(values[2], 'known UIDs') : null };
+      params.qresync = {
+        uidValidity: number(values[0], 'a UIDVALIDITY'),
+        modseq: number(values[1], 'a mod-sequence'),
+        knownUids: values[2] ? asString(values[2], 'known UIDs') : null,
+      };
     } else throw new ParseError(`unknown select parameter ${name.slice(0, 30)}`);
   }
   return params;

@@ -16,12 +16,14 @@ const AUTHENTICATED = ['authenticated', 'selected'] as const;
  */
 const EXTENSIONS = 'IMAP4rev1 LITERAL+ SASL-IR IDLE UNSELECT UIDPLUS MOVE SPECIAL-USE LIST-EXTENDED LIST-STATUS CHILDREN ENABLE CONDSTORE QRESYNC NAMESPACE ID';
 
-export const capabilitiesFor = (appendLimit: number) => (session: ImapSession): string => {
-  const base = `${EXTENSIONS} APPENDLIMIT=${appendLimit}`;
-  if (session.state !== 'not-authenticated') return base;
-  const startTls = session.options.startTlsOffered ? ' STARTTLS' : '';
-  return `${base}${startTls} ${session.options.plaintextLoginAllowed ? 'AUTH=PLAIN' : 'LOGINDISABLED'}`;
-};
+export const capabilitiesFor =
+  (appendLimit: number) =>
+  (session: ImapSession): string => {
+    const base = `${EXTENSIONS} APPENDLIMIT=${appendLimit}`;
+    if (session.state !== 'not-authenticated') return base;
+    const startTls = session.options.startTlsOffered ? ' STARTTLS' : '';
+    return `${base}${startTls} ${session.options.plaintextLoginAllowed ? 'AUTH=PLAIN' : 'LOGINDISABLED'}`;
+  };
 
 const login = (session: ImapSession, username: string, secret: string, tag: string): string => {
   if (!session.options.plaintextLoginAllowed) {
@@ -134,7 +136,8 @@ export const sessionCommands: Record<string, CommandSpec> = {
       expectArgs(args, 1, 'ID NIL | ID (<field> <value> ...)');
       const [fields] = args;
       if (!(fields.type === 'atom' && fields.value.toUpperCase() === 'NIL') && fields.type !== 'list') throw new ParseError('ID takes NIL or a list');
-      if (fields.type === 'list' && (fields.items.length % 2 !== 0 || fields.items.length > 60)) throw new ParseError('ID takes at most 30 field and value pairs');
+      if (fields.type === 'list' && (fields.items.length % 2 !== 0 || fields.items.length > 60))
+        throw new ParseError('ID takes at most 30 field and value pairs');
       await session.untagged([`ID ${ID_FIELDS}`]);
       return 'OK ID completed';
     },

@@ -34,12 +34,25 @@ export class ImapConnection implements Output {
   private generation = 0;
   private detach: () => void = () => {};
 
-  constructor(socket: Socket, services: Services, private readonly logger: Logger, commands: ReadonlyMap<string, CommandSpec>, private readonly options: ConnectionOptions) {
+  constructor(
+    socket: Socket,
+    services: Services,
+    private readonly logger: Logger,
+    commands: ReadonlyMap<string, CommandSpec>,
+    private readonly options: ConnectionOptions,
+  ) {
     this.socket = socket;
-    this.session = new ImapSession(services, logger, this, {
-      plaintextLoginAllowed: plaintextLoginAllowed(socket.remoteAddress, options.secure, options.allowInsecureAuth),
-      startTlsOffered: !options.secure && options.certificates !== null,
-    }, commands, capabilitiesFor(options.maxAppendBytes));
+    this.session = new ImapSession(
+      services,
+      logger,
+      this,
+      {
+        plaintextLoginAllowed: plaintextLoginAllowed(socket.remoteAddress, options.secure, options.allowInsecureAuth),
+        startTlsOffered: !options.secure && options.certificates !== null,
+      },
+      commands,
+      capabilitiesFor(options.maxAppendBytes),
+    );
     this.listen(socket);
     this.queue = this.session.greet();
   }
@@ -51,11 +64,16 @@ export class ImapConnection implements Output {
     let ok = true;
     for (const chunk of chunks) ok = socket.write(chunk) && ok;
     socket.uncork();
-    if (!ok) await new Promise<void>((resolve) => {
-      const done = () => { socket.off('drain', done); socket.off('close', done); resolve(); };
-      socket.once('drain', done);
-      socket.once('close', done);
-    });
+    if (!ok)
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          socket.off('drain', done);
+          socket.off('close', done);
+          resolve();
+        };
+        socket.once('drain', done);
+        socket.once('close', done);
+      });
   }
 
   end(): void {
@@ -89,13 +107,16 @@ export class ImapConnection implements Output {
 
   private listen(socket: Socket): void {
     const { maxLineBytes, maxAppendBytes } = this.options;
-    const reader = new CommandReader({ maxLineBytes, maxCommandBytes: maxLineBytes * 4, maxAppendBytes }, {
-      command: (frame) => this.enqueue(() => this.session.handle(frame)),
-      continueLiteral: () => this.enqueue(() => this.session.line('+ ready for literal data')),
-      // RFC 7889: a message over APPENDLIMIT is NO [TOOBIG]; any other literal too large is a BAD command.
-      rejectLiteral: (tag, message, append) => this.enqueue(() => this.session.line(`${tag} ${append ? 'NO [TOOBIG]' : 'BAD'} ${message}`)),
-      fatal: (message) => this.enqueue(() => this.session.bye(message)),
-    });
+    const reader = new CommandReader(
+      { maxLineBytes, maxCommandBytes: maxLineBytes * 4, maxAppendBytes },
+      {
+        command: (frame) => this.enqueue(() => this.session.handle(frame)),
+        continueLiteral: () => this.enqueue(() => this.session.line('+ ready for literal data')),
+        // RFC 7889: a message over APPENDLIMIT is NO [TOOBIG]; any other literal too large is a BAD command.
+        rejectLiteral: (tag, message, append) => this.enqueue(() => this.session.line(`${tag} ${append ? 'NO [TOOBIG]' : 'BAD'} ${message}`)),
+        fatal: (message) => this.enqueue(() => this.session.bye(message)),
+      },
+    );
     const onData = (chunk: Buffer) => reader.push(chunk);
     const onTimeout = () => this.enqueue(() => this.session.bye('autologout: idle for too long'));
     const onError = () => socket.destroy();
@@ -115,9 +136,11 @@ export class ImapConnection implements Output {
 
   private enqueue(work: () => Promise<void>): void {
     const generation = this.generation;
-    this.queue = this.queue.then(() => (generation === this.generation ? work() : undefined)).catch((error: unknown) => {
-      this.logger.error('imap connection failed', { error: error instanceof Error ? error.message : String(error) });
-      this.socket.destroy();
-    });
+    this.queue = this.queue
+      .then(() => (generation === this.generation ? work() : undefined))
+      .catch((error: unknown) => {
+        this.logger.error('imap connection failed', { error: error instanceof Error ? error.message : String(error) });
+        this.socket.destroy();
+      });
   }
 }

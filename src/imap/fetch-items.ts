@@ -82,7 +82,13 @@ export const parseSection = (text: string): Section => {
   const hasFields = spec === 'HEADER.FIELDS' || spec === 'HEADER.FIELDS.NOT';
   if (hasFields !== (match[3] !== undefined)) throw new ParseError(`invalid section [${text.slice(0, 60)}]`);
   if (spec === 'MIME' && path.length === 0) throw new ParseError('MIME needs a part number');
-  const fields = hasFields ? match[3].trim().split(/\s+/).filter(Boolean).map((field) => field.replace(/^"|"$/g, '').toLowerCase()) : [];
+  const fields = hasFields
+    ? match[3]
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((field) => field.replace(/^"|"$/g, '').toLowerCase())
+    : [];
   if (hasFields && fields.length === 0) throw new ParseError('HEADER.FIELDS needs at least one field name');
   return { path, spec, fields };
 };

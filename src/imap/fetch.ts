@@ -25,7 +25,13 @@ export interface FetchOptions {
  * in chunks, one socket write each, and the event loop turns between chunks, so a large
  * sync never holds up REST, SMTP or other sessions.
  */
-export const fetchMessages = async (session: ImapSession, view: SelectedView, uids: readonly number[], items: readonly FetchItem[], options: FetchOptions): Promise<void> => {
+export const fetchMessages = async (
+  session: ImapSession,
+  view: SelectedView,
+  uids: readonly number[],
+  items: readonly FetchItem[],
+  options: FetchOptions,
+): Promise<void> => {
   const wire = items.some((item) => item.kind === 'envelope' || (item.kind === 'structure' && item.extensible));
   const marksSeen = !view.readOnly && items.some((item) => item.kind === 'body' && !item.peek);
   const withModseq = options.changedSince !== undefined || items.some((item) => item.kind === 'modseq');
@@ -86,7 +92,14 @@ interface RespondOptions extends FetchOptions {
   flagsChanged: boolean;
 }
 
-const respond = async (session: ImapSession, view: SelectedView, row: FetchRow, items: readonly FetchItem[], options: RespondOptions, out: ResponseText): Promise<void> => {
+const respond = async (
+  session: ImapSession,
+  view: SelectedView,
+  row: FetchRow,
+  items: readonly FetchItem[],
+  options: RespondOptions,
+  out: ResponseText,
+): Promise<void> => {
   out.add(`* ${view.sequenceOf(row.uid)} FETCH (`);
   const parts: string[] = [];
   if (options.byUid || items.some((item) => item.kind === 'uid')) parts.push(`UID ${row.uid}`);
@@ -106,9 +119,12 @@ const respond = async (session: ImapSession, view: SelectedView, row: FetchRow, 
 const itemValue = async (session: ImapSession, row: FetchRow, item: FetchItem, out: ResponseText): Promise<void> => {
   const mail = session.services.imapMail;
   switch (item.kind) {
-    case 'size': return out.add(`RFC822.SIZE ${row.size}`);
-    case 'internaldate': return out.add(`INTERNALDATE "${imapDateTime(row.receivedAt)}"`);
-    case 'envelope': return out.add(`ENVELOPE ${(await mail.wire(row)).envelope.toString('latin1')}`);
+    case 'size':
+      return out.add(`RFC822.SIZE ${row.size}`);
+    case 'internaldate':
+      return out.add(`INTERNALDATE "${imapDateTime(row.receivedAt)}"`);
+    case 'envelope':
+      return out.add(`ENVELOPE ${(await mail.wire(row)).envelope.toString('latin1')}`);
     case 'structure': {
       if (item.extensible) return out.add(`BODYSTRUCTURE ${(await mail.wire(row)).bodyStructure.toString('latin1')}`);
       return out.add(`BODY ${wireString(bodyStructureValue((await mail.structure(row.rowId)).root, false))}`);
@@ -118,7 +134,8 @@ const itemValue = async (session: ImapSession, row: FetchRow, item: FetchItem, o
       out.add(`${item.label} `);
       return out.data(data);
     }
-    default: return undefined;
+    default:
+      return undefined;
   }
 };
 

@@ -3,7 +3,13 @@ import type { FlagChange, SystemFlag } from '../services/mail/message-ops.js';
 import { ParseError, type Token } from './parser.js';
 
 /** RFC 3501 section 2.3.2 system flags, in the order responses list them. */
-const SYSTEM: readonly [SystemFlag, string][] = [['answered', '\\Answered'], ['flagged', '\\Flagged'], ['deleted', '\\Deleted'], ['seen', '\\Seen'], ['draft', '\\Draft']];
+const SYSTEM: readonly [SystemFlag, string][] = [
+  ['answered', '\\Answered'],
+  ['flagged', '\\Flagged'],
+  ['deleted', '\\Deleted'],
+  ['seen', '\\Seen'],
+  ['draft', '\\Draft'],
+];
 const BY_NAME = new Map(SYSTEM.map(([flag, name]) => [name.toLowerCase(), flag]));
 
 export const SYSTEM_FLAGS = SYSTEM.map(([, name]) => name).join(' ');
@@ -49,7 +55,14 @@ export const parseFlags = (tokens: readonly Token[]): { system: Set<SystemFlag>;
 /** The flags an APPEND stores (section 6.3.11). */
 export const appendFlags = (tokens: readonly Token[]): MessageFlags => {
   const { system, keywords } = parseFlags(tokens);
-  return { seen: system.has('seen'), answered: system.has('answered'), flagged: system.has('flagged'), deleted: system.has('deleted'), draft: system.has('draft'), keywords };
+  return {
+    seen: system.has('seen'),
+    answered: system.has('answered'),
+    flagged: system.has('flagged'),
+    deleted: system.has('deleted'),
+    draft: system.has('draft'),
+    keywords,
+  };
 };
 
 export const flagChange = (mode: FlagChange['mode'], tokens: readonly Token[]): FlagChange => ({ mode, ...parseFlags(tokens) });

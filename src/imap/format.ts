@@ -6,8 +6,10 @@ const pad = (value: number, width = 2): string => String(value).padStart(width, 
 /** RFC 3501 date-time: "dd-Mon-yyyy hh:mm:ss +0000", in UTC. */
 export const imapDateTime = (at: number): string => {
   const date = new Date(at);
-  return `${pad(date.getUTCDate())}-${MONTHS[date.getUTCMonth()]}-${date.getUTCFullYear()} ` +
-    `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} +0000`;
+  return (
+    `${pad(date.getUTCDate())}-${MONTHS[date.getUTCMonth()]}-${date.getUTCFullYear()} ` +
+    `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} +0000`
+  );
 };
 
 /** RFC 3501 date: "d-Mon-yyyy"; returns midnight UTC in Unix milliseconds, or null. */

@@ -29,11 +29,19 @@ export const parseList = (args: Token[]): ListRequest => {
   if (select.includes('RECURSIVEMATCH') && select.length === 1) throw new ParseError('RECURSIVEMATCH needs another selection option (RFC 5258)');
   const reference = asString(args[at++], 'a reference name');
   const patternToken = args[at++];
-  const patterns = patternToken?.type === 'list' ? patternToken.items.map((item) => asString(item, 'a mailbox pattern')) : [asString(patternToken, 'a mailbox pattern')];
+  const patterns =
+    patternToken?.type === 'list' ? patternToken.items.map((item) => asString(item, 'a mailbox pattern')) : [asString(patternToken, 'a mailbox pattern')];
   const request: ListRequest = {
-    selectSubscribed: select.includes('SUBSCRIBED'), recursiveMatch: select.includes('RECURSIVEMATCH'), selectSpecialUse: select.includes('SPECIAL-USE'),
-    returnSubscribed: false, returnChildren: false, returnSpecialUse: false, status: null, extended: select.length > 0 || patternToken?.type === 'list' || at < args.length,
-    reference: decodeMailboxName(reference), patterns: patterns.map(decodeMailboxName),
+    selectSubscribed: select.includes('SUBSCRIBED'),
+    recursiveMatch: select.includes('RECURSIVEMATCH'),
+    selectSpecialUse: select.includes('SPECIAL-USE'),
+    returnSubscribed: false,
+    returnChildren: false,
+    returnSpecialUse: false,
+    status: null,
+    extended: select.length > 0 || patternToken?.type === 'list' || at < args.length,
+    reference: decodeMailboxName(reference),
+    patterns: patterns.map(decodeMailboxName),
   };
   if (at < args.length) {
     if (asAtom(args[at++], 'RETURN').toUpperCase() !== 'RETURN') throw new ParseError('expected RETURN (options)');
@@ -59,7 +67,8 @@ const readReturn = (items: Token[], request: ListRequest): void => {
 
 /** RFC 3501 section 6.3.8: `*` matches anything, `%` anything but the delimiter; INBOX in any case. */
 export const patternMatcher = (reference: string, pattern: string): ((name: string) => boolean) => {
-  const full = pattern.startsWith(DELIMITER) || reference === '' ? pattern : reference.endsWith(DELIMITER) ? reference + pattern : `${reference}${DELIMITER}${pattern}`;
+  const full =
+    pattern.startsWith(DELIMITER) || reference === '' ? pattern : reference.endsWith(DELIMITER) ? reference + pattern : `${reference}${DELIMITER}${pattern}`;
   const source = [...full].map((char) => (char === '*' ? '.*' : char === '%' ? '[^/]*' : char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
   const exact = new RegExp(`^${source}$`, 'u');
   const inbox = new RegExp(`^${source}$`, 'iu');
@@ -96,7 +105,7 @@ export const listFolders = (request: ListRequest, existing: readonly string[], s
       if (!childMatches) continue;
       const listed = out.get(name);
       if (listed) listed.childInfo = true;
-      else out.set(name, { ...describe(name, exists, subscribed, request, true), attributes: [] , childInfo: true });
+      else out.set(name, { ...describe(name, exists, subscribed, request, true), attributes: [], childInfo: true });
     }
   }
   return [...out.values()].sort((a, b) => (a.name === INBOX ? -1 : b.name === INBOX ? 1 : existing.indexOf(a.name) - existing.indexOf(b.name)));
@@ -105,7 +114,8 @@ export const listFolders = (request: ListRequest, existing: readonly string[], s
 const describe = (name: string, exists: ReadonlySet<string>, subscribed: ReadonlySet<string>, request: ListRequest, childInfo: boolean): ListedFolder => {
   const attributes: string[] = [];
   if (!exists.has(name)) attributes.push('\\NonExistent');
-  else if (!request.extended || request.returnChildren) attributes.push([...exists].some((other) => isBelow(other, name)) ? '\\HasChildren' : '\\HasNoChildren');
+  else if (!request.extended || request.returnChildren)
+    attributes.push([...exists].some((other) => isBelow(other, name)) ? '\\HasChildren' : '\\HasNoChildren');
   if ((request.returnSubscribed || request.selectSubscribed) && subscribed.has(name)) attributes.push('\\Subscribed');
   const specialUse = specialUseOf(name);
   if (specialUse && exists.has(name) && (!request.extended || request.returnSpecialUse || request.selectSpecialUse)) attributes.push(specialUse);

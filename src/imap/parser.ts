@@ -17,7 +17,10 @@ export interface Command {
 }
 
 export class ParseError extends Error {
-  constructor(message: string, readonly tag: string | null = null) {
+  constructor(
+    message: string,
+    readonly tag: string | null = null,
+  ) {
     super(message);
     this.name = 'ParseError';
   }

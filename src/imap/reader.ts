@@ -39,7 +39,10 @@ export class CommandReader {
   private discarding: { tag: string; message: string; append: boolean } | null = null;
   private dead = false;
 
-  constructor(private readonly limits: ReaderLimits, private readonly events: ReaderEvents) {}
+  constructor(
+    private readonly limits: ReaderLimits,
+    private readonly events: ReaderEvents,
+  ) {}
 
   push(chunk: Buffer): void {
     if (this.dead) return;

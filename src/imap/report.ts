@@ -17,7 +17,10 @@ export const reportChanges = async (session: ImapSession, expunges: boolean): Pr
   const view = session.view;
   if (!view || session.state === 'logout') return true;
   const changes = session.services.imap.changes(view.folder, {
-    lastUid: view.lastUid, flagsAfter: view.flagsAfter, expungedAfter: view.expungedAfter, takeRecent: !view.readOnly,
+    lastUid: view.lastUid,
+    flagsAfter: view.flagsAfter,
+    expungedAfter: view.expungedAfter,
+    takeRecent: !view.readOnly,
   });
   if (!changes.folder) return false;
   view.folder = changes.folder;

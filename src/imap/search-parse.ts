@@ -6,17 +6,26 @@ import { isSequenceSet, parseSequenceSet, resolveSet } from './sequence.js';
 
 /** Flag keys (RFC 3501 section 6.4.4): the flag and whether it is set. */
 const FLAG_KEYS: Record<string, { flag: SystemFlag; set: boolean }> = {
-  SEEN: { flag: 'seen', set: true }, UNSEEN: { flag: 'seen', set: false },
-  ANSWERED: { flag: 'answered', set: true }, UNANSWERED: { flag: 'answered', set: false },
-  FLAGGED: { flag: 'flagged', set: true }, UNFLAGGED: { flag: 'flagged', set: false },
-  DELETED: { flag: 'deleted', set: true }, UNDELETED: { flag: 'deleted', set: false },
-  DRAFT: { flag: 'draft', set: true }, UNDRAFT: { flag: 'draft', set: false },
+  SEEN: { flag: 'seen', set: true },
+  UNSEEN: { flag: 'seen', set: false },
+  ANSWERED: { flag: 'answered', set: true },
+  UNANSWERED: { flag: 'answered', set: false },
+  FLAGGED: { flag: 'flagged', set: true },
+  UNFLAGGED: { flag: 'flagged', set: false },
+  DELETED: { flag: 'deleted', set: true },
+  UNDELETED: { flag: 'deleted', set: false },
+  DRAFT: { flag: 'draft', set: true },
+  UNDRAFT: { flag: 'draft', set: false },
 };
 const RECENT_KEYS: Record<string, 'recent' | 'new' | 'old'> = { RECENT: 'recent', NEW: 'new', OLD: 'old' };
 const HEADER_KEYS: Record<string, string> = { BCC: 'bcc', CC: 'cc', FROM: 'from', SUBJECT: 'subject', TO: 'to' };
 const DATE_KEYS: Record<string, { of: 'internal' | 'sent'; op: 'before' | 'on' | 'since' }> = {
-  BEFORE: { of: 'internal', op: 'before' }, ON: { of: 'internal', op: 'on' }, SINCE: { of: 'internal', op: 'since' },
-  SENTBEFORE: { of: 'sent', op: 'before' }, SENTON: { of: 'sent', op: 'on' }, SENTSINCE: { of: 'sent', op: 'since' },
+  BEFORE: { of: 'internal', op: 'before' },
+  ON: { of: 'internal', op: 'on' },
+  SINCE: { of: 'internal', op: 'since' },
+  SENTBEFORE: { of: 'sent', op: 'before' },
+  SENTON: { of: 'sent', op: 'on' },
+  SENTSINCE: { of: 'sent', op: 'since' },
 };
 
 /**
@@ -91,18 +100,30 @@ class KeyReader {
 
   private namedKey(name: string): SearchKey {
     switch (name) {
-      case 'KEYWORD': return { kind: 'keyword', keyword: this.string('a keyword'), set: true };
-      case 'UNKEYWORD': return { kind: 'keyword', keyword: this.string('a keyword'), set: false };
-      case 'MODSEQ': return this.modseq();
-      case 'HEADER': return { kind: 'header', field: this.string('a header field name').toLowerCase(), text: this.string('a string') };
-      case 'BODY': return { kind: 'text', scope: 'body', text: this.string('a string') };
-      case 'TEXT': return { kind: 'text', scope: 'text', text: this.string('a string') };
-      case 'LARGER': return { kind: 'size', op: 'larger', bytes: this.number('a size') };
-      case 'SMALLER': return { kind: 'size', op: 'smaller', bytes: this.number('a size') };
-      case 'NOT': return { kind: 'not', key: this.nested() };
-      case 'OR': return { kind: 'or', left: this.nested(), right: this.nested() };
-      case 'UID': return { kind: 'uids', uids: new Set(resolveSet(parseSequenceSet(this.string('a UID set')), this.uids, true)) };
-      default: throw new ParseError(`SEARCH: unknown key ${name.slice(0, 40)}`);
+      case 'KEYWORD':
+        return { kind: 'keyword', keyword: this.string('a keyword'), set: true };
+      case 'UNKEYWORD':
+        return { kind: 'keyword', keyword: this.string('a keyword'), set: false };
+      case 'MODSEQ':
+        return this.modseq();
+      case 'HEADER':
+        return { kind: 'header', field: this.string('a header field name').toLowerCase(), text: this.string('a string') };
+      case 'BODY':
+        return { kind: 'text', scope: 'body', text: this.string('a string') };
+      case 'TEXT':
+        return { kind: 'text', scope: 'text', text: this.string('a string') };
+      case 'LARGER':
+        return { kind: 'size', op: 'larger', bytes: this.number('a size') };
+      case 'SMALLER':
+        return { kind: 'size', op: 'smaller', bytes: this.number('a size') };
+      case 'NOT':
+        return { kind: 'not', key: this.nested() };
+      case 'OR':
+        return { kind: 'or', left: this.nested(), right: this.nested() };
+      case 'UID':
+        return { kind: 'uids', uids: new Set(resolveSet(parseSequenceSet(this.string('a UID set')), this.uids, true)) };
+      default:
+        throw new ParseError(`SEARCH: unknown key ${name.slice(0, 40)}`);
     }
   }
 

@@ -27,9 +27,15 @@ export interface ImapOptions {
   implicitTls?: boolean;
 }
 
-const COMMANDS: ReadonlyMap<string, CommandSpec> = new Map(Object.entries({
-  ...sessionCommands, ...folderCommands, ...selectCommands, ...messageCommands, ...copyCommands,
-}));
+const COMMANDS: ReadonlyMap<string, CommandSpec> = new Map(
+  Object.entries({
+    ...sessionCommands,
+    ...folderCommands,
+    ...selectCommands,
+    ...messageCommands,
+    ...copyCommands,
+  }),
+);
 const AUTOLOGOUT_MS = 30 * 60 * 1000;
 
 export interface ImapServer {
@@ -44,8 +50,12 @@ export const createImapServer = (services: Services, logger: Logger, options: Im
   const handshakes = new Set<Socket>();
   const open = (socket: Socket, secure: boolean) => {
     const connection = new ImapConnection(socket, services, logger, COMMANDS, {
-      allowInsecureAuth: options.allowInsecureAuth, maxLineBytes: options.maxLineBytes, maxAppendBytes: options.maxAppendBytes,
-      idleTimeoutMs: options.idleTimeoutMs ?? AUTOLOGOUT_MS, certificates: options.certificates, secure,
+      allowInsecureAuth: options.allowInsecureAuth,
+      maxLineBytes: options.maxLineBytes,
+      maxAppendBytes: options.maxAppendBytes,
+      idleTimeoutMs: options.idleTimeoutMs ?? AUTOLOGOUT_MS,
+      certificates: options.certificates,
+      secure,
     });
     connections.add(connection);
     socket.once('close', () => connections.delete(connection));
@@ -62,10 +72,12 @@ export const createImapServer = (services: Services, logger: Logger, options: Im
     const certificates = options.implicitTls ? options.certificates : null;
     if (!certificates) return open(socket, false);
     handshakes.add(socket);
-    acceptTls(socket, certificates).then(
-      (secure) => open(secure, true),
-      (error: unknown) => logger.info('imap TLS handshake failed', { error: (error as Error).message }),
-    ).finally(() => handshakes.delete(socket));
+    acceptTls(socket, certificates)
+      .then(
+        (secure) => open(secure, true),
+        (error: unknown) => logger.info('imap TLS handshake failed', { error: (error as Error).message }),
+      )
+      .finally(() => handshakes.delete(socket));
   });
   const close = () =>
     new Promise<void>((resolve) => {

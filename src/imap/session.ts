@@ -185,7 +185,7 @@ export class ImapSession {
     if (error instanceof ParseError) return `BAD ${oneLine(error.message)}`;
     const mapped = responseForError(error);
     if (mapped) return mapped;
-    this.logger.error('imap command failed', { command: command.name, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+    this.logger.error('imap command failed', { command: command.name, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
     return 'NO [SERVERBUG] internal error';
   }
 
@@ -207,10 +207,12 @@ export class ImapSession {
    * at a time. False when the selected folder is gone.
    */
   report(expunges = true): Promise<boolean> {
-    const next = this.reporting.then(() => reportChanges(this, expunges)).catch((error: unknown) => {
-      this.logger.warn('imap change report failed', { error: error instanceof Error ? error.message : String(error) });
-      return true;
-    });
+    const next = this.reporting
+      .then(() => reportChanges(this, expunges))
+      .catch((error: unknown) => {
+        this.logger.warn('imap change report failed', { error: error instanceof Error ? error.message : String(error) });
+        return true;
+      });
     this.reporting = next.then(() => undefined);
     return next;
   }

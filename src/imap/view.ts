@@ -56,7 +56,10 @@ export class SelectedView {
    * is the order to send "* n EXPUNGE" in: each number is right when it is sent.
    */
   remove(gone: readonly number[]): number[] {
-    const sequences = gone.map((uid) => this.sequenceOf(uid)).filter((sequence) => sequence > 0).sort((a, b) => b - a);
+    const sequences = gone
+      .map((uid) => this.sequenceOf(uid))
+      .filter((sequence) => sequence > 0)
+      .sort((a, b) => b - a);
     if (sequences.length === 0) return [];
     const drop = new Set(gone);
     this.uids = this.uids.filter((uid) => !drop.has(uid));

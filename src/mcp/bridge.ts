@@ -52,7 +52,11 @@ const upstreamConnector = (endpoint: URL, apiKey: string | undefined) => {
     close: async (): Promise<void> => {
       const pending = connecting;
       connecting = null;
-      if (pending) await pending.then((client) => client.close(), () => undefined);
+      if (pending)
+        await pending.then(
+          (client) => client.close(),
+          () => undefined,
+        );
     },
   };
 };
@@ -67,7 +71,10 @@ export const runStdioBridge = async (options: BridgeOptions): Promise<void> => {
   const upstream = upstreamConnector(bridgeEndpoint(options.url), options.apiKey);
   const inFlight = new Set<Promise<unknown>>();
   const forward = <T>(work: (client: Client) => Promise<T>): Promise<T> => {
-    const call = upstream.get().then(work).catch((error: unknown) => Promise.reject(forwardedError(error)));
+    const call = upstream
+      .get()
+      .then(work)
+      .catch((error: unknown) => Promise.reject(forwardedError(error)));
     inFlight.add(call);
     void call.finally(() => inFlight.delete(call)).catch(() => undefined);
     return call;

@@ -13,8 +13,7 @@ const jsonRpcError = (res: ServerResponse, status: number, code: number, message
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 };
 
-const headerText = (value: string | string[] | undefined): string | undefined =>
-  Array.isArray(value) ? value.join(',') : value;
+const headerText = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(',') : value);
 
 /**
  * POST only. The contract has no SSE, so GET (the standalone stream) and every other method
@@ -24,43 +23,45 @@ const headerText = (value: string | string[] | undefined): string | undefined =>
  * unsupported), 202 for notifications, JSON responses.
  * A browser Origin other than our own answers 403 first (origin.ts).
  */
-export const createMcpEndpoint = (deps: McpDeps) => async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-  if (req.method !== 'POST') {
-    jsonRpcError(res, 405, -32000, 'Method not allowed: the MCP endpoint takes POST only (no SSE stream).', { Allow: 'POST' });
-    return;
-  }
-  if (!isAllowedOrigin(headerText(req.headers.origin), req.headers.host, deps.baseUrl())) {
-    jsonRpcError(res, 403, -32000, 'Forbidden: this Origin may not call the MCP endpoint.');
-    return;
-  }
-  if (!normaliseAccept(req)) {
-    jsonRpcError(res, 406, -32000, 'Not Acceptable: this endpoint answers application/json only.');
-    return;
-  }
-  const body = await readBody(deps, req, res);
-  if (!body) return;
-  const server = buildMcpServer(deps, {
-    authorization: headerText(req.headers.authorization),
-    clientIp: clientAddress(headerText(req.headers['x-forwarded-for']), req.socket.remoteAddress, deps.trustProxy),
-  });
-  const transport = new StreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  transport.onerror = (error) => deps.logger.debug('MCP request refused', { reason: error.message });
-  res.on('close', () => {
-    body.release();
-    void server.close();
-  });
-  try {
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body.parsed);
-  } catch (error) {
-    deps.logger.error('MCP request failed', { error: error instanceof Error ? error.stack ?? error.message : String(error) });
-    if (!res.headersSent) jsonRpcError(res, 500, -32603, 'internal error');
-    else res.end();
-  }
-};
+export const createMcpEndpoint =
+  (deps: McpDeps) =>
+  async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== 'POST') {
+      jsonRpcError(res, 405, -32000, 'Method not allowed: the MCP endpoint takes POST only (no SSE stream).', { Allow: 'POST' });
+      return;
+    }
+    if (!isAllowedOrigin(headerText(req.headers.origin), req.headers.host, deps.baseUrl())) {
+      jsonRpcError(res, 403, -32000, 'Forbidden: this Origin may not call the MCP endpoint.');
+      return;
+    }
+    if (!normaliseAccept(req)) {
+      jsonRpcError(res, 406, -32000, 'Not Acceptable: this endpoint answers application/json only.');
+      return;
+    }
+    const body = await readBody(deps, req, res);
+    if (!body) return;
+    const server = buildMcpServer(deps, {
+      authorization: headerText(req.headers.authorization),
+      clientIp: clientAddress(headerText(req.headers['x-forwarded-for']), req.socket.remoteAddress, deps.trustProxy),
+    });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    transport.onerror = (error) => deps.logger.debug('MCP request refused', { reason: error.message });
+    res.on('close', () => {
+      body.release();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body.parsed);
+    } catch (error) {
+      deps.logger.error('MCP request failed', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      if (!res.headersSent) jsonRpcError(res, 500, -32603, 'internal error');
+      else res.end();
+    }
+  };
 
 /**
  * Reads the JSON-RPC body before the SDK sees it, under the shared body budget: the large
@@ -77,7 +78,8 @@ const readBody = async (deps: McpDeps, req: IncomingMessage, res: ServerResponse
     // Refused: the rest is read and dropped, so the answer reaches a client still sending.
     req.resume();
     if (isAppError(error) && error.code === 'too_large') jsonRpcError(res, 413, -32000, `Payload Too Large: ${error.message}`);
-    else if (isAppError(error) && error.code === 'unavailable') jsonRpcError(res, 503, -32000, error.message, { 'Retry-After': String(error.details.retryAfterSeconds ?? 1) });
+    else if (isAppError(error) && error.code === 'unavailable')
+      jsonRpcError(res, 503, -32000, error.message, { 'Retry-After': String(error.details.retryAfterSeconds ?? 1) });
     else res.destroy();
     return null;
   }

@@ -21,6 +21,6 @@ const failureBody = (error: string, code: string): CallToolResult => ({
 /** Anything that is not an AppError is an internal failure: generic text, cause only logged. */
 export const toolFailure = (error: unknown, tool: string, logger: Logger): CallToolResult => {
   if (isAppError(error)) return failureBody(error.message, error.code);
-  logger.error('unhandled error in MCP tool', { tool, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+  logger.error('unhandled error in MCP tool', { tool, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   return failureBody('internal error', 'internal');
 };

@@ -20,9 +20,7 @@ export interface McpTool {
   name: string;
   description: string;
   schemaId: string;
-  call(
-    services: Services, validator: Validator, args: Record<string, unknown> | undefined, caller: CallerContext, signal?: AbortSignal,
-  ): Promise<unknown>;
+  call(services: Services, validator: Validator, args: Record<string, unknown> | undefined, caller: CallerContext, signal?: AbortSignal): Promise<unknown>;
 }
 
 /** Numbers and numeric strings are eased where unambiguous (coerce.ts), then validated. */
@@ -31,18 +29,24 @@ const validArguments = <T>(validator: Validator, schemaId: string, args: Record<
 
 /** A tool that needs no key (only register_agent). */
 export const keyless = <T>(name: string, description: string, schemaId: string, run: (services: Services, input: T, clientIp: string) => unknown): McpTool => ({
-  name, description, schemaId,
+  name,
+  description,
+  schemaId,
   call: async (services, validator, args, caller) => run(services, validArguments<T>(validator, schemaId, args), caller.clientIp),
 });
 
 /** A tool that needs the Bearer key; like REST, the key is checked before the arguments. */
 export const withKey = <T>(
-  name: string, description: string, schemaId: string, run: (services: Services, input: T, principal: Principal, signal?: AbortSignal) => unknown,
+  name: string,
+  description: string,
+  schemaId: string,
+  run: (services: Services, input: T, principal: Principal, signal?: AbortSignal) => unknown,
 ): McpTool => ({
-  name, description, schemaId,
+  name,
+  description,
+  schemaId,
   call: async (services, validator, args, caller, signal) => {
     const principal = services.auth.authenticate(bearerToken(caller.authorization));
     return run(services, validArguments<T>(validator, schemaId, args), principal, signal);
   },
 });
-

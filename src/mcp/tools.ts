@@ -31,9 +31,13 @@ export const TOOLS: readonly McpTool[] = [
     'get_email',
     'Read one message by its id in a folder (GET /api/v1/agent/email/{id}). A full key marks it read unless markAsRead is false. Needs the Bearer key.',
     'email-query.json',
-    (services, query, principal) => services.mailbox.read(principal, {
-      uid: Number(query.id), folder: query.folder, markAsRead: query.markAsRead, uidValidity: query.uidValidity,
-    }),
+    (services, query, principal) =>
+      services.mailbox.read(principal, {
+        uid: Number(query.id),
+        folder: query.folder,
+        markAsRead: query.markAsRead,
+        uidValidity: query.uidValidity,
+      }),
   ),
   withKey<Record<string, never>>(
     'check_balance',

@@ -41,9 +41,7 @@ const COMPLAINT_TYPES: ReadonlySet<string> = new Set(['abuse', 'fraud']);
 export const isComplaint = (report: FeedbackReport): boolean => COMPLAINT_TYPES.has(report.feedbackType);
 
 /** RFC 5965 section 2 item c: the original in full, or its header only (RFC 6533 global forms too). */
-const ORIGINAL_TYPES: ReadonlySet<string> = new Set([
-  'message/rfc822', 'text/rfc822-headers', 'message/global', 'message/global-headers',
-]);
+const ORIGINAL_TYPES: ReadonlySet<string> = new Set(['message/rfc822', 'text/rfc822-headers', 'message/global', 'message/global-headers']);
 
 /** The parsed report, or null when the message is not an RFC 5965 feedback report. */
 export const parseArf = (raw: Buffer): FeedbackReport | null => {
@@ -58,13 +56,18 @@ export const parseArf = (raw: Buffer): FeedbackReport | null => {
     return null;
   }
   const fields = parseHeaderFields(decodedBody(raw, reportPart));
-  const feedbackType = firstField(fields, 'feedback-type')?.split(/[\s;(]/)[0].toLowerCase();
+  const feedbackType = firstField(fields, 'feedback-type')
+    ?.split(/[\s;(]/)[0]
+    .toLowerCase();
   // Section 3.1: Feedback-Type, User-Agent and Version (always 1) are required.
   if (!feedbackType || !firstField(fields, 'user-agent') || firstField(fields, 'version') !== '1') return null;
   const mailFrom = firstField(fields, 'original-mail-from');
   return {
     feedbackType,
-    originalRcptTo: fields.filter((field) => field.name === 'original-rcpt-to').map((field) => bareAddress(field.value)).filter(Boolean),
+    originalRcptTo: fields
+      .filter((field) => field.name === 'original-rcpt-to')
+      .map((field) => bareAddress(field.value))
+      .filter(Boolean),
     originalMailFrom: mailFrom ? bareAddress(mailFrom) || null : null,
     original: originalHeaders(decodedBody(raw, originalPart)),
   };
@@ -79,7 +82,10 @@ const bareAddress = (value: string): string => {
 const originalHeaders = (original: Buffer): OriginalHeaders => {
   const fields = parseHeaderFields(original.subarray(0, headerEnd(original, 0, original.length)));
   const messageId = /<[^<>\s]+>/.exec(firstField(fields, 'message-id') ?? '')?.[0] ?? null;
-  const returnPath = fields.filter((field) => field.name === 'return-path').map((field) => bareAddress(field.value)).filter(Boolean);
+  const returnPath = fields
+    .filter((field) => field.name === 'return-path')
+    .map((field) => bareAddress(field.value))
+    .filter(Boolean);
   const recipients = fields
     .filter((field) => field.name === 'to' || field.name === 'cc')
     .flatMap((field) => addressparser(field.value, { flatten: true }))

@@ -47,31 +47,29 @@ const describeLeaf = (part: BodyPart, section: string): LeafPart => {
   const contentType = `${part.type}/${part.subtype}`;
   const isText = TEXT_TYPES.has(contentType);
   // mailparser: an unknown disposition is an attachment; none means inline only for text types.
-  const disposition = dispositionType === undefined
-    ? (isText ? 'inline' : 'attachment')
-    : dispositionType === 'inline' ? 'inline' : 'attachment';
+  const disposition = dispositionType === undefined ? (isText ? 'inline' : 'attachment') : dispositionType === 'inline' ? 'inline' : 'attachment';
   return { part, section, contentType, disposition, filename };
 };
 
 export const isAttachment = (leaf: LeafPart): boolean => !TEXT_TYPES.has(leaf.contentType) || leaf.disposition !== 'inline';
 
 export const attachmentsOf = (raw: Buffer, root: BodyPart): StoredAttachment[] =>
-  leafParts(root).filter(isAttachment).map((leaf) => {
-    const { part } = leaf;
-    // An octet stream with a file name gets the type its extension names, as mailparser does.
-    const contentType = leaf.contentType === 'application/octet-stream' && leaf.filename
-      ? libmime.detectMimeType(leaf.filename)
-      : leaf.contentType;
-    return {
-      filename: leaf.filename,
-      contentType,
-      size: decodeBody(raw.subarray(part.bodyStart, part.end), part.encoding).length,
-      section: leaf.section,
-      encoding: part.encoding,
-      bodyStart: part.bodyStart,
-      end: part.end,
-    };
-  });
+  leafParts(root)
+    .filter(isAttachment)
+    .map((leaf) => {
+      const { part } = leaf;
+      // An octet stream with a file name gets the type its extension names, as mailparser does.
+      const contentType = leaf.contentType === 'application/octet-stream' && leaf.filename ? libmime.detectMimeType(leaf.filename) : leaf.contentType;
+      return {
+        filename: leaf.filename,
+        contentType,
+        size: decodeBody(raw.subarray(part.bodyStart, part.end), part.encoding).length,
+        section: leaf.section,
+        encoding: part.encoding,
+        bodyStart: part.bodyStart,
+        end: part.end,
+      };
+    });
 
 /** The file name: Content-Disposition filename, else Content-Type name (RFC 2183, RFC 2231, RFC 2047 decoded). */
 const filenameOf = (part: BodyPart): string | null => {

@@ -32,7 +32,9 @@ export const wireLength = (data: Buffer, start = 0, end = data.length): number =
 export const wireLines = (data: Buffer, start = 0, end = data.length): number => {
   let lines = 0;
   for (let at = data.indexOf(LF, start); at !== -1 && at < end; at = data.indexOf(LF, at + 1)) lines += 1;
-  barePositions(data, start, end, (_at, kind) => { if (kind === 'cr') lines += 1; });
+  barePositions(data, start, end, (_at, kind) => {
+    if (kind === 'cr') lines += 1;
+  });
   return lines;
 };
 

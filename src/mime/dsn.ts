@@ -44,12 +44,16 @@ export const parseDsn = (raw: Buffer): Dsn | null => {
   const statusPart = root.children.find((part) => STATUS_TYPES.has(typeOf(part)));
   if (!statusPart) return null;
   // One per-message block, then one block per recipient, separated by blank lines.
-  const blocks = decodedBody(raw, statusPart).toString('utf8')
+  const blocks = decodedBody(raw, statusPart)
+    .toString('utf8')
     .split(/\r?\n(?:[ \t]*\r?\n)+/)
     .map((block) => block.trim())
     .filter(Boolean);
   if (blocks.length < 2) return null;
-  const recipients = blocks.slice(1).map((block) => toRecipient(parseHeaderText(block))).filter((r): r is DsnRecipient => r !== null);
+  const recipients = blocks
+    .slice(1)
+    .map((block) => toRecipient(parseHeaderText(block)))
+    .filter((r): r is DsnRecipient => r !== null);
   if (recipients.length === 0) return null;
   const reportingMta = firstField(parseHeaderText(blocks[0]), 'reporting-mta');
   return reportingMta ? { reportingMta, recipients } : { recipients };

@@ -29,12 +29,15 @@ const parser = new EmailReplyParser();
 export const extractReplyText = (text: string): string => {
   if (text.length > EXTRACT_MAX_CHARS) return text.trimEnd();
   const hidden: string[] = [];
-  const lines = text.replace(/\r\n/g, '\n').split('\n').map((line) => {
-    if (line.length <= HIDDEN_LINE_CHARS && !line.includes(OPEN)) return line;
-    const marks = /^[ \t]*>[> \t]*/.exec(line)?.[0] ?? '';
-    hidden.push(line.slice(marks.length));
-    return `${marks}${OPEN}${hidden.length - 1}${CLOSE}`;
-  });
+  const lines = text
+    .replace(/\r\n/g, '\n')
+    .split('\n')
+    .map((line) => {
+      if (line.length <= HIDDEN_LINE_CHARS && !line.includes(OPEN)) return line;
+      const marks = /^[ \t]*>[> \t]*/.exec(line)?.[0] ?? '';
+      hidden.push(line.slice(marks.length));
+      return `${marks}${OPEN}${hidden.length - 1}${CLOSE}`;
+    });
   const visible = parser.parseReply(lines.join('\n'));
   const restored = hidden.length === 0 ? visible : visible.replace(TOKEN, (_token, index: string) => hidden[Number(index)] ?? '');
   return restored.trimEnd();

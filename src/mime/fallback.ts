@@ -54,7 +54,7 @@ const decodeWords = (value: string): string => {
   }
 };
 
-const msgIds = (value: string | null): string[] => (value === null ? [] : value.match(/<[^<>\s]{1,998}>/g) ?? []);
+const msgIds = (value: string | null): string[] => (value === null ? [] : (value.match(/<[^<>\s]{1,998}>/g) ?? []));
 
 const addresses = (value: string | null): AddressEntry[] => {
   if (value === null) return [];
@@ -88,8 +88,10 @@ const bounded = (text: string): string => (text.length > FALLBACK_TEXT_CHARS ? t
 /** A part's body, transfer-decoded, then decoded from its charset (UTF-8 when unknown). */
 const decodeText = (raw: Buffer, part: BodyPart): string => {
   // Decoding stops at four bytes per kept character: enough for any charset, and bounded.
-  const body = decodeBody(raw.subarray(part.bodyStart, Math.min(part.end, part.bodyStart + FALLBACK_TEXT_CHARS * 8)), part.encoding)
-    .subarray(0, FALLBACK_TEXT_CHARS * 4);
+  const body = decodeBody(raw.subarray(part.bodyStart, Math.min(part.end, part.bodyStart + FALLBACK_TEXT_CHARS * 8)), part.encoding).subarray(
+    0,
+    FALLBACK_TEXT_CHARS * 4,
+  );
   const charset = part.params.find(([name]) => name === 'charset')?.[1] ?? 'utf-8';
   try {
     return new TextDecoder(charset).decode(body);
@@ -124,7 +126,8 @@ export const textOfHtml = (html: string): string => {
     }
     if (name && /^(p|div|br|li|tr|h[1-6])$/.test(name)) out.push('\n');
   }
-  return out.join('')
+  return out
+    .join('')
     .replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]{2,6});/gi, (entity, code: string) => decodeEntity(entity, code))
     .replace(/[ \t]+/g, ' ')
     .replace(/\n\s*\n\s*/g, '\n\n')

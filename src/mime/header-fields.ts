@@ -14,11 +14,16 @@ const headerEnd = (raw: Buffer): number => {
 export const headerFieldValues = (raw: Buffer, name: string): string[] => {
   const head = raw.toString('latin1', 0, headerEnd(raw));
   const prefix = `${name.toLowerCase()}:`;
-  return head.split(/\r?\n(?![ \t])/)
+  return head
+    .split(/\r?\n(?![ \t])/)
     .filter((line) => line.toLowerCase().startsWith(prefix))
-    .map((line) => line.slice(prefix.length).replace(/\r?\n[ \t]+/g, ' ').trim());
+    .map((line) =>
+      line
+        .slice(prefix.length)
+        .replace(/\r?\n[ \t]+/g, ' ')
+        .trim(),
+    );
 };
 
 /** The addresses of an address-list field value, groups flattened (RFC 5322 section 3.4). */
-export const mailboxesOf = (value: string): string[] =>
-  addressparser(value, { flatten: true }).map((entry) => entry.address.trim().toLowerCase());
+export const mailboxesOf = (value: string): string[] => addressparser(value, { flatten: true }).map((entry) => entry.address.trim().toLowerCase());

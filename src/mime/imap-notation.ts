@@ -63,7 +63,9 @@ export const serializeAll = (values: readonly ImapValue[]): Chunk[] => {
 
 /** The wire bytes of a value as a latin1 string (one character per byte), which crosses threads and stores as-is. */
 export const wireString = (value: ImapValue): string =>
-  serialize(value).map((chunk) => (typeof chunk === 'string' ? chunk : chunk.toString('latin1'))).join('');
+  serialize(value)
+    .map((chunk) => (typeof chunk === 'string' ? chunk : chunk.toString('latin1')))
+    .join('');
 
 /** A header value kept as its original bytes (header fields are read as latin1). */
 const hstr = (value: string | null | undefined): ImapValue =>
@@ -96,8 +98,7 @@ const paramList = (params: readonly [string, string][]): ImapValue =>
 const typeParams = (part: BodyPart): ImapValue =>
   paramList(part.type === 'text' && !part.params.some(([name]) => name === 'charset') ? [...part.params, ['charset', 'us-ascii']] : part.params);
 
-const dispositionOf = (part: BodyPart): ImapValue =>
-  part.disposition ? [upper(part.disposition.type), paramList(part.disposition.params)] : null;
+const dispositionOf = (part: BodyPart): ImapValue => (part.disposition ? [upper(part.disposition.type), paramList(part.disposition.params)] : null);
 
 /** body-fld-lang: one tag as a string, several as a list. */
 const languageOf = (part: BodyPart): ImapValue =>
@@ -111,9 +112,7 @@ export const bodyStructureValue = (part: BodyPart, extensible: boolean): ImapVal
     const extension = extensible ? [paramList(part.params), dispositionOf(part), languageOf(part), hstr(part.location)] : [];
     return [{ adjacent: children }, upper(part.subtype), ...extension];
   }
-  const fields: ImapValue[] = [
-    upper(part.type), upper(part.subtype), typeParams(part), hstr(part.id), hstr(part.description), upper(part.encoding), part.size,
-  ];
+  const fields: ImapValue[] = [upper(part.type), upper(part.subtype), typeParams(part), hstr(part.id), hstr(part.description), upper(part.encoding), part.size];
   const inner = part.type === 'message' && part.subtype === 'rfc822' ? part.children[0] : undefined;
   if (inner && part.envelope) {
     fields.push(envelopeValue(part.envelope), bodyStructureValue(inner, extensible), part.lines ?? 0);

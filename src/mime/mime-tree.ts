@@ -52,7 +52,7 @@ const parsePart = (raw: Buffer, start: number, end: number, depth: number, budge
   const bodyStart = headerEnd(raw, start, end);
   const headers = parseHeaderFields(raw.subarray(start, bodyStart));
   const typeField = headers.find((field) => field.name === 'content-type');
-  const contentType = typeField ? parseContentType(typeField.value) ?? DEFAULT_TYPE : fallback;
+  const contentType = typeField ? (parseContentType(typeField.value) ?? DEFAULT_TYPE) : fallback;
   const part: MimePart = { start, bodyStart, end, headers, contentType, children: [], truncated: false };
   const container = contentType.type === 'multipart' || (contentType.type === 'message' && contentType.subtype === 'rfc822');
   if (container && (depth >= MAX_DEPTH || budget.parts >= MAX_PARTS)) {
@@ -160,8 +160,7 @@ const parseParams = (text: string): [string, string][] => {
   return params;
 };
 
-export const paramOf = (contentType: ContentType, name: string): string | undefined =>
-  contentType.params.find(([key]) => key === name)?.[1];
+export const paramOf = (contentType: ContentType, name: string): string | undefined => contentType.params.find(([key]) => key === name)?.[1];
 
 /**
  * RFC 2046 section 5.1.1: a delimiter is CRLF "--" boundary at the start of a line; the

@@ -41,7 +41,7 @@ const internals = (connection: SMTPConnection): ConnectionInternals => connectio
  */
 export const envelopeRejections = (connection: SMTPConnection): SmtpError[] => {
   const envelope = internals(connection)._envelope;
-  return envelope ? envelope.rejectedErrors ?? [] : [];
+  return envelope ? (envelope.rejectedErrors ?? []) : [];
 };
 
 /** The recipients the server accepted at RCPT so far, known only from the envelope state; null if none is kept. */
@@ -51,8 +51,7 @@ export const envelopeAccepted = (connection: SMTPConnection): string[] | null =>
 };
 
 /** The server's EHLO extensions, which nodemailer parses but does not expose. */
-export const serverExtensions = (connection: SMTPConnection): ReadonlySet<string> =>
-  new Set(internals(connection)._supportedExtensions ?? []);
+export const serverExtensions = (connection: SMTPConnection): ReadonlySet<string> => new Set(internals(connection)._supportedExtensions ?? []);
 
 /**
  * Adds SMTPUTF8 to the next MAIL FROM; returns the function that undoes it. nodemailer

@@ -51,22 +51,30 @@ export const parseMessage = async (raw: Buffer, options: ParseOptions = {}): Pro
     return fallbackParse(raw, tree, structure, 'error');
   }
   const html = typeof mail.html === 'string' ? mail.html : null;
-  const text = mail.text || (skipHtmlToText && html !== null ? textOfHtml(html) : mail.text ?? '');
-  return withBody(raw, structure, {
-    messageId: mail.messageId ?? null,
-    inReplyTo: mail.inReplyTo ?? null,
-    references: toList(mail.references),
-    subject: mail.subject ?? '',
-    from: firstAddress(mail.from),
-    to: addressList(mail.to),
-    cc: addressList(mail.cc),
-    date: dateOf(mail),
-  }, { text, html }, null);
+  const text = mail.text || (skipHtmlToText && html !== null ? textOfHtml(html) : (mail.text ?? ''));
+  return withBody(
+    raw,
+    structure,
+    {
+      messageId: mail.messageId ?? null,
+      inReplyTo: mail.inReplyTo ?? null,
+      references: toList(mail.references),
+      subject: mail.subject ?? '',
+      from: firstAddress(mail.from),
+      to: addressList(mail.to),
+      cc: addressList(mail.cc),
+      date: dateOf(mail),
+    },
+    { text, html },
+    null,
+  );
 };
 
 /** Bytes of the inline HTML parts: what html-to-text would be given. */
 const htmlBytes = (structure: MessageStructure): number =>
-  leafParts(structure.root).filter((leaf) => leaf.contentType === 'text/html' && !isAttachment(leaf)).reduce((sum, leaf) => sum + leaf.part.size, 0);
+  leafParts(structure.root)
+    .filter((leaf) => leaf.contentType === 'text/html' && !isAttachment(leaf))
+    .reduce((sum, leaf) => sum + leaf.part.size, 0);
 
 /** Defect-proof parse: what the message's own header says, and a bounded text (src/mime/fallback.ts). */
 const fallbackParse = (raw: Buffer, tree: MimePart, structure: MessageStructure, reason: ContentFallback): ParsedMessage =>
@@ -75,12 +83,23 @@ const fallbackParse = (raw: Buffer, tree: MimePart, structure: MessageStructure,
 type Summary = Omit<ParsedMessage, 'text' | 'html' | 'attachments' | 'encrypted' | 'body'>;
 
 const withBody = (
-  raw: Buffer, structure: MessageStructure, summary: Summary, texts: { text: string; html: string | null }, fallback: ContentFallback | null,
+  raw: Buffer,
+  structure: MessageStructure,
+  summary: Summary,
+  texts: { text: string; html: string | null },
+  fallback: ContentFallback | null,
 ): ParsedMessage => {
   const content: StoredContent = {
-    ...texts, attachments: attachmentsOf(raw, structure.root), references: summary.references, fallback, ...extractedOf(texts, fallback),
+    ...texts,
+    attachments: attachmentsOf(raw, structure.root),
+    references: summary.references,
+    fallback,
+    ...extractedOf(texts, fallback),
   };
-  return withStoredBody({ ...summary, encrypted: isEncrypted(structure) }, { version: STORED_BODY_VERSION, structure, content, wire: structureWire(structure) });
+  return withStoredBody(
+    { ...summary, encrypted: isEncrypted(structure) },
+    { version: STORED_BODY_VERSION, structure, content, wire: structureWire(structure) },
+  );
 };
 
 /**
@@ -102,12 +121,13 @@ export const withStoredBody = (fields: Omit<ParsedMessage, 'text' | 'html' | 'at
   body,
 });
 
-export const previewOf = (parsed: ParsedMessage): string =>
-  (parsed.text ?? '').replace(/\s+/g, ' ').trim().slice(0, PREVIEW_LENGTH);
+export const previewOf = (parsed: ParsedMessage): string => (parsed.text ?? '').replace(/\s+/g, ' ').trim().slice(0, PREVIEW_LENGTH);
 
 /** What the full-text index holds of a message: subject, the From/To/Cc names and addresses, the text. */
 export const searchTextOf = (parsed: ParsedMessage): SearchText => ({
-  subject: parsed.subject, participants: participantsOf(parsed), body: parsed.text ?? '',
+  subject: parsed.subject,
+  participants: participantsOf(parsed),
+  body: parsed.text ?? '',
 });
 
 export const participantsOf = (parsed: Pick<ParsedMessage, 'from' | 'to' | 'cc'>): string =>
@@ -146,7 +166,10 @@ const firstAddress = (value: AddressObject | undefined): AddressEntry | null => 
 const dateOf = (mail: ParsedMail): number | null => {
   const header = mail.headerLines.find((line) => line.key === 'date');
   if (!header || !mail.date) return null;
-  const value = header.line.slice(header.line.indexOf(':') + 1).replace(/\r?\n[ \t]/g, ' ').trim();
+  const value = header.line
+    .slice(header.line.indexOf(':') + 1)
+    .replace(/\r?\n[ \t]/g, ' ')
+    .trim();
   return Number.isNaN(new Date(value).getTime()) ? null : mail.date.getTime();
 };
 

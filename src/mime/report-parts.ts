@@ -10,8 +10,7 @@ import type { HeaderField, MimePart } from './mime-tree.js';
 export const typeOf = (part: MimePart): string => `${part.contentType.type}/${part.contentType.subtype}`;
 
 /** The first field of that (lower-cased) name, trimmed. */
-export const firstField = (fields: readonly HeaderField[], name: string): string | undefined =>
-  fields.find((field) => field.name === name)?.value.trim();
+export const firstField = (fields: readonly HeaderField[], name: string): string | undefined => fields.find((field) => field.name === name)?.value.trim();
 
 /**
  * A part's body with its transfer encoding undone (RFC 2045 section 6). Report parts are
@@ -23,7 +22,10 @@ export const decodedBody = (raw: Buffer, part: MimePart): Buffer => {
   if (encoding === 'base64') return Buffer.from(body.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
   if (encoding === 'quoted-printable') {
     const text = body.toString('latin1').replace(/=\r?\n/g, '');
-    return Buffer.from(text.replace(/=([0-9A-Fa-f]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+    return Buffer.from(
+      text.replace(/=([0-9A-Fa-f]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      'latin1',
+    );
   }
   return body;
 };

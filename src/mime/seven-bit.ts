@@ -81,12 +81,20 @@ const sevenBitText = (raw: Buffer, [start, end]: [number, number]): Buffer => {
 };
 
 const transferEncodingOf = (header: Buffer): string =>
-  (headerBlocks(header).find((block) => block.name === 'content-transfer-encoding')?.bytes.toString('latin1') ?? '')
-    .replace(/^[^:]*:/, '').trim().toLowerCase();
+  (
+    headerBlocks(header)
+      .find((block) => block.name === 'content-transfer-encoding')
+      ?.bytes.toString('latin1') ?? ''
+  )
+    .replace(/^[^:]*:/, '')
+    .trim()
+    .toLowerCase();
 
 /** The header with its Content-Transfer-Encoding replaced (or added), ending in the blank line. */
 const withEncoding = (header: Buffer, encoding: string): Buffer => {
-  const kept = headerBlocks(header).filter((block) => block.name !== 'content-transfer-encoding').map((block) => block.bytes);
+  const kept = headerBlocks(header)
+    .filter((block) => block.name !== 'content-transfer-encoding')
+    .map((block) => block.bytes);
   return Buffer.concat([...kept, Buffer.from(`Content-Transfer-Encoding: ${encoding}\r\n\r\n`, 'latin1')]);
 };
 

@@ -57,7 +57,11 @@ const dispositionOf = (value: string | null): Disposition | null => {
 /** RFC 3282: a comma-separated list of language tags. */
 const languagesOf = (value: string | null): string[] | null => {
   if (value === null) return null;
-  const tags = value.split(',').map((tag) => tag.trim()).filter(Boolean).slice(0, 32);
+  const tags = value
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean)
+    .slice(0, 32);
   return tags.length > 0 ? tags : null;
 };
 

@@ -6,10 +6,13 @@
 export const decodeBody = (body: Buffer, encoding: string): Buffer => {
   switch (encoding.toLowerCase()) {
     // Characters outside the base64 alphabet are ignored (RFC 2045 section 6.8).
-    case 'base64': return Buffer.from(body.toString('latin1'), 'base64');
-    case 'quoted-printable': return decodeQuotedPrintable(body);
+    case 'base64':
+      return Buffer.from(body.toString('latin1'), 'base64');
+    case 'quoted-printable':
+      return decodeQuotedPrintable(body);
     // 7bit, 8bit, binary and unknown encodings pass through (RFC 2045 section 6.4).
-    default: return body;
+    default:
+      return body;
   }
 };
 

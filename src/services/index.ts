@@ -181,7 +181,23 @@ export interface Services extends OwnerServices, DomainServices {
   eventStreams: EventStreamService;
 }
 
-export const createServices = ({ store, clock, logger, config, handoff, resolver, addressResolver, webhookSender, mtaStsFetcher, parseMail, indexWriter, argon2, dns, cardProcessor, polygon }: ServiceDeps): Services => {
+export const createServices = ({
+  store,
+  clock,
+  logger,
+  config,
+  handoff,
+  resolver,
+  addressResolver,
+  webhookSender,
+  mtaStsFetcher,
+  parseMail,
+  indexWriter,
+  argon2,
+  dns,
+  cardProcessor,
+  polygon,
+}: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const parse = parseMail ?? ((raw: Buffer) => parseMessage(raw));
   const searchIndex = new SearchIndexService(store, logger, indexWriter, parse);
@@ -195,10 +211,13 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     registrationsPerIpPerHour: config.registrationsPerIpPerHour,
   });
   const twoFactor = new TwoFactorService(store, clock, rateLimiter, {
-    secretKey: config.secretKey, issuer: 'agentpost', attemptsPer15Minutes: config.factorAttemptsPer15Minutes,
+    secretKey: config.secretKey,
+    issuer: 'agentpost',
+    attemptsPer15Minutes: config.factorAttemptsPer15Minutes,
   });
   const keyRotation = new KeyRotationService(store, clock, rateLimiter, {
-    mutationsPer15Minutes: config.keyRotationMutationsPer15Minutes, replacementMinutes: config.keyReplacementMinutes,
+    mutationsPer15Minutes: config.keyRotationMutationsPer15Minutes,
+    replacementMinutes: config.keyReplacementMinutes,
   });
   const accessKeyPolicy = new AccessKeyPolicyService(store, clock, config.timeZone);
   const limits = new SendingLimits(store, clock, rateLimiter, { ...config.sending.limits, timeZone: config.timeZone });
@@ -209,7 +228,11 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   const dkim = new DkimService(store, clock, config.secretKey);
   // MTA-STS TXT records come through the same resolver as the MX answers they qualify.
   const mtaSts = mtaStsFetcher ? new MtaStsService(store, resolver, mtaStsFetcher, clock, logger) : undefined;
-  const nextHops = new NextHopResolver(resolver, { relay: config.outbound.relay, port: config.outbound.port, allowLoopback: config.outbound.allowLoopbackMx }, mtaSts);
+  const nextHops = new NextHopResolver(
+    resolver,
+    { relay: config.outbound.relay, port: config.outbound.port, allowLoopback: config.outbound.allowLoopbackMx },
+    mtaSts,
+  );
   const delivery = new DeliveryService(store, clock, logger, nextHops, handoff, dkim, bounces, reputation, {
     retryMs: config.outbound.retryMs,
     concurrency: config.outbound.concurrency,
@@ -220,15 +243,31 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
   const auth = new AuthService(store, clock, sessionTokens);
   const mailboxWatchers = new MailboxWatchers();
   const domainServices = createDomainServices({
-    store, clock, logger, dns, rateLimiter, accounts, twoFactor, settings: config.domains, mailDomain: config.mailDomain,
-    hostname: config.smtpHostname, relay: config.outbound.relay, secretKey: config.secretKey,
+    store,
+    clock,
+    logger,
+    dns,
+    rateLimiter,
+    accounts,
+    twoFactor,
+    settings: config.domains,
+    mailDomain: config.mailDomain,
+    hostname: config.smtpHostname,
+    relay: config.outbound.relay,
+    secretKey: config.secretKey,
   });
   const hosting = hostingLedger(store, domainServices.hosting);
   const applier = new InvoiceApplier(store, clock, logger, hosting);
-  const payments = new PaymentService(store, clock, config.payments, {
-    card: cardProcessor ? new CardPayments(store, clock, logger, cardProcessor, applier) : null,
-    polygon: polygon ? new PolygonPayments(store, clock, logger, polygon, applier) : null,
-  }, hosting);
+  const payments = new PaymentService(
+    store,
+    clock,
+    config.payments,
+    {
+      card: cardProcessor ? new CardPayments(store, clock, logger, cardProcessor, applier) : null,
+      polygon: polygon ? new PolygonPayments(store, clock, logger, polygon, applier) : null,
+    },
+    hosting,
+  );
   const core = {
     accounts,
     auth,
@@ -267,7 +306,13 @@ export const createServices = ({ store, clock, logger, config, handoff, resolver
     ...core,
     ...domainServices,
     ...createOwnerServices({
-      ...core, store, clock, timeZone: config.timeZone, argon2, sessionTokens, config: config.owners,
+      ...core,
+      store,
+      clock,
+      timeZone: config.timeZone,
+      argon2,
+      sessionTokens,
+      config: config.owners,
       draftsConfig: {
         mailDomain: config.mailDomain,
         textMaxBytes: config.sending.textMaxBytes,

@@ -16,7 +16,10 @@ export interface RateRule {
  * `take` must run inside the transaction of the work it guards when that work can fail.
  */
 export class RateLimiter {
-  constructor(private readonly store: Store, private readonly clock: Clock) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
 
   take(rule: RateRule, subject: string, count = 1): void {
     const now = this.clock.now().getTime();

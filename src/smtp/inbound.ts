@@ -55,7 +55,11 @@ const receive = async (
   try {
     await services.inbound.deliver({
       session: {
-        id: session.id, remoteAddress: session.remoteAddress, heloName: session.hostNameAppearsAs, protocol: session.transmissionType, tls: tlsOf(session),
+        id: session.id,
+        remoteAddress: session.remoteAddress,
+        heloName: session.hostNameAppearsAs,
+        protocol: session.transmissionType,
+        tls: tlsOf(session),
       },
       recipients,
       raw,

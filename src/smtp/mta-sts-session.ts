@@ -31,6 +31,10 @@ export const reportTestingSession = (connection: SMTPConnection, route: Route, h
   const problem = !verified ? 'no STARTTLS' : verified.authorized ? null : `certificate not valid for ${host.servername}: ${verified.error}`;
   if (!problem) return;
   logger.warn('mta-sts testing policy: enforce would refuse this session', {
-    domain: route.mtaSts.domain, id: route.mtaSts.policyId, mx: host.servername, address: host.host, problem,
+    domain: route.mtaSts.domain,
+    id: route.mtaSts.policyId,
+    mx: host.servername,
+    address: host.host,
+    problem,
   });
 };

@@ -53,7 +53,13 @@ export class OutgoingMessage {
     } catch (error) {
       if (!(error instanceof NotConvertible)) throw error;
       // RFC 3463 X.6.3: conversion required but not supported.
-      return { refused: this.refuseAll({ smtpCode: 554, enhancedCode: '5.6.3', diagnostic: `${host} does not offer 8BITMIME and the message cannot be converted to 7 bit: ${error.message}` }) };
+      return {
+        refused: this.refuseAll({
+          smtpCode: 554,
+          enhancedCode: '5.6.3',
+          diagnostic: `${host} does not offer 8BITMIME and the message cannot be converted to 7 bit: ${error.message}`,
+        }),
+      };
     }
   }
 
@@ -62,7 +68,11 @@ export class OutgoingMessage {
     if (this.utf8Envelope) {
       return { smtpCode: 553, enhancedCode: '5.6.7', diagnostic: `${host} does not offer SMTPUTF8, which a non-ASCII address needs (RFC 6531)` };
     }
-    return { smtpCode: 554, enhancedCode: '5.6.9', diagnostic: `${host} does not offer SMTPUTF8, which a message with UTF-8 header fields needs (RFC 6531, RFC 6532)` };
+    return {
+      smtpCode: 554,
+      enhancedCode: '5.6.9',
+      diagnostic: `${host} does not offer SMTPUTF8, which a message with UTF-8 header fields needs (RFC 6531, RFC 6532)`,
+    };
   }
 
   private refuseAll(answer: Omit<RecipientResult, 'recipient' | 'status'>): RecipientResult[] {
@@ -91,7 +101,9 @@ const signer = nodemailer.createTransport({ streamTransport: true, buffer: true 
  */
 export const dkimSign = async (raw: Buffer, key: DkimKey, envelope: { from: string; to: string[] }): Promise<Buffer> => {
   const info = await signer.sendMail({
-    raw, envelope, dkim: { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKeyPem },
+    raw,
+    envelope,
+    dkim: { domainName: key.domain, keySelector: key.selector, privateKey: key.privateKeyPem },
   });
   return info.message as Buffer;
 };

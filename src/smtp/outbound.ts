@@ -1,8 +1,5 @@
 import { Readable } from 'node:stream';
-import {
-  parseSmtpReply, statusOfCode,
-  type Handoff, type HandoffRequest, type RecipientResult, type SmtpAnswer,
-} from '../core/outbound.js';
+import { parseSmtpReply, statusOfCode, type Handoff, type HandoffRequest, type RecipientResult, type SmtpAnswer } from '../core/outbound.js';
 import { declareSmtpUtf8, envelopeAccepted, envelopeRejections, serverExtensions, type SMTPConnection, type SmtpError } from '../mime/nodemailer.js';
 import { OutgoingMessage, type Prepared } from './outbound-message.js';
 import { PolicyRefusal } from './mta-sts-session.js';
@@ -103,14 +100,17 @@ const transact = (pooled: PooledConnection, prepared: Prepared, beforeData?: Bef
         if (started) return;
         started = true;
         if (settled) return void this.push(null);
-        (beforeData?.(acceptedRecipients(connection, recipients)) ?? Promise.resolve()).then(() => {
-          handedOver = true;
-          this.push(prepared.message);
-          this.push(null);
-        }, (error: unknown) => {
-          finish({ retry: { diagnostic: `the DATA mark could not be recorded: ${error instanceof Error ? error.message : String(error)}` } });
-          connection.close();
-        });
+        (beforeData?.(acceptedRecipients(connection, recipients)) ?? Promise.resolve()).then(
+          () => {
+            handedOver = true;
+            this.push(prepared.message);
+            this.push(null);
+          },
+          (error: unknown) => {
+            finish({ retry: { diagnostic: `the DATA mark could not be recorded: ${error instanceof Error ? error.message : String(error)}` } });
+            connection.close();
+          },
+        );
       },
     });
     const finish = (attempt: Attempt) => {

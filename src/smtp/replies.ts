@@ -2,8 +2,7 @@ import type { SMTPServerSession } from 'smtp-server';
 import { isAppError, type ErrorCode } from '../core/errors.js';
 
 /** An Error that smtp-server turns into an SMTP reply with this code. */
-export const smtpReply = (responseCode: number, text: string): Error & { responseCode: number } =>
-  Object.assign(new Error(text), { responseCode });
+export const smtpReply = (responseCode: number, text: string): Error & { responseCode: number } => Object.assign(new Error(text), { responseCode });
 
 /**
  * RFC 5321 section 4.5.3.1.10: past a server's recipient limit, 452 (the client sends the

@@ -96,7 +96,11 @@ const isLoopback = (address: string): boolean => {
 };
 
 const submit = async (
-  services: Services, logger: Logger, stream: SMTPServerDataStream, session: SMTPServerSession, options: SubmissionOptions,
+  services: Services,
+  logger: Logger,
+  stream: SMTPServerDataStream,
+  session: SMTPServerSession,
+  options: SubmissionOptions,
 ): Promise<string> => {
   const raw = await readMessage(stream);
   if (raw === null) throw smtpReply(552, `5.3.4 Message exceeds the ${options.maxMessageBytes}-byte size limit`);

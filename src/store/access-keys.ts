@@ -66,11 +66,14 @@ const toPolicy = (row: PolicyRow): AccessPolicy => ({
 });
 
 const toRecord = (row: KeyRow): AccessKeyRecord => ({
-  ...toPolicy(row), status: row.status, createdAt: row.createdAt, expiresAt: row.expiresAt, revokedAt: row.revokedAt,
+  ...toPolicy(row),
+  status: row.status,
+  createdAt: row.createdAt,
+  expiresAt: row.expiresAt,
+  revokedAt: row.revokedAt,
 });
 
 export class AccessKeyRepo extends Repo {
-
   insertPolicy(policy: AccessPolicy): void {
     this.sql(
       `INSERT INTO access_key_policies (key_id, name, kind, permissions_json, allowed_senders_json,
@@ -115,9 +118,10 @@ export class AccessKeyRepo extends Repo {
   }
 
   countUsable(accountId: string, now: number): number {
-    const row = this.sql(
-      `SELECT COUNT(*) AS n FROM api_keys k WHERE k.account_id = @accountId AND k.kind = 'access' AND ${USABLE}`,
-    ).get({ accountId, now }) as { n: number };
+    const row = this.sql(`SELECT COUNT(*) AS n FROM api_keys k WHERE k.account_id = @accountId AND k.kind = 'access' AND ${USABLE}`).get({
+      accountId,
+      now,
+    }) as { n: number };
     return row.n;
   }
 }

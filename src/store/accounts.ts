@@ -41,13 +41,11 @@ export interface MailboxRecord {
 }
 
 export class AccountRepo extends Repo {
-
   insert(account: Account): void {
     this.sql(
-        `INSERT INTO accounts (id, agent_id, name, email, credits, status, sending_state, created_at, kind, owner_id)
+      `INSERT INTO accounts (id, agent_id, name, email, credits, status, sending_state, created_at, kind, owner_id)
          VALUES (@id, @agentId, @name, @email, @credits, @status, @sendingState, @createdAt, @kind, @ownerId)`,
-      )
-      .run(account);
+    ).run(account);
   }
 
   byId(id: string): Account | null {
@@ -67,8 +65,7 @@ export class AccountRepo extends Repo {
 
   /** Adds (or with a negative amount, takes) credits; the CHECK constraint keeps them >= 0. */
   addCredits(id: string, amount: number): number | null {
-    const row = this.sql('UPDATE accounts SET credits = credits + ? WHERE id = ? RETURNING credits')
-      .get(amount, id) as { credits: number } | undefined;
+    const row = this.sql('UPDATE accounts SET credits = credits + ? WHERE id = ? RETURNING credits').get(amount, id) as { credits: number } | undefined;
     return row ? row.credits : null;
   }
 
@@ -96,20 +93,21 @@ export class AccountRepo extends Repo {
   }
 
   insertMailbox(mailbox: NewMailbox): void {
-    this.sql('INSERT INTO mailboxes (id, account_id, address, created_at) VALUES (@id, @accountId, @address, @createdAt)')
-      .run(mailbox);
+    this.sql('INSERT INTO mailboxes (id, account_id, address, created_at) VALUES (@id, @accountId, @address, @createdAt)').run(mailbox);
   }
 
   mailboxOfAccount(accountId: string): MailboxRecord | null {
-    const row = this.sql('SELECT id, account_id AS accountId, address FROM mailboxes WHERE account_id = ? ORDER BY created_at LIMIT 1')
-      .get(accountId) as MailboxRecord | undefined;
+    const row = this.sql('SELECT id, account_id AS accountId, address FROM mailboxes WHERE account_id = ? ORDER BY created_at LIMIT 1').get(accountId) as
+      | MailboxRecord
+      | undefined;
     return row ?? null;
   }
 
   /** The open mailbox with this address; a closed one (a deleted domain mailbox) receives nothing. */
   mailboxByAddress(address: string): MailboxRecord | null {
-    const row = this.sql('SELECT id, account_id AS accountId, address FROM mailboxes WHERE address = ? AND closed_at IS NULL')
-      .get(address) as MailboxRecord | undefined;
+    const row = this.sql('SELECT id, account_id AS accountId, address FROM mailboxes WHERE address = ? AND closed_at IS NULL').get(address) as
+      | MailboxRecord
+      | undefined;
     return row ?? null;
   }
 

@@ -48,9 +48,16 @@ const fullEnvelope = (packed: Partial<Envelope>): Envelope => {
   const from = addresses(packed.from);
   const defaulted = (list: Envelope['sender'] | undefined) => (list === undefined ? from : addresses(list));
   return {
-    date: packed.date ?? null, subject: packed.subject ?? null, from, sender: defaulted(packed.sender), replyTo: defaulted(packed.replyTo),
-    to: addresses(packed.to), cc: addresses(packed.cc), bcc: addresses(packed.bcc),
-    inReplyTo: packed.inReplyTo ?? null, messageId: packed.messageId ?? null,
+    date: packed.date ?? null,
+    subject: packed.subject ?? null,
+    from,
+    sender: defaulted(packed.sender),
+    replyTo: defaulted(packed.replyTo),
+    to: addresses(packed.to),
+    cc: addresses(packed.cc),
+    bcc: addresses(packed.bcc),
+    inReplyTo: packed.inReplyTo ?? null,
+    messageId: packed.messageId ?? null,
   };
 };
 

@@ -45,9 +45,7 @@ const migrate = (db: Db): void => {
     if (applied.has(migration.version)) continue;
     db.transaction(() => {
       db.exec(migration.sql);
-      keptStatement(db, 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-        migration.version, migration.name, Date.now(),
-      );
+      keptStatement(db, 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
       const highest = Math.max(migration.version, pragma(db, 'user_version') as number);
       pragma(db, `user_version = ${highest}`);
     }).immediate();

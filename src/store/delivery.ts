@@ -12,7 +12,6 @@ export interface RecentOutcomes {
  * claimed_at, 015 data_sent_at). State changes themselves go through SubmissionRepo.transition.
  */
 export class DeliveryRepo extends Repo {
-
   /** Up to `limit` due recipients (queued, or deferred whose next attempt is due) that nobody holds, oldest first. */
   dueIds(now: number, limit: number): number[] {
     const rows = this.sql(
@@ -56,14 +55,16 @@ export class DeliveryRepo extends Repo {
 
   /** The recipient of a submission with this address, if any. */
   recipientIdByAddress(submissionId: string, address: string): number | null {
-    const row = this.sql('SELECT id FROM submission_recipients WHERE submission_id = ? AND address = ?')
-      .get(submissionId, address) as { id: number } | undefined;
+    const row = this.sql('SELECT id FROM submission_recipients WHERE submission_id = ? AND address = ?').get(submissionId, address) as
+      | { id: number }
+      | undefined;
     return row ? row.id : null;
   }
 
   unresolvedOf(submissionId: string): number[] {
-    const rows = this.sql(`SELECT id FROM submission_recipients WHERE submission_id = ? AND status = 'unresolved' ORDER BY id`)
-      .all(submissionId) as { id: number }[];
+    const rows = this.sql(`SELECT id FROM submission_recipients WHERE submission_id = ? AND status = 'unresolved' ORDER BY id`).all(submissionId) as {
+      id: number;
+    }[];
     return rows.map((row) => row.id);
   }
 

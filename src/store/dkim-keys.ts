@@ -11,7 +11,6 @@ export interface DkimKeyRecord {
 
 /** One DKIM signing key per domain (migration 003). */
 export class DkimKeyRepo extends Repo {
-
   /** Replaces the domain's key: a new key takes effect once its TXT record is published. */
   put(record: DkimKeyRecord): void {
     this.sql(

@@ -39,12 +39,16 @@ export class DomainAddressRepo extends Repo {
   }
 
   aliasById(id: string): AliasRecord | null {
-    return (this.sql(`SELECT ${ALIAS_COLUMNS} FROM domain_aliases a JOIN mailboxes m ON m.id = a.mailbox_id WHERE a.id = ?`).get(id) as AliasRecord | undefined) ?? null;
+    return (
+      (this.sql(`SELECT ${ALIAS_COLUMNS} FROM domain_aliases a JOIN mailboxes m ON m.id = a.mailbox_id WHERE a.id = ?`).get(id) as AliasRecord | undefined) ??
+      null
+    );
   }
 
   aliasesOfDomain(domainId: string): AliasRecord[] {
-    return this.sql(`SELECT ${ALIAS_COLUMNS} FROM domain_aliases a JOIN mailboxes m ON m.id = a.mailbox_id WHERE a.domain_id = ? ORDER BY a.created_at, a.id`)
-      .all(domainId) as AliasRecord[];
+    return this.sql(
+      `SELECT ${ALIAS_COLUMNS} FROM domain_aliases a JOIN mailboxes m ON m.id = a.mailbox_id WHERE a.domain_id = ? ORDER BY a.created_at, a.id`,
+    ).all(domainId) as AliasRecord[];
   }
 
   countAliasesOfHolder(holderId: string): number {
@@ -65,8 +69,10 @@ export class DomainAddressRepo extends Repo {
 
   /** Whether `address` is an alias of the account's mailbox (the From rule of a send). */
   isAliasOfAccount(accountId: string, address: string): boolean {
-    return this.sql('SELECT 1 FROM domain_aliases a JOIN mailboxes m ON m.id = a.mailbox_id WHERE a.address = ? AND m.account_id = ?')
-      .get(address, accountId) !== undefined;
+    return (
+      this.sql('SELECT 1 FROM domain_aliases a JOIN mailboxes m ON m.id = a.mailbox_id WHERE a.address = ? AND m.account_id = ?').get(address, accountId) !==
+      undefined
+    );
   }
 
   aliasExists(address: string): boolean {
@@ -86,14 +92,16 @@ export class DomainAddressRepo extends Repo {
   }
 
   insertMailbox(mailbox: { accountId: string; domainId: string; holderId: string; createdAt: number }): void {
-    this.sql('INSERT INTO domain_mailboxes (account_id, domain_id, holder_id, created_at) VALUES (@accountId, @domainId, @holderId, @createdAt)')
-      .run(mailbox);
+    this.sql('INSERT INTO domain_mailboxes (account_id, domain_id, holder_id, created_at) VALUES (@accountId, @domainId, @holderId, @createdAt)').run(mailbox);
   }
 
   /** A domain mailbox, deleted or not (a deleted one is kept until it is purged). */
   mailboxById(accountId: string): DomainMailboxRecord | null {
-    return (this.sql(`SELECT ${MAILBOX_COLUMNS} FROM domain_mailboxes d JOIN accounts acc ON acc.id = d.account_id WHERE d.account_id = ?`)
-      .get(accountId) as DomainMailboxRecord | undefined) ?? null;
+    return (
+      (this.sql(`SELECT ${MAILBOX_COLUMNS} FROM domain_mailboxes d JOIN accounts acc ON acc.id = d.account_id WHERE d.account_id = ?`).get(accountId) as
+        | DomainMailboxRecord
+        | undefined) ?? null
+    );
   }
 
   /** The domain's mailboxes that are not deleted. */
@@ -113,14 +121,19 @@ export class DomainAddressRepo extends Repo {
   }
 
   markMailboxDeleted(accountId: string, at: number, purgeAfter: number): boolean {
-    return this.sql('UPDATE domain_mailboxes SET deleted_at = ?, purge_after = ? WHERE account_id = ? AND deleted_at IS NULL')
-      .run(at, purgeAfter, accountId).changes === 1;
+    return (
+      this.sql('UPDATE domain_mailboxes SET deleted_at = ?, purge_after = ? WHERE account_id = ? AND deleted_at IS NULL').run(at, purgeAfter, accountId)
+        .changes === 1
+    );
   }
 
   /** Deleted mailboxes whose retention has passed and whose mail is still there. */
   duePurges(now: number, limit: number): string[] {
-    return (this.sql('SELECT account_id AS id FROM domain_mailboxes WHERE purge_after <= ? AND purged_at IS NULL ORDER BY purge_after LIMIT ?')
-      .all(now, limit) as { id: string }[]).map((row) => row.id);
+    return (
+      this.sql('SELECT account_id AS id FROM domain_mailboxes WHERE purge_after <= ? AND purged_at IS NULL ORDER BY purge_after LIMIT ?').all(now, limit) as {
+        id: string;
+      }[]
+    ).map((row) => row.id);
   }
 
   markPurged(accountId: string, at: number): void {

@@ -61,12 +61,20 @@ export class DomainRepo extends Repo {
 
   /** The holder's live claim to a name, if any. */
   ofHolderByName(holderId: string, domain: string): DomainRecord | null {
-    return (this.sql(`SELECT ${COLUMNS} FROM domains WHERE holder_id = ? AND domain = ? AND deleted_at IS NULL`).get(holderId, domain) as DomainRecord | undefined) ?? null;
+    return (
+      (this.sql(`SELECT ${COLUMNS} FROM domains WHERE holder_id = ? AND domain = ? AND deleted_at IS NULL`).get(holderId, domain) as
+        | DomainRecord
+        | undefined) ?? null
+    );
   }
 
   /** The live domain whose ownership was proven, whoever holds it: the one that owns the name here. */
   provenByName(domain: string): DomainRecord | null {
-    return (this.sql(`SELECT ${COLUMNS} FROM domains WHERE domain = ? AND verified_at IS NOT NULL AND deleted_at IS NULL`).get(domain) as DomainRecord | undefined) ?? null;
+    return (
+      (this.sql(`SELECT ${COLUMNS} FROM domains WHERE domain = ? AND verified_at IS NOT NULL AND deleted_at IS NULL`).get(domain) as
+        | DomainRecord
+        | undefined) ?? null
+    );
   }
 
   /** Every live domain, for the daily re-check, in a stable order. */
@@ -76,8 +84,9 @@ export class DomainRepo extends Repo {
 
   /** Names of live domains that were verified and still are (for `agentpost doctor`). */
   verifiedNames(): string[] {
-    return (this.sql(`SELECT DISTINCT domain FROM domains WHERE status = 'verified' AND deleted_at IS NULL ORDER BY domain`).all() as { domain: string }[])
-      .map((row) => row.domain);
+    return (this.sql(`SELECT DISTINCT domain FROM domains WHERE status = 'verified' AND deleted_at IS NULL ORDER BY domain`).all() as { domain: string }[]).map(
+      (row) => row.domain,
+    );
   }
 
   /** Records a check; `proven` sets verified_at the first time ownership is shown. */

@@ -48,9 +48,13 @@ export class DraftRepo extends Repo {
 
   /** Newest first. */
   page(accountId: string, query: DraftPageQuery): DraftRecord[] {
-    return this.sql(
-      `SELECT ${COLUMNS} FROM drafts WHERE account_id = ? AND (? IS NULL OR key_id = ?) AND seq < ? ORDER BY seq DESC LIMIT ?`,
-    ).all(accountId, query.keyId ?? null, query.keyId ?? null, query.beforeSeq ?? Number.MAX_SAFE_INTEGER, query.limit) as DraftRecord[];
+    return this.sql(`SELECT ${COLUMNS} FROM drafts WHERE account_id = ? AND (? IS NULL OR key_id = ?) AND seq < ? ORDER BY seq DESC LIMIT ?`).all(
+      accountId,
+      query.keyId ?? null,
+      query.keyId ?? null,
+      query.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+      query.limit,
+    ) as DraftRecord[];
   }
 
   /** The drafts of every agent an owner owns in the given states, newest first. */
@@ -67,29 +71,52 @@ export class DraftRepo extends Repo {
 
   /** A pending draft's new content; false when it is no longer pending. */
   update(id: string, fields: { requestJson: string; subject: string; recipientCount: number; folderUid: number | null; updatedAt: number }): boolean {
-    return this.sql(
-      `UPDATE drafts SET request_json = @requestJson, subject = @subject, recipient_count = @recipientCount,
+    return (
+      this.sql(
+        `UPDATE drafts SET request_json = @requestJson, subject = @subject, recipient_count = @recipientCount,
          folder_uid = @folderUid, updated_at = @updatedAt WHERE id = @id AND status = 'pending'`,
-    ).run({ id, ...fields }).changes === 1;
+      ).run({ id, ...fields }).changes === 1
+    );
   }
 
   /** Moves a draft from one of `from` to `to`, recording who decided and when; false when it was in none of them. */
-  transition(id: string, from: readonly DraftStatus[], to: DraftStatus, fields: { decidedBy?: string | null; decidedAt?: number | null; reason?: string | null; submissionId?: string | null; folderUid?: number | null; updatedAt: number }): boolean {
-    return this.sql(
-      `UPDATE drafts SET status = @to, updated_at = @updatedAt,
+  transition(
+    id: string,
+    from: readonly DraftStatus[],
+    to: DraftStatus,
+    fields: {
+      decidedBy?: string | null;
+      decidedAt?: number | null;
+      reason?: string | null;
+      submissionId?: string | null;
+      folderUid?: number | null;
+      updatedAt: number;
+    },
+  ): boolean {
+    return (
+      this.sql(
+        `UPDATE drafts SET status = @to, updated_at = @updatedAt,
          decided_by = CASE WHEN @setDecided THEN @decidedBy ELSE decided_by END,
          decided_at = CASE WHEN @setDecided THEN @decidedAt ELSE decided_at END,
          reason = CASE WHEN @setReason THEN @reason ELSE reason END,
          submission_id = coalesce(@submissionId, submission_id),
          folder_uid = CASE WHEN @setFolder THEN @folderUid ELSE folder_uid END
        WHERE id = @id AND status IN (SELECT value FROM json_each(@from))`,
-    ).run({
-      id, to, from: JSON.stringify(from), updatedAt: fields.updatedAt,
-      setDecided: fields.decidedBy !== undefined ? 1 : 0, decidedBy: fields.decidedBy ?? null, decidedAt: fields.decidedAt ?? null,
-      setReason: fields.reason !== undefined ? 1 : 0, reason: fields.reason ?? null,
-      submissionId: fields.submissionId ?? null,
-      setFolder: fields.folderUid !== undefined ? 1 : 0, folderUid: fields.folderUid ?? null,
-    }).changes === 1;
+      ).run({
+        id,
+        to,
+        from: JSON.stringify(from),
+        updatedAt: fields.updatedAt,
+        setDecided: fields.decidedBy !== undefined ? 1 : 0,
+        decidedBy: fields.decidedBy ?? null,
+        decidedAt: fields.decidedAt ?? null,
+        setReason: fields.reason !== undefined ? 1 : 0,
+        reason: fields.reason ?? null,
+        submissionId: fields.submissionId ?? null,
+        setFolder: fields.folderUid !== undefined ? 1 : 0,
+        folderUid: fields.folderUid ?? null,
+      }).changes === 1
+    );
   }
 
   delete(id: string): boolean {

@@ -10,18 +10,15 @@ export interface FolderCounts extends Folder {
 }
 
 export class FolderRepo extends Repo {
-
   create(mailboxId: string, name: string, uidValidity: number, now: number): Folder {
     return this.sql(
-        `INSERT INTO folders (mailbox_id, name, uid_validity, created_at) VALUES (?, ?, ?, ?)
+      `INSERT INTO folders (mailbox_id, name, uid_validity, created_at) VALUES (?, ?, ?, ?)
          RETURNING ${COLUMNS}`,
-      )
-      .get(mailboxId, name, uidValidity, now) as Folder;
+    ).get(mailboxId, name, uidValidity, now) as Folder;
   }
 
   byName(mailboxId: string, name: string): Folder | null {
-    const row = this.sql(`SELECT ${COLUMNS} FROM folders WHERE mailbox_id = ? AND name = ?`)
-      .get(mailboxId, name) as Folder | undefined;
+    const row = this.sql(`SELECT ${COLUMNS} FROM folders WHERE mailbox_id = ? AND name = ?`).get(mailboxId, name) as Folder | undefined;
     return row ?? null;
   }
 

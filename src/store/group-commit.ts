@@ -51,9 +51,13 @@ export class GroupCommitter {
   private readonly wal: Durable | null;
 
   /** `wal` replaces the WAL file's sync (tests hold a batch in flight with it). */
-  constructor(private readonly db: Db, private readonly feed: CommitFeed, wal?: Durable) {
+  constructor(
+    private readonly db: Db,
+    private readonly feed: CommitFeed,
+    wal?: Durable,
+  ) {
     const inWalMode = db.memory ? false : String(pragma(db, 'journal_mode')).toLowerCase() === 'wal';
-    this.wal = inWalMode ? wal ?? new WalFile(`${db.name}-wal`) : null;
+    this.wal = inWalMode ? (wal ?? new WalFile(`${db.name}-wal`)) : null;
   }
 
   run<T>(work: () => T): Promise<T> {
@@ -83,11 +87,14 @@ export class GroupCommitter {
     const outcomes = this.runBatch(jobs, mark);
     const committed = this.feed.take(mark);
     // Consumers hear of the batch once it is durable, before its callers do.
-    const settle = () => (this.feed.publish(committed), jobs.forEach((job, index) => {
-      const outcome = outcomes[index];
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.value);
-    }));
+    const settle = () => (
+      this.feed.publish(committed),
+      jobs.forEach((job, index) => {
+        const outcome = outcomes[index];
+        if (outcome.ok) job.resolve(outcome.value);
+        else job.reject(outcome.value);
+      })
+    );
     if (this.wal === null || outcomes.every((outcome) => !outcome.ok)) {
       settle();
       return this.schedule();

@@ -17,10 +17,10 @@ const COLUMNS = `account_id AS accountId, idempotency_key AS idempotencyKey, key
 
 /** Idempotency keys of send requests, one per (account, key); kept >= 24 h (contract: Send). */
 export class IdempotencyRepo extends Repo {
-
   get(accountId: string, idempotencyKey: string): IdempotencyRecord | null {
-    const row = this.sql(`SELECT ${COLUMNS} FROM idempotency_records WHERE account_id = ? AND idempotency_key = ?`)
-      .get(accountId, idempotencyKey) as IdempotencyRecord | undefined;
+    const row = this.sql(`SELECT ${COLUMNS} FROM idempotency_records WHERE account_id = ? AND idempotency_key = ?`).get(accountId, idempotencyKey) as
+      | IdempotencyRecord
+      | undefined;
     return row ?? null;
   }
 

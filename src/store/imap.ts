@@ -63,7 +63,11 @@ const toFlagRow = (row: FlagColumns): FlagRow => ({
   rowId: row.id,
   uid: row.uid,
   flags: {
-    seen: row.seen === 1, answered: row.answered === 1, flagged: row.flagged === 1, deleted: row.deleted === 1, draft: row.draft === 1,
+    seen: row.seen === 1,
+    answered: row.answered === 1,
+    flagged: row.flagged === 1,
+    deleted: row.deleted === 1,
+    draft: row.draft === 1,
     keywords: keywordsOf(row.keywords),
   },
   modseq: row.modseq,
@@ -80,32 +84,52 @@ export class ImapRepo extends Repo {
 
   /** Rows with UIDs in [low, high], ascending; callers filter to the exact set they asked for. */
   metaBetween(folderId: number, low: number, high: number): MessageMeta[] {
-    const rows = this.sql(`SELECT ${META_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`)
-      .all(folderId, low, high) as MetaColumns[];
+    const rows = this.sql(`SELECT ${META_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`).all(
+      folderId,
+      low,
+      high,
+    ) as MetaColumns[];
     return rows.map((row) => ({
-      ...toFlagRow(row), size: row.size, receivedAt: row.received_at, date: row.date, subject: row.subject, ...addressesOf(row),
+      ...toFlagRow(row),
+      size: row.size,
+      receivedAt: row.received_at,
+      date: row.date,
+      subject: row.subject,
+      ...addressesOf(row),
     }));
   }
 
   /** FETCH rows with UIDs in [low, high], ascending; `wire` joins the stored ENVELOPE and BODYSTRUCTURE. */
   fetchBetween(folderId: number, low: number, high: number, wire: boolean, version: number): FetchRow[] {
-    const rows = (wire
-      ? this.sql(
-        `SELECT ${FLAG_COLUMNS}, m.size, m.received_at, b.envelope_wire, b.structure_wire FROM messages m
+    const rows = (
+      wire
+        ? this.sql(
+            `SELECT ${FLAG_COLUMNS}, m.size, m.received_at, b.envelope_wire, b.structure_wire FROM messages m
          LEFT JOIN message_bodies b ON b.message_rowid = m.id AND b.version = ?
          WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`,
-      ).all(version, folderId, low, high)
-      : this.sql(`SELECT ${FLAG_COLUMNS}, m.size, m.received_at FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`)
-        .all(folderId, low, high)) as (FlagColumns & { size: number; received_at: number; envelope_wire?: Buffer | null; structure_wire?: Buffer | null })[];
+          ).all(version, folderId, low, high)
+        : this.sql(`SELECT ${FLAG_COLUMNS}, m.size, m.received_at FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`).all(
+            folderId,
+            low,
+            high,
+          )
+    ) as (FlagColumns & { size: number; received_at: number; envelope_wire?: Buffer | null; structure_wire?: Buffer | null })[];
     return rows.map((row) => ({
-      ...toFlagRow(row), size: row.size, receivedAt: row.received_at, envelopeWire: row.envelope_wire ?? null, structureWire: row.structure_wire ?? null,
+      ...toFlagRow(row),
+      size: row.size,
+      receivedAt: row.received_at,
+      envelopeWire: row.envelope_wire ?? null,
+      structureWire: row.structure_wire ?? null,
     }));
   }
 
   /** Flags of messages up to `maxUid` changed after `modseq` (RFC 7162), ascending by UID. */
   flagsChangedSince(folderId: number, modseq: number, maxUid: number): FlagRow[] {
-    const rows = this.sql(`SELECT ${FLAG_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.modseq > ? AND m.uid <= ? ORDER BY m.uid`)
-      .all(folderId, modseq, maxUid) as FlagColumns[];
+    const rows = this.sql(`SELECT ${FLAG_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.modseq > ? AND m.uid <= ? ORDER BY m.uid`).all(
+      folderId,
+      modseq,
+      maxUid,
+    ) as FlagColumns[];
     return rows.map(toFlagRow);
   }
 
@@ -116,8 +140,14 @@ export class ImapRepo extends Repo {
 
   setFlags(rowId: number, flags: MessageFlags, modseq: number): void {
     this.sql('UPDATE messages SET seen = ?, flagged = ?, answered = ?, deleted = ?, draft = ?, keywords = ?, modseq = ? WHERE id = ?').run(
-      flags.seen ? 1 : 0, flags.flagged ? 1 : 0, flags.answered ? 1 : 0, flags.deleted ? 1 : 0, flags.draft ? 1 : 0,
-      keywordsColumn(flags.keywords), modseq, rowId,
+      flags.seen ? 1 : 0,
+      flags.flagged ? 1 : 0,
+      flags.answered ? 1 : 0,
+      flags.deleted ? 1 : 0,
+      flags.draft ? 1 : 0,
+      keywordsColumn(flags.keywords),
+      modseq,
+      rowId,
     );
   }
 
@@ -127,17 +157,17 @@ export class ImapRepo extends Repo {
   }
 
   raw(folderId: number, uid: number): Buffer | null {
-    const row = this.sql(
-      `SELECT r.raw FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`,
-    ).pluck().get(folderId, uid) as Buffer | undefined;
+    const row = this.sql(`SELECT r.raw FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`)
+      .pluck()
+      .get(folderId, uid) as Buffer | undefined;
     return row ?? null;
   }
 
   /** The first `maxBytes` of the raw message: enough for its header without reading a large body. */
   rawHead(folderId: number, uid: number, maxBytes: number): Buffer | null {
-    const row = this.sql(
-      `SELECT substr(r.raw, 1, ?) FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`,
-    ).pluck().get(maxBytes, folderId, uid) as Buffer | undefined;
+    const row = this.sql(`SELECT substr(r.raw, 1, ?) FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`)
+      .pluck()
+      .get(maxBytes, folderId, uid) as Buffer | undefined;
     return row ?? null;
   }
 
@@ -162,5 +192,4 @@ export class ImapRepo extends Repo {
   firstUnseenUid(folderId: number): number | null {
     return (this.sql('SELECT min(uid) FROM messages WHERE folder_id = ? AND seen = 0').pluck().get(folderId) as number | null) ?? null;
   }
-
 }

@@ -75,7 +75,11 @@ export class Store {
    * `searchFile` is the full-text index's own file (search-db.ts): read here, written by the
    * IndexWriter main.ts chooses.
    */
-  constructor(readonly db: Db, readonly searchFile: string, options: OpenOptions = {}) {
+  constructor(
+    readonly db: Db,
+    readonly searchFile: string,
+    options: OpenOptions = {},
+  ) {
     const searchReader = SearchIndexReader.open(searchFile, options);
     this.searchReader = searchReader;
     this.accounts = new AccountRepo(db);

@@ -61,9 +61,13 @@ export class InvoiceRepo extends Repo {
    * open, so a second caller changes nothing. The one guard that applies an invoice once.
    */
   closeOpen(token: string, status: InvoiceStatus, appliedAt: number | null): boolean {
-    return this.sql(
-      `UPDATE invoices SET status = ?, applied_at = ?, confirmations = NULL WHERE token = ? AND status IN ('pending', 'confirming')`,
-    ).run(status, appliedAt, token).changes === 1;
+    return (
+      this.sql(`UPDATE invoices SET status = ?, applied_at = ?, confirmations = NULL WHERE token = ? AND status IN ('pending', 'confirming')`).run(
+        status,
+        appliedAt,
+        token,
+      ).changes === 1
+    );
   }
 
   /** pending <-> confirming, with the paying transfer's confirmations (null when pending). */
@@ -78,22 +82,28 @@ export class InvoiceRepo extends Repo {
 
   /** Records a transfer once; false when (tx, log index) was recorded before. */
   recordTransfer(transfer: RecordedTransfer): boolean {
-    return this.sql(
-      `INSERT INTO invoice_transfers (tx_hash, log_index, invoice_token, block_number, block_time, sender, amount, role, recorded_at)
+    return (
+      this.sql(
+        `INSERT INTO invoice_transfers (tx_hash, log_index, invoice_token, block_number, block_time, sender, amount, role, recorded_at)
        VALUES (@txHash, @logIndex, @invoiceToken, @blockNumber, @blockTime, @sender, @amount, @role, @recordedAt) ON CONFLICT DO NOTHING`,
-    ).run(transfer).changes === 1;
+      ).run(transfer).changes === 1
+    );
   }
 
   transfersOf(token: string): RecordedTransfer[] {
-    return this.sql(`SELECT ${TRANSFER_COLUMNS} FROM invoice_transfers WHERE invoice_token = ? ORDER BY block_number, log_index`).all(token) as RecordedTransfer[];
+    return this.sql(`SELECT ${TRANSFER_COLUMNS} FROM invoice_transfers WHERE invoice_token = ? ORDER BY block_number, log_index`).all(
+      token,
+    ) as RecordedTransfer[];
   }
 
   /** Records a verified card callback once; false for a replay of the same event id. */
   recordCardEvent(event: { eventId: string; type: string; sessionId: string | null; outcome: string; receivedAt: number }): boolean {
-    return this.sql(
-      `INSERT INTO card_events (event_id, type, session_id, outcome, received_at) VALUES (@eventId, @type, @sessionId, @outcome, @receivedAt)
+    return (
+      this.sql(
+        `INSERT INTO card_events (event_id, type, session_id, outcome, received_at) VALUES (@eventId, @type, @sessionId, @outcome, @receivedAt)
        ON CONFLICT DO NOTHING`,
-    ).run(event).changes === 1;
+      ).run(event).changes === 1
+    );
   }
 
   setCardEventOutcome(eventId: string, outcome: string): void {

@@ -16,13 +16,11 @@ const COLUMNS = `id, account_id AS accountId, kind, status, created_at AS create
   expires_at AS expiresAt, revoked_at AS revokedAt`;
 
 export class KeyRepo extends Repo {
-
   insert(key: KeyRecord & { keyHash: string }): void {
     this.sql(
-        `INSERT INTO api_keys (id, account_id, kind, key_hash, status, created_at, expires_at, revoked_at)
+      `INSERT INTO api_keys (id, account_id, kind, key_hash, status, created_at, expires_at, revoked_at)
          VALUES (@id, @accountId, @kind, @keyHash, @status, @createdAt, @expiresAt, @revokedAt)`,
-      )
-      .run(key);
+    ).run(key);
   }
 
   byHash(keyHash: string): KeyRecord | null {
@@ -37,29 +35,31 @@ export class KeyRepo extends Repo {
 
   /** The account's full key in `status` (at most one each: partial unique indexes, migration 005). */
   fullKey(accountId: string, status: 'active' | 'pending'): KeyRecord | null {
-    const row = this.sql(`SELECT ${COLUMNS} FROM api_keys WHERE account_id = ? AND kind = 'full' AND status = ?`)
-      .get(accountId, status) as KeyRecord | undefined;
+    const row = this.sql(`SELECT ${COLUMNS} FROM api_keys WHERE account_id = ? AND kind = 'full' AND status = ?`).get(accountId, status) as
+      | KeyRecord
+      | undefined;
     return row ?? null;
   }
 
   /** Moves an active or pending key to `status`; returns false when it was already neither. */
   close(id: string, status: 'revoked' | 'expired', at: number): boolean {
-    return this.sql(
-      `UPDATE api_keys SET status = ?, revoked_at = CASE WHEN ? = 'revoked' THEN ? ELSE revoked_at END
+    return (
+      this.sql(
+        `UPDATE api_keys SET status = ?, revoked_at = CASE WHEN ? = 'revoked' THEN ? ELSE revoked_at END
        WHERE id = ? AND status IN ('active', 'pending')`,
-    ).run(status, status, at, id).changes === 1;
+      ).run(status, status, at, id).changes === 1
+    );
   }
 
   /** Revokes every usable key of an account (a deleted domain mailbox); returns how many. */
   revokeAllOf(accountId: string, at: number): number {
-    return this.sql(`UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE account_id = ? AND status IN ('active', 'pending')`)
-      .run(at, accountId).changes;
+    return this.sql(`UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE account_id = ? AND status IN ('active', 'pending')`).run(at, accountId)
+      .changes;
   }
 
   /** The pending replacement becomes the account key: no expiry any more. */
   activate(id: string): boolean {
-    return this.sql(`UPDATE api_keys SET status = 'active', expires_at = NULL WHERE id = ? AND status = 'pending'`)
-      .run(id).changes === 1;
+    return this.sql(`UPDATE api_keys SET status = 'active', expires_at = NULL WHERE id = ? AND status = 'pending'`).run(id).changes === 1;
   }
 
   /** Marks replacements past their 30 minutes expired; one account or (null) all. */

@@ -13,8 +13,11 @@ interface ArrivalRow {
 
 export class MessageArrivalRepo extends Repo {
   record(messageRowId: number, arrival: Arrival): void {
-    this.sql('INSERT INTO message_arrivals (message_rowid, tls_version, tls_cipher) VALUES (?, ?, ?)')
-      .run(messageRowId, arrival.tls?.version ?? null, arrival.tls?.cipher ?? null);
+    this.sql('INSERT INTO message_arrivals (message_rowid, tls_version, tls_cipher) VALUES (?, ?, ?)').run(
+      messageRowId,
+      arrival.tls?.version ?? null,
+      arrival.tls?.cipher ?? null,
+    );
   }
 
   /** Null for a message that did not arrive by SMTP. */

@@ -31,23 +31,31 @@ export class MessageBodyRepo extends Repo {
          (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, envelope_wire, structure_wire)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      rowId, body.version, packText(text), html === null ? null : packText(html),
+      rowId,
+      body.version,
+      packText(text),
+      html === null ? null : packText(html),
       // The new text of a message that quotes nothing is its text (without trailing white space): not stored twice.
-      extractedText === withoutTrailingSpace(text) ? null : packText(extractedText), extractedHtml === null || extractedHtml === html ? null : packText(extractedHtml),
-      JSON.stringify(rest), packStructure(body.structure),
-      Buffer.from(body.wire.envelope, 'latin1'), Buffer.from(body.wire.bodyStructure, 'latin1'),
+      extractedText === withoutTrailingSpace(text) ? null : packText(extractedText),
+      extractedHtml === null || extractedHtml === html ? null : packText(extractedHtml),
+      JSON.stringify(rest),
+      packStructure(body.structure),
+      Buffer.from(body.wire.envelope, 'latin1'),
+      Buffer.from(body.wire.bodyStructure, 'latin1'),
     );
     this.sql('DELETE FROM body_backfill WHERE message_rowid = ?').run(rowId);
   }
 
   /** The body of one message for its copy (IMAP COPY, MOVE); false when it has none of this version to copy. */
   copy(fromRowId: number, toRowId: number): boolean {
-    return this.sql(
-      `INSERT INTO message_bodies
+    return (
+      this.sql(
+        `INSERT INTO message_bodies
          (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, envelope_wire, structure_wire)
        SELECT ?, version, text, html, extracted_text, extracted_html, content_json, structure_json, envelope_wire, structure_wire
        FROM message_bodies WHERE message_rowid = ? AND version = ?`,
-    ).run(toRowId, fromRowId, STORED_BODY_VERSION).changes > 0;
+      ).run(toRowId, fromRowId, STORED_BODY_VERSION).changes > 0
+    );
   }
 
   /**
@@ -65,14 +73,15 @@ export class MessageBodyRepo extends Repo {
 
   /** The content a read answers from, or null when it has to be built first. */
   content(rowId: number): StoredContent | null {
-    const row = this.sql(
-      'SELECT version, text, html, extracted_text, extracted_html, content_json FROM message_bodies WHERE message_rowid = ?',
-    ).get(rowId) as Omit<BodyRow, 'structure_json'> | undefined;
+    const row = this.sql('SELECT version, text, html, extracted_text, extracted_html, content_json FROM message_bodies WHERE message_rowid = ?').get(rowId) as
+      | Omit<BodyRow, 'structure_json'>
+      | undefined;
     if (!row || row.version !== STORED_BODY_VERSION) return null;
     const text = unpackText(row.text);
     const html = row.html === null ? null : unpackText(row.html);
     return {
-      text, html,
+      text,
+      html,
       extractedText: row.extracted_text === null ? withoutTrailingSpace(text) : unpackText(row.extracted_text),
       extractedHtml: row.extracted_html === null ? html : unpackText(row.extracted_html),
       ...(JSON.parse(row.content_json) as Omit<StoredContent, 'text' | 'html' | 'extractedText' | 'extractedHtml'>),
@@ -102,8 +111,7 @@ export class MessageBodyRepo extends Repo {
 
   /** The next messages without a body, oldest first (their raw bytes are read one at a time). */
   backfillIds(limit: number): number[] {
-    return (this.sql('SELECT message_rowid AS id FROM body_backfill ORDER BY message_rowid LIMIT ?').all(limit) as { id: number }[])
-      .map((row) => row.id);
+    return (this.sql('SELECT message_rowid AS id FROM body_backfill ORDER BY message_rowid LIMIT ?').all(limit) as { id: number }[]).map((row) => row.id);
   }
 
   hasBackfill(): boolean {

@@ -108,11 +108,29 @@ export class MessageRepo extends Repo {
          date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
-      this.nextId(), message.folderId, message.uid, message.messageId, message.inReplyTo, message.subject,
-      message.from ? JSON.stringify(message.from) : null, JSON.stringify(message.to), JSON.stringify(message.cc),
-      message.date, message.preview, message.size, JSON.stringify(message.attachments),
-      message.encrypted ? 1 : 0, bit(flags.seen), bit(flags.flagged), bit(flags.answered), bit(flags.deleted), bit(flags.draft),
-      keywordsColumn(flags.keywords), message.modseq, message.receivedAt, message.threadId,
+      this.nextId(),
+      message.folderId,
+      message.uid,
+      message.messageId,
+      message.inReplyTo,
+      message.subject,
+      message.from ? JSON.stringify(message.from) : null,
+      JSON.stringify(message.to),
+      JSON.stringify(message.cc),
+      message.date,
+      message.preview,
+      message.size,
+      JSON.stringify(message.attachments),
+      message.encrypted ? 1 : 0,
+      bit(flags.seen),
+      bit(flags.flagged),
+      bit(flags.answered),
+      bit(flags.deleted),
+      bit(flags.draft),
+      keywordsColumn(flags.keywords),
+      message.modseq,
+      message.receivedAt,
+      message.threadId,
     );
     const rowId = Number(lastInsertRowid);
     this.sql('INSERT INTO message_raw (message_rowid, raw) VALUES (?, ?)').run(rowId, message.raw);
@@ -142,16 +160,19 @@ export class MessageRepo extends Repo {
     const total = this.index.count(scoped);
     if (total <= offset) return { total, items: [] };
     const ids = this.index.newestFirst(scoped, limit, offset);
-    const rows = this.sql(
-      `SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.uid DESC`,
-    ).all(JSON.stringify(ids)) as SummaryRow[];
+    const rows = this.sql(`SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.uid DESC`).all(
+      JSON.stringify(ids),
+    ) as SummaryRow[];
     return { total, items: rows.map(toSummary) };
   }
 
   /** Messages above a UID, oldest first (what arrived after an agent last looked). */
   afterUid(folderId: number, uid: number, limit: number): MessageSummary[] {
-    const rows = this.sql(`SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.uid > ? ORDER BY m.uid LIMIT ?`)
-      .all(folderId, uid, limit) as SummaryRow[];
+    const rows = this.sql(`SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.uid > ? ORDER BY m.uid LIMIT ?`).all(
+      folderId,
+      uid,
+      limit,
+    ) as SummaryRow[];
     return rows.map(toSummary);
   }
 
@@ -169,7 +190,12 @@ export class MessageRepo extends Repo {
       | undefined;
     if (!row) return null;
     return {
-      ...toSummary(row), inReplyTo: row.in_reply_to, answered: row.answered === 1, deleted: row.deleted === 1, draft: row.draft === 1, keywords: keywordsOf(row.keywords),
+      ...toSummary(row),
+      inReplyTo: row.in_reply_to,
+      answered: row.answered === 1,
+      deleted: row.deleted === 1,
+      draft: row.draft === 1,
+      keywords: keywordsOf(row.keywords),
     };
   }
 
@@ -209,7 +235,9 @@ export class MessageRepo extends Repo {
     ).run(copied, folderId, uid, modseq, rowId);
     this.sql('INSERT INTO message_raw (message_rowid, raw) SELECT ?, raw FROM message_raw WHERE message_rowid = ?').run(copied, rowId);
     // How it reached the MX (migration 40) holds for its copies too.
-    this.sql('INSERT INTO message_arrivals (message_rowid, tls_version, tls_cipher) SELECT ?, tls_version, tls_cipher FROM message_arrivals WHERE message_rowid = ?').run(copied, rowId);
+    this.sql(
+      'INSERT INTO message_arrivals (message_rowid, tls_version, tls_cipher) SELECT ?, tls_version, tls_cipher FROM message_arrivals WHERE message_rowid = ?',
+    ).run(copied, rowId);
     if (!this.bodies.copy(rowId, copied)) this.bodies.queueBackfill(copied);
     if (searchText) this.searchIndex.queue(copied, folderId, searchText);
     else this.searchIndex.backfill(copied);
@@ -242,7 +270,6 @@ export class MessageRepo extends Repo {
   private maxId(): number {
     return (this.sql('SELECT max(id) FROM messages').pluck().get() as number | null) ?? 0;
   }
-
 }
 
 const bit = (value: boolean): number => (value ? 1 : 0);

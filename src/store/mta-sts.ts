@@ -16,7 +16,9 @@ interface PolicyRow {
 export class MtaStsRepo extends Repo {
   /** The domain's policy while it is fresh, else null. */
   get(domain: string, now: number): CachedStsPolicy | null {
-    const row = this.sql('SELECT policy_id, mode, mx_json, max_age, fetched_at FROM mta_sts_policies WHERE domain = ? AND expires_at > ?').get(domain, now) as PolicyRow | undefined;
+    const row = this.sql('SELECT policy_id, mode, mx_json, max_age, fetched_at FROM mta_sts_policies WHERE domain = ? AND expires_at > ?').get(domain, now) as
+      | PolicyRow
+      | undefined;
     return row ? { id: row.policy_id, mode: row.mode, mx: JSON.parse(row.mx_json) as string[], maxAge: row.max_age, fetchedAt: row.fetched_at } : null;
   }
 

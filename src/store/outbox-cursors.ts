@@ -6,7 +6,6 @@ import { Repo } from './repo.js';
  * what was written; `pruneConsumed` drops rows every consumer of their topic has passed.
  */
 export class OutboxCursorRepo extends Repo {
-
   position(consumer: string, topic: string): number {
     const row = this.sql('SELECT last_id AS lastId FROM outbox_cursors WHERE consumer = ? AND topic = ?').get(consumer, topic) as
       | { lastId: number }

@@ -69,27 +69,34 @@ export class OwnerRepo extends Repo {
 
   /** Drops sessions that expired or ended before `before`, and used or expired links and codes. */
   sweep(before: number): number {
-    return this.sql('DELETE FROM owner_sessions WHERE expires_at < ? OR ended_at < ?').run(before, before).changes
-      + this.sql('DELETE FROM owner_links WHERE expires_at < ? OR used_at < ?').run(before, before).changes
-      + this.sql('DELETE FROM claim_codes WHERE expires_at < ?').run(before).changes;
+    return (
+      this.sql('DELETE FROM owner_sessions WHERE expires_at < ? OR ended_at < ?').run(before, before).changes +
+      this.sql('DELETE FROM owner_links WHERE expires_at < ? OR used_at < ?').run(before, before).changes +
+      this.sql('DELETE FROM claim_codes WHERE expires_at < ?').run(before).changes
+    );
   }
 
   insertLink(link: { tokenHash: string; accountId: string; createdAt: number; expiresAt: number }): void {
-    this.sql('INSERT INTO owner_links (token_hash, account_id, created_at, expires_at) VALUES (@tokenHash, @accountId, @createdAt, @expiresAt)')
-      .run(link);
+    this.sql('INSERT INTO owner_links (token_hash, account_id, created_at, expires_at) VALUES (@tokenHash, @accountId, @createdAt, @expiresAt)').run(link);
   }
 
   /** The account of an unused, unexpired link; null otherwise. */
   linkAccount(tokenHash: string, now: number): string | null {
-    const row = this.sql('SELECT account_id AS accountId FROM owner_links WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?')
-      .get(tokenHash, now) as { accountId: string } | undefined;
+    const row = this.sql('SELECT account_id AS accountId FROM owner_links WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?').get(tokenHash, now) as
+      | { accountId: string }
+      | undefined;
     return row?.accountId ?? null;
   }
 
   /** Uses the link once; false when it was used, expired or never existed. Other open links of the account go too. */
   useLink(tokenHash: string, accountId: string, now: number): boolean {
-    const used = this.sql('UPDATE owner_links SET used_at = ? WHERE token_hash = ? AND account_id = ? AND used_at IS NULL AND expires_at > ?')
-      .run(now, tokenHash, accountId, now).changes === 1;
+    const used =
+      this.sql('UPDATE owner_links SET used_at = ? WHERE token_hash = ? AND account_id = ? AND used_at IS NULL AND expires_at > ?').run(
+        now,
+        tokenHash,
+        accountId,
+        now,
+      ).changes === 1;
     if (used) this.sql('UPDATE owner_links SET used_at = ? WHERE account_id = ? AND used_at IS NULL').run(now, accountId);
     return used;
   }

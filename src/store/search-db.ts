@@ -71,13 +71,20 @@ export class SearchIndexFileWriter extends Repo {
    * index lacks costs about 2 µs.
    */
   index(entries: IndexEntry[]): void {
-    this.db.transaction(() => {
-      for (const { rowId, folderId, text } of entries) {
-        this.sql('DELETE FROM messages_fts WHERE rowid = ?').run(rowId);
-        this.sql("INSERT INTO messages_fts (rowid, folder, subject, participants, body) VALUES (?, 'f' || ?, ?, ?, ?)")
-          .run(rowId, folderId, text.subject, text.participants, text.body);
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const { rowId, folderId, text } of entries) {
+          this.sql('DELETE FROM messages_fts WHERE rowid = ?').run(rowId);
+          this.sql("INSERT INTO messages_fts (rowid, folder, subject, participants, body) VALUES (?, 'f' || ?, ?, ?, ?)").run(
+            rowId,
+            folderId,
+            text.subject,
+            text.participants,
+            text.body,
+          );
+        }
+      })
+      .immediate();
   }
 
   trimAbove(rowId: number): void {
@@ -113,8 +120,7 @@ export class InlineIndexWriter implements IndexWriter {
 export const inFolder = (folderId: number, match: string): string => `folder : "f${folderId}" AND (${match})`;
 
 /** Restricts an FTS5 query to the messages of these folders (a mailbox's, for a search across its folders). */
-export const inFolders = (folderIds: readonly number[], match: string): string =>
-  `(${folderIds.map((id) => `folder : "f${id}"`).join(' OR ')}) AND (${match})`;
+export const inFolders = (folderIds: readonly number[], match: string): string => `(${folderIds.map((id) => `folder : "f${id}"`).join(' OR ')}) AND (${match})`;
 
 /**
  * Queries on a read-only connection of the main thread. It never takes a lock the writer
@@ -132,7 +138,8 @@ export class SearchIndexReader extends Repo {
   /** Row ids, highest first: within a folder that is newest first (see MessageRepo.search). */
   newestFirst(match: string, limit: number, offset: number): number[] {
     return this.sql('SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ? OFFSET ?')
-      .pluck().all(match, limit, offset) as number[];
+      .pluck()
+      .all(match, limit, offset) as number[];
   }
 
   all(match: string): number[] {

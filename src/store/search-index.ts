@@ -68,8 +68,9 @@ export class SearchIndexRepo extends Repo {
 
   /** Queued messages above `rowId`, oldest first. */
   queuedAfter(rowId: number): QueuedEntry[] {
-    const rows = this.sql('SELECT message_rowid AS rowId, folder_id AS folderId FROM search_queue WHERE message_rowid > ? ORDER BY message_rowid')
-      .all(rowId) as { rowId: number; folderId: number }[];
+    const rows = this.sql('SELECT message_rowid AS rowId, folder_id AS folderId FROM search_queue WHERE message_rowid > ? ORDER BY message_rowid').all(
+      rowId,
+    ) as { rowId: number; folderId: number }[];
     return rows.map((row) => ({ ...row, text: this.texts.get(row.rowId) }));
   }
 

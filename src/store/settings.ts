@@ -2,7 +2,6 @@ import { Repo } from './repo.js';
 
 /** Server-wide values generated once and kept (migration 003), such as the bounce-token secret. */
 export class SettingsRepo extends Repo {
-
   get(name: string): Buffer | null {
     const row = this.sql('SELECT value FROM settings WHERE name = ?').get(name) as { value: Buffer } | undefined;
     return row ? row.value : null;

@@ -89,11 +89,14 @@ const RECIPIENT_COLUMNS = `id, submission_id AS submissionId, account_id AS acco
 type Flagged<T, K extends keyof T> = Omit<T, K> & { [P in K]: number };
 
 const toSubmission = (row: Flagged<SubmissionRecord, 'sentCopySaved'>): SubmissionRecord => ({
-  ...row, sentCopySaved: row.sentCopySaved === 1,
+  ...row,
+  sentCopySaved: row.sentCopySaved === 1,
 });
 
 const toRecipient = (row: Flagged<RecipientRecord, 'creditReserved' | 'refunded'>): RecipientRecord => ({
-  ...row, creditReserved: row.creditReserved === 1, refunded: row.refunded === 1,
+  ...row,
+  creditReserved: row.creditReserved === 1,
+  refunded: row.refunded === 1,
 });
 
 /**
@@ -102,7 +105,10 @@ const toRecipient = (row: Flagged<RecipientRecord, 'creditReserved' | 'refunded'
  * same transaction (DESIGN.md rule 6), so callers cannot forget it.
  */
 export class SubmissionRepo extends Repo {
-  constructor(db: Db, private readonly outbox: OutboxRepo) {
+  constructor(
+    db: Db,
+    private readonly outbox: OutboxRepo,
+  ) {
     super(db);
   }
 
@@ -119,8 +125,17 @@ export class SubmissionRepo extends Repo {
            credit_reserved, next_attempt_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${RECIPIENT_COLUMNS}`,
       ).get(
-        submission.id, submission.accountId, submission.keyId, recipient.address, recipient.domain, recipient.kind,
-        recipient.status, recipient.status === 'queued' && !recipient.sandbox ? 1 : 0, recipient.status === 'queued' && !recipient.sandbox ? at : null, at, at,
+        submission.id,
+        submission.accountId,
+        submission.keyId,
+        recipient.address,
+        recipient.domain,
+        recipient.kind,
+        recipient.status,
+        recipient.status === 'queued' && !recipient.sandbox ? 1 : 0,
+        recipient.status === 'queued' && !recipient.sandbox ? at : null,
+        at,
+        at,
       ) as Flagged<RecipientRecord, 'creditReserved' | 'refunded'>;
       const record = toRecipient(row);
       this.recordEvent(record, { status: record.status }, at);
@@ -133,9 +148,7 @@ export class SubmissionRepo extends Repo {
   }
 
   byId(id: string): SubmissionRecord | null {
-    const row = this.sql(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE id = ?`).get(id) as
-      | Flagged<SubmissionRecord, 'sentCopySaved'>
-      | undefined;
+    const row = this.sql(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE id = ?`).get(id) as Flagged<SubmissionRecord, 'sentCopySaved'> | undefined;
     return row ? toSubmission(row) : null;
   }
 
@@ -151,17 +164,27 @@ export class SubmissionRepo extends Repo {
    */
   page(accountId: string, options: { keyId?: string; beforeSeq?: number; limit: number }): SubmissionRecord[] {
     const before = options.beforeSeq ?? Number.MAX_SAFE_INTEGER;
-    const rows = options.keyId === undefined
-      ? this.sql(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`)
-        .all(accountId, before, options.limit)
-      : this.sql(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE key_id = ? AND account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`)
-        .all(options.keyId, accountId, before, options.limit);
+    const rows =
+      options.keyId === undefined
+        ? this.sql(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).all(
+            accountId,
+            before,
+            options.limit,
+          )
+        : this.sql(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE key_id = ? AND account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).all(
+            options.keyId,
+            accountId,
+            before,
+            options.limit,
+          );
     return (rows as Flagged<SubmissionRecord, 'sentCopySaved'>[]).map(toSubmission);
   }
 
   recipientsOf(submissionId: string): RecipientRecord[] {
-    const rows = this.sql(`SELECT ${RECIPIENT_COLUMNS} FROM submission_recipients WHERE submission_id = ? ORDER BY id`)
-      .all(submissionId) as Flagged<RecipientRecord, 'creditReserved' | 'refunded'>[];
+    const rows = this.sql(`SELECT ${RECIPIENT_COLUMNS} FROM submission_recipients WHERE submission_id = ? ORDER BY id`).all(submissionId) as Flagged<
+      RecipientRecord,
+      'creditReserved' | 'refunded'
+    >[];
     return rows.map(toRecipient);
   }
 
@@ -196,9 +219,16 @@ export class SubmissionRepo extends Repo {
          next_attempt_at = CASE WHEN ? THEN ? ELSE next_attempt_at END, attempts = attempts + ?, updated_at = ?
        WHERE id = ? ${guard} RETURNING ${RECIPIENT_COLUMNS}`,
     ).get(
-      change.status, change.smtpCode ?? null, change.enhancedCode ?? null, change.diagnostic ?? null,
-      change.nextAttemptAt === undefined ? 0 : 1, change.nextAttemptAt ?? null, change.countAttempt ? 1 : 0, now,
-      recipientId, ...(onlyFrom ?? []),
+      change.status,
+      change.smtpCode ?? null,
+      change.enhancedCode ?? null,
+      change.diagnostic ?? null,
+      change.nextAttemptAt === undefined ? 0 : 1,
+      change.nextAttemptAt ?? null,
+      change.countAttempt ? 1 : 0,
+      now,
+      recipientId,
+      ...(onlyFrom ?? []),
     ) as Flagged<RecipientRecord, 'creditReserved' | 'refunded'> | undefined;
     if (!row) return false;
     this.recordEvent(toRecipient(row), change, now);
@@ -234,17 +264,21 @@ export class SubmissionRepo extends Repo {
 
   /** True when an identical earlier message of the account has an unresolved recipient. */
   hasUnresolvedIdentical(accountId: string, contentHash: string): boolean {
-    return this.sql(
-      `SELECT 1 FROM submissions s JOIN submission_recipients r ON r.submission_id = s.id
+    return (
+      this.sql(
+        `SELECT 1 FROM submissions s JOIN submission_recipients r ON r.submission_id = s.id
        WHERE s.account_id = ? AND s.content_hash = ? AND r.status = 'unresolved' LIMIT 1`,
-    ).get(accountId, contentHash) !== undefined;
+      ).get(accountId, contentHash) !== undefined
+    );
   }
 
   /** Charged recipients of the account since `since` (sending limits count these). */
   countAccountRecipientsSince(accountId: string, since: number): number {
-    return (this.sql(
-      'SELECT count(*) AS n FROM submission_recipients WHERE account_id = ? AND created_at >= ? AND credit_reserved = 1',
-    ).get(accountId, since) as { n: number }).n;
+    return (
+      this.sql('SELECT count(*) AS n FROM submission_recipients WHERE account_id = ? AND created_at >= ? AND credit_reserved = 1').get(accountId, since) as {
+        n: number;
+      }
+    ).n;
   }
 
   /** The creation time of the charged recipient at 0-based position `index` since `since`, oldest first. */
@@ -252,27 +286,33 @@ export class SubmissionRepo extends Repo {
     const at = this.sql(
       `SELECT created_at FROM submission_recipients
        WHERE account_id = ? AND created_at >= ? AND credit_reserved = 1 ORDER BY created_at LIMIT 1 OFFSET ?`,
-    ).pluck().get(accountId, since, index) as number | undefined;
+    )
+      .pluck()
+      .get(accountId, since, index) as number | undefined;
     return at ?? null;
   }
 
   /** Budget units a key holds since `since` (0 for all time): charged and not refunded. */
   countKeyUnitsSince(keyId: string, since: number): number {
-    return (this.sql(
-      `SELECT count(*) AS n FROM submission_recipients
+    return (
+      this.sql(
+        `SELECT count(*) AS n FROM submission_recipients
        WHERE key_id = ? AND created_at >= ? AND credit_reserved = 1 AND refunded = 0`,
-    ).get(keyId, since) as { n: number }).n;
+      ).get(keyId, since) as { n: number }
+    ).n;
   }
 
   private recordEvent(recipient: RecipientRecord, change: Omit<RecipientChange, 'nextAttemptAt' | 'countAttempt'>, at: number): void {
     this.sql(
       `INSERT INTO recipient_events (recipient_id, submission_id, status, smtp_code, enhanced_code, diagnostic, at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(recipient.id, recipient.submissionId, change.status, change.smtpCode ?? null, change.enhancedCode ?? null,
-      change.diagnostic ?? null, at);
+    ).run(recipient.id, recipient.submissionId, change.status, change.smtpCode ?? null, change.enhancedCode ?? null, change.diagnostic ?? null, at);
     const event: OutboundRecipientUpdatedEvent = {
-      accountId: recipient.accountId, submissionId: recipient.submissionId, recipient: recipient.address,
-      status: change.status, at,
+      accountId: recipient.accountId,
+      submissionId: recipient.submissionId,
+      recipient: recipient.address,
+      status: change.status,
+      at,
       ...(change.smtpCode !== undefined && { smtpCode: change.smtpCode }),
       ...(change.enhancedCode !== undefined && { enhancedCode: change.enhancedCode }),
       ...(change.diagnostic !== undefined && { diagnostic: change.diagnostic }),

@@ -20,13 +20,14 @@ const toRecord = (row: SuppressionRow): SuppressionRecord => ({ ...row, canRelea
 
 /** Addresses an account may not send to (DESIGN.md "suppression reasons"). */
 export class SuppressionRepo extends Repo {
-
   /** Adds an active suppression; false when the address is already actively suppressed. */
   add(record: Omit<SuppressionRecord, 'releasedAt'>): boolean {
-    return this.sql(
-      `INSERT OR IGNORE INTO suppressions (id, account_id, address, reason, can_release, created_at)
+    return (
+      this.sql(
+        `INSERT OR IGNORE INTO suppressions (id, account_id, address, reason, can_release, created_at)
        VALUES (?, ?, ?, ?, ?, ?)`,
-    ).run(record.id, record.accountId, record.address, record.reason, record.canRelease ? 1 : 0, record.createdAt).changes === 1;
+      ).run(record.id, record.accountId, record.address, record.reason, record.canRelease ? 1 : 0, record.createdAt).changes === 1
+    );
   }
 
   /**
@@ -34,10 +35,12 @@ export class SuppressionRepo extends Repo {
    * which the agent may no longer release; false when there is none to turn.
    */
   escalateToComplaint(accountId: string, address: string): boolean {
-    return this.sql(
-      `UPDATE suppressions SET reason = 'complaint', can_release = 0
+    return (
+      this.sql(
+        `UPDATE suppressions SET reason = 'complaint', can_release = 0
        WHERE account_id = ? AND address = ? AND released_at IS NULL AND reason <> 'complaint'`,
-    ).run(accountId, address).changes === 1;
+      ).run(accountId, address).changes === 1
+    );
   }
 
   /** Which of `addresses` (normalized) are actively suppressed for the account. */
@@ -47,16 +50,15 @@ export class SuppressionRepo extends Repo {
   }
 
   listActive(accountId: string, limit: number): SuppressionRecord[] {
-    const rows = this.sql(
-      `SELECT ${COLUMNS} FROM suppressions WHERE account_id = ? AND released_at IS NULL ORDER BY created_at DESC, id LIMIT ?`,
-    ).all(accountId, limit) as SuppressionRow[];
+    const rows = this.sql(`SELECT ${COLUMNS} FROM suppressions WHERE account_id = ? AND released_at IS NULL ORDER BY created_at DESC, id LIMIT ?`).all(
+      accountId,
+      limit,
+    ) as SuppressionRow[];
     return rows.map(toRecord);
   }
 
   byId(accountId: string, id: string): SuppressionRecord | null {
-    const row = this.sql(`SELECT ${COLUMNS} FROM suppressions WHERE account_id = ? AND id = ?`).get(accountId, id) as
-      | SuppressionRow
-      | undefined;
+    const row = this.sql(`SELECT ${COLUMNS} FROM suppressions WHERE account_id = ? AND id = ?`).get(accountId, id) as SuppressionRow | undefined;
     return row ? toRecord(row) : null;
   }
 

@@ -46,20 +46,27 @@ export class ThreadRepo extends Repo {
     return this.sql(
       `SELECT DISTINCT thread_id FROM thread_message_ids
        WHERE mailbox_id = ? AND message_id IN (SELECT value FROM json_each(?)) ORDER BY thread_id`,
-    ).pluck().all(mailboxId, JSON.stringify(messageIds)) as number[];
+    )
+      .pluck()
+      .all(mailboxId, JSON.stringify(messageIds)) as number[];
   }
 
   /** The most recently active thread with this subject key, active at `since` or later. */
   recentBySubject(mailboxId: string, subjectKey: string, since: number): number | null {
-    const id = this.sql(
-      'SELECT id FROM threads WHERE mailbox_id = ? AND subject_key = ? AND last_at >= ? ORDER BY last_at DESC LIMIT 1',
-    ).pluck().get(mailboxId, subjectKey, since) as number | undefined;
+    const id = this.sql('SELECT id FROM threads WHERE mailbox_id = ? AND subject_key = ? AND last_at >= ? ORDER BY last_at DESC LIMIT 1')
+      .pluck()
+      .get(mailboxId, subjectKey, since) as number | undefined;
     return id ?? null;
   }
 
   create(mailboxId: string, subject: string, subjectKey: string, at: number): number {
-    const result = this.sql('INSERT INTO threads (mailbox_id, subject, subject_key, last_at, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(mailboxId, subject, subjectKey, at, at);
+    const result = this.sql('INSERT INTO threads (mailbox_id, subject, subject_key, last_at, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      mailboxId,
+      subject,
+      subjectKey,
+      at,
+      at,
+    );
     return Number(result.lastInsertRowid);
   }
 
@@ -79,8 +86,10 @@ export class ThreadRepo extends Repo {
     const ids = JSON.stringify(others);
     this.sql('UPDATE thread_message_ids SET thread_id = ? WHERE thread_id IN (SELECT value FROM json_each(?))').run(into, ids);
     this.sql('UPDATE messages SET thread_id = ? WHERE thread_id IN (SELECT value FROM json_each(?))').run(into, ids);
-    this.sql('UPDATE threads SET last_at = max(last_at, (SELECT max(last_at) FROM threads WHERE id IN (SELECT value FROM json_each(?)))) WHERE id = ?')
-      .run(ids, into);
+    this.sql('UPDATE threads SET last_at = max(last_at, (SELECT max(last_at) FROM threads WHERE id IN (SELECT value FROM json_each(?)))) WHERE id = ?').run(
+      ids,
+      into,
+    );
     this.sql('DELETE FROM threads WHERE id IN (SELECT value FROM json_each(?))').run(ids);
   }
 
@@ -108,7 +117,8 @@ export class ThreadRepo extends Repo {
   /** The distinct threads of these message rows. */
   threadsOfRows(rowIds: readonly number[]): number[] {
     return this.sql('SELECT DISTINCT thread_id FROM messages WHERE id IN (SELECT value FROM json_each(?)) AND thread_id IS NOT NULL')
-      .pluck().all(JSON.stringify(rowIds)) as number[];
+      .pluck()
+      .all(JSON.stringify(rowIds)) as number[];
   }
 
   /** The next messages without a thread, in the order they were stored. */

@@ -14,7 +14,6 @@ const COLUMNS = `account_id AS accountId, status, sealed_seed AS sealedSeed, las
   created_at AS createdAt, enabled_at AS enabledAt`;
 
 export class TwoFactorRepo extends Repo {
-
   byAccount(accountId: string): TwoFactorRecord | null {
     const row = this.sql(`SELECT ${COLUMNS} FROM two_factor WHERE account_id = ?`).get(accountId) as TwoFactorRecord | undefined;
     return row ?? null;
@@ -31,8 +30,7 @@ export class TwoFactorRepo extends Repo {
 
   /** Records the step of an accepted code; false when that step (or a later one) was used already. */
   useStep(accountId: string, step: number): boolean {
-    return this.sql('UPDATE two_factor SET last_step = ? WHERE account_id = ? AND last_step < ?')
-      .run(step, accountId, step).changes === 1;
+    return this.sql('UPDATE two_factor SET last_step = ? WHERE account_id = ? AND last_step < ?').run(step, accountId, step).changes === 1;
   }
 
   enable(accountId: string, now: number): void {

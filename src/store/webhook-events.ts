@@ -57,7 +57,6 @@ const COLUMNS = `seq, id, account_id AS accountId, endpoint_id AS endpointId, ty
   last_http_status AS lastHttpStatus, created_at AS createdAt`;
 
 export class WebhookEventRepo extends Repo {
-
   /**
    * Logs an event (migration 52); one for an endpoint is due at once (attempt 1 of the
    * schedule is at 0 s). Returns its sequence number, the event stream's order.
@@ -67,7 +66,16 @@ export class WebhookEventRepo extends Repo {
     const result = this.sql(
       `INSERT INTO webhook_events (id, account_id, endpoint_id, type, body, status, next_attempt_at, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(event.id, event.accountId, event.endpointId, event.type, event.body, forEndpoint ? 'pending' : null, forEndpoint ? event.createdAt : null, event.createdAt);
+    ).run(
+      event.id,
+      event.accountId,
+      event.endpointId,
+      event.type,
+      event.body,
+      forEndpoint ? 'pending' : null,
+      forEndpoint ? event.createdAt : null,
+      event.createdAt,
+    );
     return Number(result.lastInsertRowid);
   }
 
@@ -87,14 +95,15 @@ export class WebhookEventRepo extends Repo {
 
   /** The newest sequence number of the account's log (0 when empty): a new stream starts after it. */
   lastSeq(accountId: string): number {
-    return (this.sql('SELECT coalesce(max(seq), 0) FROM webhook_events WHERE account_id = ?').pluck().get(accountId) as number);
+    return this.sql('SELECT coalesce(max(seq), 0) FROM webhook_events WHERE account_id = ?').pluck().get(accountId) as number;
   }
 
   /** Pending events whose next attempt is due, oldest due first. */
   due(now: number, limit: number): WebhookEventRecord[] {
-    return this.sql(
-      `SELECT ${COLUMNS} FROM webhook_events WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`,
-    ).all(now, limit) as WebhookEventRecord[];
+    return this.sql(`SELECT ${COLUMNS} FROM webhook_events WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`).all(
+      now,
+      limit,
+    ) as WebhookEventRecord[];
   }
 
   bySeq(seq: number): WebhookEventRecord | null {
@@ -122,9 +131,14 @@ export class WebhookEventRepo extends Repo {
   }
 
   recordAttempt(seq: number, attempt: WebhookAttemptRecord, progress: EventProgress): void {
-    this.sql(
-      `INSERT INTO webhook_attempts (event_seq, replay, at, duration_ms, http_status, error) VALUES (?, ?, ?, ?, ?, ?)`,
-    ).run(seq, attempt.replay, attempt.at, attempt.durationMs, attempt.httpStatus, attempt.error);
+    this.sql(`INSERT INTO webhook_attempts (event_seq, replay, at, duration_ms, http_status, error) VALUES (?, ?, ?, ?, ?, ?)`).run(
+      seq,
+      attempt.replay,
+      attempt.at,
+      attempt.durationMs,
+      attempt.httpStatus,
+      attempt.error,
+    );
     this.sql(
       `UPDATE webhook_events SET status = ?, next_attempt_at = ?, attempts = attempts + 1, last_attempt_at = ?,
          last_error = ?, last_http_status = ?

@@ -40,7 +40,6 @@ const toRecord = ({ eventsJson, ...row }: EndpointRow): WebhookEndpointRecord =>
 
 /** Webhook endpoints: at most one not revoked per account (a partial unique index). */
 export class WebhookEndpointRepo extends Repo {
-
   insert(endpoint: { id: string; accountId: string; url: string; events: SubscribableEvent[]; signingSecret: string; createdAt: number }): void {
     this.sql(
       `INSERT INTO webhook_endpoints (id, account_id, url, events_json, signing_secret, status, created_at)
@@ -50,8 +49,7 @@ export class WebhookEndpointRepo extends Repo {
 
   /** The account's endpoint that is not revoked, if any. */
   currentOfAccount(accountId: string): WebhookEndpointRecord | null {
-    const row = this.sql(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE account_id = ? AND status <> 'revoked'`)
-      .get(accountId) as EndpointRow | undefined;
+    const row = this.sql(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE account_id = ? AND status <> 'revoked'`).get(accountId) as EndpointRow | undefined;
     return row ? toRecord(row) : null;
   }
 
@@ -70,15 +68,16 @@ export class WebhookEndpointRepo extends Repo {
 
   /** Only a verified endpoint pauses; returns whether this call paused it. */
   pause(id: string, reason: string): boolean {
-    return this.sql(`UPDATE webhook_endpoints SET status = 'paused', paused_reason = ? WHERE id = ? AND status = 'verified'`)
-      .run(reason, id).changes === 1;
+    return this.sql(`UPDATE webhook_endpoints SET status = 'paused', paused_reason = ? WHERE id = ? AND status = 'verified'`).run(reason, id).changes === 1;
   }
 
   /** Contract: DELETE erases the signing configuration. */
   revoke(id: string, now: number): boolean {
-    return this.sql(
-      `UPDATE webhook_endpoints SET status = 'revoked', signing_secret = NULL, revoked_at = ?
+    return (
+      this.sql(
+        `UPDATE webhook_endpoints SET status = 'revoked', signing_secret = NULL, revoked_at = ?
        WHERE id = ? AND status <> 'revoked'`,
-    ).run(now, id).changes === 1;
+      ).run(now, id).changes === 1
+    );
   }
 }

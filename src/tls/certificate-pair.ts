@@ -19,7 +19,10 @@ export interface CertificatePair {
 
 /** A pair that cannot be used, with the reason an operator can act on. */
 export class CertificateProblem extends Error {
-  constructor(readonly files: CertificateFiles, message: string) {
+  constructor(
+    readonly files: CertificateFiles,
+    message: string,
+  ) {
     super(message);
     this.name = 'CertificateProblem';
   }
@@ -65,14 +68,16 @@ export const readPair = (files: CertificateFiles, minVersion: SecureVersion, hos
  * names are symlinks it points at new archive files): inode, size and modification time.
  */
 export const stampOf = (files: CertificateFiles): string =>
-  [files.cert, files.key].map((file) => {
-    try {
-      const stat = statSync(file);
-      return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-    } catch {
-      return 'missing';
-    }
-  }).join('|');
+  [files.cert, files.key]
+    .map((file) => {
+      try {
+        const stat = statSync(file);
+        return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+      } catch {
+        return 'missing';
+      }
+    })
+    .join('|');
 
 const readPem = (files: CertificateFiles, file: string): Buffer => {
   try {
@@ -91,7 +96,11 @@ const covers = (leaf: X509Certificate, hostName: string): boolean => {
 /** DNS names of subjectAltName; the subject CN only when there is no subjectAltName (RFC 6125 section 6.4.4). */
 const namesOf = (leaf: X509Certificate): string[] => {
   const san = leaf.subjectAltName;
-  if (san) return san.split(', ').filter((entry) => entry.startsWith('DNS:')).map((entry) => entry.slice(4).toLowerCase());
+  if (san)
+    return san
+      .split(', ')
+      .filter((entry) => entry.startsWith('DNS:'))
+      .map((entry) => entry.slice(4).toLowerCase());
   const cn = /(?:^|\n)CN=([^\n]+)/.exec(leaf.subject);
   return cn ? [cn[1].toLowerCase()] : [];
 };

@@ -40,7 +40,12 @@ export class CertificateStore implements ServerCertificates {
   private readonly slots: Slot[];
   private timer: NodeJS.Timeout | null = null;
 
-  private constructor(slots: Slot[], minVersion: SecureVersion, private readonly logger: Logger, private readonly clock: Clock) {
+  private constructor(
+    slots: Slot[],
+    minVersion: SecureVersion,
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+  ) {
     this.slots = slots;
     this.minVersion = minVersion;
   }
@@ -86,7 +91,12 @@ export class CertificateStore implements ServerCertificates {
   }
 
   summary(): CertificateSummary[] {
-    return this.slots.map((slot) => ({ host: slot.host, names: slot.pair.names, notAfter: slot.pair.notAfter.toISOString(), fingerprint: slot.pair.fingerprint }));
+    return this.slots.map((slot) => ({
+      host: slot.host,
+      names: slot.pair.names,
+      notAfter: slot.pair.notAfter.toISOString(),
+      fingerprint: slot.pair.fingerprint,
+    }));
   }
 
   /**
@@ -143,7 +153,10 @@ export class CertificateStore implements ServerCertificates {
       if (!(error instanceof CertificateProblem)) throw error;
       slot.refused = stampOf(slot.files);
       this.logger.error('tls certificate refused: the previous one keeps serving', {
-        host: slot.host ?? 'default', trigger, error: error.message, serving: slot.pair.fingerprint,
+        host: slot.host ?? 'default',
+        trigger,
+        error: error.message,
+        serving: slot.pair.fingerprint,
       });
       return false;
     }
@@ -162,7 +175,11 @@ export class CertificateStore implements ServerCertificates {
     const { pair } = slot;
     const expired = pair.notAfter.getTime() <= this.clock.now().getTime();
     this.logger[expired ? 'warn' : 'info'](expired ? `${message}, but it has expired` : message, {
-      host: slot.host ?? 'default', ...(trigger && { trigger }), names: pair.names, notAfter: pair.notAfter.toISOString(), fingerprint: pair.fingerprint,
+      host: slot.host ?? 'default',
+      ...(trigger && { trigger }),
+      names: pair.names,
+      notAfter: pair.notAfter.toISOString(),
+      fingerprint: pair.fingerprint,
     });
   }
 

@@ -34,9 +34,10 @@ export const reactAfterCommit = (feed: CommitFeed, reactions: AfterCommitReactio
     indexSearch && feed.subscribe(MESSAGE_STORED, () => indexSearch()),
     buildBodies && feed.subscribe(MESSAGE_STORED, () => buildBodies()),
     dispatchWebhooks && feed.subscribe([MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED], () => dispatchWebhooks()),
-    deliver && feed.subscribe<OutboundRecipientUpdatedEvent>(OUTBOUND_RECIPIENT_UPDATED, (entries) => {
-      if (leftQueued(entries)) deliver();
-    }),
+    deliver &&
+      feed.subscribe<OutboundRecipientUpdatedEvent>(OUTBOUND_RECIPIENT_UPDATED, (entries) => {
+        if (leftQueued(entries)) deliver();
+      }),
     watchers && feed.subscribe(MailboxWatchers.topics, (entries) => watchers.onCommitted(entries)),
     eventStreams && feed.subscribe(EventStreamService.topics, (entries) => eventStreams.onCommitted(entries)),
     worked && feed.subscribe([MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED], () => worked()),

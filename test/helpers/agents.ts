@@ -12,5 +12,4 @@ export const funded = async (app: TestApp, credits: number, agentId?: string) =>
 };
 
 /** The credits the balance endpoint shows to this key. */
-export const creditsOf = async (app: TestApp, key: string): Promise<number> =>
-  (await app.api('GET', '/api/v1/agent/balance', { key })).body.credits;
+export const creditsOf = async (app: TestApp, key: string): Promise<number> => (await app.api('GET', '/api/v1/agent/balance', { key })).body.credits;

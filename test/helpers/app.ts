@@ -43,8 +43,15 @@ export interface TestApp {
  * runs only when a test calls `app.workers.delivery.runOnce()`, or with `autoDeliver: true`.
  */
 export const startApp = async (
-  t: Test, overrides: ConfigLayer = {},
-  options: { clock?: Clock; dns?: DnsResolver; resolver?: MxResolver; autoDeliver?: boolean; addressResolver?: AddressResolver; parseWorker?: ParseWorkerFactory;
+  t: Test,
+  overrides: ConfigLayer = {},
+  options: {
+    clock?: Clock;
+    dns?: DnsResolver;
+    resolver?: MxResolver;
+    autoDeliver?: boolean;
+    addressResolver?: AddressResolver;
+    parseWorker?: ParseWorkerFactory;
     /** null: the index is written on the main thread. */
     searchWorker?: SearchWorkerFactory | null;
     /** Default: a silent one. */
@@ -55,18 +62,31 @@ export const startApp = async (
 ): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
   const config = loadConfig({
-    overrides: deepMerge({
-      dataDir, http: { port: 0, trustProxy: true },
-      // A cold parse on a loaded test machine must not be cut off; the budget's own tests set theirs.
-      smtp: { port: 0, parseTimeoutMs: 30_000 }, submission: { port: 0, tlsPort: 0 }, imap: { port: 0, tlsPort: 0 }, log: { level: 'silent' } }, overrides),
+    overrides: deepMerge(
+      {
+        dataDir,
+        http: { port: 0, trustProxy: true },
+        // A cold parse on a loaded test machine must not be cut off; the budget's own tests set theirs.
+        smtp: { port: 0, parseTimeoutMs: 30_000 },
+        submission: { port: 0, tlsPort: 0 },
+        imap: { port: 0, tlsPort: 0 },
+        log: { level: 'silent' },
+      },
+      overrides,
+    ),
   });
   const app = createApp(config, {
-    clock: options.clock, dns: options.dns, resolver: options.resolver, autoDeliver: options.autoDeliver ?? false, addressResolver: options.addressResolver,
+    clock: options.clock,
+    dns: options.dns,
+    resolver: options.resolver,
+    autoDeliver: options.autoDeliver ?? false,
+    addressResolver: options.addressResolver,
     logger: options.logger ?? createLogger('silent', () => {}),
-    tlsPollMs: options.tlsPollMs, mtaStsPort: options.mtaStsPort,
+    tlsPollMs: options.tlsPollMs,
+    mtaStsPort: options.mtaStsPort,
     // The real parse threads, as bin/main.ts starts them (smtp.parseThreads decides how many).
     parseWorker: options.parseWorker ?? sourceParseWorker,
-    searchWorker: options.searchWorker === null ? undefined : options.searchWorker ?? sourceSearchWorker,
+    searchWorker: options.searchWorker === null ? undefined : (options.searchWorker ?? sourceSearchWorker),
   });
   await app.start();
   t.teardown(() => app.stop());

@@ -27,13 +27,15 @@ export const arfReport = (options: ArfOptions): string => {
     'Reporting-MTA: dns; mail.remote.test',
     'Source-IP: 192.0.2.1',
   ];
-  const original = options.withoutOriginal ? [] : [
-    '--arf',
-    `Content-Type: ${options.headersOnly ? 'text/rfc822-headers' : 'message/rfc822'}`,
-    'Content-Disposition: inline',
-    '',
-    options.original.replace(/\r?\n$/, ''),
-  ];
+  const original = options.withoutOriginal
+    ? []
+    : [
+        '--arf',
+        `Content-Type: ${options.headersOnly ? 'text/rfc822-headers' : 'message/rfc822'}`,
+        'Content-Disposition: inline',
+        '',
+        options.original.replace(/\r?\n$/, ''),
+      ];
   return [
     'From: <abusedesk@remote.test>',
     `To: <${options.to}>`,

@@ -81,10 +81,7 @@ export const startDnsServer = async (t: Test, zone: Record<string, NameRecords> 
       return tcpQueries;
     },
     close: async () => {
-      await Promise.all([
-        new Promise<void>((resolve) => udp.close(() => resolve())),
-        new Promise<void>((resolve) => tcp.close(() => resolve())),
-      ]);
+      await Promise.all([new Promise<void>((resolve) => udp.close(() => resolve())), new Promise<void>((resolve) => tcp.close(() => resolve()))]);
     },
   };
   t.teardown(() => server.close());
@@ -118,13 +115,20 @@ const answer = (names: Map<string, NameRecords | 'silent'>, name: string, type: 
 
 const recordsOf = (name: string, entry: NameRecords, type: RecordType): Resource[] => {
   switch (type) {
-    case 'A': return (entry.A ?? []).map((address) => resource(name, 'A', { address }));
-    case 'AAAA': return (entry.AAAA ?? []).map((address) => resource(name, 'AAAA', { address }));
-    case 'MX': return (entry.MX ?? []).map((mx) => resource(name, 'MX', mx));
-    case 'TXT': return (entry.TXT ?? []).map((txt) => resource(name, 'TXT', { data: typeof txt === 'string' ? chunks(txt) : txt }));
-    case 'CNAME': return entry.CNAME ? [resource(name, 'CNAME', { domain: entry.CNAME })] : [];
-    case 'PTR': return (entry.PTR ?? []).map((domain) => resource(name, 'PTR', { domain }));
-    default: return [];
+    case 'A':
+      return (entry.A ?? []).map((address) => resource(name, 'A', { address }));
+    case 'AAAA':
+      return (entry.AAAA ?? []).map((address) => resource(name, 'AAAA', { address }));
+    case 'MX':
+      return (entry.MX ?? []).map((mx) => resource(name, 'MX', mx));
+    case 'TXT':
+      return (entry.TXT ?? []).map((txt) => resource(name, 'TXT', { data: typeof txt === 'string' ? chunks(txt) : txt }));
+    case 'CNAME':
+      return entry.CNAME ? [resource(name, 'CNAME', { domain: entry.CNAME })] : [];
+    case 'PTR':
+      return (entry.PTR ?? []).map((domain) => resource(name, 'PTR', { domain }));
+    default:
+      return [];
   }
 };
 

@@ -15,11 +15,21 @@ export interface DnsRecordView {
 }
 
 /** An app whose every lookup goes to a real DNS server on loopback, answering fast when silent. */
-export const startDomainApp = async (t: Test, overrides: ConfigLayer = {}, options: Parameters<typeof startApp>[2] = {}): Promise<{ app: TestApp; dns: TestDnsServer }> => {
+export const startDomainApp = async (
+  t: Test,
+  overrides: ConfigLayer = {},
+  options: Parameters<typeof startApp>[2] = {},
+): Promise<{ app: TestApp; dns: TestDnsServer }> => {
   const dns = await startDnsServer(t, { [MX_HOST]: { A: ['192.0.2.25'] } });
-  const app = await startApp(t, {
-    smtp: { hostname: MX_HOST }, dns: { servers: dns.servers, timeoutMs: 300, tries: 1 }, ...overrides,
-  }, options);
+  const app = await startApp(
+    t,
+    {
+      smtp: { hostname: MX_HOST },
+      dns: { servers: dns.servers, timeoutMs: 300, tries: 1 },
+      ...overrides,
+    },
+    options,
+  );
   return { app, dns };
 };
 

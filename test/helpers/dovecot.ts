@@ -65,9 +65,12 @@ export const startDovecot = async (t: Test): Promise<Dovecot | { skip: string }>
     chmodSync(dir, 0o755);
   }
   const port = await freePort();
-  const internal = userInfo().uid === 0 ? '' : `default_internal_user = ${user.name}\ndefault_login_user = ${user.name}\ndefault_internal_group = ${userInfo().username}\n`;
+  const internal =
+    userInfo().uid === 0 ? '' : `default_internal_user = ${user.name}\ndefault_login_user = ${user.name}\ndefault_internal_group = ${userInfo().username}\n`;
   writeFileSync(join(dir, 'passwd'), 'tester:{PLAIN}secret\n');
-  writeFileSync(join(dir, 'dovecot.conf'), `
+  writeFileSync(
+    join(dir, 'dovecot.conf'),
+    `
 base_dir = ${dir}/run
 state_dir = ${dir}/state
 log_path = ${dir}/dovecot.log
@@ -126,7 +129,8 @@ service anvil {
 service imap-login {
   chroot =
 }
-`);
+`,
+  );
   let child: ChildProcess;
   try {
     child = spawn(DOVECOT, ['-F', '-c', join(dir, 'dovecot.conf')], { stdio: 'ignore' });
@@ -139,7 +143,12 @@ service imap-login {
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
   });
   try {
-    await Promise.race([accepting(port, Date.now() + 15_000), exited.then(() => { throw new Error('dovecot exited at start'); })]);
+    await Promise.race([
+      accepting(port, Date.now() + 15_000),
+      exited.then(() => {
+        throw new Error('dovecot exited at start');
+      }),
+    ]);
   } catch (error) {
     return { skip: `dovecot did not come up: ${(error as Error).message}` };
   }

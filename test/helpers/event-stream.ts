@@ -28,17 +28,19 @@ export const openStream = (t: Test, baseUrl: string, key: string, options: { que
   const waiters: { count: number; resolve: (events: StreamedEvent[]) => void }[] = [];
   const client: StreamClient = {
     source: new EventSource(url, {
-      fetch: (input, init) => fetch(input, {
-        ...init,
-        headers: { ...init.headers, authorization: `Bearer ${key}`, 'user-agent': 'agentpost-tests/1.0' },
-      }),
+      fetch: (input, init) =>
+        fetch(input, {
+          ...init,
+          headers: { ...init.headers, authorization: `Bearer ${key}`, 'user-agent': 'agentpost-tests/1.0' },
+        }),
     }),
     events: [],
     errors: 0,
-    waitForCount: (count) => new Promise((resolve) => {
-      if (client.events.length >= count) resolve(client.events.slice());
-      else waiters.push({ count, resolve });
-    }),
+    waitForCount: (count) =>
+      new Promise((resolve) => {
+        if (client.events.length >= count) resolve(client.events.slice());
+        else waiters.push({ count, resolve });
+      }),
     close: () => client.source.close(),
   };
   const record = (type: string) => (message: MessageEvent) => {
@@ -49,7 +51,9 @@ export const openStream = (t: Test, baseUrl: string, key: string, options: { que
     }
   };
   for (const type of ['message.received', 'message.delivery_updated']) client.source.addEventListener(type, record(type));
-  client.source.addEventListener('error', () => { client.errors += 1; });
+  client.source.addEventListener('error', () => {
+    client.errors += 1;
+  });
   t.teardown(() => client.close());
   return client;
 };
@@ -85,16 +89,21 @@ export const droppingProxy = async (t: Test, targetPort: number): Promise<Droppi
     upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => {
-    for (const socket of sockets) socket.destroy();
-    server.close(() => resolve());
-  }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  );
   return {
     port: (server.address() as AddressInfo).port,
     drop: () => {
       refusing = true;
       for (const socket of sockets) socket.destroy();
     },
-    resume: () => { refusing = false; },
+    resume: () => {
+      refusing = false;
+    },
   };
 };

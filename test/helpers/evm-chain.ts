@@ -32,7 +32,11 @@ export const startLocalChain = async (): Promise<LocalChain> => {
   await server.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const rpc = async (method: string, params: unknown[] = []): Promise<unknown> => {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
     const body = (await response.json()) as { result?: unknown; error?: { message: string } };
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result;
@@ -47,7 +51,11 @@ export const startLocalChain = async (): Promise<LocalChain> => {
   const token = deployed.contractAddress as `0x${string}`;
   const proxy = await startProxy(url);
   return {
-    url, proxyUrl: proxy.url, setProxyDown: proxy.setDown, token, payer,
+    url,
+    proxyUrl: proxy.url,
+    setProxyDown: proxy.setDown,
+    token,
+    payer,
     transfer: async (to, amount) => {
       const hash = await wallet.writeContract({ address: token, abi: TOKEN.abi, functionName: 'transfer', args: [to, amount], chain: null, gas: 100_000n });
       const receipt = await reader.getTransactionReceipt({ hash });
@@ -79,9 +87,10 @@ const startProxy = async (target: string) => {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     setDown: (value: boolean) => void (down = value),
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 };

@@ -11,8 +11,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const agentpost = join(root, 'bin', 'agentpost');
 
 /** The test runner's environment without any AGENTPOST_* variable. */
-const cleanEnv = (): NodeJS.ProcessEnv =>
-  Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AGENTPOST_')));
+const cleanEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AGENTPOST_')));
 
 /** mulberry32: the suite's timings come from a printed seed, so a failing run can be replayed (FAULT_SEED). */
 export const seededRandom = (seed: number): (() => number) => {
@@ -67,7 +66,9 @@ export const killHard = async (server: ServerProcess): Promise<number | null> =>
 /** Registers an agent (a distinct client address each, so the per-IP limit never bites). */
 export const registerAgent = async (baseUrl: string, agentId: string, clientIp: string): Promise<{ email: string; apiKey: string }> => {
   const response = await fetch(`${baseUrl}/api/v1/agent/register`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp }, body: JSON.stringify({ agentId }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientIp },
+    body: JSON.stringify({ agentId }),
   });
   const body = await response.json();
   assertMatchesOpenApi('POST', '/api/v1/agent/register', response.status, body);

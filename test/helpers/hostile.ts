@@ -15,11 +15,19 @@ export interface HostileMessage {
 const FROM = 'Mallory <mallory@example.net>';
 
 const header = (name: string, extra: string[] = []): string =>
-  `${[`From: ${FROM}`, 'To: victim@example.org', `Subject: hostile ${name}`, 'Date: Mon, 23 Nov 2026 10:00:00 +0000',
-    `Message-ID: <${name}@example.net>`, 'MIME-Version: 1.0', ...extra].join('\r\n')}\r\n`;
+  `${[
+    `From: ${FROM}`,
+    'To: victim@example.org',
+    `Subject: hostile ${name}`,
+    'Date: Mon, 23 Nov 2026 10:00:00 +0000',
+    `Message-ID: <${name}@example.net>`,
+    'MIME-Version: 1.0',
+    ...extra,
+  ].join('\r\n')}\r\n`;
 
 const message = (name: string, extra: string[], body: string | Buffer): HostileMessage => ({
-  name, subject: `hostile ${name}`,
+  name,
+  subject: `hostile ${name}`,
   raw: Buffer.concat([Buffer.from(header(name, extra), 'latin1'), Buffer.from('\r\n'), Buffer.isBuffer(body) ? body : Buffer.from(body, 'latin1')]),
 });
 
@@ -61,22 +69,52 @@ export const nulBytes = (): HostileMessage =>
 
 /** Boundaries that never close, a part that never ends, and a close delimiter of another boundary. */
 export const brokenBoundaries = (): HostileMessage =>
-  message('broken-boundaries', ['Content-Type: multipart/mixed; boundary="outer"'], [
-    '--outer', 'Content-Type: multipart/alternative; boundary="inner"', '', '--inner', 'Content-Type: text/plain', '',
-    'text with no end', '--other--', '--outer', 'Content-Type: application/octet-stream', 'Content-Transfer-Encoding: base64', '',
-    'not*base64!!', '--inn', '',
-  ].join('\r\n'));
+  message(
+    'broken-boundaries',
+    ['Content-Type: multipart/mixed; boundary="outer"'],
+    [
+      '--outer',
+      'Content-Type: multipart/alternative; boundary="inner"',
+      '',
+      '--inner',
+      'Content-Type: text/plain',
+      '',
+      'text with no end',
+      '--other--',
+      '--outer',
+      'Content-Type: application/octet-stream',
+      'Content-Transfer-Encoding: base64',
+      '',
+      'not*base64!!',
+      '--inn',
+      '',
+    ].join('\r\n'),
+  );
 
 /** Bytes that are not UTF-8 in the Subject and in a display name, and an unknown charset. */
 export const invalidUtf8Headers = (): HostileMessage => ({
-  name: 'invalid-utf8', subject: '',
+  name: 'invalid-utf8',
+  subject: '',
   raw: Buffer.concat([
-    Buffer.from(`From: "Ma\xffl\xc3ory" <mallory@example.net>\r\nTo: victim@example.org\r\nSubject: bad \xc3\x28 \xff bytes =?x-unknown?B?AAAA?=\r\n`, 'latin1'),
-    Buffer.from('Date: Mon, 23 Nov 2026 10:00:00 +0000\r\nMessage-ID: <invalid-utf8@example.net>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nbody \xfe\xff\r\n', 'latin1'),
+    Buffer.from(
+      `From: "Ma\xffl\xc3ory" <mallory@example.net>\r\nTo: victim@example.org\r\nSubject: bad \xc3\x28 \xff bytes =?x-unknown?B?AAAA?=\r\n`,
+      'latin1',
+    ),
+    Buffer.from(
+      'Date: Mon, 23 Nov 2026 10:00:00 +0000\r\nMessage-ID: <invalid-utf8@example.net>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nbody \xfe\xff\r\n',
+      'latin1',
+    ),
   ]),
 });
 
 /** The whole corpus, in the order the fault suite sends it. */
 export const hostileCorpus = (): HostileMessage[] => [
-  nestedHtmlBomb(), deepMime(), manyHeaders(), hugeHeaderLine(), manyParts(), nulBytes(), brokenBoundaries(), invalidUtf8Headers(),
+  nestedHtmlBomb(),
+  deepMime(),
+  manyHeaders(),
+  hugeHeaderLine(),
+  manyParts(),
+  nulBytes(),
+  brokenBoundaries(),
+  invalidUtf8Headers(),
 ];

@@ -25,7 +25,8 @@ export const enableTwoFactor = async (app: TestApp, fullKey: string, at: () => n
   if (enrolled.status !== 200) throw new Error(`enroll failed: ${enrolled.status}`);
   const totp = totpFromUrl(enrolled.body.otpauthUrl);
   const confirmed = await app.api('POST', '/api/v1/agent/2fa', {
-    key: fullKey, body: { action: 'confirm', factorCode: totp.generate({ timestamp: at() }) },
+    key: fullKey,
+    body: { action: 'confirm', factorCode: totp.generate({ timestamp: at() }) },
   });
   if (confirmed.status !== 200) throw new Error(`confirm failed: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
   return totp;

@@ -17,10 +17,12 @@ addFormats.default(ajv);
 ajv.addSchema({ $id: 'openapi', components: document.components });
 
 // Literal paths before templated ones, so /outbound/suppressions is not read as /outbound/{id}.
-const templates = Object.keys(document.paths).sort((a, b) => a.split('{').length - b.split('{').length).map((template) => ({
-  template,
-  regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-}));
+const templates = Object.keys(document.paths)
+  .sort((a, b) => a.split('{').length - b.split('{').length)
+  .map((template) => ({
+    template,
+    regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }));
 
 const validators = new Map<string, ValidateFunction>();
 

@@ -21,8 +21,13 @@ const STRING_NOISE = fc.oneof(
 
 /** Any JSON value, shallow: what a field of the wrong type gets. */
 const WRONG = fc.oneof(
-  fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), STRING_NOISE,
-  fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }),
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  STRING_NOISE,
+  fc.array(fc.integer(), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }),
 );
 
 const resolve = (schema: Schema, root: Record<string, any>): Schema => {
@@ -57,16 +62,25 @@ const validArbitrary = (node: Record<string, any>, options: SchemaArbitraryOptio
 
 const typed = (type: string, node: Record<string, any>, options: SchemaArbitraryOptions, depth: number): Arbitrary<unknown> => {
   switch (type) {
-    case 'string': return stringArbitrary(node, options);
-    case 'integer': return fc.integer({ min: node.minimum ?? -1_000, max: node.maximum ?? 1_000_000 });
-    case 'number': return fc.double({ min: node.minimum ?? -1e6, max: node.maximum ?? 1e6, noNaN: true });
-    case 'boolean': return fc.boolean();
-    case 'null': return fc.constant(null);
-    case 'array': return fc.array(schemaArbitrary(node.items ?? true, options, depth + 1), {
-      minLength: node.minItems ?? 0, maxLength: Math.min(node.maxItems ?? 5, 5) + (node.maxItems && node.maxItems < 5 ? 1 : 0),
-    });
-    case 'object': return objectArbitrary(node, options, depth);
-    default: return WRONG;
+    case 'string':
+      return stringArbitrary(node, options);
+    case 'integer':
+      return fc.integer({ min: node.minimum ?? -1_000, max: node.maximum ?? 1_000_000 });
+    case 'number':
+      return fc.double({ min: node.minimum ?? -1e6, max: node.maximum ?? 1e6, noNaN: true });
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    case 'array':
+      return fc.array(schemaArbitrary(node.items ?? true, options, depth + 1), {
+        minLength: node.minItems ?? 0,
+        maxLength: Math.min(node.maxItems ?? 5, 5) + (node.maxItems && node.maxItems < 5 ? 1 : 0),
+      });
+    case 'object':
+      return objectArbitrary(node, options, depth);
+    default:
+      return WRONG;
   }
 };
 
@@ -88,11 +102,16 @@ const objectArbitrary = (node: Record<string, any>, options: SchemaArbitraryOpti
   const required = new Set<string>(node.required ?? []);
   const model = Object.fromEntries(Object.entries(properties).map(([name, value]) => [name, schemaArbitrary(value, options, depth + 1)]));
   const record = fc.record(model, { requiredKeys: [...required].filter((name) => name in model) });
-  const extras = node.additionalProperties === false
-    ? fc.oneof({ arbitrary: fc.constant({}), weight: 9 }, { arbitrary: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), WRONG, { maxKeys: 2 }), weight: 1 })
-    : fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), schemaArbitrary(node.additionalProperties ?? true, options, depth + 1), { maxKeys: 2 });
+  const extras =
+    node.additionalProperties === false
+      ? fc.oneof(
+          { arbitrary: fc.constant({}), weight: 9 },
+          { arbitrary: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), WRONG, { maxKeys: 2 }), weight: 1 },
+        )
+      : fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), schemaArbitrary(node.additionalProperties ?? true, options, depth + 1), { maxKeys: 2 });
   // Sometimes a required field goes missing.
-  const dropped = required.size === 0 ? fc.constant(null) : fc.oneof({ arbitrary: fc.constant(null), weight: 9 }, { arbitrary: fc.constantFrom(...required), weight: 1 });
+  const dropped =
+    required.size === 0 ? fc.constant(null) : fc.oneof({ arbitrary: fc.constant(null), weight: 9 }, { arbitrary: fc.constantFrom(...required), weight: 1 });
   return fc.tuple(record, extras, dropped).map(([value, extra, drop]) => {
     const out: Record<string, unknown> = { ...extra, ...(value as Record<string, unknown>) };
     if (drop !== null) delete out[drop];

@@ -65,13 +65,22 @@ export const startSink = async (t: Test | null, options: SinkOptions = {}): Prom
   const behavior = options.behavior ?? behaviorOf;
   const sockets = new Map<number, Socket>();
   const waiters: { count: number; resolve: () => void }[] = [];
-  const sink: Sink = { port: 0, messages: [], connections: 0, commands: [], waitFor: (count) => new Promise((resolve) => {
-    if (sink.messages.length >= count) return resolve();
-    waiters.push({ count, resolve });
-  }), close: () => new Promise((resolve) => server.close(() => resolve())), offerStartTls: (on) => {
-    // smtp-server reads the list at each command; nodemailer's requireTLS sends STARTTLS even unadvertised.
-    server.options.disabledCommands = on ? ['AUTH'] : ['STARTTLS', 'AUTH'];
-  } };
+  const sink: Sink = {
+    port: 0,
+    messages: [],
+    connections: 0,
+    commands: [],
+    waitFor: (count) =>
+      new Promise((resolve) => {
+        if (sink.messages.length >= count) return resolve();
+        waiters.push({ count, resolve });
+      }),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+    offerStartTls: (on) => {
+      // smtp-server reads the list at each command; nodemailer's requireTLS sends STARTTLS even unadvertised.
+      server.options.disabledCommands = on ? ['AUTH'] : ['STARTTLS', 'AUTH'];
+    },
+  };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: options.tls ? ['AUTH'] : ['STARTTLS', 'AUTH'],

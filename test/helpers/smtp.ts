@@ -14,8 +14,7 @@ export const smtpSend = async (port: number, message: Mail.Options): Promise<{ r
 };
 
 /** Sends exact bytes, as a fixture file holds them. */
-export const smtpSendRaw = (port: number, from: string, to: string[], raw: Buffer | string) =>
-  smtpSend(port, { envelope: { from, to }, raw });
+export const smtpSendRaw = (port: number, from: string, to: string[], raw: Buffer | string) => smtpSend(port, { envelope: { from, to }, raw });
 
 /**
  * A bare SMTP client over a socket, for dialogs nodemailer will not produce (RFC 5321

@@ -43,11 +43,22 @@ export const startStripeStandIn = async (webhookSecret: string): Promise<StripeS
   const sessions = new Map<string, FakeSession>();
   const byIdempotencyKey = new Map<string, string>();
   const standIn: StripeStandIn = {
-    url: '', sessions, unexpected: [], calls: { create: 0, retrieve: 0 }, failing: false,
+    url: '',
+    sessions,
+    unexpected: [],
+    calls: { create: 0, retrieve: 0 },
+    failing: false,
     pay: (id) => Object.assign(sessions.get(id) as FakeSession, { status: 'complete', payment_status: 'paid' }),
     expire: (id) => Object.assign(sessions.get(id) as FakeSession, { status: 'expired' }),
     callback: (type, session, options = {}) => {
-      const event = { id: options.eventId ?? `evt_${randomBytes(12).toString('hex')}`, object: 'event', type, api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), data: { object: session } };
+      const event = {
+        id: options.eventId ?? `evt_${randomBytes(12).toString('hex')}`,
+        object: 'event',
+        type,
+        api_version: '2025-01-01',
+        created: Math.floor(Date.now() / 1000),
+        data: { object: session },
+      };
       const body = JSON.stringify(event);
       const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: options.secret ?? webhookSecret, timestamp: options.timestamp });
       return { body, signature };
@@ -76,7 +87,9 @@ export const startStripeStandIn = async (webhookSecret: string): Promise<StripeS
     if (req.method === 'GET' && retrieve) {
       standIn.calls.retrieve += 1;
       const session = sessions.get(retrieve[1]);
-      return session ? answer(200, session) : answer(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such checkout.session' } });
+      return session
+        ? answer(200, session)
+        : answer(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such checkout.session' } });
     }
     standIn.unexpected.push(`${req.method} ${path}`);
     return answer(404, { error: { type: 'invalid_request_error', message: 'not part of this stand-in' } });
@@ -91,10 +104,17 @@ const sessionFrom = (form: URLSearchParams): FakeSession => {
   const unitAmount = Number(form.get('line_items[0][price_data][unit_amount]'));
   const quantity = Number(form.get('line_items[0][quantity]'));
   return {
-    id, object: 'checkout.session', url: `https://checkout.stripe.test/c/pay/${id}`,
-    client_reference_id: form.get('client_reference_id'), metadata: { token: form.get('metadata[token]') ?? '' },
-    status: 'open', payment_status: 'unpaid', amount_total: unitAmount * quantity,
-    currency: form.get('line_items[0][price_data][currency]') ?? '', expires_at: Number(form.get('expires_at')), mode: 'payment',
+    id,
+    object: 'checkout.session',
+    url: `https://checkout.stripe.test/c/pay/${id}`,
+    client_reference_id: form.get('client_reference_id'),
+    metadata: { token: form.get('metadata[token]') ?? '' },
+    status: 'open',
+    payment_status: 'unpaid',
+    amount_total: unitAmount * quantity,
+    currency: form.get('line_items[0][price_data][currency]') ?? '',
+    expires_at: Number(form.get('expires_at')),
+    mode: 'payment',
   };
 };
 

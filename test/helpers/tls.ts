@@ -13,8 +13,12 @@ export interface Pems {
 /** A certificate authority made for one test: clients trust it with `ca: [ca.cert]`. */
 export const makeCa = async (name = 'agentpost test CA'): Promise<Pems> => {
   const made = await generate([{ name: 'commonName', value: name }], {
-    keyType: 'ec', algorithm: 'sha256',
-    extensions: [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }],
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    ],
   });
   return { cert: made.cert, key: made.private };
 };
@@ -26,7 +30,9 @@ export const makeCa = async (name = 'agentpost test CA'): Promise<Pems> => {
 export const makeCertificate = async (names: string[], options: { ca?: Pems; notAfter?: Date; notBefore?: Date } = {}): Promise<Pems> => {
   const notBeforeDate = options.notBefore ?? new Date(Date.now() - 60 * 60 * 1000);
   const made = await generate([{ name: 'commonName', value: names[0] }], {
-    keyType: 'ec', algorithm: 'sha256', notBeforeDate,
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notBeforeDate,
     notAfterDate: options.notAfter ?? new Date(Date.now() + 90 * 24 * 60 * 60 * 1000),
     ...(options.ca && { ca: options.ca }),
     extensions: [
@@ -55,8 +61,7 @@ const handshake = (socket: TLSSocket): Promise<TLSSocket> =>
   });
 
 /** Implicit TLS (RFC 8314): the handshake comes first. The caller ends the socket. */
-export const tlsOpen = (port: number, options: ConnectionOptions = {}): Promise<TLSSocket> =>
-  handshake(tlsConnect({ host: '127.0.0.1', port, ...options }));
+export const tlsOpen = (port: number, options: ConnectionOptions = {}): Promise<TLSSocket> => handshake(tlsConnect({ host: '127.0.0.1', port, ...options }));
 
 /**
  * SMTP STARTTLS (RFC 3207) by hand: greeting, EHLO, STARTTLS, then the handshake on the
@@ -101,15 +106,17 @@ export const presentedNames = (socket: TLSSocket): string[] =>
 export const recordingLogger = () => {
   const entries: { level: string; message: string; fields: Record<string, unknown> }[] = [];
   const waiters: { pattern: RegExp; resolve: (entry: (typeof entries)[number]) => void }[] = [];
-  const emit = (level: string) => (message: string, fields: Record<string, unknown> = {}) => {
-    const entry = { level, message, fields };
-    entries.push(entry);
-    for (const waiter of [...waiters]) {
-      if (!waiter.pattern.test(message)) continue;
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve(entry);
-    }
-  };
+  const emit =
+    (level: string) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      const entry = { level, message, fields };
+      entries.push(entry);
+      for (const waiter of [...waiters]) {
+        if (!waiter.pattern.test(message)) continue;
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(entry);
+      }
+    };
   return {
     logger: { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') },
     entries,

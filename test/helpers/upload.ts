@@ -18,7 +18,8 @@ export interface Upload {
  * keep a body in flight. An early answer (413, 503) ends the upload.
  */
 export const upload = (
-  url: string, options: { body: Buffer; chunked?: boolean; headers?: Record<string, string>; hold?: number },
+  url: string,
+  options: { body: Buffer; chunked?: boolean; headers?: Record<string, string>; hold?: number },
 ): Upload & { finish(): void } => {
   const { body, chunked = false, headers = {}, hold } = options;
   let answered = false;
@@ -53,5 +54,4 @@ export const upload = (
 };
 
 /** A JSON document of about `bytes` bytes: one long string field inside `shape`. */
-export const jsonOfSize = (bytes: number, shape: (filler: string) => unknown): Buffer =>
-  Buffer.from(JSON.stringify(shape('x'.repeat(bytes))));
+export const jsonOfSize = (bytes: number, shape: (filler: string) => unknown): Buffer => Buffer.from(JSON.stringify(shape('x'.repeat(bytes))));

@@ -86,7 +86,9 @@ const record = (req: IncomingMessage, body: string, secret: string): ReceivedWeb
   let event: any = null;
   try {
     event = JSON.parse(body);
-  } catch { /* left null: the test sees a body that is not JSON */ }
+  } catch {
+    /* left null: the test sees a body that is not JSON */
+  }
   return { id, timestamp, signature, body, event, signatureValid: verifySignature(secret, id, timestamp, body, signature) };
 };
 

@@ -32,7 +32,11 @@ export const webhookFixture = async (
   const receiver = await startReceiver(t);
   const agent = await app.register();
   const fixture: WebhookFixture = {
-    ...app, clock, receiver, agent, webhookId: '',
+    ...app,
+    clock,
+    receiver,
+    agent,
+    webhookId: '',
     runOnce: async () => {
       await app.app.workers.webhooks.runOnce(clock.now());
     },
@@ -47,7 +51,10 @@ export const webhookFixture = async (
     },
   };
   if (options.verified !== false) {
-    const created = await app.api('POST', '/api/v1/agent/webhooks', { key: agent.apiKey, body: { url: receiver.url, ...(options.events && { events: options.events }) } });
+    const created = await app.api('POST', '/api/v1/agent/webhooks', {
+      key: agent.apiKey,
+      body: { url: receiver.url, ...(options.events && { events: options.events }) },
+    });
     if (created.status !== 201) throw new Error(`create failed: ${created.status} ${JSON.stringify(created.body)}`);
     receiver.secret = created.body.signingSecret;
     fixture.webhookId = created.body.id;

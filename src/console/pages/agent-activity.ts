@@ -18,11 +18,14 @@ export const agentActivityPages = (router: Router, deps: ConsoleDeps): void => {
     const query = validateInput<{ before?: string }>('outbound-query.json', { ...ctx.query }, { coerce: true });
     const page = ownerViews.outbound(owner, agent.id, query.before);
     const base = `/agents/${segment(agent.id)}/outbound`;
-    const rows = page.submissions.map((item) => html`<tr><td><a href="${base}/${segment(item.id)}">${item.subject || '(no subject)'}</a></td>
+    const rows = page.submissions.map(
+      (item) => html`<tr><td><a href="${base}/${segment(item.id)}">${item.subject || '(no subject)'}</a></td>
 <td>${timeOf(item.createdAt, tz)}</td><td class="num">${item.recipientCount ?? ''}</td>
-<td>${item.tracked ? Object.entries(item.statusCounts ?? {}).map(([status, count]) => html`${badge(status)} ${count} `) : html`<span class="muted">untracked</span>`}</td></tr>`);
+<td>${item.tracked ? Object.entries(item.statusCounts ?? {}).map(([status, count]) => html`${badge(status)} ${count} `) : html`<span class="muted">untracked</span>`}</td></tr>`,
+    );
     renderPage(deps, ctx, {
-      title: agent.kind === 'human' ? 'Your mailbox' : agent.agentId, active: 'agents',
+      title: agent.kind === 'human' ? 'Your mailbox' : agent.agentId,
+      active: 'agents',
       body: html`${agentTabs(agent, 'outbound')}
 ${rows.length === 0 ? empty('Nothing sent yet.') : table(['Subject', 'Sent', 'Recipients', 'Outcomes'], rows)}
 ${page.nextCursor ? html`<p><a href="${base}?before=${segment(page.nextCursor)}">Older</a></p>` : ''}`,
@@ -33,11 +36,17 @@ ${page.nextCursor ? html`<p><a href="${base}?before=${segment(page.nextCursor)}"
     const owner = ownerOf(ctx);
     const agent = ownerViews.agent(owner, ctx.params.id);
     const detail = ownerViews.outboundDetail(owner, agent.id, ctx.params.outboundId.toLowerCase());
-    const recipients = (detail.recipients ?? []).map((item) => html`<tr><td>${item.email}</td><td>${item.kind}</td><td>${badge(item.status)}</td>
-<td class="num">${item.attempts}</td><td>${[item.smtpCode, item.enhancedCode, item.diagnostic].filter(Boolean).join(' ')}${item.creditRefunded ? ' (credit refunded)' : ''}</td><td>${timeOf(item.updatedAt, tz)}</td></tr>`);
-    const events = (detail.events ?? []).map((item) => html`<tr><td>${timeOf(item.at, tz)}</td><td>${item.email}</td><td>${badge(item.status)}</td><td>${[item.smtpCode, item.enhancedCode, item.diagnostic].filter(Boolean).join(' ')}</td></tr>`);
+    const recipients = (detail.recipients ?? []).map(
+      (item) => html`<tr><td>${item.email}</td><td>${item.kind}</td><td>${badge(item.status)}</td>
+<td class="num">${item.attempts}</td><td>${[item.smtpCode, item.enhancedCode, item.diagnostic].filter(Boolean).join(' ')}${item.creditRefunded ? ' (credit refunded)' : ''}</td><td>${timeOf(item.updatedAt, tz)}</td></tr>`,
+    );
+    const events = (detail.events ?? []).map(
+      (item) =>
+        html`<tr><td>${timeOf(item.at, tz)}</td><td>${item.email}</td><td>${badge(item.status)}</td><td>${[item.smtpCode, item.enhancedCode, item.diagnostic].filter(Boolean).join(' ')}</td></tr>`,
+    );
     renderPage(deps, ctx, {
-      title: detail.subject || '(no subject)', active: 'agents',
+      title: detail.subject || '(no subject)',
+      active: 'agents',
       body: html`${agentTabs(agent, 'outbound')}
 <section class="card"><dl class="facts"><dt>Sent</dt><dd>${timeOf(detail.createdAt, tz)}</dd><dt>Message-ID</dt><dd>${detail.messageId}</dd>
 ${detail.via ? html`<dt>Via</dt><dd>${detail.via}</dd>` : ''}</dl></section>
@@ -53,13 +62,22 @@ ${events.length > 0 ? html`<h2>History</h2>${table(['When', 'Recipient', 'State'
     const { webhooks } = ownerViews.webhooks(owner, agent.id);
     const query = validateInput<{ before?: string }>('webhook-deliveries-query.json', { ...ctx.query }, { coerce: true });
     const page = ownerViews.deliveries(owner, agent.id, query.before);
-    const rows = page.deliveries.map((item) => html`<tr><td>${item.type}</td><td>${timeOf(item.createdAt, tz)}</td><td>${badge(item.status)}</td>
-<td class="num">${item.attempts}</td><td>${item.lastHttpStatus ?? ''} ${item.lastError ?? ''}</td></tr>`);
+    const rows = page.deliveries.map(
+      (item) => html`<tr><td>${item.type}</td><td>${timeOf(item.createdAt, tz)}</td><td>${badge(item.status)}</td>
+<td class="num">${item.attempts}</td><td>${item.lastHttpStatus ?? ''} ${item.lastError ?? ''}</td></tr>`,
+    );
     renderPage(deps, ctx, {
-      title: agent.agentId, active: 'agents',
+      title: agent.agentId,
+      active: 'agents',
       body: html`${agentTabs(agent, 'webhooks')}
-<section class="card">${webhooks.length === 0 ? empty('No webhook endpoint.') : webhooks.map((hook) => html`<dl class="facts"><dt>URL</dt><dd>${hook.url}</dd>
-<dt>Status</dt><dd>${badge(hook.status)}${hook.pausedReason ? ` ${hook.pausedReason}` : ''}</dd><dt>Events</dt><dd>${hook.events.join(', ')}</dd></dl>`)}</section>
+<section class="card">${
+        webhooks.length === 0
+          ? empty('No webhook endpoint.')
+          : webhooks.map(
+              (hook) => html`<dl class="facts"><dt>URL</dt><dd>${hook.url}</dd>
+<dt>Status</dt><dd>${badge(hook.status)}${hook.pausedReason ? ` ${hook.pausedReason}` : ''}</dd><dt>Events</dt><dd>${hook.events.join(', ')}</dd></dl>`,
+            )
+      }</section>
 <h2>Deliveries (30 days)</h2>
 ${rows.length === 0 ? empty('No deliveries.') : table(['Event', 'Observed', 'Status', 'Attempts', 'Last answer'], rows)}
 ${page.nextCursor ? html`<p><a href="/agents/${segment(agent.id)}/webhooks?before=${segment(page.nextCursor)}">Older</a></p>` : ''}`,

@@ -7,7 +7,11 @@ import { setPageHeaders } from '../layout.js';
 /** The tabs of one account's pages; keys and webhooks exist for agents only. */
 export const agentTabs = (agent: AgentSummary, active: string): Html => {
   const base = `/agents/${segment(agent.id)}`;
-  const tabs: [string, string, string][] = [['overview', base, 'Overview'], ['inbox', `${base}/inbox`, 'Mail'], ['outbound', `${base}/outbound`, 'Outbound']];
+  const tabs: [string, string, string][] = [
+    ['overview', base, 'Overview'],
+    ['inbox', `${base}/inbox`, 'Mail'],
+    ['outbound', `${base}/outbound`, 'Outbound'],
+  ];
   if (agent.kind === 'agent') tabs.push(['webhooks', `${base}/webhooks`, 'Webhooks'], ['keys', `${base}/keys`, 'Keys']);
   return html`<p class="muted">${agent.kind === 'human' ? 'Your own mailbox' : agent.agentId} · ${agent.email}</p>
 <nav class="tabs">${tabs.map(([key, href, label]) => html`<a href="${href}"${key === active ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
@@ -24,7 +28,8 @@ export const addresses = (entries: readonly AddressEntry[] | undefined): string 
  * the console may frame it. The sandbox also blocks meta refresh (HTML, "sandboxed automatic
  * features browsing context flag").
  */
-export const BODY_CSP = "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; form-action 'none'; base-uri 'none'; frame-ancestors 'self'";
+export const BODY_CSP =
+  "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; form-action 'none'; base-uri 'none'; frame-ancestors 'self'";
 
 /** Answers an untrusted HTML body for the sandboxed frame. */
 export const sendBodyFrame = (ctx: Context, body: string): void => {

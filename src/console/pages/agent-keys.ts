@@ -20,13 +20,21 @@ export const agentKeyPages = (router: Router, deps: ConsoleDeps): void => {
     const agent = ownerViews.agent(owner, ctx.params.id);
     const needsCode = services.owners.me(owner).twoFactor === 'enabled';
     const base = `/agents/${segment(agent.id)}/keys`;
-    const rows = ownerViews.accessKeys(owner, agent.id).accessKeys.map((key) => html`<tr><td>${key.name}</td><td>${key.permissions.join(', ')}</td>
+    const rows = ownerViews.accessKeys(owner, agent.id).accessKeys.map(
+      (key) => html`<tr><td>${key.name}</td><td>${key.permissions.join(', ')}</td>
 <td>${badge(key.status)}</td><td>${timeOf(key.createdAt, deps.timeZone)}</td><td>${key.expiresAt ? timeOf(key.expiresAt, deps.timeZone) : html`<span class="muted">never</span>`}</td>
-<td>${key.status === 'active' ? html`<form method="post" action="${base}/${segment(key.id)}/revoke" class="row">${csrfField(deps, ctx)}
+<td>${
+        key.status === 'active'
+          ? html`<form method="post" action="${base}/${segment(key.id)}/revoke" class="row">${csrfField(deps, ctx)}
 ${needsCode ? html`<input type="text" name="factorCode" inputmode="numeric" pattern="[0-9]{6}" placeholder="2FA code" aria-label="Your two-factor code" required>` : ''}
-<button type="submit" class="danger">Revoke</button></form>` : ''}</td></tr>`);
+<button type="submit" class="danger">Revoke</button></form>`
+          : ''
+      }</td></tr>`,
+    );
     renderPage(deps, ctx, {
-      title: agent.agentId, active: 'agents', status,
+      title: agent.agentId,
+      active: 'agents',
+      status,
       body: html`${agentTabs(agent, 'keys')}${top}
 ${rows.length === 0 ? empty('No access keys.') : table(['Name', 'Permissions', 'Status', 'Issued', 'Expires', ''], rows)}
 <section class="card"><h2>Issue a draft key</h2>
@@ -44,12 +52,18 @@ ${rows.length === 0 ? empty('No access keys.') : table(['Name', 'Permissions', '
     const expiresOn = field(form, 'expiresOn');
     try {
       const key = ownerViews.issueDraftKey(ownerOf(ctx), ctx.params.id, {
-        name: field(form, 'name') ?? 'drafts', kind: 'mail', permissions: ['mail:draft'],
+        name: field(form, 'name') ?? 'drafts',
+        kind: 'mail',
+        permissions: ['mail:draft'],
         expiresAt: expiresOn ? `${expiresOn}T23:59:59Z` : null,
       });
-      keysPage(ctx, html`<section class="card"><p class="notice good">The draft key is ready. Copy it now: it is shown only once.</p>
+      keysPage(
+        ctx,
+        html`<section class="card"><p class="notice good">The draft key is ready. Copy it now: it is shown only once.</p>
 <code class="secret">${key.apiKey}</code>
-<p>The agent writes drafts with <code>POST ${deps.baseUrl()}/api/v1/agent/drafts</code> and this key; they wait under <a href="/drafts">Drafts</a>.</p></section>`, 201);
+<p>The agent writes drafts with <code>POST ${deps.baseUrl()}/api/v1/agent/drafts</code> and this key; they wait under <a href="/drafts">Drafts</a>.</p></section>`,
+        201,
+      );
     } catch (error) {
       if (!isAppError(error) || !['invalid_input', 'conflict'].includes(error.code)) throw error;
       keysPage(ctx, notice(error.message, 'bad'), STATUS_OF[error.code]);

@@ -21,7 +21,8 @@ export const agentPages = (router: Router, deps: ConsoleDeps): void => {
     const view = ownerViews.overview(ownerOf(ctx), ctx.params.id);
     const { agent, sending } = view;
     renderPage(deps, ctx, {
-      title: agent.kind === 'human' ? 'Your mailbox' : agent.agentId, active: 'agents',
+      title: agent.kind === 'human' ? 'Your mailbox' : agent.agentId,
+      active: 'agents',
       body: html`${agentTabs(agent, 'overview')}
 <div class="grid">
 <section class="card"><h2>Account</h2><dl class="facts">
@@ -39,7 +40,11 @@ ${sending.review.reason ? html`<dt>Note</dt><dd>${sending.review.reason}</dd>` :
   });
 
   router.get('/agents/:id/inbox', requireSignedIn, async (ctx) => {
-    const query = validateInput<ListQuery>('inbox-query.json', { folder: ctx.query.folder ?? 'INBOX', offset: ctx.query.offset ?? 0, limit: PAGE }, { coerce: true });
+    const query = validateInput<ListQuery>(
+      'inbox-query.json',
+      { folder: ctx.query.folder ?? 'INBOX', offset: ctx.query.offset ?? 0, limit: PAGE },
+      { coerce: true },
+    );
     const owner = ownerOf(ctx);
     const agent = ownerViews.agent(owner, ctx.params.id);
     // A folder not made yet (Drafts before the first draft) shows as empty.
@@ -48,11 +53,19 @@ ${sending.review.reason ? html`<dt>Note</dt><dd>${sending.review.reason}</dd>` :
       throw error;
     });
     const base = `/agents/${segment(agent.id)}`;
-    const rows = (page?.emails ?? []).map((mail) => html`<tr><td>${mail.isRead ? '' : html`<span class="badge info">new</span> `}<a href="${base}/mail/${segment(page?.folder ?? '')}/${mail.id}">${mail.subject || '(no subject)'}</a>
-<br><span class="muted">${mail.preview.slice(0, 120)}</span></td><td>${addresses(mail.from ? [mail.from] : [])}</td><td>${timeOf(mail.date, tz)}</td><td class="num">${mail.attachments.length > 0 ? `${mail.attachments.length} 📎` : ''}</td></tr>`);
-    const next = page && query.offset + PAGE < page.totalMessages ? html`<a href="${base}/inbox?folder=${segment(query.folder)}&amp;offset=${query.offset + PAGE}">Older</a>` : '';
+    const rows = (page?.emails ?? []).map(
+      (
+        mail,
+      ) => html`<tr><td>${mail.isRead ? '' : html`<span class="badge info">new</span> `}<a href="${base}/mail/${segment(page?.folder ?? '')}/${mail.id}">${mail.subject || '(no subject)'}</a>
+<br><span class="muted">${mail.preview.slice(0, 120)}</span></td><td>${addresses(mail.from ? [mail.from] : [])}</td><td>${timeOf(mail.date, tz)}</td><td class="num">${mail.attachments.length > 0 ? `${mail.attachments.length} 📎` : ''}</td></tr>`,
+    );
+    const next =
+      page && query.offset + PAGE < page.totalMessages
+        ? html`<a href="${base}/inbox?folder=${segment(query.folder)}&amp;offset=${query.offset + PAGE}">Older</a>`
+        : '';
     renderPage(deps, ctx, {
-      title: agent.kind === 'human' ? 'Your mailbox' : agent.agentId, active: 'agents',
+      title: agent.kind === 'human' ? 'Your mailbox' : agent.agentId,
+      active: 'agents',
       body: html`${agentTabs(agent, 'inbox')}
 <nav class="tabs">${FOLDERS.map((folder) => html`<a href="${base}/inbox?folder=${segment(folder)}"${folder === query.folder ? html` aria-current="page"` : ''}>${folder}</a>`)}</nav>
 ${page === null || page.emails.length === 0 ? empty(`No messages in ${query.folder}.`) : table(['Subject', 'From', 'Date', ''], rows)}
@@ -68,7 +81,8 @@ ${page === null || page.emails.length === 0 ? empty(`No messages in ${query.fold
     const base = `/agents/${segment(agent.id)}/mail/${segment(mail.folder)}/${uid}`;
     const showHtml = mail.html !== null && ctx.query.view !== 'text';
     renderPage(deps, ctx, {
-      title: mail.subject || '(no subject)', active: 'agents',
+      title: mail.subject || '(no subject)',
+      active: 'agents',
       body: html`${agentTabs(agent, 'inbox')}
 <section class="card"><dl class="facts">
 <dt>From</dt><dd>${addresses(mail.from ? [mail.from] : [])}</dd><dt>To</dt><dd>${addresses(mail.to)}</dd>

@@ -27,9 +27,11 @@ export const authPages = (router: Router, deps: ConsoleDeps): void => {
     ctx.redirect('/');
   };
 
-  const signInPage = (ctx: Context, message?: { text: string; tone: 'good' | 'bad' }, status = 200) => renderPage(deps, ctx, {
-    title: 'Sign in', status,
-    body: html`${notice(message?.text, message?.tone)}
+  const signInPage = (ctx: Context, message?: { text: string; tone: 'good' | 'bad' }, status = 200) =>
+    renderPage(deps, ctx, {
+      title: 'Sign in',
+      status,
+      body: html`${notice(message?.text, message?.tone)}
 <form method="post" action="/sign-in" class="stack card">${csrfField(deps, ctx)}
 <label>Email <input type="email" name="email" autocomplete="username" required></label>
 <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
@@ -37,7 +39,7 @@ export const authPages = (router: Router, deps: ConsoleDeps): void => {
 <button type="submit">Sign in</button>
 </form>
 ${services.owners.signupMode === 'open' ? html`<p>No account yet? <a href="/sign-up">Sign up</a>.</p>` : html`<p class="muted">Accounts are made by the operator of this service.</p>`}`,
-  });
+    });
 
   router.get('/sign-in', (ctx) => {
     if (stateOf(ctx).owner) return ctx.redirect('/');
@@ -47,24 +49,33 @@ ${services.owners.signupMode === 'open' ? html`<p>No account yet? <a href="/sign
   router.post('/sign-in', async (ctx) => {
     const form = await readForm(deps, ctx);
     try {
-      signedIn(ctx, await services.ownerSessions.signIn({ email: form.get('email') ?? '', password: form.get('password') ?? '', factorCode: field(form, 'factorCode') }, ip(ctx)));
+      signedIn(
+        ctx,
+        await services.ownerSessions.signIn(
+          { email: form.get('email') ?? '', password: form.get('password') ?? '', factorCode: field(form, 'factorCode') },
+          ip(ctx),
+        ),
+      );
     } catch (error) {
       if (!isAppError(error) || !['unauthorized', 'forbidden', 'rate_limited'].includes(error.code)) throw error;
       signInPage(ctx, { text: error.message, tone: 'bad' }, error.code === 'rate_limited' ? 429 : error.code === 'forbidden' ? 403 : 401);
     }
   });
 
-  const signUpPage = (ctx: Context, error?: string, status = 200) => renderPage(deps, ctx, {
-    title: 'Sign up', status,
-    body: services.owners.signupMode !== 'open'
-      ? html`<div class="card"><p>Sign-up is by invitation here: ask the operator of this service for an account.</p></div>`
-      : html`${notice(error, 'bad')}
+  const signUpPage = (ctx: Context, error?: string, status = 200) =>
+    renderPage(deps, ctx, {
+      title: 'Sign up',
+      status,
+      body:
+        services.owners.signupMode !== 'open'
+          ? html`<div class="card"><p>Sign-up is by invitation here: ask the operator of this service for an account.</p></div>`
+          : html`${notice(error, 'bad')}
 <form method="post" action="/sign-up" class="stack card">${csrfField(deps, ctx)}
 <label>Email (your login name; nothing is mailed to it) <input type="email" name="email" autocomplete="username" required></label>
 <label>Password (at least 12 characters) <input type="password" name="password" autocomplete="new-password" minlength="12" required></label>
 <button type="submit">Sign up</button>
 </form>`,
-  });
+    });
   router.get('/sign-up', (ctx) => signUpPage(ctx));
   router.post('/sign-up', async (ctx) => {
     const form = await readForm(deps, ctx);
@@ -78,16 +89,18 @@ ${services.owners.signupMode === 'open' ? html`<p>No account yet? <a href="/sign
     ctx.redirect('/sign-in?done=signed-up');
   });
 
-  const passwordPage = (ctx: Context, token: string, error?: string, status = 200) => renderPage(deps, ctx, {
-    title: 'Choose your password', status,
-    body: !services.owners.linkIsUsable(token)
-      ? html`<div class="card"><p>This link was used or has expired. Ask the operator for a new one.</p></div>`
-      : html`${notice(error, 'bad')}
+  const passwordPage = (ctx: Context, token: string, error?: string, status = 200) =>
+    renderPage(deps, ctx, {
+      title: 'Choose your password',
+      status,
+      body: !services.owners.linkIsUsable(token)
+        ? html`<div class="card"><p>This link was used or has expired. Ask the operator for a new one.</p></div>`
+        : html`${notice(error, 'bad')}
 <form method="post" action="/set-password/${token}" class="stack card">${csrfField(deps, ctx)}
 <label>New password (at least 12 characters) <input type="password" name="password" autocomplete="new-password" minlength="12" required></label>
 <button type="submit">Set password and sign in</button>
 </form>`,
-  });
+    });
   router.get('/set-password/:token', (ctx) => passwordPage(ctx, ctx.params.token));
   router.post('/set-password/:token', async (ctx) => {
     const form = await readForm(deps, ctx);

@@ -33,7 +33,10 @@ export const billingPages = (router: Router, deps: ConsoleDeps): void => {
   const holders = (ctx: Context): Holder[] => {
     const owner = ownerOf(ctx);
     const me = services.owners.me(owner);
-    const accounts = [{ id: me.id, label: 'You', email: me.address }, ...services.ownership.list(owner).agents.map((agent) => ({ id: agent.id, label: agent.agentId, email: agent.email }))];
+    const accounts = [
+      { id: me.id, label: 'You', email: me.address },
+      ...services.ownership.list(owner).agents.map((agent) => ({ id: agent.id, label: agent.agentId, email: agent.email })),
+    ];
     return accounts.map((account) => ({ label: account.label, email: account.email, ...services.payments.billingOf(account.id) }));
   };
 
@@ -47,16 +50,23 @@ export const billingPages = (router: Router, deps: ConsoleDeps): void => {
 
   router.get('/billing', requireSignedIn, (ctx) => {
     const all = holders(ctx);
-    const invoices = all.flatMap((holder) => holder.invoices.map((payment) => ({ holder, payment })))
+    const invoices = all
+      .flatMap((holder) => holder.invoices.map((payment) => ({ holder, payment })))
       .sort((a, b) => (a.payment.createdAt < b.payment.createdAt ? 1 : a.payment.createdAt > b.payment.createdAt ? -1 : 0));
     renderPage(deps, ctx, {
-      title: 'Billing', active: 'billing',
+      title: 'Billing',
+      active: 'billing',
       body: html`<section class="card"><h2>Hosting</h2>
 ${table(['Account', 'Hosting', 'Ends'], all.map(hostingRow))}</section>
 <section class="card"><h2>Invoices</h2>
-${invoices.length > 0
-    ? table(['Account', 'Invoice', 'For', 'Method', 'Amount', 'Status', 'Made', 'Applied or expires'], invoices.map(({ holder, payment }) => invoiceRow(holder, payment)))
-    : empty('No invoices yet. Agents buy credits and hosting with POST /api/v1/agent/payment.')}</section>`,
+${
+  invoices.length > 0
+    ? table(
+        ['Account', 'Invoice', 'For', 'Method', 'Amount', 'Status', 'Made', 'Applied or expires'],
+        invoices.map(({ holder, payment }) => invoiceRow(holder, payment)),
+      )
+    : empty('No invoices yet. Agents buy credits and hosting with POST /api/v1/agent/payment.')
+}</section>`,
     });
   });
 };

@@ -13,7 +13,12 @@ import { renderPage } from '../layout.js';
 import { csrfField, requireSignedIn } from '../session.js';
 import { bodyFrame, sendBodyFrame } from './agent-frame.js';
 
-const FILTERS: [DraftFilter, string][] = [['open', 'Waiting'], ['sent', 'Sent'], ['rejected', 'Rejected'], ['all', 'All']];
+const FILTERS: [DraftFilter, string][] = [
+  ['open', 'Waiting'],
+  ['sent', 'Sent'],
+  ['rejected', 'Rejected'],
+  ['all', 'All'],
+];
 const list = (value: SendRequest['to'] | undefined): string => (value === undefined ? '' : Array.isArray(value) ? value.join(', ') : value);
 
 /** Drafts of the owner's agents: the list, one draft, approve and reject. */
@@ -24,10 +29,13 @@ export const draftPages = (router: Router, deps: ConsoleDeps): void => {
   router.get('/drafts', requireSignedIn, (ctx) => {
     const { status } = validateInput<{ status: DraftFilter }>('owner-drafts-query.json', { ...ctx.query }, { coerce: true });
     const { drafts } = approvals.list(ownerOf(ctx), status);
-    const rows = drafts.map((draft) => html`<tr><td><a href="/drafts/${segment(draft.id)}">${draft.subject || '(no subject)'}</a></td>
-<td>${draft.agent?.agentId}</td><td class="num">${draft.recipientCount}</td><td>${timeOf(draft.updatedAt, tz)}</td><td>${badge(draft.status)}</td></tr>`);
+    const rows = drafts.map(
+      (draft) => html`<tr><td><a href="/drafts/${segment(draft.id)}">${draft.subject || '(no subject)'}</a></td>
+<td>${draft.agent?.agentId}</td><td class="num">${draft.recipientCount}</td><td>${timeOf(draft.updatedAt, tz)}</td><td>${badge(draft.status)}</td></tr>`,
+    );
     renderPage(deps, ctx, {
-      title: 'Drafts', active: 'drafts',
+      title: 'Drafts',
+      active: 'drafts',
       body: html`<nav class="tabs">${FILTERS.map(([key, label]) => html`<a href="/drafts?status=${key}"${key === status ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>
 ${rows.length === 0 ? empty(status === 'open' ? 'No drafts are waiting for you.' : 'No drafts here.') : table(['Subject', 'Agent', 'Recipients', 'Updated', 'Status'], rows)}`,
     });
@@ -41,7 +49,9 @@ ${rows.length === 0 ? empty(status === 'open' ? 'No drafts are waiting for you.'
     const showHtml = hasHtml && ctx.query.view !== 'text';
     const decision = draft.decision;
     renderPage(deps, ctx, {
-      title: draft.subject || '(no subject)', active: 'drafts', status,
+      title: draft.subject || '(no subject)',
+      active: 'drafts',
+      status,
       body: html`${notice(message, 'bad')}
 <section class="card"><dl class="facts">
 <dt>From</dt><dd><a href="/agents/${segment(draft.agent.id)}">${draft.agent.agentId}</a> (${draft.agent.email})</dd>
@@ -54,10 +64,14 @@ ${request.attachments?.length ? html`<dt>Attachments</dt><dd>${request.attachmen
 </dl></section>
 ${hasHtml ? html`<p>${showHtml ? html`Showing the HTML, sandboxed. <a href="${base}?view=text">Show text</a>` : html`<a href="${base}">Show HTML</a>`}</p>` : ''}
 ${showHtml ? bodyFrame(`${base}/body`, 'The draft, as HTML') : html`<pre class="body">${request.text ?? request.body ?? ''}</pre>`}
-${draft.status === 'pending' || draft.status === 'approving' ? html`<div class="grid">
+${
+  draft.status === 'pending' || draft.status === 'approving'
+    ? html`<div class="grid">
 <form method="post" action="${base}/approve" class="card stack">${csrfField(deps, ctx)}<p>Sending uses the agent's credits and limits.</p><button type="submit">Approve and send</button></form>
 ${draft.status === 'pending' ? html`<form method="post" action="${base}/reject" class="card stack">${csrfField(deps, ctx)}<label>Reason for the agent (optional) <input type="text" name="reason" maxlength="1000"></label><button type="submit" class="danger">Reject</button></form>` : ''}
-</div>` : ''}`,
+</div>`
+    : ''
+}`,
     });
   };
 

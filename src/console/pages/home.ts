@@ -27,7 +27,9 @@ export const homePages = (router: Router, deps: ConsoleDeps): void => {
 <td class="num">${agent.credits}</td><td>${badge(sending.state)}</td><td>${usageMeter(sending.usage.recipientsToday, sending.limits.recipientsPerDay)}</td></tr>`;
     });
     renderPage(deps, ctx, {
-      title: 'Your agents', active: 'agents', status,
+      title: 'Your agents',
+      active: 'agents',
+      status,
       body: html`${notice(message?.text, message?.tone)}
 ${waiting > 0 ? html`<p class="notice good"><a href="/drafts">${waiting} draft${waiting === 1 ? '' : 's'} waiting for your approval</a></p>` : ''}
 ${agents.length > 0 ? table(['Agent', 'Credits', 'Sending', 'Today'], rows) : empty('No agents yet: claim one below.')}
@@ -62,7 +64,8 @@ ${agents.length > 0 ? table(['Agent', 'Credits', 'Sending', 'Today'], rows) : em
     await readForm(deps, ctx);
     const made = services.ownership.createClaimCode(ownerOf(ctx));
     renderPage(deps, ctx, {
-      title: 'Claim code', active: 'agents',
+      title: 'Claim code',
+      active: 'agents',
       body: html`<div class="card"><p>Give this code to the agent. It works once, until ${made.expiresAt}, and is shown only now.</p>
 <code class="secret">${made.code}</code>
 <p>The agent redeems it with its full key:</p>
@@ -78,7 +81,11 @@ ${agents.length > 0 ? table(['Agent', 'Credits', 'Sending', 'Today'], rows) : em
     const form = await readForm(deps, ctx, deps.body.sendBytes);
     const owner = ownerOf(ctx);
     try {
-      const sent = await services.ownerViews.send(owner, { to: form.get('to') ?? '', subject: form.get('subject') ?? '', text: form.get('text') ?? '' }, field(form, 'idempotencyKey'));
+      const sent = await services.ownerViews.send(
+        owner,
+        { to: form.get('to') ?? '', subject: form.get('subject') ?? '', text: form.get('text') ?? '' },
+        field(form, 'idempotencyKey'),
+      );
       ctx.status = 303;
       ctx.redirect(`/agents/${segment(owner.ownerId)}/outbound/${segment(sent.id)}`);
     } catch (error) {
@@ -90,7 +97,9 @@ ${agents.length > 0 ? table(['Agent', 'Credits', 'Sending', 'Today'], rows) : em
   const composePage = (ctx: Context, error?: string, status = 200) => {
     const me = services.owners.me(ownerOf(ctx));
     renderPage(deps, ctx, {
-      title: 'Write a message', active: 'agents', status,
+      title: 'Write a message',
+      active: 'agents',
+      status,
       body: html`${notice(error, 'bad')}<p class="muted">From your own mailbox ${me.address}: one credit per recipient, at most ${services.ownerViews.sending(ownerOf(ctx), me.id).limits.recipientsPerDay} recipients a day.</p>
 <form method="post" action="/compose" class="stack card">${csrfField(deps, ctx)}
 <input type="hidden" name="idempotencyKey" value="console-${randomBytes(12).toString('hex')}">

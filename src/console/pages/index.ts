@@ -11,5 +11,12 @@ import { settingsPages } from './settings.js';
 
 /** One pages file per area; later areas (domains, invoices, health) add their line here and a NAV entry in layout.ts. */
 export const PAGES: readonly ((router: Router, deps: ConsoleDeps) => void)[] = [
-  authPages, homePages, agentPages, agentActivityPages, agentKeyPages, draftPages, billingPages, settingsPages,
+  authPages,
+  homePages,
+  agentPages,
+  agentActivityPages,
+  agentKeyPages,
+  draftPages,
+  billingPages,
+  settingsPages,
 ];

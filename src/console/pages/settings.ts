@@ -16,14 +16,21 @@ export const settingsPages = (router: Router, deps: ConsoleDeps): void => {
 
   const page = (ctx: Context, top: Html = html``, status = 200) => {
     const me = owners.me(ownerOf(ctx));
-    const factor = me.twoFactor === 'enabled'
-      ? html`<form method="post" action="/settings/2fa" class="stack">${csrfField(deps, ctx)}<input type="hidden" name="action" value="disable">
+    const factor =
+      me.twoFactor === 'enabled'
+        ? html`<form method="post" action="/settings/2fa" class="stack">${csrfField(deps, ctx)}<input type="hidden" name="action" value="disable">
 <label>A current code, to turn it off <input type="text" name="factorCode" inputmode="numeric" pattern="[0-9]{6}" required></label><button type="submit" class="danger">Turn two-factor off</button></form>`
-      : html`${me.twoFactor === 'pending' ? html`<form method="post" action="/settings/2fa" class="stack">${csrfField(deps, ctx)}<input type="hidden" name="action" value="confirm">
-<label>The code your app shows now <input type="text" name="factorCode" inputmode="numeric" pattern="[0-9]{6}" required></label><button type="submit">Confirm</button></form>` : ''}
+        : html`${
+            me.twoFactor === 'pending'
+              ? html`<form method="post" action="/settings/2fa" class="stack">${csrfField(deps, ctx)}<input type="hidden" name="action" value="confirm">
+<label>The code your app shows now <input type="text" name="factorCode" inputmode="numeric" pattern="[0-9]{6}" required></label><button type="submit">Confirm</button></form>`
+              : ''
+          }
 <form method="post" action="/settings/2fa">${csrfField(deps, ctx)}<input type="hidden" name="action" value="enroll"><button type="submit" class="secondary">${me.twoFactor === 'pending' ? 'Start over' : 'Set up two-factor'}</button></form>`;
     renderPage(deps, ctx, {
-      title: 'Settings', active: 'settings', status,
+      title: 'Settings',
+      active: 'settings',
+      status,
       body: html`${top}<div class="grid">
 <section class="card"><h2>Account</h2><dl class="facts"><dt>Login</dt><dd>${me.email}</dd><dt>Mailbox</dt><dd>${me.address}</dd></dl></section>
 <section class="card"><h2>Password</h2><form method="post" action="/settings/password" class="stack">${csrfField(deps, ctx)}
@@ -55,8 +62,13 @@ export const settingsPages = (router: Router, deps: ConsoleDeps): void => {
     try {
       const result = owners.twoFactorAction(ownerOf(ctx), action, field(form, 'factorCode'));
       const seed = result.otpauthUrl ? new URL(result.otpauthUrl).searchParams.get('secret') : null;
-      page(ctx, result.otpauthUrl ? html`<section class="card"><p class="notice good">Add this to your authenticator app (shown once), then confirm with a code.</p>
-<code class="secret">${result.otpauthUrl}</code><p>Or type the key: <code>${seed}</code></p></section>` : notice(`Two-factor is ${result.status} now.`));
+      page(
+        ctx,
+        result.otpauthUrl
+          ? html`<section class="card"><p class="notice good">Add this to your authenticator app (shown once), then confirm with a code.</p>
+<code class="secret">${result.otpauthUrl}</code><p>Or type the key: <code>${seed}</code></p></section>`
+          : notice(`Two-factor is ${result.status} now.`),
+      );
     } catch (error) {
       if (!isAppError(error) || !['forbidden', 'conflict', 'rate_limited'].includes(error.code)) throw error;
       page(ctx, notice(error.message, 'bad'), STATUS_OF[error.code]);

@@ -28,10 +28,14 @@ export const eventRoutes = (router: Router, deps: HttpDeps): void => {
     const query = validateInput<EventsQuery>('events-query.json', { ...ctx.query }, { coerce: true });
     const header = ctx.get('last-event-id').trim();
     let wake = (): void => {};
-    const stream = services.eventStreams.open(principalOf(ctx), {
-      lastEventId: header !== '' ? header : query.lastEventId,
-      types: [...new Set(query.events.split(','))] as SubscribableEvent[],
-    }, () => wake());
+    const stream = services.eventStreams.open(
+      principalOf(ctx),
+      {
+        lastEventId: header !== '' ? header : query.lastEventId,
+        types: [...new Set(query.events.split(','))] as SubscribableEvent[],
+      },
+      () => wake(),
+    );
     ctx.respond = false;
     const res = ctx.res;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });

@@ -21,6 +21,22 @@ import { webhookRoutes } from './webhooks.js';
 
 /** One routes file per resource; each later resource adds its line here. */
 export const ROUTES: readonly ((router: Router, deps: HttpDeps) => void)[] = [
-  metaRoutes, accountRoutes, mailRoutes, folderRoutes, keyRoutes, sendingRoutes, suppressionRoutes, webhookRoutes,
-  userSessionRoutes, userAgentRoutes, userMailRoutes, agentOwnerRoutes, draftRoutes, domainRoutes, paymentRoutes, threadRoutes, replyRoutes, eventRoutes,
+  metaRoutes,
+  accountRoutes,
+  mailRoutes,
+  folderRoutes,
+  keyRoutes,
+  sendingRoutes,
+  suppressionRoutes,
+  webhookRoutes,
+  userSessionRoutes,
+  userAgentRoutes,
+  userMailRoutes,
+  agentOwnerRoutes,
+  draftRoutes,
+  domainRoutes,
+  paymentRoutes,
+  threadRoutes,
+  replyRoutes,
+  eventRoutes,
 ];

@@ -16,10 +16,11 @@ export const keyRoutes = (router: Router, deps: HttpDeps): void => {
   const { services, validator } = deps;
   const authenticate = requireAuth(services.auth);
   // A limited key is refused (403) before its body is even validated.
-  const auth = async (ctx: Context, next: Next): Promise<void> => authenticate(ctx, async () => {
-    requireFullKey(principalOf(ctx));
-    await next();
-  });
+  const auth = async (ctx: Context, next: Next): Promise<void> =>
+    authenticate(ctx, async () => {
+      requireFullKey(principalOf(ctx));
+      await next();
+    });
 
   router.get('/api/v1/agent/keys', auth, (ctx) => {
     ctx.body = services.keyRotation.state(principalOf(ctx));
@@ -44,7 +45,10 @@ export const keyRoutes = (router: Router, deps: HttpDeps): void => {
   });
 
   router.post('/api/v1/agent/2fa', auth, async (ctx) => {
-    const input = validator.validate<{ action: TwoFactorAction; factorCode?: string }>('two-factor-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
+    const input = validator.validate<{ action: TwoFactorAction; factorCode?: string }>(
+      'two-factor-request.json',
+      await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget),
+    );
     const principal = principalOf(ctx);
     if (input.action === 'enroll') ctx.body = services.twoFactor.enroll(principal);
     else if (input.action === 'confirm') ctx.body = services.twoFactor.confirm(principal, input.factorCode);

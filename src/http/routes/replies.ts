@@ -13,7 +13,10 @@ interface ReplyQuery {
 
 export const replyRoutes = (router: Router, deps: HttpDeps): void => {
   const { services } = deps;
-  for (const [path, all] of [['reply', false], ['reply-all', true]] as const) {
+  for (const [path, all] of [
+    ['reply', false],
+    ['reply-all', true],
+  ] as const) {
     router.post(`/api/v1/agent/email/:id/${path}`, requireAuth(services.auth), async (ctx) => {
       const query = validateInput<ReplyQuery>('reply-query.json', { ...ctx.query, id: ctx.params.id }, { coerce: true });
       // As for POST send: the large body limit only for a key that may send.

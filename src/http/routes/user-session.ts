@@ -37,11 +37,17 @@ export const userSessionRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = services.owners.me(ownerOf(ctx));
   });
   router.post('/api/user/password', owner, async (ctx) => {
-    const input = validateInput<{ currentPassword: string; newPassword: string }>('owner-password-request.json', await readJsonBody(ctx, BODY_BYTES, deps.body.budget));
+    const input = validateInput<{ currentPassword: string; newPassword: string }>(
+      'owner-password-request.json',
+      await readJsonBody(ctx, BODY_BYTES, deps.body.budget),
+    );
     answerSession(ctx, await services.owners.changePassword(ownerOf(ctx), input.currentPassword, input.newPassword));
   });
   router.post('/api/user/2fa', owner, async (ctx) => {
-    const input = validateInput<{ action: 'enroll' | 'confirm' | 'disable'; factorCode?: string }>('two-factor-request.json', await readJsonBody(ctx, BODY_BYTES, deps.body.budget));
+    const input = validateInput<{ action: 'enroll' | 'confirm' | 'disable'; factorCode?: string }>(
+      'two-factor-request.json',
+      await readJsonBody(ctx, BODY_BYTES, deps.body.budget),
+    );
     ctx.body = services.owners.twoFactorAction(ownerOf(ctx), input.action, input.factorCode);
   });
 };

@@ -44,7 +44,12 @@ export class AccountService {
     const apiKey = newFullKey();
     const account = this.store.transaction(() => {
       this.rateLimiter.take(
-        { bucket: 'register', limit: this.config.registrationsPerIpPerHour, windowMs: HOUR_MS, message: 'too many registrations from this address; try again later' },
+        {
+          bucket: 'register',
+          limit: this.config.registrationsPerIpPerHour,
+          windowMs: HOUR_MS,
+          message: 'too many registrations from this address; try again later',
+        },
         clientIp,
       );
       return this.createAccount(input, apiKey);
@@ -73,8 +78,14 @@ export class AccountService {
     const email = address ?? this.freeAddress(() => newMailboxAddress(input.agentId, this.config.mailDomain));
     const account = this.insertAccount('agent', input.agentId, input.name ?? null, email);
     this.store.keys.insert({
-      id: newUuid(), accountId: account.id, kind: 'full', keyHash: hashKey(apiKey), status: 'active',
-      createdAt: account.createdAt, expiresAt: null, revokedAt: null,
+      id: newUuid(),
+      accountId: account.id,
+      kind: 'full',
+      keyHash: hashKey(apiKey),
+      status: 'active',
+      createdAt: account.createdAt,
+      expiresAt: null,
+      revokedAt: null,
     });
     return account;
   }
@@ -84,13 +95,26 @@ export class AccountService {
    * in with a password; the caller's transaction adds the sign-in. agentId holds the login email.
    */
   createHuman(loginEmail: string): Account {
-    return this.insertAccount('human', loginEmail, null, this.freeAddress(() => newOwnerAddress(loginEmail, this.config.mailDomain)));
+    return this.insertAccount(
+      'human',
+      loginEmail,
+      null,
+      this.freeAddress(() => newOwnerAddress(loginEmail, this.config.mailDomain)),
+    );
   }
 
   private insertAccount(kind: AccountKind, agentId: string, name: string | null, email: string): Account {
     const account: Account = {
-      id: newUuid(), agentId, name, email, credits: 0, status: 'active', sendingState: 'probation',
-      createdAt: this.clock.now().getTime(), kind, ownerId: null,
+      id: newUuid(),
+      agentId,
+      name,
+      email,
+      credits: 0,
+      status: 'active',
+      sendingState: 'probation',
+      createdAt: this.clock.now().getTime(),
+      kind,
+      ownerId: null,
     };
     this.store.accounts.insert(account);
     this.mailboxes.createMailbox(account.id, account.email);

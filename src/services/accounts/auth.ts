@@ -18,7 +18,11 @@ export interface AuthenticateOptions {
 
 /** Resolves a Bearer secret to the caller. Only the SHA-256 of a key is ever looked up. */
 export class AuthService {
-  constructor(private readonly store: Store, private readonly clock: Clock, private readonly ownerTokens: SessionTokens) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly ownerTokens: SessionTokens,
+  ) {}
 
   /**
    * Contract Authentication 10: a missing, unknown, revoked or expired key is 401. A

@@ -9,7 +9,10 @@ export interface KeyBalance extends Balance {
 
 /** GET /balance and the check_balance tool: the account's balance, plus the policy of a limited key. */
 export class BalanceService {
-  constructor(private readonly accounts: AccountService, private readonly policy: AccessKeyPolicyService) {}
+  constructor(
+    private readonly accounts: AccountService,
+    private readonly policy: AccessKeyPolicyService,
+  ) {}
 
   of(principal: Principal): KeyBalance {
     const balance: KeyBalance = balanceOf(this.accounts.get(principal.accountId));

@@ -115,7 +115,12 @@ export class TwoFactorService {
   private verify(accountId: string, factorCode: string | undefined): void {
     if (factorCode === undefined || factorCode === '') throw new AppError('forbidden', 'factorCode is required: two-factor is on');
     this.rateLimiter.take(
-      { bucket: 'factor-code', limit: this.config.attemptsPer15Minutes, windowMs: FIFTEEN_MINUTES_MS, message: 'too many factor code attempts; try again later' },
+      {
+        bucket: 'factor-code',
+        limit: this.config.attemptsPer15Minutes,
+        windowMs: FIFTEEN_MINUTES_MS,
+        message: 'too many factor code attempts; try again later',
+      },
       accountId,
     );
     this.store.transaction(() => {

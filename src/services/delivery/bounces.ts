@@ -95,14 +95,27 @@ export class BounceService {
     const diagnostic = `DSN: ${entry.diagnostic ?? entry.status}`.slice(0, 500);
     const smtpCode = /^(?:smtp;\s*)?([45]\d\d)\b/i.exec(entry.diagnostic ?? '')?.[1];
     // A later bounce changes the outcome but never refunds (contract: States and transitions).
-    const changed = this.store.submissions.transition(rowId, {
-      status: 'bounced', enhancedCode: entry.status, diagnostic, ...(smtpCode && { smtpCode: Number(smtpCode) }),
-    }, now, ['delivered', 'unresolved']);
+    const changed = this.store.submissions.transition(
+      rowId,
+      {
+        status: 'bounced',
+        enhancedCode: entry.status,
+        diagnostic,
+        ...(smtpCode && { smtpCode: Number(smtpCode) }),
+      },
+      now,
+      ['delivered', 'unresolved'],
+    );
     if (!changed) return;
     report.bounced.push(entry.finalRecipient);
     if (entry.status !== '5.1.1') return;
     const added = this.store.suppressions.add({
-      id: newUuid(), accountId, address: entry.finalRecipient, reason: 'bounce', canRelease: true, createdAt: now,
+      id: newUuid(),
+      accountId,
+      address: entry.finalRecipient,
+      reason: 'bounce',
+      canRelease: true,
+      createdAt: now,
     });
     if (added) report.suppressed.push(entry.finalRecipient);
   }
@@ -115,8 +128,7 @@ export class BounceService {
 
   /** Generated once per installation and kept in the database (settings). */
   private secret(): Buffer {
-    this.secretCache ??= this.store.transaction(() =>
-      this.store.settings.getOrCreate(SECRET_NAME, () => randomBytes(32), this.clock.now().getTime()));
+    this.secretCache ??= this.store.transaction(() => this.store.settings.getOrCreate(SECRET_NAME, () => randomBytes(32), this.clock.now().getTime()));
     return this.secretCache;
   }
 }

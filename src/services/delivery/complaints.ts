@@ -74,7 +74,12 @@ export class ComplaintIntake {
   /** Once per address and account; an active bounce or manual suppression becomes a complaint. */
   private record(accountId: string, address: string): boolean {
     const added = this.store.suppressions.add({
-      id: newUuid(), accountId, address, reason: 'complaint', canRelease: false, createdAt: this.clock.now().getTime(),
+      id: newUuid(),
+      accountId,
+      address,
+      reason: 'complaint',
+      canRelease: false,
+      createdAt: this.clock.now().getTime(),
     });
     return added || this.store.suppressions.escalateToComplaint(accountId, address);
   }

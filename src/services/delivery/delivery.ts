@@ -84,11 +84,16 @@ export class DeliveryService {
         const results = await this.attempt(batch);
         // Not awaited: the lane starts its next transaction while outcomes queue up for one
         // shared commit, so a commit's fsync is paid per group of batches, not per batch.
-        recording.push(this.apply(batch, results, at, report).catch((error: unknown) => {
-          // The outcome could not be recorded: the claim stays, so recoverClaims later settles
-          // the recipients by their DATA mark instead of handing them over a second time.
-          this.logger.error('recording a delivery outcome failed', { submission: batch.submissionId, error: error instanceof Error ? error.message : String(error) });
-        }));
+        recording.push(
+          this.apply(batch, results, at, report).catch((error: unknown) => {
+            // The outcome could not be recorded: the claim stays, so recoverClaims later settles
+            // the recipients by their DATA mark instead of handing them over a second time.
+            this.logger.error('recording a delivery outcome failed', {
+              submission: batch.submissionId,
+              error: error instanceof Error ? error.message : String(error),
+            });
+          }),
+        );
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.config.concurrency, batches.length) }, lane));
@@ -111,10 +116,16 @@ export class DeliveryService {
       for (const { id, dataSent } of this.store.delivery.claimedBefore(before)) {
         this.store.delivery.unclaim(id);
         if (!dataSent) continue;
-        const changed = this.store.submissions.transition(id, {
-          status: 'unresolved', nextAttemptAt: null,
-          diagnostic: 'delivery was interrupted after the message data was sent; the outcome is unknown',
-        }, now, PENDING);
+        const changed = this.store.submissions.transition(
+          id,
+          {
+            status: 'unresolved',
+            nextAttemptAt: null,
+            diagnostic: 'delivery was interrupted after the message data was sent; the outcome is unknown',
+          },
+          now,
+          PENDING,
+        );
         if (changed) unresolved += 1;
       }
       return unresolved;
@@ -161,7 +172,14 @@ export class DeliveryService {
    * together, outcomes and sends being accepted share one fsync. Null when none is left due.
    */
   private async claim(batch: Batch, at: number): Promise<Batch | null> {
-    const claimed = new Set(await this.store.groupCommit(() => this.store.delivery.claim(batch.recipients.map((row) => row.id), at)));
+    const claimed = new Set(
+      await this.store.groupCommit(() =>
+        this.store.delivery.claim(
+          batch.recipients.map((row) => row.id),
+          at,
+        ),
+      ),
+    );
     const recipients = batch.recipients.filter((row) => claimed.has(row.id));
     return recipients.length === 0 ? null : { ...batch, recipients };
   }
@@ -184,13 +202,23 @@ export class DeliveryService {
       if (!hop.ok) return addresses.map((recipient) => ({ recipient, status: hop.status, ...hop.answer }));
       const dkim = this.dkim.keyFor(domainOf(submission.fromAddress)) ?? undefined;
       return await this.handoff.deliver({
-        route: hop.route, from: this.bounces.envelopeSender(batch.recipients[0].id), recipients: addresses, raw, dkim,
+        route: hop.route,
+        from: this.bounces.envelopeSender(batch.recipients[0].id),
+        recipients: addresses,
+        raw,
+        dkim,
         beforeData: (accepted) => this.markDataSent(batch, accepted),
       });
     } catch (error) {
       // Nothing was handed over (the handoff reports SMTP outcomes, it does not throw): retry later.
       this.logger.error('delivery attempt failed locally', { submission: batch.submissionId, error: error instanceof Error ? error.message : String(error) });
-      return addresses.map((recipient) => ({ recipient, status: 'deferred', smtpCode: 451, enhancedCode: '4.3.0', diagnostic: '451 4.3.0 local error before handoff' }));
+      return addresses.map((recipient) => ({
+        recipient,
+        status: 'deferred',
+        smtpCode: 451,
+        enhancedCode: '4.3.0',
+        diagnostic: '451 4.3.0 local error before handoff',
+      }));
     }
   }
 
@@ -201,8 +229,11 @@ export class DeliveryService {
     const statuses = await this.store.groupCommit(() => {
       const settled = batch.recipients.map((row) => {
         this.store.delivery.unclaim(row.id);
-        const result = byAddress.get(row.address.toLowerCase())
-          ?? { recipient: row.address, status: 'deferred', diagnostic: 'the next server gave no answer for this recipient' };
+        const result = byAddress.get(row.address.toLowerCase()) ?? {
+          recipient: row.address,
+          status: 'deferred',
+          diagnostic: 'the next server gave no answer for this recipient',
+        };
         return this.settle(row, result, at);
       });
       if (settled.includes('failed')) this.reputation.check(batch.recipients[0].accountId);
@@ -210,7 +241,6 @@ export class DeliveryService {
     });
     for (const status of statuses) report[status] += 1;
   }
-
 
   /** Records one recipient's outcome; returns the status it ended in. */
   private settle(row: RecipientRecord, result: RecipientResult, at: number): 'delivered' | 'deferred' | 'failed' | 'unresolved' {

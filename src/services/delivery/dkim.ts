@@ -41,10 +41,15 @@ export class DkimService {
     if (!SELECTOR.test(selector)) throw invalidInput('selector', `"${selectorInput}" is not a valid selector`);
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const publicKeyB64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
-    this.store.transaction(() => this.store.dkimKeys.put({
-      domain, selector, publicKeyB64, createdAt: this.clock.now().getTime(),
-      privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    }));
+    this.store.transaction(() =>
+      this.store.dkimKeys.put({
+        domain,
+        selector,
+        publicKeyB64,
+        createdAt: this.clock.now().getTime(),
+        privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      }),
+    );
     return describe(domain, selector, publicKeyB64);
   }
 

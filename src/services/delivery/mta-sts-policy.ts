@@ -50,7 +50,8 @@ export const parsePolicy = (text: string, id: string): StsPolicy => {
   const mode = values.get('mode');
   if (mode !== 'enforce' && mode !== 'testing' && mode !== 'none') throw new Error(`mode is ${mode === undefined ? 'missing' : `"${mode}"`}`);
   const maxAge = values.get('max_age');
-  if (maxAge === undefined || !/^\d{1,10}$/.test(maxAge) || Number(maxAge) > MAX_AGE_LIMIT) throw new Error('max_age is not a number of seconds up to 31557600');
+  if (maxAge === undefined || !/^\d{1,10}$/.test(maxAge) || Number(maxAge) > MAX_AGE_LIMIT)
+    throw new Error('max_age is not a number of seconds up to 31557600');
   if (mode !== 'none' && mx.length === 0) throw new Error('no mx line');
   if (mx.some((pattern) => !isPattern(pattern))) throw new Error('an mx line is not a host name or *.domain');
   return { id, mode, mx, maxAge: Number(maxAge) };

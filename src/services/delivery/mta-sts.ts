@@ -50,7 +50,8 @@ export class MtaStsService {
     if (policy.mode === 'testing') {
       // Section 5: deliver as without a policy; what enforce would refuse is reported.
       const unnamed = exchanges.filter((exchange) => !allowed.includes(exchange));
-      if (unnamed.length > 0) this.logger.warn('mta-sts testing policy does not name these mail servers; enforce would not use them', { domain, id: policy.id, unnamed });
+      if (unnamed.length > 0)
+        this.logger.warn('mta-sts testing policy does not name these mail servers; enforce would not use them', { domain, id: policy.id, unnamed });
     }
     return { mode: policy.mode, policyId: policy.id, allowed };
   }

@@ -21,9 +21,7 @@ export interface NextHopConfig {
 }
 
 /** A domain's route, or why there is none: failed is definite, deferred is worth retrying. */
-export type NextHop =
-  | { ok: true; route: Route }
-  | { ok: false; status: 'failed' | 'deferred'; answer: SmtpAnswer };
+export type NextHop = { ok: true; route: Route } | { ok: false; status: 'failed' | 'deferred'; answer: SmtpAnswer };
 
 /** At most this many addresses are tried per attempt, so a long MX list cannot stall a batch. */
 const MAX_HOSTS = 6;
@@ -49,7 +47,11 @@ export const relayRoute = (url: string): Route => {
 export class NextHopResolver {
   private readonly relay: Route | null;
 
-  constructor(private readonly resolver: MxResolver, private readonly config: NextHopConfig, private readonly policies?: StsPolicies) {
+  constructor(
+    private readonly resolver: MxResolver,
+    private readonly config: NextHopConfig,
+    private readonly policies?: StsPolicies,
+  ) {
     this.relay = config.relay ? relayRoute(config.relay) : null;
   }
 
@@ -68,7 +70,15 @@ export class NextHopResolver {
     // RFC 8461 section 5: under an enforced policy only the mail servers it names are tried;
     // none named is a temporary failure, so the mail waits for the domain to fix its records.
     if (sts.mode === 'enforce' && sts.allowed.length === 0) {
-      return { ok: false, status: 'deferred', answer: { smtpCode: 451, enhancedCode: '4.7.5', diagnostic: `451 4.7.5 the MTA-STS policy of ${name} (id ${sts.policyId}) names none of its mail servers (${exchanges.names.join(', ')})` } };
+      return {
+        ok: false,
+        status: 'deferred',
+        answer: {
+          smtpCode: 451,
+          enhancedCode: '4.7.5',
+          diagnostic: `451 4.7.5 the MTA-STS policy of ${name} (id ${sts.policyId}) names none of its mail servers (${exchanges.names.join(', ')})`,
+        },
+      };
     }
     const hosts: NextHopHost[] = [];
     let lookupFailed = false;
@@ -140,9 +150,13 @@ const errorCode = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
 
 const failed = (smtpCode: number, enhancedCode: string, text: string): Extract<NextHop, { ok: false }> => ({
-  ok: false, status: 'failed', answer: { smtpCode, enhancedCode, diagnostic: `${smtpCode} ${enhancedCode} ${text}` },
+  ok: false,
+  status: 'failed',
+  answer: { smtpCode, enhancedCode, diagnostic: `${smtpCode} ${enhancedCode} ${text}` },
 });
 
 const deferred = (text: string): Extract<NextHop, { ok: false }> => ({
-  ok: false, status: 'deferred', answer: { smtpCode: 451, enhancedCode: '4.4.3', diagnostic: `451 ${text}` },
+  ok: false,
+  status: 'deferred',
+  answer: { smtpCode: 451, enhancedCode: '4.4.3', diagnostic: `451 ${text}` },
 });

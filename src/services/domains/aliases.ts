@@ -22,7 +22,10 @@ export interface AliasDeleted extends AliasView {
 }
 
 const viewOf = (alias: AliasRecord): AliasView => ({
-  id: alias.id, address: alias.address, mailbox: alias.mailboxAddress, createdAt: new Date(alias.createdAt).toISOString(),
+  id: alias.id,
+  address: alias.address,
+  mailbox: alias.mailboxAddress,
+  createdAt: new Date(alias.createdAt).toISOString(),
 });
 
 /**

@@ -22,7 +22,10 @@ const requireDomainPermission = (caller: DomainCaller, permission: 'domains:read
   if (caller.permissions.includes(permission)) return;
   // Contract Authentication: mail-only keys cannot manage domains.
   const mailOnly = !caller.permissions.some((held) => held.startsWith('domains:'));
-  throw new AppError('forbidden', mailOnly ? 'mail keys cannot manage domains; use a key with domains:read or domains:write' : `this key lacks the ${permission} permission`);
+  throw new AppError(
+    'forbidden',
+    mailOnly ? 'mail keys cannot manage domains; use a key with domains:read or domains:write' : `this key lacks the ${permission} permission`,
+  );
 };
 
 export const requireDomainRead = (caller: DomainCaller): void => requireDomainPermission(caller, 'domains:read');

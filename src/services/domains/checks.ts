@@ -31,7 +31,8 @@ const lookup = async <T>(type: string, name: string, query: () => Promise<T[]>):
     const code = dnsErrorCode(error) ?? 'error';
     if (code === 'ENOTFOUND') return { ok: false, definite: true, detail: `${name} does not exist (NXDOMAIN)` };
     if (code === 'ENODATA') return { ok: false, definite: true, detail: `${name} has no ${type} record` };
-    if (code === 'ETIMEOUT') return { ok: false, definite: false, detail: `the DNS servers did not answer the ${type} query for ${name} in time; try again later` };
+    if (code === 'ETIMEOUT')
+      return { ok: false, definite: false, detail: `the DNS servers did not answer the ${type} query for ${name} in time; try again later` };
     return { ok: false, definite: isNoRecords(error), detail: `the ${type} lookup of ${name} failed (${code}); try again later` };
   }
 };
@@ -41,25 +42,45 @@ const txt = (dns: DnsResolver, name: string) => lookup('TXT', name, async () => 
 
 /** Tag-value list (RFC 6376 section 3.2), as DKIM, DMARC, MTA-STS and TLS-RPT records write them. */
 const tagsOf = (record: string): Map<string, string> =>
-  new Map(record.split(';').map((part) => part.trim()).filter((part) => part.includes('='))
-    .map((part) => [part.slice(0, part.indexOf('=')).trim().toLowerCase(), part.slice(part.indexOf('=') + 1).trim()]));
+  new Map(
+    record
+      .split(';')
+      .map((part) => part.trim())
+      .filter((part) => part.includes('='))
+      .map((part) => [part.slice(0, part.indexOf('=')).trim().toLowerCase(), part.slice(part.indexOf('=') + 1).trim()]),
+  );
 
 const withVersion = (records: string[], version: string): string[] =>
-  records.filter((record) => record.trim().toLowerCase().split(/\s*;\s*|\s+/)[0] === version.toLowerCase());
+  records.filter(
+    (record) =>
+      record
+        .trim()
+        .toLowerCase()
+        .split(/\s*;\s*|\s+/)[0] === version.toLowerCase(),
+  );
 
 type Verdict = { ok: boolean; detail: string };
 type Judge = (found: string[], record: ExpectedRecord) => Verdict;
 
-const judgeOwnership: Judge = (found, record) => found.includes(record.value)
-  ? { ok: true, detail: 'the ownership token is published' }
-  : { ok: false, detail: found.length === 0 ? `no TXT record at ${record.name}` : `none of the ${found.length} TXT record(s) at ${record.name} is the expected value` };
+const judgeOwnership: Judge = (found, record) =>
+  found.includes(record.value)
+    ? { ok: true, detail: 'the ownership token is published' }
+    : {
+        ok: false,
+        detail: found.length === 0 ? `no TXT record at ${record.name}` : `none of the ${found.length} TXT record(s) at ${record.name} is the expected value`,
+      };
 
 const judgeSpf: Judge = (found, record) => {
   const spf = withVersion(found, 'v=spf1');
   if (spf.length === 0) return { ok: false, detail: `no SPF record (v=spf1) at ${record.name}` };
-  if (spf.length > 1) return { ok: false, detail: `${spf.length} SPF records: receivers treat that as a permanent error (RFC 7208 section 4.5); merge them into one` };
+  if (spf.length > 1)
+    return { ok: false, detail: `${spf.length} SPF records: receivers treat that as a permanent error (RFC 7208 section 4.5); merge them into one` };
   const terms = spf[0].toLowerCase().split(/\s+/);
-  const missing = record.value.toLowerCase().split(/\s+/).slice(1, -1).filter((term) => !terms.includes(term));
+  const missing = record.value
+    .toLowerCase()
+    .split(/\s+/)
+    .slice(1, -1)
+    .filter((term) => !terms.includes(term));
   return missing.length === 0
     ? { ok: true, detail: 'the SPF record names this service' }
     : { ok: false, detail: `the SPF record does not name ${missing.join(' ')}` };
@@ -74,21 +95,36 @@ const judgeDkim: Judge = (found, record) => {
 
 const judgeDmarc: Judge = (found, record) => {
   const dmarc = withVersion(found, 'v=DMARC1');
-  if (dmarc.length !== 1) return { ok: false, detail: dmarc.length === 0 ? `no DMARC record at ${record.name}` : `${dmarc.length} DMARC records: receivers ignore them all (RFC 7489 section 6.6.3)` };
+  if (dmarc.length !== 1)
+    return {
+      ok: false,
+      detail: dmarc.length === 0 ? `no DMARC record at ${record.name}` : `${dmarc.length} DMARC records: receivers ignore them all (RFC 7489 section 6.6.3)`,
+    };
   const policy = tagsOf(dmarc[0]).get('p')?.toLowerCase();
   if (policy === 'quarantine' || policy === 'reject') return { ok: true, detail: `policy p=${policy}` };
-  return { ok: false, detail: policy === 'none' ? 'p=none only monitors: forged mail still arrives; p=quarantine is suggested' : 'the record has no valid p= policy' };
+  return {
+    ok: false,
+    detail: policy === 'none' ? 'p=none only monitors: forged mail still arrives; p=quarantine is suggested' : 'the record has no valid p= policy',
+  };
 };
 
 /** MTA-STS and TLS-RPT: exactly one record of the version, with the tag that makes it useful. */
-const judgeVersioned = (version: string, tag: string, rfc: string): Judge => (found, record) => {
-  const records = withVersion(found, version);
-  if (records.length === 1 && tagsOf(records[0]).get(tag)) return { ok: true, detail: records[0] };
-  return { ok: false, detail: records.length === 0 ? `no ${version} record at ${record.name}` : `exactly one ${version} record with ${tag}= is required (${rfc})` };
-};
+const judgeVersioned =
+  (version: string, tag: string, rfc: string): Judge =>
+  (found, record) => {
+    const records = withVersion(found, version);
+    if (records.length === 1 && tagsOf(records[0]).get(tag)) return { ok: true, detail: records[0] };
+    return {
+      ok: false,
+      detail: records.length === 0 ? `no ${version} record at ${record.name}` : `exactly one ${version} record with ${tag}= is required (${rfc})`,
+    };
+  };
 
 const TXT_JUDGES: Partial<Record<ExpectedRecord['kind'], Judge>> = {
-  ownership: judgeOwnership, spf: judgeSpf, dkim: judgeDkim, dmarc: judgeDmarc,
+  ownership: judgeOwnership,
+  spf: judgeSpf,
+  dkim: judgeDkim,
+  dmarc: judgeDmarc,
   'mta-sts': judgeVersioned('v=STSv1', 'id', 'RFC 8461 section 3.1'),
   'tls-rpt': judgeVersioned('v=TLSRPTv1', 'rua', 'RFC 8460 section 3'),
 };
@@ -109,11 +145,12 @@ const checkMx = async (dns: DnsResolver, record: ExpectedRecord, hostname: strin
   const found = [...answer.records].sort((a, b) => a.priority - b.priority).map((mx) => `${mx.priority} ${plain(mx.exchange) || '.'}`);
   const ours = answer.records.filter((mx) => plain(mx.exchange) === plain(hostname));
   const best = Math.min(...answer.records.map((mx) => mx.priority));
-  const verdict = ours.length === 0
-    ? { ok: false, detail: found.length === 0 ? 'no MX record' : `the MX records do not name ${hostname}` }
-    : ours.some((mx) => mx.priority === best)
-      ? { ok: true, detail: `${hostname} receives the domain's mail` }
-      : { ok: false, detail: `${hostname} has preference ${ours[0].priority}, but senders try ${found[0]} first` };
+  const verdict =
+    ours.length === 0
+      ? { ok: false, detail: found.length === 0 ? 'no MX record' : `the MX records do not name ${hostname}` }
+      : ours.some((mx) => mx.priority === best)
+        ? { ok: true, detail: `${hostname} receives the domain's mail` }
+        : { ok: false, detail: `${hostname} has preference ${ours[0].priority}, but senders try ${found[0]} first` };
   return { record, result: resultOf(record, found, verdict.ok, verdict.detail), definite: true };
 };
 
@@ -133,17 +170,29 @@ const checkPolicyHost = async (dns: DnsResolver, record: ExpectedRecord, hostnam
   }
   const failed = [cname, theirs].find((answer) => !answer.ok && !answer.definite);
   if (failed && !failed.ok) return { record, result: resultOf(record, found, false, failed.detail), definite: false };
-  const detail = cname.ok ? `points at ${cname.records.join(', ')}, not ${hostname}` : !theirs.ok ? theirs.detail : `resolves to ${theirs.records.join(', ')}, not to ${hostname}`;
+  const detail = cname.ok
+    ? `points at ${cname.records.join(', ')}, not ${hostname}`
+    : !theirs.ok
+      ? theirs.detail
+      : `resolves to ${theirs.records.join(', ')}, not to ${hostname}`;
   return { record, result: resultOf(record, found, false, detail), definite: true };
 };
 
-const resultOf = (record: ExpectedRecord, found: string[], ok: boolean, detail: string): CheckResult =>
-  ({ type: record.type, name: record.name, expected: record.value, found, ok, detail });
+const resultOf = (record: ExpectedRecord, found: string[], ok: boolean, detail: string): CheckResult => ({
+  type: record.type,
+  name: record.name,
+  expected: record.value,
+  found,
+  ok,
+  detail,
+});
 
 /** Looks every record up at once; each result stands alone, and a failed lookup is a result, never an error. */
 export const checkRecords = (dns: DnsResolver, records: readonly ExpectedRecord[], hostname: string): Promise<Checked[]> =>
-  Promise.all(records.map((record) => {
-    if (record.kind === 'mx') return checkMx(dns, record, hostname);
-    if (record.kind === 'mta-sts-host') return checkPolicyHost(dns, record, hostname);
-    return checkTxt(dns, record, TXT_JUDGES[record.kind] as Judge);
-  }));
+  Promise.all(
+    records.map((record) => {
+      if (record.kind === 'mx') return checkMx(dns, record, hostname);
+      if (record.kind === 'mta-sts-host') return checkPolicyHost(dns, record, hostname);
+      return checkTxt(dns, record, TXT_JUDGES[record.kind] as Judge);
+    }),
+  );

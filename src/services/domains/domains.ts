@@ -96,7 +96,10 @@ export class DomainService {
       if (holder) throw new AppError('conflict', `${name} is verified by another account`);
       this.plan.requireRoomForDomain(caller.holderId, domains);
       this.store.domains.insert({
-        id, holderId: caller.holderId, domain: name, ownershipToken: randomHex(16),
+        id,
+        holderId: caller.holderId,
+        domain: name,
+        ownershipToken: randomHex(16),
         // A new selector per key, so a re-added domain never meets a cached old key (RFC 6376 section 3.1).
         dkimSelector: `ap${randomLowerAlnum(8)}`,
         dkimPrivateKey: seal(this.config.secretKey, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
@@ -117,7 +120,10 @@ export class DomainService {
       const domain = this.owned(caller, id);
       const mailboxes = this.store.domainAddresses.mailboxesOfDomain(id).length;
       if (mailboxes > 0) {
-        throw new AppError('conflict', `${domain.domain} still has ${mailboxes} mailbox(es); delete them first (DELETE /api/user/domains/${id}/mailboxes/{mailboxId})`);
+        throw new AppError(
+          'conflict',
+          `${domain.domain} still has ${mailboxes} mailbox(es); delete them first (DELETE /api/user/domains/${id}/mailboxes/{mailboxId})`,
+        );
       }
       const aliasesRemoved = this.store.domainAddresses.deleteAliasesOfDomain(id);
       this.store.domains.markDeleted(id, this.clock.now().getTime());
@@ -156,7 +162,7 @@ export class DomainService {
       id: domain.id,
       domain: domain.domain,
       status: domain.status,
-      statusReason: domain.status === 'verified' ? null : domain.statusReason ?? 'not checked yet: publish the records, then verify',
+      statusReason: domain.status === 'verified' ? null : (domain.statusReason ?? 'not checked yet: publish the records, then verify'),
       records: this.expected(domain).map(publicRecord),
       results: domain.resultsJson ? (JSON.parse(domain.resultsJson) as CheckResult[]) : [],
       canCreateAddresses: blocker === null,

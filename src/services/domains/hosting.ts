@@ -26,7 +26,10 @@ const MAX_DAYS = 3650;
  * is one (a payment applies its invoice and the hosting together).
  */
 export class HostingService {
-  constructor(private readonly store: Store, private readonly clock: Clock) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
 
   hostingOf(holderId: string): Hosting {
     const expiresAt = this.store.hosting.expiresAt(holderId);
@@ -43,7 +46,15 @@ export class HostingService {
     const expiresAt = this.store.transaction(() => {
       if (!this.store.accounts.byId(holderId)) throw new AppError('not_found', 'no such account');
       const end = this.store.hosting.extend(holderId, now, days * DAY_MS);
-      this.store.hosting.record({ holderId, domainId: null, days, source: extension.source, reference: extension.reference ?? null, expiresAt: end, createdAt: now });
+      this.store.hosting.record({
+        holderId,
+        domainId: null,
+        days,
+        source: extension.source,
+        reference: extension.reference ?? null,
+        expiresAt: end,
+        createdAt: now,
+      });
       return end;
     });
     return { active: true, expiresAt: new Date(expiresAt).toISOString() };
@@ -70,7 +81,15 @@ export class HostingService {
       const domain = this.store.domains.byId(domainId);
       if (!domain) throw new AppError('not_found', 'no such domain');
       const end = this.store.domains.extendAddon(domainId, now, days * DAY_MS) as number;
-      this.store.hosting.record({ holderId: domain.holderId, domainId, days, source: extension.source, reference: extension.reference ?? null, expiresAt: end, createdAt: now });
+      this.store.hosting.record({
+        holderId: domain.holderId,
+        domainId,
+        days,
+        source: extension.source,
+        reference: extension.reference ?? null,
+        expiresAt: end,
+        createdAt: now,
+      });
       return new Date(end).toISOString();
     });
   }

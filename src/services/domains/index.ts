@@ -66,7 +66,10 @@ export const createDomainServices = (deps: DomainServiceDeps): DomainServices =>
   const hosting = new HostingService(store, clock);
   const plan = new DomainPlan(store, clock, hosting, { plan: settings.plan, fundingPaused: settings.fundingPaused });
   const domains = new DomainService(store, clock, hosting, plan, {
-    mailDomain: deps.mailDomain, hostname: deps.hostname, spfMechanisms: spfMechanisms(deps), secretKey: deps.secretKey,
+    mailDomain: deps.mailDomain,
+    hostname: deps.hostname,
+    spfMechanisms: spfMechanisms(deps),
+    secretKey: deps.secretKey,
   });
   const domainMailboxes = new DomainMailboxService(store, clock, deps.accounts, deps.twoFactor, domains, plan, settings.deletedMailboxRetentionDays);
   return {

@@ -31,7 +31,10 @@ export interface DomainMailboxDeleted extends DomainMailboxView {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const viewOf = (mailbox: DomainMailboxRecord): DomainMailboxView => ({
-  id: mailbox.accountId, email: mailbox.email, agentId: mailbox.agentId, createdAt: new Date(mailbox.createdAt).toISOString(),
+  id: mailbox.accountId,
+  email: mailbox.email,
+  agentId: mailbox.agentId,
+  createdAt: new Date(mailbox.createdAt).toISOString(),
 });
 
 /**
@@ -97,7 +100,10 @@ export class DomainMailboxService {
     });
     const until = new Date(retainedUntil).toISOString();
     return {
-      ...viewOf(mailbox), deleted: true, mailRetainedUntil: until, aliasesRemoved,
+      ...viewOf(mailbox),
+      deleted: true,
+      mailRetainedUntil: until,
+      aliasesRemoved,
       message: `${mailbox.email} is deleted: it receives nothing, its keys are revoked, and its mail is kept until ${until}, then removed.`,
     };
   }

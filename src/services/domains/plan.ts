@@ -58,11 +58,17 @@ export class DomainPlan {
       return { code: 'conflict', reason: `${domain.domain} is not verified yet: publish its records, then POST /api/user/domains/${domain.id}/verify` };
     }
     if (domain.status === 'failed') {
-      return { code: 'conflict', reason: `${domain.domain} no longer shows ownership (${domain.statusReason ?? 'see its records'}): existing addresses keep working; new ones need the records back and a verify` };
+      return {
+        code: 'conflict',
+        reason: `${domain.domain} no longer shows ownership (${domain.statusReason ?? 'see its records'}): existing addresses keep working; new ones need the records back and a verify`,
+      };
     }
     const position = domains.findIndex((candidate) => candidate.id === domain.id);
     if (position >= this.config.plan.domains && !this.hasAddon(domain)) {
-      return { code: 'payment_required', reason: `the plan includes ${this.config.plan.domains} domain(s); ${domain.domain} is an extra domain and needs a domain add-on` };
+      return {
+        code: 'payment_required',
+        reason: `the plan includes ${this.config.plan.domains} domain(s); ${domain.domain} is an extra domain and needs a domain add-on`,
+      };
     }
     return null;
   }
@@ -84,7 +90,10 @@ export class DomainPlan {
   requireRoomForDomain(holderId: string, domains: readonly DomainRecord[]): void {
     if (domains.length < this.config.plan.domains) return;
     if (!this.hosting.isActive(holderId)) {
-      throw new AppError('payment_required', `the plan includes ${this.config.plan.domains} domain(s); an extra domain needs active hosting (${this.hostingReason()})`);
+      throw new AppError(
+        'payment_required',
+        `the plan includes ${this.config.plan.domains} domain(s); an extra domain needs active hosting (${this.hostingReason()})`,
+      );
     }
     if (domains[0]?.status !== 'verified') {
       throw new AppError('conflict', `an extra domain needs your first domain${domains[0] ? `, ${domains[0].domain},` : ''} verified first`);

@@ -50,7 +50,14 @@ export class DomainVerificationService {
     const domain = this.domains.owned(caller, id);
     this.rateLimiter.take(VERIFY_RULE, caller.holderId);
     const checked = await checkRecords(this.dns, this.domains.expected(domain), this.hostname);
-    return this.record(domain.id, checked) ?? { verified: false, status: domain.status, statusReason: 'the domain was deleted meanwhile', results: checked.map((item) => item.result) };
+    return (
+      this.record(domain.id, checked) ?? {
+        verified: false,
+        status: domain.status,
+        statusReason: 'the domain was deleted meanwhile',
+        results: checked.map((item) => item.result),
+      }
+    );
   }
 
   /**
@@ -80,7 +87,11 @@ export class DomainVerificationService {
       const domain = this.store.domains.byId(id);
       if (!domain) return null;
       const { status, statusReason } = this.judge(domain, checked);
-      this.store.domains.recordCheck(id, { status, statusReason, resultsJson: JSON.stringify(results), checkedAt: this.clock.now().getTime() }, status === 'verified');
+      this.store.domains.recordCheck(
+        id,
+        { status, statusReason, resultsJson: JSON.stringify(results), checkedAt: this.clock.now().getTime() },
+        status === 'verified',
+      );
       return { verified: status === 'verified', status, statusReason, results };
     });
   }

@@ -53,8 +53,16 @@ export class DraftService {
       }
       const now = this.clock.now().getTime();
       this.store.drafts.insert({
-        id, accountId: principal.accountId, keyId: principal.keyId, requestJson: JSON.stringify(prepared.request), subject: prepared.subject,
-        recipientCount: prepared.recipientCount, status: 'pending', folderUid: this.storeCopy(principal.accountId, prepared), createdAt: now, updatedAt: now,
+        id,
+        accountId: principal.accountId,
+        keyId: principal.keyId,
+        requestJson: JSON.stringify(prepared.request),
+        subject: prepared.subject,
+        recipientCount: prepared.recipientCount,
+        status: 'pending',
+        folderUid: this.storeCopy(principal.accountId, prepared),
+        createdAt: now,
+        updatedAt: now,
       });
     });
     return this.view(this.store.drafts.byId(id) as DraftRecord);
@@ -64,10 +72,15 @@ export class DraftService {
   list(principal: Principal, before?: string): DraftPage {
     requireDrafts(principal);
     const rows = this.store.drafts.page(principal.accountId, {
-      keyId: principal.kind === 'access' ? principal.keyId : undefined, beforeSeq: before === undefined ? undefined : Number(before), limit: DRAFTS_PAGE_SIZE + 1,
+      keyId: principal.kind === 'access' ? principal.keyId : undefined,
+      beforeSeq: before === undefined ? undefined : Number(before),
+      limit: DRAFTS_PAGE_SIZE + 1,
     });
     const page = rows.slice(0, DRAFTS_PAGE_SIZE);
-    return { drafts: page.map((row) => summaryOf(row, this.deciderEmail(row))), nextCursor: rows.length > DRAFTS_PAGE_SIZE ? String(page[page.length - 1].seq) : null };
+    return {
+      drafts: page.map((row) => summaryOf(row, this.deciderEmail(row))),
+      nextCursor: rows.length > DRAFTS_PAGE_SIZE ? String(page[page.length - 1].seq) : null,
+    };
   }
 
   get(principal: Principal, id: string): Draft {
@@ -93,8 +106,11 @@ export class DraftService {
       requirePending(current);
       this.removeCopy(current);
       this.store.drafts.update(id, {
-        requestJson: JSON.stringify(prepared.request), subject: prepared.subject, recipientCount: prepared.recipientCount,
-        folderUid: this.storeCopy(record.accountId, prepared), updatedAt: now,
+        requestJson: JSON.stringify(prepared.request),
+        subject: prepared.subject,
+        recipientCount: prepared.recipientCount,
+        folderUid: this.storeCopy(record.accountId, prepared),
+        updatedAt: now,
       });
     });
     return this.view(this.store.drafts.byId(id) as DraftRecord);

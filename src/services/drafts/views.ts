@@ -42,12 +42,15 @@ export const summaryOf = (record: DraftRecord, deciderEmail: string | null): Dra
   recipientCount: record.recipientCount,
   createdAt: iso(record.createdAt),
   updatedAt: iso(record.updatedAt),
-  decision: record.decidedBy === null || record.decidedAt === null ? null : {
-    outcome: record.status === 'rejected' ? 'rejected' : 'approved',
-    by: { id: record.decidedBy, email: deciderEmail },
-    at: iso(record.decidedAt),
-    reason: record.reason,
-  },
+  decision:
+    record.decidedBy === null || record.decidedAt === null
+      ? null
+      : {
+          outcome: record.status === 'rejected' ? 'rejected' : 'approved',
+          by: { id: record.decidedBy, email: deciderEmail },
+          at: iso(record.decidedAt),
+          reason: record.reason,
+        },
   outboundId: record.submissionId,
   draftsUid: record.folderUid === null ? null : String(record.folderUid),
 });

@@ -58,9 +58,8 @@ export class EventStreamService {
     if (open >= this.config.maxStreamsPerAccount) {
       throw new AppError('rate_limited', `this account has ${open} event streams open, the most allowed; close one first`);
     }
-    let cursor = options.lastEventId === undefined
-      ? this.store.webhookEvents.lastSeq(accountId)
-      : this.store.webhookEvents.seqOf(accountId, options.lastEventId) ?? 0;
+    let cursor =
+      options.lastEventId === undefined ? this.store.webhookEvents.lastSeq(accountId) : (this.store.webhookEvents.seqOf(accountId, options.lastEventId) ?? 0);
     this.openCount.set(accountId, open + 1);
     let set = this.wakers.get(accountId);
     if (!set) this.wakers.set(accountId, (set = new Set()));

@@ -49,7 +49,12 @@ interface Candidate {
  * of messages never holds the event loop for long.
  */
 export const searchFolder = async (
-  store: Store, bodies: MessageBodyService, folder: Folder, uids: readonly number[], key: SearchKey, recent: ReadonlySet<number>,
+  store: Store,
+  bodies: MessageBodyService,
+  folder: Folder,
+  uids: readonly number[],
+  key: SearchKey,
+  recent: ReadonlySet<number>,
 ): Promise<number[]> => {
   const needs = textsNeeded(key);
   const found: number[] = [];
@@ -70,12 +75,18 @@ const DECODED_FIELDS = new Set(['subject', 'from', 'to', 'cc']);
 
 const textsNeeded = (key: SearchKey): boolean => {
   switch (key.kind) {
-    case 'text': return true;
-    case 'header': return !DECODED_FIELDS.has(key.field);
-    case 'and': return key.keys.some(textsNeeded);
-    case 'or': return textsNeeded(key.left) || textsNeeded(key.right);
-    case 'not': return textsNeeded(key.key);
-    default: return false;
+    case 'text':
+      return true;
+    case 'header':
+      return !DECODED_FIELDS.has(key.field);
+    case 'and':
+      return key.keys.some(textsNeeded);
+    case 'or':
+      return textsNeeded(key.left) || textsNeeded(key.right);
+    case 'not':
+      return textsNeeded(key.key);
+    default:
+      return false;
   }
 };
 
@@ -98,25 +109,43 @@ const addTexts = async (store: Store, bodies: MessageBodyService, folder: Folder
 const matches = (candidate: Candidate, key: SearchKey): boolean => {
   const { row } = candidate;
   switch (key.kind) {
-    case 'all': return true;
-    case 'none': return false;
-    case 'and': return key.keys.every((inner) => matches(candidate, inner));
-    case 'or': return matches(candidate, key.left) || matches(candidate, key.right);
-    case 'not': return !matches(candidate, key.key);
-    case 'uids': return key.uids.has(row.uid);
-    case 'flag': return row.flags[key.flag] === key.set;
-    case 'recent': return key.which === 'old' ? !candidate.recent : candidate.recent && (key.which === 'recent' || !row.flags.seen);
-    case 'keyword': return row.flags.keywords.includes(key.keyword) === key.set;
-    case 'header': return matchesHeader(candidate, key.field, key.text.toLowerCase());
-    case 'text': return matchesText(candidate, key.scope, key.text.toLowerCase());
-    case 'date': return matchesDate(key.of === 'internal' ? row.receivedAt : row.date, key.op, key.day);
-    case 'size': return key.op === 'larger' ? row.size > key.bytes : row.size < key.bytes;
-    case 'modseq': return row.modseq >= key.modseq;
+    case 'all':
+      return true;
+    case 'none':
+      return false;
+    case 'and':
+      return key.keys.every((inner) => matches(candidate, inner));
+    case 'or':
+      return matches(candidate, key.left) || matches(candidate, key.right);
+    case 'not':
+      return !matches(candidate, key.key);
+    case 'uids':
+      return key.uids.has(row.uid);
+    case 'flag':
+      return row.flags[key.flag] === key.set;
+    case 'recent':
+      return key.which === 'old' ? !candidate.recent : candidate.recent && (key.which === 'recent' || !row.flags.seen);
+    case 'keyword':
+      return row.flags.keywords.includes(key.keyword) === key.set;
+    case 'header':
+      return matchesHeader(candidate, key.field, key.text.toLowerCase());
+    case 'text':
+      return matchesText(candidate, key.scope, key.text.toLowerCase());
+    case 'date':
+      return matchesDate(key.of === 'internal' ? row.receivedAt : row.date, key.op, key.day);
+    case 'size':
+      return key.op === 'larger' ? row.size > key.bytes : row.size < key.bytes;
+    case 'modseq':
+      return row.modseq >= key.modseq;
   }
 };
 
 const addressText = (entries: readonly (AddressEntry | null)[]): string =>
-  entries.filter((entry): entry is AddressEntry => entry !== null).map((entry) => `${entry.name ?? ''} <${entry.email}>`).join(', ').toLowerCase();
+  entries
+    .filter((entry): entry is AddressEntry => entry !== null)
+    .map((entry) => `${entry.name ?? ''} <${entry.email}>`)
+    .join(', ')
+    .toLowerCase();
 
 /** Subject, From, To and Cc as ingest stored them decoded; any other field as it is in the header. */
 const matchesHeader = (candidate: Candidate, field: string, needle: string): boolean => {
@@ -125,7 +154,9 @@ const matchesHeader = (candidate: Candidate, field: string, needle: string): boo
   if (field === 'from') return row.from !== null && addressText([row.from]).includes(needle);
   if (field === 'to') return addressText(row.to).includes(needle);
   if (field === 'cc') return addressText(row.cc).includes(needle);
-  return parseHeaderFields(Buffer.from(candidate.header ?? '', 'latin1')).some((candidateField) => candidateField.name === field && candidateField.value.includes(needle));
+  return parseHeaderFields(Buffer.from(candidate.header ?? '', 'latin1')).some(
+    (candidateField) => candidateField.name === field && candidateField.value.includes(needle),
+  );
 };
 
 /** TEXT looks in the header and the body, BODY in the body only. */
@@ -133,7 +164,9 @@ const matchesText = (candidate: Candidate, scope: 'text' | 'body', needle: strin
   if ((candidate.body ?? '').includes(needle)) return true;
   if (scope === 'body') return false;
   const { row } = candidate;
-  return (candidate.header ?? '').includes(needle) || row.subject.toLowerCase().includes(needle) || addressText([row.from, ...row.to, ...row.cc]).includes(needle);
+  return (
+    (candidate.header ?? '').includes(needle) || row.subject.toLowerCase().includes(needle) || addressText([row.from, ...row.to, ...row.cc]).includes(needle)
+  );
 };
 
 /** RFC 3501: dates compare by day, disregarding time and time zone; we use UTC days. */

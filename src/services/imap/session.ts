@@ -91,7 +91,8 @@ export class ImapSessionService {
     if (principal.kind !== 'full') throw new AppError('forbidden', LIMITED);
     const mailbox = this.mailboxes.mailboxForAddress(username);
     // The mailbox's own address only: an alias delivers to it but is not a login name.
-    if (!mailbox || mailbox.accountId !== principal.accountId || mailbox.address !== username.trim().toLowerCase()) throw new AppError('unauthorized', LOGIN_FAILED);
+    if (!mailbox || mailbox.accountId !== principal.accountId || mailbox.address !== username.trim().toLowerCase())
+      throw new AppError('unauthorized', LOGIN_FAILED);
     return { principal, mailbox };
   }
 
@@ -126,8 +127,11 @@ export class ImapSessionService {
     const last = uids.length > 0 ? uids[uids.length - 1] : 0;
     const mark = readOnly ? this.store.folders.recentMark(folder.id) : this.store.transaction(() => this.store.folders.takeRecent(folder.id, last));
     return {
-      folder, uids, recent: uids.filter((uid) => uid > mark),
-      firstUnseenUid: this.store.imap.firstUnseenUid(folder.id), keywords: this.store.folders.keywords(folder.id),
+      folder,
+      uids,
+      recent: uids.filter((uid) => uid > mark),
+      firstUnseenUid: this.store.imap.firstUnseenUid(folder.id),
+      keywords: this.store.folders.keywords(folder.id),
     };
   }
 
@@ -135,8 +139,13 @@ export class ImapSessionService {
     const folder = this.folder(identity, name);
     const mark = this.store.folders.recentMark(folder.id);
     return {
-      name: folder.name, messages: folder.messageCount, recent: this.store.imap.uidsAfter(folder.id, mark).length,
-      uidNext: folder.uidNext, uidValidity: folder.uidValidity, unseen: this.store.imap.unseenCount(folder.id), highestModseq: folder.highestModseq,
+      name: folder.name,
+      messages: folder.messageCount,
+      recent: this.store.imap.uidsAfter(folder.id, mark).length,
+      uidNext: folder.uidNext,
+      uidValidity: folder.uidValidity,
+      unseen: this.store.imap.unseenCount(folder.id),
+      highestModseq: folder.highestModseq,
     };
   }
 
@@ -157,9 +166,16 @@ export class ImapSessionService {
     if (now.highestModseq <= Math.min(since.flagsAfter, since.expungedAfter)) return none;
     const fresh = this.store.imap.uidsAfter(folder.id, since.lastUid);
     const last = fresh.length > 0 ? fresh[fresh.length - 1] : since.lastUid;
-    const mark = fresh.length === 0 ? last : since.takeRecent ? this.store.transaction(() => this.store.folders.takeRecent(folder.id, last)) : this.store.folders.recentMark(folder.id);
+    const mark =
+      fresh.length === 0
+        ? last
+        : since.takeRecent
+          ? this.store.transaction(() => this.store.folders.takeRecent(folder.id, last))
+          : this.store.folders.recentMark(folder.id);
     return {
-      folder: now, fresh, recent: fresh.filter((uid) => uid > mark),
+      folder: now,
+      fresh,
+      recent: fresh.filter((uid) => uid > mark),
       gone: now.highestModseq > since.expungedAfter ? this.store.imap.expungedSince(folder.id, since.expungedAfter) : [],
       flags: now.highestModseq > since.flagsAfter ? this.store.imap.flagsChangedSince(folder.id, since.flagsAfter, since.lastUid) : [],
     };

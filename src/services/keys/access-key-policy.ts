@@ -72,13 +72,20 @@ export class AccessKeyPolicyService implements AccessKeySendPolicy {
     const total = policy.totalRecipientLimit ?? 0;
     const daily = policy.dailyRecipientLimit ?? 0;
     if (usage.totalRecipientsUsed + units > total) {
-      throw new AppError('forbidden', `this key's total budget allows ${Math.max(0, total - usage.totalRecipientsUsed)} more recipients of ${total}; it never resets`);
+      throw new AppError(
+        'forbidden',
+        `this key's total budget allows ${Math.max(0, total - usage.totalRecipientsUsed)} more recipients of ${total}; it never resets`,
+      );
     }
     if (usage.dailyRecipientsUsed + units > daily) {
       const nextDay = startOfDay(this.timeZone, startOfDay(this.timeZone, now) + DAY_PLUS_MS);
-      throw new AppError('rate_limited', `this key's daily budget allows ${Math.max(0, daily - usage.dailyRecipientsUsed)} more recipients today (of ${daily})`, {
-        retryAfterSeconds: Math.max(1, Math.ceil((nextDay - now) / 1000)),
-      });
+      throw new AppError(
+        'rate_limited',
+        `this key's daily budget allows ${Math.max(0, daily - usage.dailyRecipientsUsed)} more recipients today (of ${daily})`,
+        {
+          retryAfterSeconds: Math.max(1, Math.ceil((nextDay - now) / 1000)),
+        },
+      );
     }
   }
 

@@ -80,7 +80,9 @@ export class AccessKeyService {
   createDraftKey(principal: Principal, request: AccessKeyRequest): AccessKeyView {
     if (principal.kind !== 'owner') throw new AppError('forbidden', 'mail:draft keys are issued by human owners only');
     if (request.kind !== 'mail' || request.permissions.length === 0 || request.permissions.some((permission) => permission !== 'mail:draft')) {
-      throw new AppError('invalid_input', 'an owner issues mail:draft keys only: kind "mail" and permissions ["mail:draft"] (the kind is exclusive)', { field: 'permissions' });
+      throw new AppError('invalid_input', 'an owner issues mail:draft keys only: kind "mail" and permissions ["mail:draft"] (the kind is exclusive)', {
+        field: 'permissions',
+      });
     }
     return this.issue(principal.accountId, this.policyFrom(request), request.expiresAt);
   }
@@ -94,8 +96,14 @@ export class AccessKeyService {
         throw new AppError('conflict', `an account holds at most ${this.maxKeys} usable access keys; revoke one first`);
       }
       this.store.keys.insert({
-        id: policy.keyId, accountId, kind: 'access', keyHash: hashKey(apiKey), status: 'active',
-        createdAt: now, expiresAt, revokedAt: null,
+        id: policy.keyId,
+        accountId,
+        kind: 'access',
+        keyHash: hashKey(apiKey),
+        status: 'active',
+        createdAt: now,
+        expiresAt,
+        revokedAt: null,
       });
       this.store.accessKeys.insertPolicy(policy);
     });
@@ -167,16 +175,27 @@ export class AccessKeyService {
         field: daily === null ? 'dailyRecipientLimit' : 'totalRecipientLimit',
       });
     }
-    const sendOnly = { allowedSenders: request.allowedSenders, allowedRecipients: request.allowedRecipients, dailyRecipientLimit: daily, totalRecipientLimit: total };
+    const sendOnly = {
+      allowedSenders: request.allowedSenders,
+      allowedRecipients: request.allowedRecipients,
+      dailyRecipientLimit: daily,
+      totalRecipientLimit: total,
+    };
     const misplaced = Object.entries(sendOnly).find(([, value]) => value !== null && value !== undefined);
     if (!sends && misplaced) {
       throw new AppError('invalid_input', `${misplaced[0]} applies only to a key with mail:send`, { field: misplaced[0] });
     }
     if (!sends && request.sandbox) throw new AppError('invalid_input', 'sandbox applies only to a key with mail:send', { field: 'sandbox' });
     return {
-      keyId: newUuid(), name: request.name, kind: request.kind, permissions: [...new Set(permissions)],
-      allowedSenders: normalizeList(request.allowedSenders), allowedRecipients: normalizeList(request.allowedRecipients),
-      dailyRecipientLimit: daily, totalRecipientLimit: total, sandbox: request.sandbox === true,
+      keyId: newUuid(),
+      name: request.name,
+      kind: request.kind,
+      permissions: [...new Set(permissions)],
+      allowedSenders: normalizeList(request.allowedSenders),
+      allowedRecipients: normalizeList(request.allowedRecipients),
+      dailyRecipientLimit: daily,
+      totalRecipientLimit: total,
+      sandbox: request.sandbox === true,
     };
   }
 

@@ -54,7 +54,12 @@ export class KeyRotationService {
     requireFullKey(principal);
     // Counted before the work so refused attempts count too.
     this.rateLimiter.take(
-      { bucket: 'key-rotation', limit: this.config.mutationsPer15Minutes, windowMs: FIFTEEN_MINUTES_MS, message: 'too many key rotation changes; try again later' },
+      {
+        bucket: 'key-rotation',
+        limit: this.config.mutationsPer15Minutes,
+        windowMs: FIFTEEN_MINUTES_MS,
+        message: 'too many key rotation changes; try again later',
+      },
       principal.accountId,
     );
     return this.store.transaction(() => {
@@ -77,8 +82,14 @@ export class KeyRotationService {
     const apiKey = newFullKey();
     const now = this.now();
     this.store.keys.insert({
-      id: newUuid(), accountId: principal.accountId, kind: 'full', keyHash: hashKey(apiKey), status: 'pending',
-      createdAt: now, expiresAt: now + this.config.replacementMinutes * 60_000, revokedAt: null,
+      id: newUuid(),
+      accountId: principal.accountId,
+      kind: 'full',
+      keyHash: hashKey(apiKey),
+      status: 'pending',
+      createdAt: now,
+      expiresAt: now + this.config.replacementMinutes * 60_000,
+      revokedAt: null,
     });
     return { action: 'prepare', status: 'pending', apiKey, ...this.currentState(principal.accountId) };
   }

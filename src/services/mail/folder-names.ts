@@ -18,7 +18,11 @@ export const DELIMITER = '/';
  * moves mail to Trash, a copy of sent mail), each under its fixed name.
  */
 export const SPECIAL_USE: ReadonlyMap<string, string> = new Map([
-  [SENT, '\\Sent'], [DRAFTS, '\\Drafts'], [TRASH, '\\Trash'], [JUNK, '\\Junk'], [ARCHIVE, '\\Archive'],
+  [SENT, '\\Sent'],
+  [DRAFTS, '\\Drafts'],
+  [TRASH, '\\Trash'],
+  [JUNK, '\\Junk'],
+  [ARCHIVE, '\\Archive'],
 ]);
 
 export const specialUseOf = (name: string): string | null => SPECIAL_USE.get(name) ?? null;
@@ -38,7 +42,8 @@ export const checkedFolderName = (name: string): string => {
   const canonical = canonicalFolderName(name);
   const levels = canonical.split(DELIMITER);
   const invalid = levels.some((level) => level === '') || /[\p{Cc}%*]/u.test(canonical);
-  if (invalid) throw new AppError('invalid_input', `invalid folder name; levels are separated by "${DELIMITER}" and may not be empty or hold %, * or control characters`);
+  if (invalid)
+    throw new AppError('invalid_input', `invalid folder name; levels are separated by "${DELIMITER}" and may not be empty or hold %, * or control characters`);
   if (Buffer.byteLength(canonical) > MAX_NAME_BYTES || levels.length > MAX_LEVELS) {
     throw new AppError('invalid_input', `a folder name is at most ${MAX_NAME_BYTES} bytes and ${MAX_LEVELS} levels`);
   }

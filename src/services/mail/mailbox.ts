@@ -121,19 +121,37 @@ export class MailboxService {
     const flags = options.flags ?? { ...NO_FLAGS, seen: options.seen ?? false };
     const threadId = this.threads.assign(mailbox.id, parsed, now);
     const rowId = this.store.messages.insert({
-      folderId: folder.id, uid, messageId: parsed.messageId, inReplyTo: parsed.inReplyTo, subject: parsed.subject,
-      from: parsed.from, to: parsed.to, cc: parsed.cc, date: parsed.date, preview: previewOf(parsed),
+      folderId: folder.id,
+      uid,
+      messageId: parsed.messageId,
+      inReplyTo: parsed.inReplyTo,
+      subject: parsed.subject,
+      from: parsed.from,
+      to: parsed.to,
+      cc: parsed.cc,
+      date: parsed.date,
+      preview: previewOf(parsed),
       // RFC822.SIZE: the size IMAP sends, CRLF line ends (src/mime/crlf.ts).
       size: parsed.body?.structure.size ?? wireLength(raw),
       attachments: parsed.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })),
-      encrypted: parsed.encrypted, flags, modseq, receivedAt: options.receivedAt ?? now, raw,
-      searchText: searchTextOf(parsed), body: parsed.body, threadId,
+      encrypted: parsed.encrypted,
+      flags,
+      modseq,
+      receivedAt: options.receivedAt ?? now,
+      raw,
+      searchText: searchTextOf(parsed),
+      body: parsed.body,
+      threadId,
     });
     if (options.arrival) this.store.messageArrivals.record(rowId, options.arrival);
     if (flags.keywords.length > 0) this.store.folders.addKeywords(folder.id, flags.keywords);
     const event: MessageStoredEvent = {
-      mailboxId: mailbox.id, accountId: mailbox.accountId, folder: folder.name,
-      uidValidity: String(folder.uidValidity), uid: String(uid), storedAt: now,
+      mailboxId: mailbox.id,
+      accountId: mailbox.accountId,
+      folder: folder.name,
+      uidValidity: String(folder.uidValidity),
+      uid: String(uid),
+      storedAt: now,
     };
     this.store.outbox.add(MESSAGE_STORED, event, now);
     return { folder: folder.name, uid, uidValidity: folder.uidValidity };
@@ -192,7 +210,8 @@ export class MailboxService {
     // Served from what ingest stored: no parse here, only the attachments' own bytes decoded.
     const content = await this.bodies.content(summary.rowId);
     const attachments = content.attachments.map((attachment) =>
-      decodeBody(this.store.bodies.rawRange(summary.rowId, attachment.bodyStart, attachment.end), attachment.encoding));
+      decodeBody(this.store.bodies.rawRange(summary.rowId, attachment.bodyStart, attachment.end), attachment.encoding),
+    );
     if (markAsRead && !summary.seen) {
       // Through the flag change IMAP makes too: a new mod-sequence, and IDLE clients hear of it.
       this.ops.setFlags(mailbox, folder, [summary.uid], { mode: 'add', system: new Set(['seen']), keywords: [] });
@@ -252,9 +271,11 @@ export const toFtsQuery = (search: string, options: FtsQueryOptions = {}): strin
   const terms = search.split(/[\s\p{Cc}]+/u).filter((term) => /[\p{L}\p{N}]/u.test(term));
   if (terms.length === 0) return null;
   const filter = options.columns === 'body' ? 'body' : TEXT_COLUMNS;
-  return terms.map((term) => {
-    const word = term.replace(/\*+$/, '');
-    const prefix = word !== term || options.prefixAlways || UNSPACED_SCRIPT.test(word) ? '*' : '';
-    return `${filter} : "${word.replaceAll('"', '""')}"${prefix}`;
-  }).join(' AND ');
+  return terms
+    .map((term) => {
+      const word = term.replace(/\*+$/, '');
+      const prefix = word !== term || options.prefixAlways || UNSPACED_SCRIPT.test(word) ? '*' : '';
+      return `${filter} : "${word.replaceAll('"', '""')}"${prefix}`;
+    })
+    .join(' AND ');
 };

@@ -39,7 +39,10 @@ export interface CopyResult {
  * changes and removals as notices.
  */
 export class MessageOps {
-  constructor(private readonly store: Store, private readonly clock: Clock) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
 
   setFlags(mailbox: MailboxRecord, folder: Folder, uids: readonly number[], change: FlagChange, unchangedSince?: number): FlagResult {
     return this.store.transaction(() => {
@@ -79,7 +82,12 @@ export class MessageOps {
         this.store.messages.copy(row.rowId, target.id, uid, modseq, this.searchTextOf(row));
         row.flags.keywords.forEach((keyword) => keywords.add(keyword));
         const event: MessageStoredEvent = {
-          mailboxId: mailbox.id, accountId: mailbox.accountId, folder: target.name, uidValidity: String(target.uidValidity), uid: String(uid), storedAt: now,
+          mailboxId: mailbox.id,
+          accountId: mailbox.accountId,
+          folder: target.name,
+          uidValidity: String(target.uidValidity),
+          uid: String(uid),
+          storedAt: now,
         };
         this.store.outbox.add(MESSAGE_STORED, event, now);
         pairs.push([row.uid, uid]);
@@ -93,7 +101,11 @@ export class MessageOps {
   move(mailbox: MailboxRecord, source: Folder, uids: readonly number[], target: Folder): CopyResult {
     return this.store.transaction(() => {
       const copied = this.copy(mailbox, source, uids, target);
-      this.expunge(mailbox, source, copied.pairs.map(([from]) => from));
+      this.expunge(
+        mailbox,
+        source,
+        copied.pairs.map(([from]) => from),
+      );
       return copied;
     });
   }

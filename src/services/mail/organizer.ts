@@ -56,10 +56,17 @@ export class MailOrganizer {
     requirePermission(principal, 'mail:read');
     const mailbox = this.mailboxes.mailboxOfAccount(principal.accountId);
     const subscribed = new Set(this.folders.subscriptions(mailbox));
-    const folders = this.folders.counts(mailbox).map((folder): FolderView => ({
-      name: folder.name, specialUse: specialUseOf(folder.name)?.slice(1).toLowerCase() ?? null, messages: folder.messageCount,
-      unread: folder.unseen, uidValidity: String(folder.uidValidity), uidNext: folder.uidNext, subscribed: subscribed.has(folder.name),
-    }));
+    const folders = this.folders.counts(mailbox).map(
+      (folder): FolderView => ({
+        name: folder.name,
+        specialUse: specialUseOf(folder.name)?.slice(1).toLowerCase() ?? null,
+        messages: folder.messageCount,
+        unread: folder.unseen,
+        uidValidity: String(folder.uidValidity),
+        uidNext: folder.uidNext,
+        subscribed: subscribed.has(folder.name),
+      }),
+    );
     return { folders: [...folders.filter((folder) => folder.name === INBOX), ...folders.filter((folder) => folder.name !== INBOX)] };
   }
 
@@ -71,7 +78,12 @@ export class MailOrganizer {
     const target = this.folders.open(mailbox, to);
     if (target.id === source.id) throw new AppError('invalid_input', `the message is in ${source.name} already`, { field: 'to' });
     const moved = this.ops.move(mailbox, source, [place.uid], target);
-    return { id: String(moved.pairs[0][1]), folder: target.name, uidValidity: String(target.uidValidity), from: { id: String(place.uid), folder: source.name } };
+    return {
+      id: String(moved.pairs[0][1]),
+      folder: target.name,
+      uidValidity: String(target.uidValidity),
+      from: { id: String(place.uid), folder: source.name },
+    };
   }
 
   /** A mail client's delete: to Trash; in Trash, expunged (RFC 3501 section 6.4.3). */

@@ -69,8 +69,9 @@ export class SearchIndexService {
     for (;;) {
       const batch = this.store.searchIndex.backfillBatch(BACKFILL_BATCH);
       if (batch.length === 0) return done;
-      const entries = await Promise.all(batch.map(async ({ rowId, folderId, raw }): Promise<IndexEntry> =>
-        ({ rowId, folderId, text: searchTextOf(await this.parse(raw)) })));
+      const entries = await Promise.all(
+        batch.map(async ({ rowId, folderId, raw }): Promise<IndexEntry> => ({ rowId, folderId, text: searchTextOf(await this.parse(raw)) })),
+      );
       await this.writer.index(entries);
       await this.store.groupCommit(() => this.store.searchIndex.backfilled(entries));
       done += batch.length;

@@ -79,7 +79,11 @@ export const messageView = (message: MessageSummary): MessageView => ({
 
 /** The full read answer, from the stored content; `contents` are the attachments' decoded bytes, in order. */
 export const fullMessageView = (
-  message: FullSummary, content: StoredContent, contents: Buffer[], folder: Folder, arrival: Arrival | null,
+  message: FullSummary,
+  content: StoredContent,
+  contents: Buffer[],
+  folder: Folder,
+  arrival: Arrival | null,
 ): FullMessageView => ({
   ...messageView(message),
   // The IMAP flags beside isRead (\Seen) and isStarred (\Flagged).

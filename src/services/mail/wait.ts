@@ -48,7 +48,9 @@ export class MailWaitService {
     }
     const after = query.afterUid === undefined ? folder.uidNext - 1 : Number(query.afterUid);
     let wake = (): void => {};
-    const arrived = new Promise<void>((resolve) => { wake = resolve; });
+    const arrived = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
     const unwatch = this.watchers.watch(mailbox.id, (change) => {
       // Any new INBOX message has a UID above every earlier one: the read below finds it.
       if (change.kind === 'stored' && change.folder === INBOX) wake();
@@ -64,8 +66,11 @@ export class MailWaitService {
       }
       const last = found[found.length - 1];
       return {
-        folder: INBOX, uidValidity: String(folder.uidValidity), lastUid: String(last ? last.uid : after),
-        timedOut: found.length === 0, emails: found.map(messageView),
+        folder: INBOX,
+        uidValidity: String(folder.uidValidity),
+        lastUid: String(last ? last.uid : after),
+        timedOut: found.length === 0,
+        emails: found.map(messageView),
       };
     } finally {
       clearTimeout(timer);

@@ -14,7 +14,10 @@ export interface MailboxChange {
 export type MailboxListener = (change: MailboxChange) => void;
 
 const KIND_OF: Record<string, MailboxChange['kind']> = {
-  [MESSAGE_STORED]: 'stored', [MESSAGE_REMOVED]: 'removed', [MESSAGE_FLAGS]: 'flags', [FOLDER_CHANGED]: 'folder',
+  [MESSAGE_STORED]: 'stored',
+  [MESSAGE_REMOVED]: 'removed',
+  [MESSAGE_FLAGS]: 'flags',
+  [FOLDER_CHANGED]: 'folder',
 };
 
 /**

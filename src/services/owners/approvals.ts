@@ -26,7 +26,10 @@ export interface Approval {
 /** The owner's list: what waits by default; `all` adds the decided ones. */
 export type DraftFilter = 'open' | 'sent' | 'rejected' | 'all';
 const STATUSES: Record<DraftFilter, readonly DraftStatus[]> = {
-  open: ['pending', 'approving'], sent: ['sent'], rejected: ['rejected'], all: ['pending', 'approving', 'sent', 'rejected'],
+  open: ['pending', 'approving'],
+  sent: ['sent'],
+  rejected: ['rejected'],
+  all: ['pending', 'approving', 'sent', 'rejected'],
 };
 const OWNER_LIST_LIMIT = 100;
 
@@ -67,14 +70,17 @@ export class DraftApprovalService {
     const principal = this.ownership.principalFor(session, record.accountId);
     const now = this.clock.now().getTime();
     const claimed = this.store.transaction(() =>
-      this.store.drafts.transition(id, ['pending', 'approving'], 'approving', { decidedBy: session.ownerId, decidedAt: now, updatedAt: now }));
+      this.store.drafts.transition(id, ['pending', 'approving'], 'approving', { decidedBy: session.ownerId, decidedAt: now, updatedAt: now }),
+    );
     if (!claimed) throw new AppError('conflict', `this draft is ${this.store.drafts.byId(id)?.status ?? 'gone'}; it can no longer be approved`);
     let send: SendResult;
     try {
       send = await this.sending.send(principal, JSON.parse(record.requestJson) as SendRequest, { idempotencyKey: draftIdempotencyKey(id), via: 'rest' });
     } catch (error) {
       if (isAppError(error)) {
-        this.store.transaction(() => this.store.drafts.transition(id, ['approving'], 'pending', { decidedBy: null, decidedAt: null, updatedAt: this.clock.now().getTime() }));
+        this.store.transaction(() =>
+          this.store.drafts.transition(id, ['approving'], 'pending', { decidedBy: null, decidedAt: null, updatedAt: this.clock.now().getTime() }),
+        );
       }
       throw error;
     }
@@ -91,7 +97,15 @@ export class DraftApprovalService {
     this.store.transaction(() => {
       const current = this.store.drafts.byId(id) as DraftRecord;
       const now = this.clock.now().getTime();
-      if (!this.store.drafts.transition(id, ['pending'], 'rejected', { decidedBy: session.ownerId, decidedAt: now, reason: reason ?? null, folderUid: null, updatedAt: now })) {
+      if (
+        !this.store.drafts.transition(id, ['pending'], 'rejected', {
+          decidedBy: session.ownerId,
+          decidedAt: now,
+          reason: reason ?? null,
+          folderUid: null,
+          updatedAt: now,
+        })
+      ) {
         throw new AppError('conflict', `this draft is ${current.status}; only a pending draft can be rejected`);
       }
       this.drafts.removeCopy(current);

@@ -51,7 +51,10 @@ export const createOwnerServices = (deps: OwnerServiceDeps): OwnerServices => {
   const ownership = new OwnershipService(store, clock, deps.auth, config);
   const drafts = new DraftService(store, clock, deps.mailbox, deps.draftsConfig);
   return {
-    owners, ownerSessions, ownership, drafts,
+    owners,
+    ownerSessions,
+    ownership,
+    drafts,
     ownerViews: new OwnerViewService({ ...deps, ownership }),
     approvals: new DraftApprovalService(store, clock, ownership, drafts, deps.sending),
   };

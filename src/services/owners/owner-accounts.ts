@@ -64,7 +64,10 @@ export class OwnerAccountService {
     if (this.config.signup !== 'open') throw new AppError('forbidden', 'sign-up is by invitation here: ask the operator to create your account');
     const loginEmail = checkLoginEmail(input.email);
     checkPasswordPolicy(input.password);
-    this.rateLimiter.take({ bucket: 'owner-signup', limit: this.config.signupsPerIpPerHour, windowMs: HOUR_MS, message: 'too many sign-ups from this address; try again later' }, clientIp);
+    this.rateLimiter.take(
+      { bucket: 'owner-signup', limit: this.config.signupsPerIpPerHour, windowMs: HOUR_MS, message: 'too many sign-ups from this address; try again later' },
+      clientIp,
+    );
     const hash = await this.passwords.hash(input.password);
     this.store.transaction(() => {
       if (this.store.owners.loginByEmail(loginEmail)) return;
@@ -77,7 +80,8 @@ export class OwnerAccountService {
   createByOperator(email: string): { account: Account; token: string } {
     const loginEmail = checkLoginEmail(email);
     return this.store.transaction(() => {
-      if (this.store.owners.loginByEmail(loginEmail)) throw new AppError('conflict', `an owner ${loginEmail} exists already; use agentpost owners link to give it a new link`);
+      if (this.store.owners.loginByEmail(loginEmail))
+        throw new AppError('conflict', `an owner ${loginEmail} exists already; use agentpost owners link to give it a new link`);
       const account = this.createHuman(loginEmail, null);
       return { account, token: this.newLink(account.id) };
     });

@@ -36,8 +36,15 @@ const CLAIM_CODE = /^claim_[0-9a-f]{32}$/;
 const NOT_YOURS = 'no such agent among yours';
 
 export const agentSummary = (account: Account): AgentSummary => ({
-  id: account.id, kind: account.kind, agentId: account.agentId, name: account.name, email: account.email, credits: account.credits,
-  accountStatus: account.status, sendingState: account.sendingState, createdAt: new Date(account.createdAt).toISOString(),
+  id: account.id,
+  kind: account.kind,
+  agentId: account.agentId,
+  name: account.name,
+  email: account.email,
+  credits: account.credits,
+  accountStatus: account.status,
+  sendingState: account.sendingState,
+  createdAt: new Date(account.createdAt).toISOString(),
 });
 
 /**

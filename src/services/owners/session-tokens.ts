@@ -23,7 +23,10 @@ export interface TokenClaims {
 export class SessionTokens {
   private readonly formKey: Buffer;
 
-  constructor(private readonly key: Uint8Array, private readonly clock: Clock) {
+  constructor(
+    private readonly key: Uint8Array,
+    private readonly clock: Clock,
+  ) {
     // A key of its own for form tokens, derived so one secret is not used for two purposes.
     this.formKey = createHmac('sha256', key).update('agentpost form tokens').digest();
   }
@@ -33,8 +36,11 @@ export class SessionTokens {
     const expiresAt = issuedAt + SESSION_TOKEN_SECONDS;
     const token = await new SignJWT({ sid: claims.sessionId })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
-      .setIssuer(ISSUER).setAudience(AUDIENCE).setSubject(claims.ownerId)
-      .setIssuedAt(issuedAt).setExpirationTime(expiresAt)
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject(claims.ownerId)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt)
       .sign(this.key);
     return { token, expiresAt: expiresAt * 1000 };
   }
@@ -43,7 +49,10 @@ export class SessionTokens {
   async verify(token: string): Promise<TokenClaims | null> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
-        algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE, currentDate: this.clock.now(),
+        algorithms: [ALGORITHM],
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        currentDate: this.clock.now(),
         requiredClaims: ['exp', 'iat', 'sub', 'sid'],
       });
       if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return null;

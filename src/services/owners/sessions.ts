@@ -65,11 +65,27 @@ export class OwnerSessionService {
    */
   async signIn(input: SignInInput, clientIp: string): Promise<SignedIn> {
     const loginEmail = normalizeLogin(input.email);
-    this.rateLimiter.take({ bucket: 'owner-sign-in-ip', limit: this.config.signInAttemptsPerIpPer15Minutes, windowMs: FIFTEEN_MINUTES_MS, message: 'too many sign-in attempts from this address; try again later' }, clientIp);
-    this.rateLimiter.take({ bucket: 'owner-sign-in', limit: this.config.signInAttemptsPerAccountPer15Minutes, windowMs: FIFTEEN_MINUTES_MS, message: 'too many sign-in attempts for this account; try again later' }, loginEmail);
+    this.rateLimiter.take(
+      {
+        bucket: 'owner-sign-in-ip',
+        limit: this.config.signInAttemptsPerIpPer15Minutes,
+        windowMs: FIFTEEN_MINUTES_MS,
+        message: 'too many sign-in attempts from this address; try again later',
+      },
+      clientIp,
+    );
+    this.rateLimiter.take(
+      {
+        bucket: 'owner-sign-in',
+        limit: this.config.signInAttemptsPerAccountPer15Minutes,
+        windowMs: FIFTEEN_MINUTES_MS,
+        message: 'too many sign-in attempts for this account; try again later',
+      },
+      loginEmail,
+    );
     const login = this.store.owners.loginByEmail(loginEmail);
     const tooLong = input.password.length > PASSWORD_MAX_LENGTH;
-    const matches = await this.passwords.verify(tooLong ? null : login?.passwordHash ?? null, tooLong ? '' : input.password);
+    const matches = await this.passwords.verify(tooLong ? null : (login?.passwordHash ?? null), tooLong ? '' : input.password);
     if (!login || !matches) throw new AppError('unauthorized', WRONG);
     const account = this.store.accounts.byId(login.accountId);
     if (!account) throw new AppError('unauthorized', WRONG);
@@ -84,7 +100,9 @@ export class OwnerSessionService {
     const sessionId = randomBytes(16).toString('hex');
     const cookie = randomBytes(32).toString('base64url');
     const expiresAt = now + this.config.sessionHours * 60 * 60 * 1000;
-    this.store.transaction(() => this.store.owners.insertSession({ id: sessionId, accountId: ownerId, cookieHash: sha256Hex(cookie), createdAt: now, expiresAt }));
+    this.store.transaction(() =>
+      this.store.owners.insertSession({ id: sessionId, accountId: ownerId, cookieHash: sha256Hex(cookie), createdAt: now, expiresAt }),
+    );
     const signed = await this.tokens.sign({ ownerId, sessionId });
     const login = this.store.owners.loginOf(ownerId);
     return {
@@ -127,7 +145,8 @@ export class OwnerSessionService {
   /** With two-factor on, a right password alone does not sign in (RFC 6238 code, one use). */
   private checkFactor(ownerId: string, factorCode: string | undefined): void {
     if (!this.twoFactor.isEnabled(ownerId)) return;
-    if (factorCode === undefined || factorCode === '') throw new AppError('unauthorized', 'this account has two-factor on: factorCode is required', { field: 'factorCode' });
+    if (factorCode === undefined || factorCode === '')
+      throw new AppError('unauthorized', 'this account has two-factor on: factorCode is required', { field: 'factorCode' });
     try {
       this.twoFactor.requireFactorIfEnabled(ownerId, factorCode);
     } catch (error) {

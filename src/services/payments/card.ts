@@ -41,7 +41,10 @@ export class CardPayments {
     let session: CheckoutSession;
     try {
       session = await this.processor.createCheckout({
-        reference: invoice.token, amountCents: invoice.amountCents, description: DESCRIPTION[invoice.kind](invoice), expiresAt: invoice.expiresAt,
+        reference: invoice.token,
+        amountCents: invoice.amountCents,
+        description: DESCRIPTION[invoice.kind](invoice),
+        expiresAt: invoice.expiresAt,
       });
     } catch (error) {
       this.logger.warn('card checkout failed', { token: invoice.token, error: (error as Error).message });
@@ -71,7 +74,9 @@ export class CardPayments {
     const event = this.processor.verifyCallback(rawBody, signature);
     return this.store.transaction(() => {
       const receivedAt = this.clock.now().getTime();
-      if (!this.store.invoices.recordCardEvent({ eventId: event.id, type: event.type, sessionId: event.session?.id ?? null, outcome: 'received', receivedAt })) {
+      if (
+        !this.store.invoices.recordCardEvent({ eventId: event.id, type: event.type, sessionId: event.session?.id ?? null, outcome: 'received', receivedAt })
+      ) {
         return 'replay';
       }
       const outcome = this.outcomeOf(event);

@@ -60,11 +60,24 @@ export class PaymentService {
       const now = this.clock.now().getTime();
       const chain: PolygonTerms | null = polygon ? polygon.terms(terms.amountCents, startBlock as number) : null;
       const row = {
-        token: `pay_${randomHex(16)}`, accountId: principal.accountId, idempotencyKey: key, requestHash, kind: request.kind, method: request.method,
-        status: 'pending' as const, amountCents: terms.amountCents, credits: terms.credits, periods: terms.periods, domainId: request.domainId ?? null,
-        expiresAt: now + this.config.invoiceMs, createdAt: now,
-        addressIndex: chain?.addressIndex ?? null, address: chain?.address ?? null, tokenContract: chain?.tokenContract ?? null,
-        tokenAmount: chain?.tokenAmount ?? null, startBlock: chain?.startBlock ?? null,
+        token: `pay_${randomHex(16)}`,
+        accountId: principal.accountId,
+        idempotencyKey: key,
+        requestHash,
+        kind: request.kind,
+        method: request.method,
+        status: 'pending' as const,
+        amountCents: terms.amountCents,
+        credits: terms.credits,
+        periods: terms.periods,
+        domainId: request.domainId ?? null,
+        expiresAt: now + this.config.invoiceMs,
+        createdAt: now,
+        addressIndex: chain?.addressIndex ?? null,
+        address: chain?.address ?? null,
+        tokenContract: chain?.tokenContract ?? null,
+        tokenAmount: chain?.tokenAmount ?? null,
+        startBlock: chain?.startBlock ?? null,
       };
       this.store.invoices.insert(row);
       return this.store.invoices.byToken(row.token) as Invoice;

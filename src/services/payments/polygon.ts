@@ -75,7 +75,7 @@ export class PolygonPayments {
     const reader = this.port.reader;
     const head = await reader.headBlock();
     // Blocks up to the cursor have every transfer recorded; only those after it are read.
-    const from = invoice.scannedBlock !== null ? invoice.scannedBlock + 1 : invoice.startBlock as number;
+    const from = invoice.scannedBlock !== null ? invoice.scannedBlock + 1 : (invoice.startBlock as number);
     const transfers = head < from ? [] : await reader.transfersTo(invoice.address as string, from, head);
     const finalBlock = finalBlockAt(head, this.port.confirmations);
     const known = new Set(this.store.invoices.transfersOf(invoice.token).map((t) => `${t.txHash}:${t.logIndex}`));

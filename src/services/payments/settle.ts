@@ -18,7 +18,11 @@ export interface Settlement {
   /** Final transfers to record now, in chain order, each with its role. */
   record: Omit<RecordedTransfer, 'recordedAt'>[];
   /** The invoice's next state: `apply` when paid in full by final transfers. */
-  next: { status: 'apply' } | { status: Extract<InvoiceStatus, 'underpaid' | 'expired'> } | { status: 'pending' | 'confirming'; confirmations: number | null } | null;
+  next:
+    | { status: 'apply' }
+    | { status: Extract<InvoiceStatus, 'underpaid' | 'expired'> }
+    | { status: 'pending' | 'confirming'; confirmations: number | null }
+    | null;
 }
 
 /** The last block whose transfers have `confirmations` confirmations at `head` (a block's own counts as one). */
@@ -49,8 +53,14 @@ export const settle = (invoice: Invoice, recorded: readonly RecordedTransfer[], 
     else if (!open || paid >= amount) role = 'duplicate';
     if (role === 'payment') paid += transfer.amount;
     record.push({
-      invoiceToken: invoice.token, txHash: transfer.txHash, logIndex: transfer.logIndex, blockNumber: transfer.blockNumber,
-      blockTime, sender: transfer.from, amount: transfer.amount.toString(), role,
+      invoiceToken: invoice.token,
+      txHash: transfer.txHash,
+      logIndex: transfer.logIndex,
+      blockNumber: transfer.blockNumber,
+      blockTime,
+      sender: transfer.from,
+      amount: transfer.amount.toString(),
+      role,
     });
   }
   if (!open) return { record, next: null };

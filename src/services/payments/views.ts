@@ -62,7 +62,10 @@ const polygonView = (invoice: Invoice, transfers: readonly RecordedTransfer[], c
   amount: invoice.tokenAmount as string,
   confirmationsRequired,
   ...(invoice.status === 'confirming' && invoice.confirmations !== null && { confirmations: invoice.confirmations }),
-  paid: transfers.filter((t) => t.role === 'payment').reduce((sum, t) => sum + BigInt(t.amount), 0n).toString(),
+  paid: transfers
+    .filter((t) => t.role === 'payment')
+    .reduce((sum, t) => sum + BigInt(t.amount), 0n)
+    .toString(),
   transfers: transfers.map(transferView),
 });
 

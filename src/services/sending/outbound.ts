@@ -69,12 +69,18 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * than the tracking window are untracked: listed with `tracked: false` and no recipients.
  */
 export class OutboundService {
-  constructor(private readonly store: Store, private readonly clock: Clock, private readonly config: OutboundConfig) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly config: OutboundConfig,
+  ) {}
 
   list(principal: Principal, before?: string): OutboundPage {
     requirePermission(principal, 'mail:send');
     const rows = this.store.submissions.page(principal.accountId, {
-      keyId: ownKeyFilter(principal), beforeSeq: before === undefined ? undefined : Number(before), limit: this.config.perPage,
+      keyId: ownKeyFilter(principal),
+      beforeSeq: before === undefined ? undefined : Number(before),
+      limit: this.config.perPage,
     });
     return {
       submissions: rows.map((row) => this.summary(row)),
@@ -91,7 +97,11 @@ export class OutboundService {
     }
     if (!this.isTracked(row)) return untracked(row);
     return {
-      ...base(row), tracked: true, from: row.fromAddress, via: row.via, sentCopySaved: row.sentCopySaved,
+      ...base(row),
+      tracked: true,
+      from: row.fromAddress,
+      via: row.via,
+      sentCopySaved: row.sentCopySaved,
       recipients: this.store.submissions.recipientsOf(row.id).map(recipientView),
       events: this.store.submissions.eventsOf(row.id, this.config.stateChanges).map(eventView),
     };
@@ -118,7 +128,11 @@ const base = (row: SubmissionRecord) => ({ id: row.id, messageId: row.messageId,
 const untracked = (row: SubmissionRecord): OutboundSummary => ({ ...base(row), tracked: false });
 
 const recipientView = (row: RecipientRecord): OutboundRecipientView => ({
-  email: row.address, kind: row.kind, status: row.status, attempts: row.attempts, creditRefunded: row.refunded,
+  email: row.address,
+  kind: row.kind,
+  status: row.status,
+  attempts: row.attempts,
+  creditRefunded: row.refunded,
   ...(row.lastSmtpCode !== null && { smtpCode: row.lastSmtpCode }),
   ...(row.lastEnhancedCode !== null && { enhancedCode: row.lastEnhancedCode }),
   ...(row.lastDiagnostic !== null && { diagnostic: row.lastDiagnostic }),
@@ -127,7 +141,8 @@ const recipientView = (row: RecipientRecord): OutboundRecipientView => ({
 });
 
 const eventView = (event: RecipientEvent): OutboundEventView => ({
-  email: event.address, status: event.status,
+  email: event.address,
+  status: event.status,
   ...(event.smtpCode !== null && { smtpCode: event.smtpCode }),
   ...(event.enhancedCode !== null && { enhancedCode: event.enhancedCode }),
   ...(event.diagnostic !== null && { diagnostic: event.diagnostic }),

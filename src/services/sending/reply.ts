@@ -52,7 +52,8 @@ export class ReplyService {
     if (to.length === 0) throw invalidInput('id', 'the message has no address to reply to');
     const quoted = input.quote ? quoteOf(original, content.text) : null;
     const request: SendRequest = {
-      to: to.map(display), ...(cc.length > 0 ? { cc: cc.map(display) } : {}),
+      to: to.map(display),
+      ...(cc.length > 0 ? { cc: cc.map(display) } : {}),
       subject: replySubject(original.summary.subject),
       text: quoted ? `${input.text}\n\n${quoted.text}` : input.text,
       ...(input.html !== undefined ? { html: quoted ? `${input.html}${quoted.html}` : input.html } : {}),

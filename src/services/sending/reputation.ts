@@ -17,13 +17,16 @@ export const DEFAULT_REPUTATION: ReputationConfig = { window: 100, maxBounceRate
  * even while the account has sent fewer, so one early bounce does not pause a new sender.
  */
 export class SendingReputation {
-  constructor(private readonly store: Store, private readonly config: ReputationConfig = DEFAULT_REPUTATION) {}
+  constructor(
+    private readonly store: Store,
+    private readonly config: ReputationConfig = DEFAULT_REPUTATION,
+  ) {}
 
   /** Run in the transaction that recorded a failure, bounce or complaint. True when it paused now. */
   check(accountId: string): boolean {
     const outcomes = this.store.delivery.recentOutcomes(accountId, this.config.window);
-    const tooMany = outcomes.bounces / this.config.window > this.config.maxBounceRate
-      || outcomes.complaints / this.config.window > this.config.maxComplaintRate;
+    const tooMany =
+      outcomes.bounces / this.config.window > this.config.maxBounceRate || outcomes.complaints / this.config.window > this.config.maxComplaintRate;
     if (!tooMany) return false;
     const account = this.store.accounts.byId(accountId);
     if (!account || account.sendingState === 'paused') return false;

@@ -23,13 +23,37 @@ const outcomesOf = (address: string): RecipientChange[] => {
   const [local, domain] = address.toLowerCase().split('@');
   const magic = domain === SANDBOX_DOMAIN ? local.replace(/\+.*$/, '') : '';
   if (magic === 'bounce') {
-    return [{ status: 'bounced', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'sandbox: simulated bounce, the mailbox does not exist', nextAttemptAt: null, countAttempt: true }];
+    return [
+      {
+        status: 'bounced',
+        smtpCode: 550,
+        enhancedCode: '5.1.1',
+        diagnostic: 'sandbox: simulated bounce, the mailbox does not exist',
+        nextAttemptAt: null,
+        countAttempt: true,
+      },
+    ];
   }
   if (magic === 'defer') {
     // Never retried: a sandbox message is never handed to a server (no next attempt is due).
-    return [{ status: 'deferred', smtpCode: 451, enhancedCode: '4.4.1', diagnostic: 'sandbox: simulated temporary failure, not retried', nextAttemptAt: null, countAttempt: true }];
+    return [
+      {
+        status: 'deferred',
+        smtpCode: 451,
+        enhancedCode: '4.4.1',
+        diagnostic: 'sandbox: simulated temporary failure, not retried',
+        nextAttemptAt: null,
+        countAttempt: true,
+      },
+    ];
   }
-  const delivered: RecipientChange = { status: 'delivered', smtpCode: 250, diagnostic: 'sandbox: not sent, answered as delivered', nextAttemptAt: null, countAttempt: true };
+  const delivered: RecipientChange = {
+    status: 'delivered',
+    smtpCode: 250,
+    diagnostic: 'sandbox: not sent, answered as delivered',
+    nextAttemptAt: null,
+    countAttempt: true,
+  };
   if (magic !== 'complaint') return [delivered];
   return [delivered, { status: 'delivered', feedback: 'complaint', diagnostic: 'sandbox: simulated complaint, the recipient reported the message as spam' }];
 };

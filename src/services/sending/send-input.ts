@@ -192,7 +192,11 @@ const isHttpsUrl = (value: string): boolean => {
 /** Distinct envelope recipients, in order; an address listed twice keeps its first kind. */
 export const recipientsOf = (message: Pick<OutgoingMessage, 'to' | 'cc' | 'bcc'>): RecipientTarget[] => {
   const seen = new Map<string, RecipientTarget>();
-  const kinds: [RecipientKind, Mailbox[]][] = [['to', message.to], ['cc', message.cc], ['bcc', message.bcc]];
+  const kinds: [RecipientKind, Mailbox[]][] = [
+    ['to', message.to],
+    ['cc', message.cc],
+    ['bcc', message.bcc],
+  ];
   for (const [kind, list] of kinds) {
     for (const mailbox of list) {
       const address = normalizeAddress(mailbox.address);
@@ -207,10 +211,19 @@ export const recipientsOf = (message: Pick<OutgoingMessage, 'to' | 'cc' | 'bcc'>
  * bodies, headers and attachment bytes. Generated fields (Message-ID, Date) are not in it.
  */
 export const contentHashOf = (message: OutgoingMessage): string =>
-  sha256Hex(JSON.stringify({
-    from: message.from, to: message.to, cc: message.cc, bcc: message.bcc, replyTo: message.replyTo,
-    subject: message.subject, text: message.text ?? null, html: message.html ?? null, headers: message.headers,
-    // A reply to another message is another message: the same key with it is a 409.
-    ...(message.thread ? { thread: message.thread } : {}),
-    attachments: message.attachments.map((item) => [item.filename, item.contentType ?? null, sha256Hex(item.content)]),
-  }));
+  sha256Hex(
+    JSON.stringify({
+      from: message.from,
+      to: message.to,
+      cc: message.cc,
+      bcc: message.bcc,
+      replyTo: message.replyTo,
+      subject: message.subject,
+      text: message.text ?? null,
+      html: message.html ?? null,
+      headers: message.headers,
+      // A reply to another message is another message: the same key with it is a 409.
+      ...(message.thread ? { thread: message.thread } : {}),
+      attachments: message.attachments.map((item) => [item.filename, item.contentType ?? null, sha256Hex(item.content)]),
+    }),
+  );

@@ -93,7 +93,12 @@ export class SendingLimits {
       throw new AppError('forbidden', 'sending is paused for this account; ask the operator to review it');
     }
     this.rateLimiter.take(
-      { bucket: 'send', limit: this.config.sendRequestsPerMinute, windowMs: MINUTE_MS, message: `at most ${this.config.sendRequestsPerMinute} send requests a minute` },
+      {
+        bucket: 'send',
+        limit: this.config.sendRequestsPerMinute,
+        windowMs: MINUTE_MS,
+        message: `at most ${this.config.sendRequestsPerMinute} send requests a minute`,
+      },
       account.id,
     );
     if (recipients === 0) return;

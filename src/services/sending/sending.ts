@@ -10,7 +10,15 @@ import { requirePermission } from '../accounts/auth.js';
 import { composeMessage, parsedOfComposed } from './compose.js';
 import { INBOX, SENT, type MailboxService } from '../mail/mailbox.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
-import { contentHashOf, normalizeSendRequest, recipientsOf, type MessageLimits, type RecipientTarget, type SendRequest, type ThreadHeaders } from './send-input.js';
+import {
+  contentHashOf,
+  normalizeSendRequest,
+  recipientsOf,
+  type MessageLimits,
+  type RecipientTarget,
+  type SendRequest,
+  type ThreadHeaders,
+} from './send-input.js';
 import type { SendingLimits, SendingStatus } from './send-limits.js';
 import { settleSandbox } from './sandbox.js';
 import { prepareRawSubmission, type RawEnvelope } from './submit-raw.js';
@@ -88,7 +96,10 @@ export class SendingService {
     requirePermission(principal, 'mail:send');
     const idempotencyKey = resolveIdempotencyKey(options.idempotencyKey, input.idempotencyKey, this.config.idempotencyKeyMaxChars);
     const account = this.accountOf(principal);
-    const message = { ...normalizeSendRequest(input, account.email, this.config, this.aliasCheckOf(account)), ...(options.thread ? { thread: options.thread } : {}) };
+    const message = {
+      ...normalizeSendRequest(input, account.email, this.config, this.aliasCheckOf(account)),
+      ...(options.thread ? { thread: options.thread } : {}),
+    };
     const contentHash = contentHashOf(message);
     if (idempotencyKey !== undefined) {
       const earlier = this.store.idempotency.get(account.id, idempotencyKey);
@@ -97,11 +108,21 @@ export class SendingService {
     const messageId = `<${newUuid()}@${this.config.mailDomain}>`;
     const date = this.clock.now();
     const composed = await composeMessage(message, messageId, date);
-    return this.accept(principal, {
-      fromAddress: message.from.address, replyTo: message.replyTo.map((entry) => entry.address.toLowerCase()),
-      subject: message.subject, recipients: recipientsOf(message), contentHash, messageId, ...composed,
-      parsed: parsedOfComposed(message, messageId, date),
-    }, idempotencyKey, options.via);
+    return this.accept(
+      principal,
+      {
+        fromAddress: message.from.address,
+        replyTo: message.replyTo.map((entry) => entry.address.toLowerCase()),
+        subject: message.subject,
+        recipients: recipientsOf(message),
+        contentHash,
+        messageId,
+        ...composed,
+        parsed: parsedOfComposed(message, messageId, date),
+      },
+      idempotencyKey,
+      options.via,
+    );
   }
 
   /**
@@ -113,7 +134,13 @@ export class SendingService {
     requirePermission(principal, 'mail:send');
     const account = this.accountOf(principal);
     const { prepared, idempotencyKey } = await prepareRawSubmission(
-      envelope, raw, account.email, this.config, this.clock.now(), this.parseMail, this.aliasCheckOf(account),
+      envelope,
+      raw,
+      account.email,
+      this.config,
+      this.clock.now(),
+      this.parseMail,
+      this.aliasCheckOf(account),
     );
     if (idempotencyKey !== undefined) {
       const earlier = this.store.idempotency.get(account.id, idempotencyKey);
@@ -176,9 +203,7 @@ export class SendingService {
   }
 
   /** The accept transaction. Anything thrown here rolls all of it back: nothing charged or queued. */
-  private acceptNow(
-    principal: Principal, prepared: PreparedSubmission, parsed: Parsed, idempotencyKey: string | undefined, via: SubmissionVia,
-  ): SendResult {
+  private acceptNow(principal: Principal, prepared: PreparedSubmission, parsed: Parsed, idempotencyKey: string | undefined, via: SubmissionVia): SendResult {
     const now = this.clock.now().getTime();
     const account = this.accountOf(principal);
     if (idempotencyKey !== undefined) {
@@ -186,7 +211,10 @@ export class SendingService {
       if (earlier) return replayOf(earlier, principal, prepared.contentHash);
     }
     if (this.store.submissions.hasUnresolvedIdentical(account.id, prepared.contentHash)) {
-      throw new AppError('conflict', 'an identical earlier message has an unresolved recipient; reconcile it (GET /api/v1/agent/outbound) before sending again');
+      throw new AppError(
+        'conflict',
+        'an identical earlier message has an unresolved recipient; reconcile it (GET /api/v1/agent/outbound) before sending again',
+      );
     }
     const addresses = prepared.recipients.map((recipient) => recipient.address);
     // ISSUE 6 SEAM, part 1: a limited key's allowed senders and recipients (403).
@@ -203,8 +231,18 @@ export class SendingService {
     }
     const id = newUuid();
     const rows = this.store.submissions.insert(
-      { id, accountId: account.id, keyId: principal.keyId, messageId: prepared.messageId, contentHash: prepared.contentHash,
-        fromAddress: prepared.fromAddress, subject: prepared.subject, via, createdAt: now, raw: prepared.raw },
+      {
+        id,
+        accountId: account.id,
+        keyId: principal.keyId,
+        messageId: prepared.messageId,
+        contentHash: prepared.contentHash,
+        fromAddress: prepared.fromAddress,
+        subject: prepared.subject,
+        via,
+        createdAt: now,
+        raw: prepared.raw,
+      },
       prepared.recipients.map((recipient) => ({ ...recipient, status: suppressed.has(recipient.address) ? 'suppressed' : 'queued', sandbox })),
     );
     this.mailbox.append(this.mailbox.mailboxOfAccount(account.id), SENT, prepared.sentRaw, parsed.sent, { seen: true });
@@ -214,8 +252,13 @@ export class SendingService {
     const result: SendResult = { success: true, id, messageId: prepared.messageId, status: 'accepted' };
     if (idempotencyKey !== undefined) {
       this.store.idempotency.insert({
-        accountId: account.id, idempotencyKey, keyId: principal.keyId, contentHash: prepared.contentHash,
-        submissionId: id, responseJson: JSON.stringify(result), createdAt: now,
+        accountId: account.id,
+        idempotencyKey,
+        keyId: principal.keyId,
+        contentHash: prepared.contentHash,
+        submissionId: id,
+        responseJson: JSON.stringify(result),
+        createdAt: now,
       });
     }
     return { ...result, sentCopySaved: true };
@@ -232,11 +275,26 @@ export class SendingService {
       const target = this.mailbox.mailboxForAddress(row.address);
       if (target) {
         this.mailbox.append(target, INBOX, raw, parsed);
-        this.store.submissions.transition(row.id, { status: 'delivered', diagnostic: 'stored in the local mailbox', nextAttemptAt: null, countAttempt: true }, now, ['queued']);
+        this.store.submissions.transition(
+          row.id,
+          { status: 'delivered', diagnostic: 'stored in the local mailbox', nextAttemptAt: null, countAttempt: true },
+          now,
+          ['queued'],
+        );
       } else {
-        this.store.submissions.transition(row.id, {
-          status: 'failed', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such mailbox on this service', nextAttemptAt: null, countAttempt: true,
-        }, now, ['queued']);
+        this.store.submissions.transition(
+          row.id,
+          {
+            status: 'failed',
+            smtpCode: 550,
+            enhancedCode: '5.1.1',
+            diagnostic: 'no such mailbox on this service',
+            nextAttemptAt: null,
+            countAttempt: true,
+          },
+          now,
+          ['queued'],
+        );
         this.store.submissions.refundOnce(row.id);
       }
     }

@@ -26,12 +26,19 @@ const HEADER_END = /\r?\n\r?\n/;
  * copy the recipients get (section 3.6.3) and kept in the Sent copy.
  */
 export const prepareRawSubmission = async (
-  envelope: RawEnvelope, raw: Buffer, accountEmail: string, config: SendingConfig, now: Date, parse: ParseMail, isAlias: AliasCheck = () => false,
+  envelope: RawEnvelope,
+  raw: Buffer,
+  accountEmail: string,
+  config: SendingConfig,
+  now: Date,
+  parse: ParseMail,
+  isAlias: AliasCheck = () => false,
 ): Promise<{ prepared: PreparedSubmission; idempotencyKey?: string }> => {
   const parsed = await parse(raw);
   const account = normalizeAddress(accountEmail);
   const mayUse = (address: string) => address === account || isAlias(address);
-  if (!mayUse(normalizeAddress(envelope.from))) throw new AppError('forbidden', `the envelope sender must be ${accountEmail} or an alias assigned to it`, { field: 'from' });
+  if (!mayUse(normalizeAddress(envelope.from)))
+    throw new AppError('forbidden', `the envelope sender must be ${accountEmail} or an alias assigned to it`, { field: 'from' });
   const from = parsed.from ? normalizeAddress(parsed.from.email) : '';
   if (!mayUse(from)) {
     throw new AppError('forbidden', `the From header must be this account's address ${accountEmail} or an alias assigned to it`, { field: 'from' });
@@ -50,8 +57,14 @@ export const prepareRawSubmission = async (
   const sentRaw = added.length === 0 ? raw : Buffer.concat([Buffer.from(`${added.join('\r\n')}\r\n`), raw]);
   return {
     prepared: {
-      fromAddress: from, replyTo: [], subject: parsed.subject, recipients, contentHash, messageId,
-      raw: withoutBcc(sentRaw), sentRaw,
+      fromAddress: from,
+      replyTo: [],
+      subject: parsed.subject,
+      recipients,
+      contentHash,
+      messageId,
+      raw: withoutBcc(sentRaw),
+      sentRaw,
     },
     idempotencyKey: parsed.messageId ? `smtp:${sha256Hex(parsed.messageId)}` : undefined,
   };
@@ -90,15 +103,23 @@ const checkContent = (parsed: ParsedMessage, raw: Buffer, accountEmail: string, 
     if (value !== null) unsubscribe[name] = value;
   }
   if (parsed.attachments.length > config.attachmentsPerMessage) throw invalidInput('attachments', `at most ${config.attachmentsPerMessage} attachments`);
-  normalizeSendRequest({
-    to: accountEmail, subject: parsed.subject, text: parsed.text ?? undefined, html: parsed.html ?? undefined,
-    headers: unsubscribe,
-    // Each attachment's bytes, decoded from where the parse found them.
-    attachments: (parsed.body?.content.attachments ?? []).map((item, index) => ({
-      filename: (item.filename ?? `attachment-${index + 1}`).slice(0, config.attachmentFilenameMaxChars),
-      content: decodeBody(raw.subarray(item.bodyStart, item.end), item.encoding).toString('base64'), encoding: 'base64' as const,
-    })),
-  }, accountEmail, config);
+  normalizeSendRequest(
+    {
+      to: accountEmail,
+      subject: parsed.subject,
+      text: parsed.text ?? undefined,
+      html: parsed.html ?? undefined,
+      headers: unsubscribe,
+      // Each attachment's bytes, decoded from where the parse found them.
+      attachments: (parsed.body?.content.attachments ?? []).map((item, index) => ({
+        filename: (item.filename ?? `attachment-${index + 1}`).slice(0, config.attachmentFilenameMaxChars),
+        content: decodeBody(raw.subarray(item.bodyStart, item.end), item.encoding).toString('base64'),
+        encoding: 'base64' as const,
+      })),
+    },
+    accountEmail,
+    config,
+  );
 };
 
 /** RCPT TO addresses; the kind comes from the To and Cc headers, anything else is Bcc. */
@@ -126,12 +147,16 @@ const headerSection = (raw: Buffer): string => {
 /** Unfolded header lines (RFC 5322 section 2.2.3). */
 const headerLines = (raw: Buffer): string[] => headerSection(raw).split(/\r?\n(?![ \t])/);
 
-const hasHeader = (raw: Buffer, name: string): boolean =>
-  headerLines(raw).some((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+const hasHeader = (raw: Buffer, name: string): boolean => headerLines(raw).some((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`));
 
 const headerValue = (raw: Buffer, name: string): string | null => {
   const line = headerLines(raw).find((candidate) => candidate.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line === undefined ? null : line.slice(name.length + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+  return line === undefined
+    ? null
+    : line
+        .slice(name.length + 1)
+        .replace(/\r?\n[ \t]+/g, ' ')
+        .trim();
 };
 
 /** Removes Bcc header fields, folded continuation lines included. */

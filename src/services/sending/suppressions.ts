@@ -38,7 +38,10 @@ export interface SuppressionRelease {
 }
 
 const view = (record: SuppressionRecord): SuppressionView => ({
-  id: record.id, address: record.address, reason: record.reason, canRelease: record.canRelease,
+  id: record.id,
+  address: record.address,
+  reason: record.reason,
+  canRelease: record.canRelease,
   createdAt: new Date(record.createdAt).toISOString(),
 });
 
@@ -75,7 +78,9 @@ export class SuppressionService {
       }
       this.rateLimiter.take(
         {
-          bucket: 'suppression-release', limit: this.limits.releasesPerHour, windowMs: HOUR_MS,
+          bucket: 'suppression-release',
+          limit: this.limits.releasesPerHour,
+          windowMs: HOUR_MS,
           message: `at most ${this.limits.releasesPerHour} suppression releases per hour`,
         },
         principal.accountId,

@@ -66,7 +66,8 @@ export class WebhookDeliveryService {
     if (!endpoint || endpoint.status === 'revoked') throw new AppError('conflict', 'the webhook endpoint of this event was deleted');
     pauseIfBaselineBroken(this.store, endpoint);
     if (endpoint.status !== 'verified') throw new AppError('conflict', `the webhook endpoint is ${endpoint.status}; verify it first`);
-    if (event.status !== 'delivered' && event.status !== 'failed') throw new AppError('conflict', `event is ${event.status}; only a delivered or failed event can be replayed`);
+    if (event.status !== 'delivered' && event.status !== 'failed')
+      throw new AppError('conflict', `event is ${event.status}; only a delivered or failed event can be replayed`);
     const replay = this.store.transaction(() => this.store.webhookEvents.claimReplay(event.seq, this.limits.replays));
     if (replay === null) throw new AppError('conflict', `event was already replayed ${this.limits.replays} times`);
     await this.dispatch.perform(event, endpoint, replay);

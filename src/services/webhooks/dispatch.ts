@@ -1,12 +1,23 @@
 import type { Clock } from '../../core/clock.js';
 import {
-  EVENT_LOGGED, MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type EventLoggedNotice, type MessageStoredEvent, type OutboundRecipientUpdatedEvent,
+  EVENT_LOGGED,
+  MESSAGE_STORED,
+  OUTBOUND_RECIPIENT_UPDATED,
+  type EventLoggedNotice,
+  type MessageStoredEvent,
+  type OutboundRecipientUpdatedEvent,
 } from '../../core/events.js';
 import { newUuid } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import {
-  MESSAGE_DELIVERY_UPDATED, MESSAGE_RECEIVED, signedHeaders,
-  type AttemptOutcome, type SubscribableEvent, type WebhookEnvelope, type WebhookLimits, type WebhookSender,
+  MESSAGE_DELIVERY_UPDATED,
+  MESSAGE_RECEIVED,
+  signedHeaders,
+  type AttemptOutcome,
+  type SubscribableEvent,
+  type WebhookEnvelope,
+  type WebhookLimits,
+  type WebhookSender,
 } from '../../core/webhooks.js';
 import type { Store } from '../../store/index.js';
 import type { OutboxEntry } from '../../store/outbox.js';
@@ -60,7 +71,9 @@ export class WebhookDispatchService {
    * being stored instead of paying for a commit of its own per stored message.
    */
   async ingest(now: number): Promise<void> {
-    while (await this.store.groupCommit(() => this.ingestBatch(now))) { /* until the outbox is drained */ }
+    while (await this.store.groupCommit(() => this.ingestBatch(now))) {
+      /* until the outbox is drained */
+    }
   }
 
   /**
@@ -97,7 +110,14 @@ export class WebhookDispatchService {
     // A row from an INBOX generation that no longer exists names no message.
     if (stored.mailboxId !== inbox?.mailboxId || stored.uidValidity !== inbox.uidValidity) return;
     const taken = endpoint !== null && Number(stored.uid) > (endpoint.baselineUid ?? Number.MAX_SAFE_INTEGER);
-    this.addEvent(stored.accountId, taken ? endpoint : null, MESSAGE_RECEIVED, stored.storedAt, { folder: INBOX, uidValidity: stored.uidValidity, uid: stored.uid }, now);
+    this.addEvent(
+      stored.accountId,
+      taken ? endpoint : null,
+      MESSAGE_RECEIVED,
+      stored.storedAt,
+      { folder: INBOX, uidValidity: stored.uidValidity, uid: stored.uid },
+      now,
+    );
   }
 
   /**
@@ -123,11 +143,21 @@ export class WebhookDispatchService {
 
   /** Logs the event for the account, for the endpoint when one takes it, and tells the event streams after the commit. */
   private addEvent(
-    accountId: string, endpoint: WebhookEndpointRecord | null, type: WebhookEnvelope['type'], observedAt: number, data: Record<string, unknown>, now: number,
+    accountId: string,
+    endpoint: WebhookEndpointRecord | null,
+    type: WebhookEnvelope['type'],
+    observedAt: number,
+    data: Record<string, unknown>,
+    now: number,
   ): void {
     const envelope: WebhookEnvelope = { id: newUuid(), type, createdAt: new Date(observedAt).toISOString(), data };
     const seq = this.store.webhookEvents.insert({
-      id: envelope.id, accountId, endpointId: endpoint?.id ?? null, type, body: JSON.stringify(envelope), createdAt: now,
+      id: envelope.id,
+      accountId,
+      endpointId: endpoint?.id ?? null,
+      type,
+      body: JSON.stringify(envelope),
+      createdAt: now,
     });
     const logged: EventLoggedNotice = { accountId, seq };
     this.store.notice(EVENT_LOGGED, logged);
@@ -159,9 +189,17 @@ export class WebhookDispatchService {
     await this.store.groupCommit(() => {
       const current = this.store.webhookEvents.bySeq(event.seq);
       if (!current) return;
-      this.store.webhookEvents.recordAttempt(event.seq, {
-        replay, at: startedAt.getTime(), durationMs, httpStatus: outcome.httpStatus ?? null, error: outcome.ok ? null : (outcome.error ?? 'failed'),
-      }, progressAfter(current, outcome, replay, this.limits.retryMs));
+      this.store.webhookEvents.recordAttempt(
+        event.seq,
+        {
+          replay,
+          at: startedAt.getTime(),
+          durationMs,
+          httpStatus: outcome.httpStatus ?? null,
+          error: outcome.ok ? null : (outcome.error ?? 'failed'),
+        },
+        progressAfter(current, outcome, replay, this.limits.retryMs),
+      );
     });
     if (!outcome.ok) this.logger.debug('webhook attempt failed', { event: event.id, error: outcome.error });
     return outcome;

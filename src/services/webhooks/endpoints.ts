@@ -5,8 +5,14 @@ import { AppError } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
 import type { Principal } from '../../core/types.js';
 import {
-  MESSAGE_RECEIVED, newSigningSecret, signedHeaders, WEBHOOK_VERIFICATION,
-  type AttemptOutcome, type SubscribableEvent, type WebhookEnvelope, type WebhookSender,
+  MESSAGE_RECEIVED,
+  newSigningSecret,
+  signedHeaders,
+  WEBHOOK_VERIFICATION,
+  type AttemptOutcome,
+  type SubscribableEvent,
+  type WebhookEnvelope,
+  type WebhookSender,
 } from '../../core/webhooks.js';
 import { resolveWebhookTarget, TargetRefused, type TargetPolicy } from '../../core/webhook-target.js';
 import type { Store } from '../../store/index.js';
@@ -60,7 +66,12 @@ export class WebhookService {
       // Checked again inside the transaction: two creates may have raced through the DNS check.
       if (this.store.webhookEndpoints.currentOfAccount(principal.accountId)) throw oneEndpointOnly();
       this.store.webhookEndpoints.insert({
-        id, accountId: principal.accountId, url: input.url, events: [...new Set(events)], signingSecret, createdAt: this.clock.now().getTime(),
+        id,
+        accountId: principal.accountId,
+        url: input.url,
+        events: [...new Set(events)],
+        signingSecret,
+        createdAt: this.clock.now().getTime(),
       });
     });
     return { ...webhookView(this.mustGet(id)), signingSecret };
@@ -79,9 +90,8 @@ export class WebhookService {
     const endpoint = this.store.webhookEndpoints.byId(id);
     if (!endpoint || endpoint.accountId !== principal.accountId) throw notFound(id);
     const cancelledEvents = this.store.transaction(() =>
-      this.store.webhookEndpoints.revoke(id, this.clock.now().getTime())
-        ? this.store.webhookEvents.cancelPending(id, 'endpoint_deleted')
-        : 0);
+      this.store.webhookEndpoints.revoke(id, this.clock.now().getTime()) ? this.store.webhookEvents.cancelPending(id, 'endpoint_deleted') : 0,
+    );
     return { id, status: 'revoked', cancelledEvents };
   }
 

@@ -31,4 +31,30 @@ export interface Migration {
 }
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
-export const MIGRATIONS: readonly Migration[] = [foundation, sending, delivery, webhooks, keys, keyBudgetCounters, searchIndex, sendPath, searchQueueIds, searchFile, messageBodies, dataSent, owners, drafts, searchRemovals, messageArrivals, mtaStsPolicies, imapState, extractedText, threads, eventLog, sandboxKeys, domains, payments, invoiceScan];
+export const MIGRATIONS: readonly Migration[] = [
+  foundation,
+  sending,
+  delivery,
+  webhooks,
+  keys,
+  keyBudgetCounters,
+  searchIndex,
+  sendPath,
+  searchQueueIds,
+  searchFile,
+  messageBodies,
+  dataSent,
+  owners,
+  drafts,
+  searchRemovals,
+  messageArrivals,
+  mtaStsPolicies,
+  imapState,
+  extractedText,
+  threads,
+  eventLog,
+  sandboxKeys,
+  domains,
+  payments,
+  invoiceScan,
+];

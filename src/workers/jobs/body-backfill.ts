@@ -16,7 +16,11 @@ export class BodyBackfill {
   private readonly job: KickedJob;
   private stopping = false;
 
-  constructor(private readonly bodies: MessageBodyService, private readonly logger: Logger, delayMs = BACKFILL_DELAY_MS) {
+  constructor(
+    private readonly bodies: MessageBodyService,
+    private readonly logger: Logger,
+    delayMs = BACKFILL_DELAY_MS,
+  ) {
     this.job = new KickedJob(() => this.runAll(), delayMs);
   }
 
@@ -39,7 +43,7 @@ export class BodyBackfill {
     try {
       let built = 0;
       // Until none is left, or a batch made no progress (those stay listed for the next start).
-      for (let batch = -1; batch !== 0 && !this.stopping && this.bodies.hasBackfill();) {
+      for (let batch = -1; batch !== 0 && !this.stopping && this.bodies.hasBackfill(); ) {
         batch = await this.bodies.backfill(BATCH, () => this.stopping);
         built += batch;
       }

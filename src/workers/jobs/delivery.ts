@@ -13,7 +13,11 @@ export class DeliveryWorker {
   private kickedAgain = false;
   private stopped = false;
 
-  constructor(private readonly delivery: DeliveryService, private readonly clock: Clock, private readonly logger: Logger) {}
+  constructor(
+    private readonly delivery: DeliveryService,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
 
   /** One run at `now`, after any run in progress. Tests drive retries through this with a ManualClock. */
   runOnce(now: Date = this.clock.now()): Promise<DeliveryReport> {

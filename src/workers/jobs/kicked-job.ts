@@ -9,7 +9,10 @@ export class KickedJob {
   private kickedWhileRunning = false;
   private stopped = false;
 
-  constructor(private readonly work: () => Promise<void>, private readonly delayMs: number) {}
+  constructor(
+    private readonly work: () => Promise<void>,
+    private readonly delayMs: number,
+  ) {}
 
   kick(): void {
     if (this.stopped || this.timer !== null) return;
@@ -39,12 +42,14 @@ export class KickedJob {
   }
 
   private run(): void {
-    this.running = this.work().catch(() => undefined).finally(() => {
-      this.running = null;
-      if (this.kickedWhileRunning) {
-        this.kickedWhileRunning = false;
-        this.kick();
-      }
-    });
+    this.running = this.work()
+      .catch(() => undefined)
+      .finally(() => {
+        this.running = null;
+        if (this.kickedWhileRunning) {
+          this.kickedWhileRunning = false;
+          this.kick();
+        }
+      });
   }
 }

@@ -20,8 +20,13 @@ export class SearchIndexer {
     private readonly logger: Logger,
     delayMs = INDEX_DELAY_MS,
   ) {
-    this.job = new KickedJob(() => this.indexAll().catch((error: unknown) =>
-      this.logger.error('search indexing failed', { error: error instanceof Error ? error.message : String(error) })), delayMs);
+    this.job = new KickedJob(
+      () =>
+        this.indexAll().catch((error: unknown) =>
+          this.logger.error('search indexing failed', { error: error instanceof Error ? error.message : String(error) }),
+        ),
+      delayMs,
+    );
   }
 
   kick(): void {

@@ -59,10 +59,17 @@ export class WebhookDispatcher {
     if (this.shutdown.signal.aborted) return 0;
     const free = this.options.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
-    const due = this.dispatch.due(now.getTime(), free + this.inFlight.size).filter((event) => !this.inFlight.has(event.seq)).slice(0, free);
+    const due = this.dispatch
+      .due(now.getTime(), free + this.inFlight.size)
+      .filter((event) => !this.inFlight.has(event.seq))
+      .slice(0, free);
     for (const event of due) {
-      const attempt = this.dispatch.attemptScheduled(event, this.shutdown.signal)
-        .then(() => undefined, (error: unknown) => this.logger.error('webhook attempt failed to run', { event: event.id, error: describe(error) }))
+      const attempt = this.dispatch
+        .attemptScheduled(event, this.shutdown.signal)
+        .then(
+          () => undefined,
+          (error: unknown) => this.logger.error('webhook attempt failed to run', { event: event.id, error: describe(error) }),
+        )
         .finally(() => {
           this.inFlight.delete(event.seq);
           this.kick();

@@ -23,7 +23,10 @@ const USER_AGENT = 'agentpost-mta-sts/1.0';
  * used, the certificate verified for `mta-sts.<domain>`, no redirect followed, 200 only.
  */
 export class HttpsMtaStsFetcher implements MtaStsFetcher {
-  constructor(private readonly resolver: AddressResolver, private readonly options: MtaStsHttpOptions) {}
+  constructor(
+    private readonly resolver: AddressResolver,
+    private readonly options: MtaStsHttpOptions,
+  ) {}
 
   async fetchPolicy(domain: string): Promise<string> {
     const port = this.options.port === undefined ? '' : `:${this.options.port}`;
@@ -31,11 +34,17 @@ export class HttpsMtaStsFetcher implements MtaStsFetcher {
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     const target = await abortable(resolveWebhookTarget(url, this.resolver, { allowInsecure: this.options.allowLoopback }), signal);
     const response = await pinnedRequest(target, {
-      method: 'GET', headers: { 'user-agent': USER_AGENT, accept: 'text/plain' }, signal,
-      maxResponseBytes: MAX_POLICY_BYTES, extraCa: this.options.extraCa,
+      method: 'GET',
+      headers: { 'user-agent': USER_AGENT, accept: 'text/plain' },
+      signal,
+      maxResponseBytes: MAX_POLICY_BYTES,
+      extraCa: this.options.extraCa,
     });
     if (response.status !== 200) throw new Error(`${url} answered HTTP ${response.status} (only 200 counts; redirects are not followed)`);
-    const type = String(response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const type = String(response.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     if (type !== 'text/plain') throw new Error(`${url} is served as ${type || 'no media type'}, not text/plain`);
     if (response.truncated) throw new Error(`${url} is larger than ${MAX_POLICY_BYTES} bytes`);
     return response.body;

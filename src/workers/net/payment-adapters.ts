@@ -26,9 +26,14 @@ export const paymentAdapters = (config: Config, baseUrl: () => string): PaymentA
     async load() {
       if (cardSlot && card.secretKey && card.webhookSecret) {
         const { StripeCardProcessor } = await import('./stripe-card.js');
-        cardSlot.fill(new StripeCardProcessor({
-          secretKey: card.secretKey, webhookSecret: card.webhookSecret, apiUrl: card.apiUrl, returnUrl: () => card.returnUrl ?? `${baseUrl()}/`,
-        }));
+        cardSlot.fill(
+          new StripeCardProcessor({
+            secretKey: card.secretKey,
+            webhookSecret: card.webhookSecret,
+            apiUrl: card.apiUrl,
+            returnUrl: () => card.returnUrl ?? `${baseUrl()}/`,
+          }),
+        );
       }
       if (polygonSlot && polygon.rpcUrl && polygon.xpub) {
         const { polygonPort } = await import('./polygon-chain.js');
@@ -48,5 +53,10 @@ const deferred = <T extends object>(name: string): { port: T; fill(target: T): v
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  return { port, fill: (filled) => { target = filled; } };
+  return {
+    port,
+    fill: (filled) => {
+      target = filled;
+    },
+  };
 };

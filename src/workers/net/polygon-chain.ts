@@ -22,7 +22,11 @@ export interface PolygonChainOptions {
 export class ViemChainReader implements ChainReader {
   private readonly client: PublicClient;
 
-  constructor(rpcUrl: string, private readonly tokenContract: `0x${string}`, timeoutMs: number) {
+  constructor(
+    rpcUrl: string,
+    private readonly tokenContract: `0x${string}`,
+    timeoutMs: number,
+  ) {
     // No retries here: a failed look is retried by the next status call or watcher run.
     this.client = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) });
   }
@@ -36,11 +40,22 @@ export class ViemChainReader implements ChainReader {
     const transfers: TokenTransfer[] = [];
     for (let start = fromBlock; start <= toBlock; start += LOG_RANGE) {
       const logs = await this.client.getLogs({
-        address: this.tokenContract, event: TRANSFER, args: { to: address as `0x${string}` },
-        fromBlock: BigInt(start), toBlock: BigInt(Math.min(toBlock, start + LOG_RANGE - 1)), strict: true,
+        address: this.tokenContract,
+        event: TRANSFER,
+        args: { to: address as `0x${string}` },
+        fromBlock: BigInt(start),
+        toBlock: BigInt(Math.min(toBlock, start + LOG_RANGE - 1)),
+        strict: true,
       });
       for (const log of logs) {
-        if (!log.removed) transfers.push({ txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: Number(log.blockNumber), from: log.args.from, amount: log.args.value });
+        if (!log.removed)
+          transfers.push({
+            txHash: log.transactionHash,
+            logIndex: log.logIndex,
+            blockNumber: Number(log.blockNumber),
+            from: log.args.from,
+            amount: log.args.value,
+          });
       }
     }
     return transfers;

@@ -28,15 +28,18 @@ export class StripeCardProcessor implements CardProcessor {
 
   async createCheckout(request: CheckoutRequest): Promise<CheckoutSession> {
     const returnUrl = this.options.returnUrl();
-    const session = await this.stripe.checkout.sessions.create({
-      mode: 'payment',
-      client_reference_id: request.reference,
-      metadata: { token: request.reference },
-      line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: request.amountCents, product_data: { name: request.description } } }],
-      success_url: returnUrl,
-      cancel_url: returnUrl,
-      expires_at: Math.floor(request.expiresAt / 1000),
-    }, { idempotencyKey: `checkout-${request.reference}` });
+    const session = await this.stripe.checkout.sessions.create(
+      {
+        mode: 'payment',
+        client_reference_id: request.reference,
+        metadata: { token: request.reference },
+        line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: request.amountCents, product_data: { name: request.description } } }],
+        success_url: returnUrl,
+        cancel_url: returnUrl,
+        expires_at: Math.floor(request.expiresAt / 1000),
+      },
+      { idempotencyKey: `checkout-${request.reference}` },
+    );
     return sessionOf(session);
   }
 
@@ -49,7 +52,9 @@ export class StripeCardProcessor implements CardProcessor {
     try {
       event = this.stripe.webhooks.constructEvent(rawBody, signatureHeader, this.options.webhookSecret, CALLBACK_TOLERANCE_SECONDS);
     } catch {
-      throw new AppError('invalid_input', 'the Stripe-Signature header does not verify (wrong signature, or signed more than 5 minutes ago)', { field: 'Stripe-Signature' });
+      throw new AppError('invalid_input', 'the Stripe-Signature header does not verify (wrong signature, or signed more than 5 minutes ago)', {
+        field: 'Stripe-Signature',
+      });
     }
     const object = event.data.object as { object?: string };
     return { id: event.id, type: event.type, session: object.object === 'checkout.session' ? sessionOf(object as Stripe.Checkout.Session) : null };

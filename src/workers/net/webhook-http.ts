@@ -19,7 +19,10 @@ const USER_AGENT = 'agentpost-webhooks/1.0';
  * Redirects are not followed.
  */
 export class HttpWebhookSender implements WebhookSender {
-  constructor(private readonly resolver: AddressResolver, private readonly options: WebhookHttpOptions) {}
+  constructor(
+    private readonly resolver: AddressResolver,
+    private readonly options: WebhookHttpOptions,
+  ) {}
 
   async send(request: WebhookRequest, signal?: AbortSignal): Promise<AttemptOutcome> {
     const deadline = AbortSignal.timeout(this.options.timeoutMs);
@@ -37,7 +40,10 @@ export class HttpWebhookSender implements WebhookSender {
 
   private async post(target: WebhookTarget, request: WebhookRequest, signal: AbortSignal): Promise<AttemptOutcome> {
     const response = await pinnedRequest(target, {
-      method: 'POST', signal, body: request.body, maxResponseBytes: this.options.maxResponseBytes,
+      method: 'POST',
+      signal,
+      body: request.body,
+      maxResponseBytes: this.options.maxResponseBytes,
       headers: {
         ...request.headers,
         'content-type': 'application/json',

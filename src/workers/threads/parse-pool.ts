@@ -70,7 +70,12 @@ export class ParsePool {
   ) {
     if (size < 1) throw new RangeError('a parse pool needs at least one thread');
     this.slots = Array.from({ length: size }, () => ({
-      worker: null, pending: new Map(), ready: Promise.resolve(), loaded: false, current: null, watchdog: null,
+      worker: null,
+      pending: new Map(),
+      ready: Promise.resolve(),
+      loaded: false,
+      current: null,
+      watchdog: null,
     }));
   }
 
@@ -143,7 +148,9 @@ export class ParsePool {
     slot.pending = new Map();
     this.disarm(slot);
     this.logger.warn('a parse ran over its time budget; its thread is replaced and the message kept with the bounded fallback', {
-      timeoutMs: this.timeoutMs, bytes: orphans[0]?.[1].raw.length, requeued: orphans.length - 1,
+      timeoutMs: this.timeoutMs,
+      bytes: orphans[0]?.[1].raw.length,
+      requeued: orphans.length - 1,
     });
     void worker.terminate();
     for (const [orphanId, pending] of orphans) {

@@ -20,8 +20,6 @@ export interface ParseRequest {
  */
 export type WireParsedMessage = Omit<ParsedMessage, 'text' | 'html' | 'attachments' | 'body'> & { body: StoredBody };
 
-export type ParseResult =
-  | { type: 'parsed'; id: number; parsed: WireParsedMessage }
-  | { type: 'failed'; id: number; error: string };
+export type ParseResult = { type: 'parsed'; id: number; parsed: WireParsedMessage } | { type: 'failed'; id: number; error: string };
 
 export type ParseReply = { type: 'ready' } | { type: 'results'; results: ParseResult[] };

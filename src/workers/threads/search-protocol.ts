@@ -14,7 +14,4 @@ export type SearchRequest =
   /** Closes the index file; the thread then ends. */
   | { type: 'close'; seq: number };
 
-export type SearchReply =
-  | { type: 'ready' }
-  | { type: 'done'; seq: number }
-  | { type: 'failed'; seq: number; error: string };
+export type SearchReply = { type: 'ready' } | { type: 'done'; seq: number } | { type: 'failed'; seq: number; error: string };
