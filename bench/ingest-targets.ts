@@ -25,6 +25,8 @@ export interface Agentpost extends Target {
   /** The HTTP listener, `http://127.0.0.1:port`. */
   baseUrl: string;
   imapPort: number;
+  /** The key of `address`'s mailbox (its IMAP password). */
+  apiKey: string;
   /** Mailboxes other than `address`, for idle IMAP sessions. */
   accounts: { email: string; apiKey: string }[];
   /** Messages in `address`'s INBOX. */
@@ -70,7 +72,9 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
     }),
   );
   // AGENTPOST_PARSE_THREADS, when set, reaches the server through the environment.
-  const command = options.executable ? [options.executable] : [process.execPath, '--import', 'tsx', 'bin/main.ts'];
+  // BENCH_SERVER_NODE_ARGS (say "--cpu-prof --cpu-prof-dir=/tmp/prof") reaches the server's node only.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const command = options.executable ? [options.executable] : [process.execPath, ...nodeArgs, '--import', 'tsx', 'bin/main.ts'];
   const child = spawn(command[0], [...command.slice(1), 'serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
   const baseUrl = `http://127.0.0.1:${http}`;
   const register = async (agentId: string, i: number) => {
@@ -92,6 +96,7 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
       port: smtp,
       imapPort: imap,
       address: target.email,
+      apiKey: target.apiKey,
       pid: child.pid as number,
       accounts,
       baseUrl,

@@ -87,5 +87,35 @@ t.test('migration 52 (the event log) keeps webhook events and their attempts, an
   db.prepare('DELETE FROM webhook_events WHERE seq = 1').run();
   t.equal(db.prepare('SELECT count(*) FROM webhook_attempts').pluck().get(), 0, 'attempts still go with their event');
   t.same(db.pragma('foreign_key_check'), []);
+});
+
+t.test('migration 46 moves each stored ENVELOPE and BODYSTRUCTURE to message_wire and drops them from message_bodies', async (t) => {
+  const file = join(t.testdir({}), 'wire.db');
+  const raw = new Database(file);
+  raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  for (const migration of MIGRATIONS.filter((item) => item.version < 46)) {
+    raw.exec(migration.sql);
+    raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
+  }
+  // A message row with every NOT NULL column filled, its mailbox and folder left out.
+  raw.pragma('foreign_keys = OFF');
+  const required = (
+    raw.prepare('PRAGMA table_info(messages)').all() as { name: string; type: string; notnull: number; dflt_value: unknown; pk: number }[]
+  ).filter((column) => column.notnull === 1 && column.dflt_value === null && column.pk === 0);
+  raw
+    .prepare(`INSERT INTO messages (id, ${required.map((column) => column.name).join(', ')}) VALUES (7, ${required.map(() => '?').join(', ')})`)
+    .run(...required.map((column) => (/INT/i.test(column.type) ? 1 : 'x')));
+  raw
+    .prepare(`INSERT INTO message_bodies (message_rowid, version, text, html, content_json, structure_json, envelope_wire, structure_wire)
+    VALUES (7, 2, 'text', NULL, '{}', '{}', ?, ?)`)
+    .run(Buffer.from('(NIL "s" NIL NIL NIL NIL NIL NIL NIL NIL)'), Buffer.from('("TEXT" "PLAIN" NIL NIL NIL "7BIT" 1 1 NIL NIL NIL NIL)'));
+  raw.close();
+  const db = openDatabase(file);
+  t.same(db.prepare('SELECT message_rowid, version, CAST(envelope AS TEXT) AS envelope FROM message_wire').all(), [
+    { message_rowid: 7, version: 2, envelope: '(NIL "s" NIL NIL NIL NIL NIL NIL NIL NIL)' },
+  ]);
+  const columns = (db.prepare('PRAGMA table_info(message_bodies)').all() as { name: string }[]).map((column) => column.name);
+  t.notOk(columns.includes('envelope_wire') || columns.includes('structure_wire'), 'the body rows no longer carry them');
+  t.equal((db.prepare('SELECT text FROM message_bodies WHERE message_rowid = 7').get() as { text: string }).text, 'text', 'the rest of the body row stays');
   db.close();
 });

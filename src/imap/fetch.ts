@@ -34,7 +34,13 @@ export const fetchMessages = async (
 ): Promise<void> => {
   const wire = items.some((item) => item.kind === 'envelope' || (item.kind === 'structure' && item.extensible));
   const marksSeen = !view.readOnly && items.some((item) => item.kind === 'body' && !item.peek);
-  const withModseq = options.changedSince !== undefined || items.some((item) => item.kind === 'modseq');
+  const plan: Plan = {
+    ...options,
+    withUid: options.byUid || items.some((item) => item.kind === 'uid'),
+    withFlags: items.some((item) => item.kind === 'flags'),
+    withModseq: options.changedSince !== undefined || items.some((item) => item.kind === 'modseq'),
+    others: items.filter((item) => item.kind !== 'uid' && item.kind !== 'flags' && item.kind !== 'modseq'),
+  };
   for (let start = 0; start < uids.length; start += CHUNK) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     let rows = session.services.imapMail.fetchRows(view.folder, uids.slice(start, start + CHUNK), wire);
@@ -43,7 +49,10 @@ export const fetchMessages = async (
     const out = new ResponseText();
     for (const row of rows) {
       if (session.state === 'logout') return;
-      await respond(session, view, row, items, { ...options, withModseq, flagsChanged: seen.has(row.uid) }, out);
+      // Items answered from the row go out without a turn of the event loop; only a body
+      // section or a message stored before its structure waits for a read or a parse.
+      const pending = respond(session, view, row, plan, seen.has(row.uid), out);
+      if (pending) await pending;
     }
     await session.output.write(out.take());
   }
@@ -65,78 +74,100 @@ const markSeen = (session: ImapSession, view: SelectedView, rows: FetchRow[]): S
   return new Set(byUid.keys());
 };
 
-/** Response bytes of one step: text runs joined as latin1 (one byte per character), literal data as it is. */
+/** Response bytes of one step: text runs as latin1 (one byte per character), stored bytes and literal data as they are, joined once. */
 class ResponseText {
-  private readonly parts: Chunk[] = [];
+  private readonly parts: Buffer[] = [];
   private text = '';
 
   add(text: string): void {
     this.text += text;
   }
 
-  data(bytes: Buffer): void {
-    this.text += `{${bytes.length}}\r\n`;
-    this.parts.push(Buffer.from(this.text, 'latin1'), bytes);
+  bytes(bytes: Buffer): void {
+    if (this.text !== '') this.parts.push(Buffer.from(this.text, 'latin1'));
     this.text = '';
+    this.parts.push(bytes);
+  }
+
+  data(bytes: Buffer): void {
+    this.add(`{${bytes.length}}\r\n`);
+    this.bytes(bytes);
   }
 
   take(): Chunk[] {
     if (this.text !== '') this.parts.push(Buffer.from(this.text, 'latin1'));
     this.text = '';
-    return this.parts.splice(0);
+    return [Buffer.concat(this.parts.splice(0))];
   }
 }
 
-interface RespondOptions extends FetchOptions {
+/** What every message of one FETCH answers, worked out once. */
+interface Plan extends FetchOptions {
+  withUid: boolean;
+  withFlags: boolean;
   withModseq: boolean;
-  flagsChanged: boolean;
+  /** The items besides UID, FLAGS and MODSEQ, in the order asked. */
+  others: readonly FetchItem[];
 }
 
-const respond = async (
-  session: ImapSession,
-  view: SelectedView,
-  row: FetchRow,
-  items: readonly FetchItem[],
-  options: RespondOptions,
-  out: ResponseText,
-): Promise<void> => {
+/** One message's FETCH response; a promise only when an item must wait (see fetchMessages). */
+const respond = (session: ImapSession, view: SelectedView, row: FetchRow, plan: Plan, flagsChanged: boolean, out: ResponseText): Promise<void> | undefined => {
   out.add(`* ${view.sequenceOf(row.uid)} FETCH (`);
-  const parts: string[] = [];
-  if (options.byUid || items.some((item) => item.kind === 'uid')) parts.push(`UID ${row.uid}`);
-  if (options.flagsChanged || items.some((item) => item.kind === 'flags')) parts.push(`FLAGS ${flagsText(row.flags, view.recent.has(row.uid))}`);
-  let first = parts.length === 0;
-  out.add(parts.join(' '));
-  for (const item of items) {
-    if (item.kind === 'uid' || item.kind === 'flags' || item.kind === 'modseq') continue;
-    out.add(first ? '' : ' ');
+  let first = true;
+  if (plan.withUid) {
+    out.add(`UID ${row.uid}`);
     first = false;
-    await itemValue(session, row, item, out);
   }
-  if (options.withModseq) out.add(`${first ? '' : ' '}MODSEQ (${row.modseq})`);
+  if (plan.withFlags || flagsChanged) {
+    out.add(`${first ? '' : ' '}FLAGS ${flagsText(row.flags, view.recent.has(row.uid))}`);
+    first = false;
+  }
+  for (let index = 0; index < plan.others.length; index += 1) {
+    if (!first) out.add(' ');
+    first = false;
+    const pending = itemValue(session, row, plan.others[index], out);
+    if (pending) return pending.then(() => rest(session, row, plan, index + 1, out));
+  }
+  close(row, plan, first, out);
+  return undefined;
+};
+
+/** The items from `from` on, after one that had to wait. */
+const rest = async (session: ImapSession, row: FetchRow, plan: Plan, from: number, out: ResponseText): Promise<void> => {
+  for (let index = from; index < plan.others.length; index += 1) {
+    out.add(' ');
+    await itemValue(session, row, plan.others[index], out);
+  }
+  close(row, plan, false, out);
+};
+
+const close = (row: FetchRow, plan: Plan, first: boolean, out: ResponseText): void => {
+  if (plan.withModseq) out.add(`${first ? '' : ' '}MODSEQ (${row.modseq})`);
   out.add(')\r\n');
 };
 
-const itemValue = async (session: ImapSession, row: FetchRow, item: FetchItem, out: ResponseText): Promise<void> => {
+/** One item's value, from the row when it can be; otherwise a promise. */
+const itemValue = (session: ImapSession, row: FetchRow, item: FetchItem, out: ResponseText): Promise<void> | undefined => {
   const mail = session.services.imapMail;
-  switch (item.kind) {
-    case 'size':
-      return out.add(`RFC822.SIZE ${row.size}`);
-    case 'internaldate':
-      return out.add(`INTERNALDATE "${imapDateTime(row.receivedAt)}"`);
-    case 'envelope':
-      return out.add(`ENVELOPE ${(await mail.wire(row)).envelope.toString('latin1')}`);
-    case 'structure': {
-      if (item.extensible) return out.add(`BODYSTRUCTURE ${(await mail.wire(row)).bodyStructure.toString('latin1')}`);
-      return out.add(`BODY ${wireString(bodyStructureValue((await mail.structure(row.rowId)).root, false))}`);
-    }
-    case 'body': {
-      const data = partial(toCrlf(await sectionBytes(mail, row, item.section)), item.partial);
+  if (item.kind === 'size') out.add(`RFC822.SIZE ${row.size}`);
+  else if (item.kind === 'internaldate') out.add(`INTERNALDATE "${imapDateTime(row.receivedAt)}"`);
+  else if (item.kind === 'envelope') {
+    out.add('ENVELOPE ');
+    if (!row.envelopeWire) return mail.wire(row).then((wire) => out.bytes(wire.envelope));
+    out.bytes(row.envelopeWire);
+  } else if (item.kind === 'structure' && item.extensible) {
+    out.add('BODYSTRUCTURE ');
+    if (!row.structureWire) return mail.wire(row).then((wire) => out.bytes(wire.bodyStructure));
+    out.bytes(row.structureWire);
+  } else if (item.kind === 'structure') {
+    return mail.structure(row.rowId).then((structure) => out.add(`BODY ${wireString(bodyStructureValue(structure.root, false))}`));
+  } else if (item.kind === 'body') {
+    return sectionBytes(mail, row, item.section).then((bytes) => {
       out.add(`${item.label} `);
-      return out.data(data);
-    }
-    default:
-      return undefined;
+      out.data(partial(toCrlf(bytes), item.partial));
+    });
   }
+  return undefined;
 };
 
 const partial = (data: Buffer, range: { start: number; length: number } | null): Buffer =>

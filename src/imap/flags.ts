@@ -25,9 +25,25 @@ export const permanentFlags = (keywords: readonly string[]): string => `(${[SYST
 
 /** A message's flags as a FETCH FLAGS list; \Recent when it is recent to this session. */
 export const flagsText = (flags: MessageFlags, recent: boolean): string => {
-  const names = SYSTEM.filter(([flag]) => flags[flag]).map(([, name]) => name);
-  return `(${[...names, ...flags.keywords, ...(recent ? ['\\Recent'] : [])].join(' ')})`;
+  if (flags.keywords.length === 0) return PLAIN[SYSTEM.reduce((bits, [flag], index) => (flags[flag] ? bits | (1 << index) : bits), recent ? 32 : 0)];
+  return listText(
+    SYSTEM.filter(([flag]) => flags[flag]).map(([, name]) => name),
+    flags.keywords,
+    recent,
+  );
 };
+
+const listText = (system: readonly string[], keywords: readonly string[], recent: boolean): string =>
+  `(${[...system, ...keywords, ...(recent ? ['\\Recent'] : [])].join(' ')})`;
+
+/** The 64 lists without keywords (five system flags and \Recent as bits), made once: an initial sync formats thousands. */
+const PLAIN = Array.from({ length: 64 }, (_, bits) =>
+  listText(
+    SYSTEM.filter((_, index) => bits & (1 << index)).map(([, name]) => name),
+    [],
+    (bits & 32) !== 0,
+  ),
+);
 
 /**
  * A flag list of STORE or APPEND: "(\Seen $Label1)", or bare flags after STORE's item.

@@ -11,13 +11,17 @@ export interface FlagRow {
   modseq: number;
 }
 
-/** What IMAP needs of one message besides its bytes: flags, sizes, dates, searchable fields. */
-export interface MessageMeta extends FlagRow {
+/** Flags, size and dates: what SEARCH reads when no key looks at text. */
+export interface DatedRow extends FlagRow {
   size: number;
   /** When we stored it: the IMAP INTERNALDATE (RFC 3501 section 2.3.3). */
   receivedAt: number;
   /** The Date header, when it parsed. */
   date: number | null;
+}
+
+/** What IMAP needs of one message besides its bytes: flags, sizes, dates, searchable fields. */
+export interface MessageMeta extends DatedRow {
   subject: string;
   from: AddressEntry | null;
   to: AddressEntry[];
@@ -59,19 +63,16 @@ interface FlagColumns {
 const FLAG_COLUMNS = 'm.id, m.uid, m.seen, m.flagged, m.answered, m.deleted, m.draft, m.keywords, m.modseq';
 const META_COLUMNS = `${FLAG_COLUMNS}, m.size, m.received_at, m.date, m.subject, m.from_json, m.to_json, m.cc_json`;
 
-const toFlagRow = (row: FlagColumns): FlagRow => ({
-  rowId: row.id,
-  uid: row.uid,
-  flags: {
-    seen: row.seen === 1,
-    answered: row.answered === 1,
-    flagged: row.flagged === 1,
-    deleted: row.deleted === 1,
-    draft: row.draft === 1,
-    keywords: keywordsOf(row.keywords),
-  },
-  modseq: row.modseq,
+const flagsOf = (row: FlagColumns): MessageFlags => ({
+  seen: row.seen === 1,
+  answered: row.answered === 1,
+  flagged: row.flagged === 1,
+  deleted: row.deleted === 1,
+  draft: row.draft === 1,
+  keywords: keywordsOf(row.keywords),
 });
+
+const toFlagRow = (row: FlagColumns): FlagRow => ({ rowId: row.id, uid: row.uid, flags: flagsOf(row), modseq: row.modseq });
 
 type MetaColumns = FlagColumns & AddressColumns & { size: number; received_at: number; date: number | null; subject: string };
 
@@ -99,13 +100,21 @@ export class ImapRepo extends Repo {
     }));
   }
 
+  /** Flags, sizes and dates of UIDs in [low, high], ascending: what a SEARCH without text keys reads (no subject, no addresses). */
+  datesBetween(folderId: number, low: number, high: number): DatedRow[] {
+    const rows = this.sql(
+      `SELECT ${FLAG_COLUMNS}, m.size, m.received_at, m.date FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`,
+    ).all(folderId, low, high) as (FlagColumns & { size: number; received_at: number; date: number | null })[];
+    return rows.map((row) => ({ ...toFlagRow(row), size: row.size, receivedAt: row.received_at, date: row.date }));
+  }
+
   /** FETCH rows with UIDs in [low, high], ascending; `wire` joins the stored ENVELOPE and BODYSTRUCTURE. */
   fetchBetween(folderId: number, low: number, high: number, wire: boolean, version: number): FetchRow[] {
     const rows = (
       wire
         ? this.sql(
-            `SELECT ${FLAG_COLUMNS}, m.size, m.received_at, b.envelope_wire, b.structure_wire FROM messages m
-         LEFT JOIN message_bodies b ON b.message_rowid = m.id AND b.version = ?
+            `SELECT ${FLAG_COLUMNS}, m.size, m.received_at, w.envelope AS envelope_wire, w.body_structure AS structure_wire FROM messages m
+         LEFT JOIN message_wire w ON w.message_rowid = m.id AND w.version = ?
          WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`,
           ).all(version, folderId, low, high)
         : this.sql(`SELECT ${FLAG_COLUMNS}, m.size, m.received_at FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`).all(
@@ -114,8 +123,12 @@ export class ImapRepo extends Repo {
             high,
           )
     ) as (FlagColumns & { size: number; received_at: number; envelope_wire?: Buffer | null; structure_wire?: Buffer | null })[];
+    // One literal per row, no spread of an intermediate: an initial sync maps tens of thousands.
     return rows.map((row) => ({
-      ...toFlagRow(row),
+      rowId: row.id,
+      uid: row.uid,
+      flags: flagsOf(row),
+      modseq: row.modseq,
       size: row.size,
       receivedAt: row.received_at,
       envelopeWire: row.envelope_wire ?? null,

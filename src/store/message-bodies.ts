@@ -28,8 +28,8 @@ export class MessageBodyRepo extends Repo {
     const { text, html, extractedText, extractedHtml, ...rest } = body.content;
     this.sql(
       `INSERT OR REPLACE INTO message_bodies
-         (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, envelope_wire, structure_wire)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       rowId,
       body.version,
@@ -40,6 +40,11 @@ export class MessageBodyRepo extends Repo {
       extractedHtml === null || extractedHtml === html ? null : packText(extractedHtml),
       JSON.stringify(rest),
       packStructure(body.structure),
+    );
+    // What a FETCH sends, in a table of its own (migration 46) so a sync reads only these bytes.
+    this.sql('INSERT OR REPLACE INTO message_wire (message_rowid, version, envelope, body_structure) VALUES (?, ?, ?, ?)').run(
+      rowId,
+      body.version,
       Buffer.from(body.wire.envelope, 'latin1'),
       Buffer.from(body.wire.bodyStructure, 'latin1'),
     );
@@ -48,14 +53,16 @@ export class MessageBodyRepo extends Repo {
 
   /** The body of one message for its copy (IMAP COPY, MOVE); false when it has none of this version to copy. */
   copy(fromRowId: number, toRowId: number): boolean {
-    return (
+    const copied =
       this.sql(
-        `INSERT INTO message_bodies
-         (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, envelope_wire, structure_wire)
-       SELECT ?, version, text, html, extracted_text, extracted_html, content_json, structure_json, envelope_wire, structure_wire
-       FROM message_bodies WHERE message_rowid = ? AND version = ?`,
-      ).run(toRowId, fromRowId, STORED_BODY_VERSION).changes > 0
-    );
+        `INSERT INTO message_bodies (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json)
+       SELECT ?, version, text, html, extracted_text, extracted_html, content_json, structure_json FROM message_bodies WHERE message_rowid = ? AND version = ?`,
+      ).run(toRowId, fromRowId, STORED_BODY_VERSION).changes > 0;
+    this.sql(
+      `INSERT INTO message_wire (message_rowid, version, envelope, body_structure)
+       SELECT ?, version, envelope, body_structure FROM message_wire WHERE message_rowid = ? AND version = ?`,
+    ).run(toRowId, fromRowId, STORED_BODY_VERSION);
+    return copied;
   }
 
   /**

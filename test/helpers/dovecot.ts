@@ -12,6 +12,8 @@ export interface Dovecot {
   user: string;
   password: string;
   version: string;
+  /** The master process; the IMAP sessions run in processes below it. */
+  pid: number;
 }
 
 const freePort = (): Promise<number> =>
@@ -51,7 +53,8 @@ const mailUser = (): { name: string; uid: number; gid: number } | null => {
  * made and subscribed, as agentpost has them; no TLS.
  * Stopped when the test ends. Returns null, with the reason, when it cannot run here.
  */
-export const startDovecot = async (t: Test): Promise<Dovecot | { skip: string }> => {
+/** `t` is a tap test, or anything that runs teardowns when done (bench/imap.ts). */
+export const startDovecot = async (t: Pick<Test, 'teardown'>): Promise<Dovecot | { skip: string }> => {
   if (!existsSync(DOVECOT)) return { skip: `${DOVECOT} is not installed (apt-get install -y dovecot-imapd)` };
   const user = mailUser();
   if (!user) return { skip: 'no unprivileged user for Dovecot mail processes' };
@@ -152,5 +155,5 @@ service imap-login {
   } catch (error) {
     return { skip: `dovecot did not come up: ${(error as Error).message}` };
   }
-  return { port, user: 'tester', password: 'secret', version };
+  return { port, user: 'tester', password: 'secret', version, pid: child.pid as number };
 };

@@ -2,7 +2,7 @@ import type { AddressEntry, Folder } from '../../core/types.js';
 import { STORED_BODY_VERSION } from '../../core/stored-message.js';
 import { parseHeaderFields } from '../../mime/mime-tree.js';
 import { unpackText } from '../../store/body-encoding.js';
-import type { MessageMeta, SearchTextRow } from '../../store/imap.js';
+import type { DatedRow, MessageMeta, SearchTextRow } from '../../store/imap.js';
 import type { Store } from '../../store/index.js';
 import type { MessageBodyService } from '../mail/bodies.js';
 import { rowsOf, type SystemFlag } from '../mail/message-ops.js';
@@ -35,9 +35,11 @@ const HEADER_MAX_BYTES = 64 * 1024;
 const DAY_MS = 86_400_000;
 
 interface Candidate {
-  row: MessageMeta;
+  row: DatedRow;
+  /** Subject and addresses, read only when a key looks at them. */
+  meta?: MessageMeta;
   recent: boolean;
-  /** Lowercased texts, read only when a key needs them. */
+  /** The header (latin1) and the decoded body text, read only when a key needs them. */
   header?: string;
   body?: string;
 }
@@ -57,13 +59,15 @@ export const searchFolder = async (
   recent: ReadonlySet<number>,
 ): Promise<number[]> => {
   const needs = textsNeeded(key);
+  const fields = needs || fieldsNeeded(key);
   const found: number[] = [];
   const sorted = [...uids].sort((a, b) => a - b);
   for (let start = 0; start < sorted.length; start += CHUNK) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const chunk = sorted.slice(start, start + CHUNK);
-    const rows = rowsOf(chunk, (low, high) => store.imap.metaBetween(folder.id, low, high));
-    const candidates: Candidate[] = rows.map((row) => ({ row, recent: recent.has(row.uid) }));
+    const candidates: Candidate[] = fields
+      ? rowsOf(chunk, (low, high) => store.imap.metaBetween(folder.id, low, high)).map((row) => ({ row, meta: row, recent: recent.has(row.uid) }))
+      : rowsOf(chunk, (low, high) => store.imap.datesBetween(folder.id, low, high)).map((row) => ({ row, recent: recent.has(row.uid) }));
     if (needs) await addTexts(store, bodies, folder, chunk, candidates);
     for (const candidate of candidates) if (matches(candidate, key)) found.push(candidate.row.uid);
   }
@@ -90,18 +94,34 @@ const textsNeeded = (key: SearchKey): boolean => {
   }
 };
 
+/** Whether a key looks at the subject or the addresses (text keys do too, through textsNeeded). */
+const fieldsNeeded = (key: SearchKey): boolean => {
+  switch (key.kind) {
+    case 'header':
+      return true;
+    case 'and':
+      return key.keys.some(fieldsNeeded);
+    case 'or':
+      return fieldsNeeded(key.left) || fieldsNeeded(key.right);
+    case 'not':
+      return fieldsNeeded(key.key);
+    default:
+      return false;
+  }
+};
+
 const addTexts = async (store: Store, bodies: MessageBodyService, folder: Folder, chunk: readonly number[], candidates: Candidate[]): Promise<void> => {
   const texts = new Map<number, SearchTextRow>();
   for (const row of rowsOf(chunk, (low, high) => store.imap.searchTexts(folder.id, low, high, STORED_BODY_VERSION, HEADER_MAX_BYTES))) texts.set(row.uid, row);
   for (const candidate of candidates) {
     const text = texts.get(candidate.row.uid);
-    candidate.header = (text?.header ?? Buffer.alloc(0)).toString('latin1').toLowerCase();
+    candidate.header = (text?.header ?? Buffer.alloc(0)).toString('latin1');
     if (text && text.text !== null) {
-      candidate.body = `${unpackText(text.text)}\n${text.html === null ? '' : unpackText(text.html)}`.toLowerCase();
+      candidate.body = `${unpackText(text.text)}\n${text.html === null ? '' : unpackText(text.html)}`;
     } else {
       // Stored before its body was built: built now, on a parse thread.
       const content = await bodies.content(candidate.row.rowId);
-      candidate.body = `${content.text}\n${content.html ?? ''}`.toLowerCase();
+      candidate.body = `${content.text}\n${content.html ?? ''}`;
     }
   }
 };
@@ -128,9 +148,9 @@ const matches = (candidate: Candidate, key: SearchKey): boolean => {
     case 'keyword':
       return row.flags.keywords.includes(key.keyword) === key.set;
     case 'header':
-      return matchesHeader(candidate, key.field, key.text.toLowerCase());
+      return matchesHeader(candidate, key.field, needleOf(key.text));
     case 'text':
-      return matchesText(candidate, key.scope, key.text.toLowerCase());
+      return matchesText(candidate, key.scope, needleOf(key.text));
     case 'date':
       return matchesDate(key.of === 'internal' ? row.receivedAt : row.date, key.op, key.day);
     case 'size':
@@ -144,29 +164,43 @@ const addressText = (entries: readonly (AddressEntry | null)[]): string =>
   entries
     .filter((entry): entry is AddressEntry => entry !== null)
     .map((entry) => `${entry.name ?? ''} <${entry.email}>`)
-    .join(', ')
-    .toLowerCase();
+    .join(', ');
+
+const NEEDLES = new Map<string, RegExp>();
+
+/**
+ * A search string as a case-insensitive literal pattern (RFC 3501 section 6.4.4: substrings,
+ * case-insensitive), compiled once per string: tested against the stored texts as they are,
+ * no lowercased copy of each message is made.
+ */
+const needleOf = (text: string): RegExp => {
+  let needle = NEEDLES.get(text);
+  if (!needle) {
+    if (NEEDLES.size >= 100) NEEDLES.clear();
+    needle = new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+    NEEDLES.set(text, needle);
+  }
+  return needle;
+};
 
 /** Subject, From, To and Cc as ingest stored them decoded; any other field as it is in the header. */
-const matchesHeader = (candidate: Candidate, field: string, needle: string): boolean => {
-  const { row } = candidate;
-  if (field === 'subject') return row.subject.toLowerCase().includes(needle);
-  if (field === 'from') return row.from !== null && addressText([row.from]).includes(needle);
-  if (field === 'to') return addressText(row.to).includes(needle);
-  if (field === 'cc') return addressText(row.cc).includes(needle);
+const matchesHeader = (candidate: Candidate, field: string, needle: RegExp): boolean => {
+  const meta = candidate.meta as MessageMeta;
+  if (field === 'subject') return needle.test(meta.subject);
+  if (field === 'from') return meta.from !== null && needle.test(addressText([meta.from]));
+  if (field === 'to') return needle.test(addressText(meta.to));
+  if (field === 'cc') return needle.test(addressText(meta.cc));
   return parseHeaderFields(Buffer.from(candidate.header ?? '', 'latin1')).some(
-    (candidateField) => candidateField.name === field && candidateField.value.includes(needle),
+    (candidateField) => candidateField.name === field && needle.test(candidateField.value),
   );
 };
 
 /** TEXT looks in the header and the body, BODY in the body only. */
-const matchesText = (candidate: Candidate, scope: 'text' | 'body', needle: string): boolean => {
-  if ((candidate.body ?? '').includes(needle)) return true;
+const matchesText = (candidate: Candidate, scope: 'text' | 'body', needle: RegExp): boolean => {
+  if (needle.test(candidate.body ?? '')) return true;
   if (scope === 'body') return false;
-  const { row } = candidate;
-  return (
-    (candidate.header ?? '').includes(needle) || row.subject.toLowerCase().includes(needle) || addressText([row.from, ...row.to, ...row.cc]).includes(needle)
-  );
+  const meta = candidate.meta as MessageMeta;
+  return needle.test(candidate.header ?? '') || needle.test(meta.subject) || needle.test(addressText([meta.from, ...meta.to, ...meta.cc]));
 };
 
 /** RFC 3501: dates compare by day, disregarding time and time zone; we use UTC days. */

@@ -16,6 +16,7 @@ import { searchRemovals } from './032_search_removals.js';
 import { messageArrivals } from './040_message_arrivals.js';
 import { mtaStsPolicies } from './041_mta_sts_policies.js';
 import { imapState } from './045_imap_state.js';
+import { messageWire } from './046_message_wire.js';
 import { extractedText } from './050_extracted_text.js';
 import { threads } from './051_threads.js';
 import { eventLog } from './052_event_log.js';
@@ -50,6 +51,7 @@ export const MIGRATIONS: readonly Migration[] = [
   messageArrivals,
   mtaStsPolicies,
   imapState,
+  messageWire,
   extractedText,
   threads,
   eventLog,
