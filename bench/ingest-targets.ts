@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dkimSign } from '../src/smtp/outbound-message.js';
+import { openDnsServer } from '../test/helpers/dns-server.js';
 import { tempDir } from './lib.js';
 import { freePort, startPostfix, waitForPort } from './postfix.js';
 
@@ -31,6 +34,8 @@ export interface Agentpost extends Target {
   accounts: { email: string; apiKey: string }[];
   /** Messages in `address`'s INBOX. */
   stored(): Promise<number>;
+  /** The newest message's `trust` (absent with the checks off). */
+  lastTrust(): Promise<string | undefined>;
 }
 
 const stopChild = async (child: ChildProcess): Promise<void> => {
@@ -38,6 +43,18 @@ const stopChild = async (child: ChildProcess): Promise<void> => {
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
 };
+
+/** The bench sender's DKIM key (example.org, selector bench): its record is what the DNS server below publishes. */
+const senderKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const SENDER_DKIM = {
+  domain: 'example.org',
+  selector: 'bench',
+  privateKeyPem: senderKey.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+  record: `v=DKIM1; k=rsa; p=${senderKey.publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`,
+};
+
+/** A message signed as example.org's own server would (RFC 6376, rsa-sha256): it passes DKIM and DMARC here. */
+export const signedBySender = (raw: Buffer): Promise<Buffer> => dkimSign(raw, SENDER_DKIM, { from: 'sender@example.org', to: ['bench@bench.test'] });
 
 export interface AgentpostOptions {
   /** The single executable to run; from source (bin/main.ts with tsx) when unset. */
@@ -49,11 +66,21 @@ export interface AgentpostOptions {
   config?: Record<string, Record<string, unknown>>;
   /** PEM files for `tls.cert` and `tls.key`: the MX offers STARTTLS. */
   tls?: { cert: string; key: string };
+  /** `smtp.authenticationChecks`; the server's default (on) when unset. */
+  authenticationChecks?: boolean;
 }
 
 /** `agentpost serve` on free loopback ports in a temp folder, with one mailbox to load. */
 export const startAgentpost = async (name: string, options: AgentpostOptions = {}): Promise<Agentpost> => {
   const dir = tempDir('agentpost-bench-ingest-');
+  // Every received message is judged (SPF, DKIM, DMARC, ARC): a DNS server in this process
+  // answers for the sender's domain, as a local caching resolver would beside a real MX, and
+  // its CPU is not counted as the server's.
+  const dns = await openDnsServer({
+    'example.org': { TXT: ['v=spf1 ip4:127.0.0.1 -all'] },
+    'bench._domainkey.example.org': { TXT: [SENDER_DKIM.record] },
+    '_dmarc.example.org': { TXT: ['v=DMARC1; p=reject'] },
+  });
   const [http, smtp, submission, imap] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const configFile = join(dir.path, 'config.json');
   writeFileSync(
@@ -66,8 +93,13 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
       submission: { port: submission, tlsPort: 0 },
       imap: { port: imap, tlsPort: 0 },
       ...(options.tls && { tls: options.tls }),
-      smtp: { port: smtp, ...(options.greetingDelayMs === undefined ? {} : { greetingDelayMs: options.greetingDelayMs }) },
+      smtp: {
+        port: smtp,
+        ...(options.greetingDelayMs === undefined ? {} : { greetingDelayMs: options.greetingDelayMs }),
+        ...(options.authenticationChecks === undefined ? {} : { authenticationChecks: options.authenticationChecks }),
+      },
       limits: { registrationsPerIpPerHour: 100_000 },
+      dns: { servers: dns.servers },
       ...options.config,
     }),
   );
@@ -89,6 +121,12 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
   try {
     await Promise.all([waitForPort(http), waitForPort(smtp), waitForPort(imap)]);
     const target = await register('bench', 0);
+    const newest = async () => {
+      const response = await fetch(`${baseUrl}/api/v1/agent/inbox?limit=1`, {
+        headers: { authorization: `Bearer ${target.apiKey}`, 'user-agent': 'agentpost-bench/1.0' },
+      });
+      return (await response.json()) as { totalMessages: number; emails: { trust?: string }[] };
+    };
     const accounts = [];
     for (let i = 1; i <= (options.accounts ?? 0); i += 1) accounts.push(await register(`idle${i}`, i));
     return {
@@ -100,19 +138,17 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
       pid: child.pid as number,
       accounts,
       baseUrl,
-      stored: async () => {
-        const response = await fetch(`${baseUrl}/api/v1/agent/inbox?limit=1`, {
-          headers: { authorization: `Bearer ${target.apiKey}`, 'user-agent': 'agentpost-bench/1.0' },
-        });
-        return ((await response.json()) as { totalMessages: number }).totalMessages;
-      },
+      stored: async () => (await newest()).totalMessages,
+      lastTrust: async () => (await newest()).emails[0]?.trust,
       stop: async () => {
         await stopChild(child);
+        await dns.close();
         dir.remove();
       },
     };
   } catch (error) {
     await stopChild(child);
+    await dns.close();
     dir.remove();
     throw error;
   }

@@ -18,6 +18,8 @@
  * - pauses (only when asked for): per greeting pause, the new-connection rate and whether
  *   clients that talk before the greeting are refused; the MX default is chosen from it.
  * Default parts: rates,tls,connections,memory.
+ * - authentication (only when asked for): the rate and server CPU per message with the SPF,
+ *   DKIM, DMARC and ARC checks on and off (`smtp.authenticationChecks`), mail DKIM-signed.
  * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
  * (4096), --rounds N (1), --idle N (1000), --memory-count N (20000), --after-seconds N (60),
  * --executable PATH (run that single executable, e.g. dist/agentpost, instead of the source).
@@ -28,7 +30,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { defaultConfig } from '../src/config/defaults.js';
-import { startAgentpost, startPostfixTarget, startSink, type Agentpost, type Target } from './ingest-targets.js';
+import { signedBySender, startAgentpost, startPostfixTarget, startSink, type Agentpost, type Target } from './ingest-targets.js';
 import { holdIdleImap } from './imap-idle.js';
 import { threading } from './ingest-threading.js';
 import { argValue, fmt, messageOfSize, percentile, prng, tempDir, vocabulary } from './lib.js';
@@ -65,18 +67,20 @@ interface Measured {
   resumed: number;
 }
 
+type Payloads = (to: string, from: number, n: number) => Buffer[] | Promise<Buffer[]>;
+
 /** A warm-up in the same mode (connections, JIT, statements), then `count` measured messages. */
-const measure = async (target: Target, mode: Mode, n = count, starttls?: Load['starttls']): Promise<Measured> => {
+const measure = async (target: Target, mode: Mode, n = count, starttls?: Load['starttls'], messages: Payloads = payloadsFor): Promise<Measured> => {
   const reuse = mode === 'reused';
   await runLoad({
     port: target.port,
     to: target.address,
-    payloads: payloadsFor(target.address, 0, Math.max(sessions * 10, Math.min(n, 2000))),
+    payloads: await messages(target.address, 0, Math.max(sessions * 10, Math.min(n, 2000))),
     sessions,
     reuse,
     starttls,
   });
-  const payloads = payloadsFor(target.address, 100_000, n);
+  const payloads = await messages(target.address, 100_000, n);
   const before = target.pid ? cpuMs(target.pid) : 0;
   const { seconds, greetingMs, resumed, clientCpuMs } = await runLoad({ port: target.port, to: target.address, payloads, sessions, reuse, starttls });
   const cpu = target.pid ? cpuMs(target.pid) - before : undefined;
@@ -230,6 +234,56 @@ const pauses = async (): Promise<void> => {
   }
 };
 
+/** Messages DKIM-signed by the sender's domain, signed once per batch (the client's CPU, before any timing). */
+const signedBatches = new Map<string, Promise<Buffer[]>>();
+const signedPayloads: Payloads = (to, from, n) => {
+  const key = `${to}|${from}|${n}`;
+  if (!signedBatches.has(key)) {
+    signedBatches.set(
+      key,
+      Promise.all(Array.from({ length: n }, async (_, i) => dataPayload(await signedBySender(messageOfSize(from + i, to, bytes, sentence))))),
+    );
+  }
+  return signedBatches.get(key) as Promise<Buffer[]>;
+};
+
+/**
+ * What judging received mail costs: agentpost with `smtp.authenticationChecks` on and off in
+ * the same run, both loaded with mail DKIM-signed by its sender's domain (SPF, DKIM, DMARC and
+ * so the whole verdict pass, as for most real mail). Each round runs both, the order swapped
+ * every round, so a change in the machine's load hits both.
+ */
+const authentication = async (): Promise<void> => {
+  const names = { on: 'agentpost, authentication on', off: 'agentpost, authentication off' };
+  const perRound: Map<string, Measured>[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const inRound = new Map<string, Measured>();
+    const order = round % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
+    for (const checks of order) {
+      const target = await startAgentpost(names[checks], { executable, greetingDelayMs: 0, authenticationChecks: checks === 'on' });
+      try {
+        for (const mode of ['reused', 'new connection'] as const) {
+          const measured = await measure(target, mode, count, undefined, signedPayloads);
+          report(mode, names[checks], measured);
+          inRound.set(`${mode}|${checks}`, measured);
+        }
+        console.log(`  the last message's trust: ${(await target.lastTrust()) ?? 'none (no verdict)'}`);
+      } finally {
+        await target.stop();
+      }
+    }
+    perRound.push(inRound);
+  }
+  for (const mode of ['reused', 'new connection'] as const) {
+    const ratios = perRound.map((inRound) => (inRound.get(`${mode}|on`)?.rate ?? NaN) / (inRound.get(`${mode}|off`)?.rate ?? NaN));
+    const cpu = perRound.map((inRound) => (inRound.get(`${mode}|on`)?.cpuPerMessage ?? NaN) - (inRound.get(`${mode}|off`)?.cpuPerMessage ?? NaN));
+    console.log(
+      `${mode}: authentication on / off per round ${ratios.map((ratio) => `${fmt(ratio)}x`).join(' ')}, median ${fmt(percentile(ratios, 50))}x; ` +
+        `server CPU the checks add per message ${cpu.map((ms) => fmt(ms, 3)).join(' ')} ms, median ${fmt(percentile(cpu, 50), 3)} ms`,
+    );
+  }
+};
+
 const memory = async (): Promise<void> => {
   const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0 });
   try {
@@ -260,4 +314,5 @@ if (parts.has('connections')) await connections();
 if (parts.has('memory')) await memory();
 if (parts.has('pauses')) await pauses();
 if (parts.has('threading')) await threading({ count: argValue('thread-count', 100_000), sessions, bytes, rounds, executable, sentence });
+if (parts.has('authentication')) await authentication();
 console.log(`after: ${uptime()}`);

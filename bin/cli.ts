@@ -7,6 +7,7 @@ import { isAppError } from '../src/core/errors.js';
 import type { AppOptions, openCore } from '../src/main.js';
 import { parseArgs } from './args.js';
 import { BACKUP_USAGE, backupCommand, restoreCommand } from './backup-cli.js';
+import { DOCTOR_FLAGS, DOCTOR_USAGE, doctorCommand } from './doctor-cli.js';
 import { DELIVERY_USAGE, dkimCommand, outboundCommand, suppressionsCommand, type WithServices } from './delivery-cli.js';
 import { OWNERS_USAGE, ownersCommand } from './owners-cli.js';
 
@@ -22,6 +23,7 @@ const USAGE = `usage: agentpost [serve] [--config FILE] [options]   run the serv
 ${DELIVERY_USAGE}
 ${BACKUP_USAGE}
 ${OWNERS_USAGE}
+${DOCTOR_USAGE}
 
 --config FILE (or ${CONFIG_FILE_ENV}) reads a JSON config file. Settings apply in the order
 defaults < config file < environment < flags. Each option and its environment variable:
@@ -38,7 +40,9 @@ const loadApp = () => import('../src/main.js');
 
 /** Exit codes: 0 ok, 1 failure, 2 bad usage or invalid setting. */
 export const runCli = async (argv: readonly string[], options: AppOptions = {}): Promise<number> => {
-  const { words, flags } = parseArgs(argv, BOOLEAN_FLAGS);
+  // `--json` is doctor's; any other command refuses it below as an unknown option.
+  const { words, flags } = parseArgs(argv, new Set([...BOOLEAN_FLAGS, 'json']));
+  const doctorFlags = words[0] === 'doctor' ? takeFlags(flags, DOCTOR_FLAGS) : {};
   if (flags.help) return print(USAGE, 0);
   // The Node.js version tells an operator which runtime the single executable carries.
   if (flags.version) return print(`agentpost ${packageJson.version} (node ${process.version})`, 0);
@@ -71,6 +75,8 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
         return await dkimCommand(rest, servicesOf(config, options), print, fail);
       case 'outbound':
         return await outboundCommand(rest, servicesOf(config, options), print, fail);
+      case 'doctor':
+        return await withCore(config, options, (core) => doctorCommand(rest, doctorFlags, core.services, print, fail));
       case 'suppressions':
         return await suppressionsCommand(rest, servicesOf(config, options), print, fail);
       case 'backup':
@@ -174,13 +180,13 @@ const sendingCommand = async (config: Config, options: AppOptions, args: string[
 };
 
 /** Admin commands work on an existing database; a mistyped --data-dir must not create a new one. */
-const withCore = async (config: Config, options: AppOptions, work: (core: ReturnType<typeof openCore>) => number): Promise<number> => {
+const withCore = async (config: Config, options: AppOptions, work: (core: ReturnType<typeof openCore>) => number | Promise<number>): Promise<number> => {
   const { databasePath, openCore } = await loadApp();
   const file = databasePath(config);
   if (!existsSync(file)) return fail(`no database at ${file} (check --data-dir or AGENTPOST_DATA_DIR)`, 1);
   const core = openCore({ ...config, log: { level: 'warn' } }, options);
   try {
-    return work(core);
+    return await work(core);
   } finally {
     await core.indexWriter.close();
     core.store.close();
@@ -191,6 +197,16 @@ const servicesOf =
   (config: Config, options: AppOptions): WithServices =>
   (work) =>
     withCore(config, options, (core) => work(core.services));
+
+/** Moves the named flags out of `flags` (a command's own, not settings). */
+const takeFlags = (flags: Record<string, string | true>, names: readonly string[]): Record<string, string | true> => {
+  const taken: Record<string, string | true> = {};
+  for (const name of names) {
+    if (name in flags) taken[name] = flags[name];
+    delete flags[name];
+  }
+  return taken;
+};
 
 const print = (text: string, code: number): number => {
   process.stdout.write(`${text}\n`);

@@ -32,6 +32,7 @@ const ADDON_ASSET = 'better_sqlite3.node';
 const ARGON2_ASSET = 'argon2.node';
 const PARSE_THREAD_ASSET = 'parse-thread.js';
 const SEARCH_THREAD_ASSET = 'search-thread.js';
+const AUTH_THREAD_ASSET = 'auth-thread.js';
 
 const loadAddonFromAsset = (asset: string): { exports: object; file: string } => {
   const dir = mkdtempSync(join(tmpdir(), 'agentpost-'));
@@ -63,6 +64,7 @@ const threads = isSea()
   ? {
       parseWorker: threadFromAsset(PARSE_THREAD_ASSET, PARSE_THREAD_LIMITS),
       searchWorker: threadFromAsset(SEARCH_THREAD_ASSET),
+      authWorker: threadFromAsset(AUTH_THREAD_ASSET),
       nativeBindingFile: addon?.file,
     }
   : {};

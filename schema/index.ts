@@ -6,6 +6,7 @@
 import account from './account.json' with { type: 'json' };
 import address from './address.json' with { type: 'json' };
 import attachment from './attachment.json' with { type: 'json' };
+import authentication from './authentication.json' with { type: 'json' };
 import balance from './balance.json' with { type: 'json' };
 import emailQuery from './email-query.json' with { type: 'json' };
 import empty from './empty.json' with { type: 'json' };
@@ -24,6 +25,7 @@ import registerRequest from './register-request.json' with { type: 'json' };
 import sendRequest from './send-request.json' with { type: 'json' };
 import sendResult from './send-result.json' with { type: 'json' };
 import sending from './sending.json' with { type: 'json' };
+import status from './status.json' with { type: 'json' };
 import suppressionList from './suppression-list.json' with { type: 'json' };
 import suppressionRelease from './suppression-release.json' with { type: 'json' };
 import suppression from './suppression.json' with { type: 'json' };
@@ -171,6 +173,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   account,
   address,
   attachment,
+  authentication,
   balance,
   emailQuery,
   error,
@@ -196,6 +199,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   sendRequest,
   sendResult,
   sending,
+  status,
   outboundQuery,
   outboundList,
   outboundDetail,

@@ -26,6 +26,7 @@ const ENTRIES = {
   agentpost: join(root, 'bin', 'built-entry.ts'),
   'parse-thread': join(root, 'src', 'workers', 'threads', 'parse-thread.ts'),
   'search-thread': join(root, 'src', 'workers', 'threads', 'search-thread.ts'),
+  'auth-thread': join(root, 'src', 'workers', 'threads', 'auth-thread.ts'),
 };
 
 const mtimeOf = (file) => {

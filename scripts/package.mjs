@@ -3,9 +3,10 @@
 //   1. esbuild bundles bin/sea-entry.ts with everything it imports (src/, schema/*.json,
 //      koa, smtp-server, mailparser, ajv, ...) into one CommonJS file, the only module
 //      format a SEA main script can be;
-//      The inbound-parse thread (src/workers/threads/parse-thread.ts) and the search-index thread
-//      (src/workers/threads/search-thread.ts) are bundled the same way, each into a file of its
-//      own: a worker needs its own code, and a SEA has no file to start one from;
+//      The inbound-parse thread (src/workers/threads/parse-thread.ts), the search-index thread
+//      (src/workers/threads/search-thread.ts) and the authentication thread (auth-thread.ts)
+//      are bundled the same way, each into a file of its own: a worker needs its own code,
+//      and a SEA has no file to start one from;
 //   2. `node --experimental-sea-config` turns it into a blob, with the native addons of
 //      better-sqlite3 and @node-rs/argon2 and the threads as assets (bin/sea-entry.ts loads
 //      them from there; argon2 stays outside the bundle, which imports it only lazily, and its
@@ -33,6 +34,7 @@ const ARGON2_ASSET = 'argon2.node';
 const THREADS = [
   { asset: 'parse-thread.js', entry: join('src', 'workers', 'threads', 'parse-thread.ts') },
   { asset: 'search-thread.js', entry: join('src', 'workers', 'threads', 'search-thread.ts') },
+  { asset: 'auth-thread.js', entry: join('src', 'workers', 'threads', 'auth-thread.ts') },
 ];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SMTPServer } from 'smtp-server';
 import { schemasWithLimits } from '../schema/limits.js';
-import { servicesLimits } from './config/services-limits.js';
 import type { Config } from './config/types.js';
 import type { AddressResolver } from './core/address-resolver.js';
 import { BodyBudget, type BodyLimits } from './core/body-budget.js';
+import type { AuthenticateMail } from './core/authentication.js';
 import type { DnsResolver } from './core/dns.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { createLogger, type Logger } from './core/logger.js';
@@ -18,6 +18,8 @@ import { createHttpApp } from './http/app.js';
 import { createHttpListener } from './http/listener.js';
 import { lazyMcpEndpoint, MCP_PATHS } from './mcp/lazy-endpoint.js';
 import { createImapServer } from './imap/server.js';
+import type { RuntimeProbe } from './services/health/status.js';
+import { certificatePaths, servicesConfigOf } from './config/services-config.js';
 import { createServices, type Services } from './services/index.js';
 import { createInboundServer } from './smtp/inbound.js';
 import { createSubmissionServer } from './smtp/submission.js';
@@ -30,6 +32,7 @@ import { InlineIndexWriter, SearchIndexFileWriter } from './store/search-db.js';
 import { loadSecretKey, loadSessionKey } from './store/secret-key.js';
 import type { Argon2Binding, Argon2Loader } from './core/passwords.js';
 import { DeliveryWorker } from './workers/jobs/delivery.js';
+import { AuthThread, type AuthWorkerFactory } from './workers/threads/auth-thread-client.js';
 import { ParsePool, type ParseWorkerFactory } from './workers/threads/parse-pool.js';
 import { Scheduler } from './workers/jobs/scheduler.js';
 import { SearchIndexer } from './workers/jobs/search-indexer.js';
@@ -40,6 +43,8 @@ import { releaseWhenQuiet } from './workers/memory-release.js';
 import { keyExpiryRunOnce } from './workers/jobs/key-expiry.js';
 import { sweepRunOnce } from './workers/jobs/sweep.js';
 import { createDnsResolver } from './workers/net/dns-resolver.js';
+import { certificateFiles } from './workers/net/certificate-files.js';
+import { tcpGreetingProbe } from './workers/net/port-probe.js';
 import { WebhookDispatcher } from './workers/jobs/webhook-dispatcher.js';
 import { HttpWebhookSender } from './workers/net/webhook-http.js';
 import { paymentAdapters } from './workers/net/payment-adapters.js';
@@ -77,6 +82,11 @@ export interface AppOptions {
    * Without one, the index is written on the main thread.
    */
   searchWorker?: SearchWorkerFactory;
+  /**
+   * Starts the authentication thread (src/workers/threads/auth-thread-client.ts); without one,
+   * or with `dns` injected, inbound mail is judged on the main thread.
+   */
+  authWorker?: AuthWorkerFactory;
   /** In the single executable: the addon file behind `nativeBinding`, which the search thread loads too. */
   nativeBindingFile?: string;
   /** How often the `tls.*` files are looked at for a renewed certificate. Default 5 s; tests shorten it. */
@@ -123,7 +133,14 @@ export const databasePath = (config: Config): string => join(config.dataDir, 'ag
 const loggerOf = (config: Config, options: AppOptions): Logger => options.logger ?? createLogger(config.log.level, (line) => process.stderr.write(line));
 
 /** Opens the store and builds the services: what both `serve` and the admin commands need. */
-export const openCore = (config: Config, options: AppOptions = {}, parseMail?: ParseMail) => {
+/** What only `serve` has for the services: its threads and listeners. */
+interface ServeParts {
+  parseMail?: ParseMail;
+  authenticateMail?: AuthenticateMail;
+  runtime?: RuntimeProbe;
+}
+
+export const openCore = (config: Config, options: AppOptions = {}, { parseMail, authenticateMail, runtime }: ServeParts = {}) => {
   const clock = options.clock ?? systemClock;
   const logger = loggerOf(config, options);
   const store = Store.open(databasePath(config), { nativeBinding: options.nativeBinding });
@@ -166,40 +183,15 @@ export const openCore = (config: Config, options: AppOptions = {}, parseMail?: P
     webhookSender,
     mtaStsFetcher,
     parseMail,
+    authenticateMail,
     indexWriter,
+    runtime,
     argon2: argon2Loader(options.argon2),
     cardProcessor: payments.cardProcessor,
     polygon: payments.polygon,
-    config: {
-      mailDomain: config.mailDomain,
-      smtpHostname: config.smtp.hostname,
-      registrationsPerIpPerHour: config.limits.registrationsPerIpPerHour,
-      readMaxBytes: config.limits.readMaxBytes,
-      maxFolders: config.imap.maxFolders,
-      timeZone: config.timeZone,
-      secretKey: loadSecretKey(config.dataDir),
-      keyRotationMutationsPer15Minutes: config.limits.keyRotationMutationsPer15Minutes,
-      keyReplacementMinutes: config.limits.keyReplacementMinutes,
-      factorAttemptsPer15Minutes: config.limits.factorAttemptsPer15Minutes,
-      ...servicesLimits(config.limits),
-      outbound: {
-        relay: config.outbound.relay,
-        port: config.outbound.port,
-        allowLoopbackMx: config.outbound.allowLoopbackMx,
-        retryMs: config.outbound.retryHours * 60 * 60 * 1000,
-        concurrency: config.outbound.concurrency,
-      },
-      webhooksAllowInsecure: config.webhooks.allowInsecure,
-      owners: { ...config.owners, sessionKey: loadSessionKey(config.dataDir) },
-      domains: { ...config.domains, plan: config.limits.personalPlan, fundingPaused: config.funding.paused },
-      payments: {
-        paused: config.funding.paused,
-        invoiceMs: config.payments.invoiceMinutes * 60 * 1000,
-        lateWatchMs: config.payments.polygon.lateWatchHours * 60 * 60 * 1000,
-      },
-      threads: { enabled: config.threads.enabled, subjectWindowMs: config.threads.subjectWindowDays * 24 * 60 * 60 * 1000 },
-      maxEventStreamsPerAccount: config.events.maxStreamsPerAccount,
-    },
+    probe: tcpGreetingProbe,
+    certificates: certificateFiles(certificatePaths(config)),
+    config: { ...servicesConfigOf(config), secretKey: loadSecretKey(config.dataDir), owners: { ...config.owners, sessionKey: loadSessionKey(config.dataDir) } },
   });
   return { clock, logger, store, services, handoff, indexWriter, dns, urls, payments };
 };
@@ -209,7 +201,37 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const logger = loggerOf(config, options);
   const certificates = CertificateStore.fromConfig(config, logger, options.clock ?? systemClock);
   const parsePool = createParsePool(config, options.parseWorker, logger);
-  const { clock, store, services, handoff, indexWriter, urls, payments } = openCore(config, { ...options, logger }, parsePool?.parse);
+  // Read at each status request, when the listeners below exist.
+  const runtime: RuntimeProbe = {
+    listeners: () => ({
+      http: listenerState(httpListener.server, app.ports.http),
+      smtp: listenerState(smtpServer.server, app.ports.smtp),
+      submission: listenerState(submissionServer.server, app.ports.submission),
+      imap: listenerState(imapServer.server, app.ports.imap),
+      ...(submissionTlsServer ? { submissionTls: listenerState(submissionTlsServer.server, app.ports.submissionTls ?? 0) } : {}),
+      ...(imapTlsServer ? { imapTls: listenerState(imapTlsServer.server, app.ports.imapTls ?? 0) } : {}),
+    }),
+    searchMode: () => (indexWriter instanceof SearchWriterThread ? 'thread' : 'main'),
+  };
+  // Tests' fake resolvers cannot cross into a thread: with one injected, the checks stay here.
+  // With the checks off (smtp.authenticationChecks) there is nothing for a thread to do.
+  const authThread =
+    options.dns || !options.authWorker || !config.smtp.authenticationChecks || !config.smtp.authenticationThread
+      ? null
+      : new AuthThread(
+          options.authWorker,
+          {
+            dns: config.dns,
+            hostname: config.smtp.hostname,
+            timeoutMs: config.smtp.authenticationTimeoutMs,
+          },
+          logger,
+        );
+  const { clock, store, services, handoff, indexWriter, urls, payments } = openCore(
+    config,
+    { ...options, logger },
+    { parseMail: parsePool?.parse, authenticateMail: authThread?.check, runtime },
+  );
   const deliveryWorker = new DeliveryWorker(services.delivery, clock, logger);
   let ready = false;
   // The MCP adapter shares the HTTP listener. It is wired here rather than in an HTTP routes
@@ -249,6 +271,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     isReady: () => ready,
     baseUrl: () => app.baseUrl,
     events: { heartbeatMs: config.events.heartbeatSeconds * 1000 },
+    observe: (method, route, status, seconds) => services.metrics.observeHttp(method, route, status, seconds),
     nodeMounts: [{ paths: MCP_PATHS, handle: mcpEndpoint }],
     pages: consolePages,
   });
@@ -272,7 +295,10 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const imapServer = createImapServer(services, logger, { ...config.imap, certificates });
   const imapTlsServer = certificates ? createImapServer(services, logger, { ...config.imap, certificates, implicitTls: true }) : null;
   const scheduler = new Scheduler(logger);
-  const webhookDispatcher = new WebhookDispatcher(services.webhookDispatch, clock, logger, { concurrency: config.webhooks.concurrency });
+  const webhookDispatcher = new WebhookDispatcher(services.webhookDispatch, clock, logger, {
+    concurrency: config.webhooks.concurrency,
+    onAttempt: (ok) => services.metrics.webhookAttempt(ok),
+  });
   const searchIndexer = new SearchIndexer(services.searchIndex, logger);
   const bodyBackfill = new BodyBackfill(services.bodies, logger);
   let stopReacting = (): void => {};
@@ -293,7 +319,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     async start() {
       // The threads load mailparser meanwhile; their failure is settled into a value so that it
       // is never an unhandled rejection while an earlier step throws, and is handled below.
-      const parsersFailed = parsePool?.start().then(
+      const parsersFailed = Promise.all([parsePool?.start(), authThread?.start()]).then(
         () => null,
         (error: unknown) => error,
       );
@@ -319,6 +345,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         watchers: services.mailboxWatchers,
         eventStreams: services.eventStreams,
         worked: quiet.touch,
+        metrics: services.metrics,
       });
       app.ports = {
         http: await listen(httpListener.server, config.http.host, config.http.port),
@@ -356,6 +383,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         baseUrl: app.baseUrl,
         dataDir: config.dataDir,
         parseThreads: parsePool?.size ?? 0,
+        authThread: authThread !== null,
         searchThread: indexWriter instanceof SearchWriterThread,
       });
       return app.ports;
@@ -376,6 +404,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         await Promise.all([closeHttp(httpListener.server), ...smtpServers.map(closeSmtp), imapServer.close(), imapTlsServer?.close()]);
         // After the MX closed: a session still in DATA got its parse done or a 451.
         await parsePool?.close();
+        await authThread?.close();
         await indexWriter.close();
         store.close();
       })();
@@ -424,6 +453,8 @@ const closeHttp = (server: Server): Promise<void> =>
     server.close(() => resolve());
     server.closeAllConnections();
   });
+
+const listenerState = (server: Server | SMTPServer['server'], port: number) => ({ listening: server.listening, port });
 
 const closeSmtp = (server: SMTPServer): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
 

@@ -89,6 +89,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'submission.host': ['0.0.0.0', '0.0.0.0'],
     'submission.port': ['587', 587],
     'webhooks.allowInsecure': ['true', true],
+    'metrics.token': ['0123456789abcdef0123', '0123456789abcdef0123'],
     'dns.servers': ['127.0.0.1:5353, [::1]:53,9.9.9.9', ['127.0.0.1:5353', '[::1]:53', '9.9.9.9']],
     'funding.paused': ['false', false],
     'payments.card.secretKey': ['sk_test_abc', 'sk_test_abc'],
@@ -107,6 +108,8 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'threads.enabled': ['false', false],
     'threads.subjectWindowDays': ['3', 3],
     'events.maxStreamsPerAccount': ['20', 20],
+    'smtp.authenticationChecks': ['false', false],
+    'smtp.authenticationThread': ['true', true],
   };
   // Settings valid only with others: the others come from the environment.
   const pair = { AGENTPOST_TLS_CERT: '/etc/tls/b.crt', AGENTPOST_TLS_KEY: '/etc/tls/b.key' };

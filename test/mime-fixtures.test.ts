@@ -29,7 +29,11 @@ const send = async (t: Test, harness: TestApp, to: string, key: string, name: st
   t.equal(read.status, 200, `${name} reads`);
   const stored = storedRaw(harness.app, to, listed.id);
   t.ok(stored.subarray(stored.length - raw.length).equals(raw), `${name}: stored raw ends with the exact bytes sent`);
-  t.match(stored.subarray(0, stored.length - raw.length).toString('latin1'), /^Received: [\s\S]*\r\n$/, 'only a Received header precedes them');
+  t.match(
+    stored.subarray(0, stored.length - raw.length).toString('latin1'),
+    /^Received: [\s\S]*\r\nAuthentication-Results: [\s\S]*\r\n$/,
+    'only our Received and Authentication-Results fields precede them',
+  );
   return { id: listed.id, raw, listed, read: read.body };
 };
 

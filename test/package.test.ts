@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import t from 'tap';
+import { startDnsServer } from './helpers/dns-server.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
 import { restCall, runCommand, startServerProcess } from './helpers/process.js';
 import { smtpSend, smtpSendRaw } from './helpers/smtp.js';
@@ -56,14 +57,36 @@ t.test('the executable serves, receives and reads with nothing beside it', async
 
   // One parse thread whatever the CPU count: the mail below is then parsed by the thread that
   // the executable evaluates from its parse-thread.js asset (the listening line comes after it is up).
+  // The sender's SPF and DMARC come from a DNS server on loopback: mailauth judges the mail
+  // inside the executable's authentication thread (off by default; turned on here to test its asset).
+  const dns = await startDnsServer(t, { 'example.com': { TXT: ['v=spf1 ip4:127.0.0.1 -all'] }, '_dmarc.example.com': { TXT: ['v=DMARC1; p=reject'] } });
   const server = await startServerProcess(
     t,
     executable,
-    ['serve', '--data-dir', 'data', '--http-port', '0', '--smtp-port', '0', '--submission-port', '0', '--parse-threads', '1', '--owners-signup', 'open'],
+    [
+      'serve',
+      '--data-dir',
+      'data',
+      '--http-port',
+      '0',
+      '--smtp-port',
+      '0',
+      '--submission-port',
+      '0',
+      '--parse-threads',
+      '1',
+      '--dns-servers',
+      dns.servers[0],
+      '--owners-signup',
+      'open',
+      '--smtp-authentication-thread',
+      'true',
+    ],
     { cwd: home, env },
   );
   t.ok(server.ports.http > 0 && server.ports.smtp > 0, 'port 0 bound free ports and logged them');
   t.match(server.output().stderr, /"message":"agentpost listening"[^\n]*"parseThreads":1/, 'the parse thread started inside the executable');
+  t.match(server.output().stderr, /"message":"agentpost listening"[^\n]*"authThread":true/, 'and the authentication thread, from its auth-thread.js asset');
   t.match(
     server.output().stderr,
     /"message":"agentpost listening"[^\n]*"searchThread":true/,
@@ -111,6 +134,7 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   const read = await restCall(server.baseUrl, 'GET', `/api/v1/agent/email/${first.id}`, { key: apiKey });
   t.equal(read.status, 200);
   t.match(read.body, { subject: 'packaged hello', text: /plain part/, html: /<p>html part<\/p>/, isRead: true });
+  t.match(read.body, { trust: 'verified', authentication: { spf: 'pass', dmarc: 'pass' } }, 'judged by the bundled mailauth');
   t.equal(read.body.attachments[0].content, Buffer.from([0, 1, 2, 255]).toString('base64'));
   const cyrillic = await restCall(server.baseUrl, 'GET', `/api/v1/agent/email/${inbox.body.emails[0].id}`, { key: apiKey });
   t.match(cyrillic.body.text, /Привет/);

@@ -138,9 +138,10 @@ t.test('a Received header with the literal client IP is prepended; the rest is t
     new RegExp(
       `^Received: from ${nodemailerHelo.replaceAll('.', '\\.')} \\(\\[127\\.0\\.0\\.1\\]\\)\\r\\n` +
         `\\tby localhost \\(agentpost\\) with ESMTP id [A-Za-z0-9]+\\r\\n` +
-        `\\tfor <${agent.email}>; Thu, 5 Mar 2026 06:07:08 \\+0000\\r\\n$`,
+        `\\tfor <${agent.email}>; Thu, 5 Mar 2026 06:07:08 \\+0000\\r\\n` +
+        'Authentication-Results: localhost;\\r\\n(\\t[^\\r]+\\r\\n)+$',
     ),
-    'one RFC 5321 trace header, literal IP in brackets (no reverse DNS), date from the clock',
+    'one RFC 5321 trace header, literal IP in brackets (no reverse DNS), date from the clock; then our RFC 8601 verdict',
   );
 });
 

@@ -29,6 +29,9 @@ export const defaultConfig = (): Config => ({
     maxRecipients: 100,
     maxClients: 2000,
     greetingDelayMs: 10,
+    authenticationChecks: true,
+    authenticationThread: false,
+    authenticationTimeoutMs: 20_000,
   },
   // Submission clients authenticate, so a pause before the greeting would protect nothing.
   submission: { host: '127.0.0.1', port: 2587, tlsPort: 2465, allowInsecureAuth: false, maxClients: 200, greetingDelayMs: 0 },
@@ -117,5 +120,6 @@ export const defaultConfig = (): Config => ({
       lateWatchHours: 24,
     },
   },
+  metrics: {},
   log: { level: 'info' },
 });

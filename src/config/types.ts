@@ -19,7 +19,17 @@ export interface Config {
    * parseTimeoutMs: the time budget of one parse, past which its thread is replaced and the
    * message kept with the bounded fallback.
    */
-  smtp: Listener & { hostname: string; maxMessageBytes: number; parseThreads: number; parseTimeoutMs: number; maxRecipients: number; greetingDelayMs: number };
+  smtp: Listener & {
+    hostname: string;
+    maxMessageBytes: number;
+    parseThreads: number;
+    parseTimeoutMs: number;
+    maxRecipients: number;
+    greetingDelayMs: number;
+    authenticationChecks: boolean;
+    authenticationThread: boolean;
+    authenticationTimeoutMs: number;
+  };
   /** tlsPort: implicit TLS (RFC 8314), listening only when a certificate is configured. */
   submission: Listener & { tlsPort: number; allowInsecureAuth: boolean; greetingDelayMs: number };
   imap: Listener & { tlsPort: number; allowInsecureAuth: boolean; maxLineBytes: number; maxAppendBytes: number; maxFolders: number };
@@ -105,6 +115,8 @@ export interface Config {
   /** paused: payment endpoints answer 503 and hosting comes from operator grants only. */
   funding: { paused: boolean };
   payments: PaymentsConfig;
+  /** token: the Bearer token GET /metrics asks for; unset, metrics are not served. */
+  metrics: { token?: string };
   log: { level: 'debug' | 'info' | 'warn' | 'error' | 'silent' };
 }
 

@@ -22,6 +22,10 @@ const TONE: Record<string, string> = {
   deferred: 'warn',
   retrying: 'warn',
   unresolved: 'warn',
+  // The deployment checks (the Health page).
+  ok: 'good',
+  warn: 'warn',
+  fail: 'bad',
   bounced: 'bad',
   failed: 'bad',
   rejected: 'bad',

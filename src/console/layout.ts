@@ -15,6 +15,7 @@ export const NAV: readonly NavItem[] = [
   { key: 'agents', href: '/', label: 'Agents' },
   { key: 'drafts', href: '/drafts', label: 'Drafts' },
   { key: 'billing', href: '/billing', label: 'Billing' },
+  { key: 'health', href: '/health', label: 'Health' },
   { key: 'settings', href: '/settings', label: 'Settings' },
 ];
 

@@ -1,3 +1,4 @@
+import type { AuthenticationVerdict } from './authentication.js';
 /** Records shared by the store and the services. Times are Unix milliseconds. */
 
 export type SendingState = 'probation' | 'standard' | 'reviewed' | 'paused';
@@ -75,6 +76,8 @@ export interface MessageSummary {
   flagged: boolean;
   /** The conversation it belongs to (src/services/mail/threads.ts); null only until the thread backfill reaches it. */
   threadId: number | null;
+  /** The verdict on a received message; null for Sent copies and mail stored before it was recorded. */
+  authentication: AuthenticationVerdict | null;
 }
 
 /** IMAP's flags of a message (RFC 3501 section 2.3.2); keywords are atoms, kept as given. */

@@ -2,6 +2,7 @@ import { Router } from '@koa/router';
 import Koa from 'koa';
 import type { HttpDeps } from './context.js';
 import { errorMiddleware } from './errors.js';
+import { observeLatency } from './latency.js';
 import { mountNodeHandlers } from './mount.js';
 import { ROUTES } from './routes/index.js';
 
@@ -10,6 +11,7 @@ export const createHttpApp = (deps: HttpDeps): Koa => {
   const router = new Router();
   for (const register of ROUTES) register(router, deps);
   mountNodeHandlers(router, deps.nodeMounts ?? []);
+  if (deps.observe) app.use(observeLatency(deps.observe));
   app.use(errorMiddleware(deps.logger));
   app.use(async (ctx, next) => {
     ctx.set('Cache-Control', 'no-store');

@@ -21,6 +21,8 @@ export interface HttpDeps {
   pages?: Middleware;
   /** The event stream's heartbeat interval (events.heartbeatSeconds). */
   events: { heartbeatMs: number };
+  /** Told of every answered request, for the latency metrics: `route` is the matched template. */
+  observe?: (method: string, route: string, status: number, seconds: number) => void;
   /** Other adapters on this listener (the MCP endpoint), wired by main.ts. */
   nodeMounts?: readonly NodeMount[];
 }

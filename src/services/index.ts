@@ -1,4 +1,7 @@
 import type { AddressResolver } from '../core/address-resolver.js';
+import type { AuthenticateMail } from '../core/authentication.js';
+import type { CertificateSource } from '../core/certificates.js';
+import type { PortProbe } from '../core/doctor.js';
 import type { DnsResolver } from '../core/dns.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -21,6 +24,11 @@ import { createDomainServices, type DomainServices, type DomainsSettings } from 
 import { EventStreamService } from './events/streams.js';
 import { ImapSessionService } from './imap/session.js';
 import { ImapMailService } from './imap/mail.js';
+import type { ListenerSpec } from './health/checks-listeners.js';
+import { DoctorService } from './health/doctor.js';
+import { MetricsService } from './health/metrics.js';
+import { StatusService, type RuntimeProbe } from './health/status.js';
+import { MessageAuthenticator, uncheckedMail } from './mail/authentication.js';
 import { InboundService } from './mail/inbound.js';
 import { KeyRotationService } from './keys/key-rotation.js';
 import { MessageBodyService } from './mail/bodies.js';
@@ -59,6 +67,10 @@ import { createOwnerServices, type OwnerServices, type OwnersConfig } from './ow
 export interface ServicesConfig {
   mailDomain: string;
   smtpHostname: string;
+  /** false: received mail is stored unjudged (`smtp.authenticationChecks`). */
+  authenticationChecks: boolean;
+  /** Inbound authentication lookups still running after this long are recorded as temperror. */
+  authenticationTimeoutMs: number;
   registrationsPerIpPerHour: number;
   readMaxBytes: number;
   /** IANA zone of day boundaries (daily limits, access-key daily budgets). */
@@ -99,6 +111,10 @@ export interface ServicesConfig {
   domains: DomainsSettings;
   /** funding.paused and the invoice timings (config `payments.*`). */
   payments: PaymentsConfig;
+  /** `metrics.token`: the Bearer token /metrics asks for; unset, metrics are not served. */
+  metricsToken?: string;
+  /** Where each listener is configured to answer, for the deployment checks. */
+  listeners: ListenerSpec[];
 }
 
 export interface ServiceDeps {
@@ -117,6 +133,8 @@ export interface ServiceDeps {
   webhookSender: WebhookSender;
   /** Fetches recipient domains' MTA-STS policies (RFC 8461); without it, none is looked for. */
   mtaStsFetcher?: MtaStsFetcher;
+  /** Judges inbound SMTP mail; main.ts passes an auth thread's. Default: MessageAuthenticator on this thread. */
+  authenticateMail?: AuthenticateMail;
   /**
    * Parses mail (inbound, submitted, and stored bodies built later); main.ts passes its parse
    * threads' pool, which enforces the parse's time budget. Default: parseMessage on this
@@ -131,6 +149,12 @@ export interface ServiceDeps {
   cardProcessor?: CardProcessor;
   /** The Polygon RPC and invoice addresses, when `payments.polygon` is configured. */
   polygon?: PolygonPort;
+  /** Listeners and threads, for the status page; admin commands have none. */
+  runtime?: RuntimeProbe;
+  /** The configured TLS certificate files, for the status page and the deployment checks. */
+  certificates?: CertificateSource;
+  /** Connects to listeners for the deployment checks. */
+  probe: PortProbe;
 }
 
 export interface Services extends OwnerServices, DomainServices {
@@ -179,6 +203,12 @@ export interface Services extends OwnerServices, DomainServices {
   mailWait: MailWaitService;
   /** Server-Sent Event streams over the account's event log; woken by the after-commit hook. */
   eventStreams: EventStreamService;
+  /** The status page: each part's health (GET /api/v1/status). */
+  status: StatusService;
+  /** Prometheus counters and gauges (GET /metrics), fed by the commit feed and the adapters. */
+  metrics: MetricsService;
+  /** The deployment checks (`agentpost doctor`, the console's Health page). */
+  doctor: DoctorService;
 }
 
 export const createServices = ({
@@ -189,14 +219,18 @@ export const createServices = ({
   handoff,
   resolver,
   addressResolver,
+  dns,
   webhookSender,
-  mtaStsFetcher,
   parseMail,
   indexWriter,
   argon2,
-  dns,
   cardProcessor,
   polygon,
+  mtaStsFetcher,
+  runtime = NO_RUNTIME,
+  certificates = NO_CERTIFICATES,
+  probe,
+  authenticateMail,
 }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const parse = parseMail ?? ((raw: Buffer) => parseMessage(raw));
@@ -221,8 +255,10 @@ export const createServices = ({
   });
   const accessKeyPolicy = new AccessKeyPolicyService(store, clock, config.timeZone);
   const limits = new SendingLimits(store, clock, rateLimiter, { ...config.sending.limits, timeZone: config.timeZone });
+  const status = new StatusService(store, clock, runtime, certificates);
+  const authenticator = new MessageAuthenticator(dns, config.smtpHostname, config.authenticationTimeoutMs);
   const { limits: sendingLimits, ...sendingConfig } = config.sending;
-  const sending = new SendingService(store, clock, mailbox, limits, accessKeyPolicy, parse, { ...sendingConfig, mailDomain: config.mailDomain });
+  const sending = new SendingService(store, clock, mailbox, limits, accessKeyPolicy, parse, { ...sendingConfig, mailDomain: config.mailDomain }, authenticator);
   const reputation = new SendingReputation(store);
   const bounces = new BounceService(store, clock, logger, reputation, config.mailDomain);
   const dkim = new DkimService(store, clock, config.secretKey);
@@ -272,7 +308,7 @@ export const createServices = ({
     accounts,
     auth,
     mailbox,
-    inbound: new InboundService(store, clock, mailbox, config.smtpHostname, parse, bounces),
+    inbound: new InboundService(store, clock, mailbox, config.smtpHostname, inboundChecks(config, authenticator, authenticateMail), parse, bounces),
     rateLimiter,
     keyRotation,
     accessKeys: new AccessKeyService(store, clock, twoFactor, accessKeyPolicy, config.accessKeysPerAccount),
@@ -301,6 +337,23 @@ export const createServices = ({
     threads,
     mailWait: new MailWaitService(store, mailbox, mailboxWatchers),
     eventStreams: new EventStreamService(store, clock, { maxStreamsPerAccount: config.maxEventStreamsPerAccount, historyMs: config.webhooks.historyMs }),
+    status,
+    metrics: new MetricsService(status, config.metricsToken),
+    doctor: new DoctorService(
+      dns,
+      dkim,
+      clock,
+      probe,
+      certificates,
+      {
+        mailDomain: config.mailDomain,
+        hostname: config.smtpHostname,
+        relay: config.outbound.relay,
+        listeners: config.listeners,
+      },
+      runtime,
+      () => domainServices.domains.verifiedNames(),
+    ),
   };
   return {
     ...core,
@@ -323,3 +376,10 @@ export const createServices = ({
     }),
   };
 };
+
+const NO_RUNTIME: RuntimeProbe = { listeners: () => ({}), searchMode: () => 'main' };
+const NO_CERTIFICATES: CertificateSource = async () => [];
+
+/** How received mail is judged: main.ts's thread, else on this thread; not at all when the operator turned the checks off. */
+const inboundChecks = (config: ServicesConfig, authenticator: MessageAuthenticator, onThread: AuthenticateMail | undefined): AuthenticateMail =>
+  !config.authenticationChecks ? uncheckedMail(config.smtpHostname) : (onThread ?? authenticator.check);

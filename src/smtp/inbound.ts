@@ -61,6 +61,7 @@ const receive = async (
         protocol: session.transmissionType,
         tls: tlsOf(session),
       },
+      mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
       recipients,
       raw,
     });

@@ -9,6 +9,7 @@ import { openDatabase, type Db, type OpenOptions } from './db.js';
 import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostingRepo } from './hosting.js';
+import { HealthRepo } from './health.js';
 import { IdempotencyRepo } from './idempotency.js';
 import { InvoiceRepo } from './invoices.js';
 import { ImapRepo } from './imap.js';
@@ -68,6 +69,7 @@ export class Store {
   readonly hosting: HostingRepo;
   readonly invoices: InvoiceRepo;
   readonly threads: ThreadRepo;
+  readonly health: HealthRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
 
@@ -105,6 +107,7 @@ export class Store {
     this.bodies = new MessageBodyRepo(db);
     this.owners = new OwnerRepo(db);
     this.drafts = new DraftRepo(db);
+    this.health = new HealthRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies);
     this.messageArrivals = new MessageArrivalRepo(db);
     this.domains = new DomainRepo(db);

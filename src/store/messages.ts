@@ -1,5 +1,6 @@
 import type { Db } from './db.js';
 import { addressesOf, type AddressColumns } from './address-columns.js';
+import type { AuthenticationVerdict } from '../core/authentication.js';
 import type { StoredBody } from '../core/stored-message.js';
 import type { AddressEntry, AttachmentMeta, MessageFlags, MessageSummary } from '../core/types.js';
 import type { MessageBodyRepo } from './message-bodies.js';
@@ -32,6 +33,8 @@ export interface NewMessage {
   body: StoredBody | null;
   /** Null when threads are off (threads.enabled). */
   threadId: number | null;
+  /** Received mail's verdict; omitted for Sent copies. */
+  authentication?: AuthenticationVerdict;
 }
 
 interface SummaryRow extends AddressColumns {
@@ -47,10 +50,11 @@ interface SummaryRow extends AddressColumns {
   seen: number;
   flagged: number;
   thread_id: number | null;
+  authentication_json: string | null;
 }
 
 const SUMMARY_COLUMNS = `m.id, m.uid, m.message_id, m.subject, m.from_json, m.to_json, m.cc_json, m.date,
-  m.preview, m.size, m.attachments_json, m.encrypted, m.seen, m.flagged, m.thread_id`;
+  m.preview, m.size, m.attachments_json, m.encrypted, m.seen, m.flagged, m.thread_id, m.authentication_json`;
 
 const toSummary = (row: SummaryRow): MessageSummary => ({
   rowId: row.id,
@@ -66,6 +70,7 @@ const toSummary = (row: SummaryRow): MessageSummary => ({
   seen: row.seen === 1,
   flagged: row.flagged === 1,
   threadId: row.thread_id,
+  authentication: row.authentication_json === null ? null : (JSON.parse(row.authentication_json) as AuthenticationVerdict),
 });
 
 /** What a full read shows of the message row. */
@@ -105,8 +110,8 @@ export class MessageRepo extends Repo {
     const { flags } = message;
     const { lastInsertRowid } = this.sql(
       `INSERT INTO messages (id, folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
-         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id, authentication_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       this.nextId(),
       message.folderId,
@@ -131,6 +136,7 @@ export class MessageRepo extends Repo {
       message.modseq,
       message.receivedAt,
       message.threadId,
+      message.authentication ? JSON.stringify(message.authentication) : null,
     );
     const rowId = Number(lastInsertRowid);
     this.sql('INSERT INTO message_raw (message_rowid, raw) VALUES (?, ?)').run(rowId, message.raw);
@@ -228,9 +234,9 @@ export class MessageRepo extends Repo {
     const copied = this.nextId() ?? this.maxId() + 1;
     this.sql(
       `INSERT INTO messages (id, folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
-         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id)
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id, authentication_json)
        SELECT ?, ?, ?, message_id, in_reply_to, subject, from_json, to_json, cc_json,
-         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, ?, received_at, thread_id
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, ?, received_at, thread_id, authentication_json
        FROM messages WHERE id = ?`,
     ).run(copied, folderId, uid, modseq, rowId);
     this.sql('INSERT INTO message_raw (message_rowid, raw) SELECT ?, raw FROM message_raw WHERE message_rowid = ?').run(copied, rowId);

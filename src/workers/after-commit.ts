@@ -1,5 +1,6 @@
 import { MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type OutboundRecipientUpdatedEvent } from '../core/events.js';
 import { EventStreamService } from '../services/events/streams.js';
+import { METRIC_TOPICS, type MetricsService } from '../services/health/metrics.js';
 import { MailboxWatchers } from '../services/mail/watchers.js';
 import type { Committed, CommitFeed } from '../store/index.js';
 
@@ -19,6 +20,8 @@ export interface AfterCommitReactions {
   eventStreams?: EventStreamService;
   /** Notes that mail was stored or sent, for releaseWhenQuiet (src/workers/memory-release.ts). */
   worked?: () => void;
+  /** Counts what committed (messages received and sent, recipient outcomes) for /metrics. */
+  metrics?: MetricsService;
 }
 
 /**
@@ -29,7 +32,7 @@ export interface AfterCommitReactions {
  * that the next start does not redo. Returns the unsubscribe for shutdown.
  */
 export const reactAfterCommit = (feed: CommitFeed, reactions: AfterCommitReactions): (() => void) => {
-  const { indexSearch, buildBodies, dispatchWebhooks, deliver, watchers, eventStreams, worked } = reactions;
+  const { indexSearch, buildBodies, dispatchWebhooks, deliver, watchers, eventStreams, worked, metrics } = reactions;
   const subscriptions = [
     indexSearch && feed.subscribe(MESSAGE_STORED, () => indexSearch()),
     buildBodies && feed.subscribe(MESSAGE_STORED, () => buildBodies()),
@@ -41,6 +44,7 @@ export const reactAfterCommit = (feed: CommitFeed, reactions: AfterCommitReactio
     watchers && feed.subscribe(MailboxWatchers.topics, (entries) => watchers.onCommitted(entries)),
     eventStreams && feed.subscribe(EventStreamService.topics, (entries) => eventStreams.onCommitted(entries)),
     worked && feed.subscribe([MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED], () => worked()),
+    metrics && feed.subscribe(METRIC_TOPICS, (entries) => metrics.onCommitted(entries)),
   ];
   return () => subscriptions.forEach((unsubscribe) => unsubscribe?.());
 };

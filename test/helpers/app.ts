@@ -8,9 +8,12 @@ import type { MxResolver } from '../../src/core/outbound.js';
 import { createLogger, type Logger } from '../../src/core/logger.js';
 import { createApp, type App } from '../../src/main.js';
 import type { ParseWorkerFactory } from '../../src/workers/threads/parse-pool.js';
+import type { AuthWorkerFactory } from '../../src/workers/threads/auth-thread-client.js';
+import { sourceAuthWorker } from '../../src/workers/threads/auth-thread-source.js';
 import { sourceParseWorker } from '../../src/workers/threads/parse-thread-source.js';
 import { sourceSearchWorker } from '../../src/workers/threads/search-thread-source.js';
 import type { SearchWorkerFactory } from '../../src/workers/threads/search-writer-thread.js';
+import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { assertMatchesOpenApi } from './openapi.js';
 
 export interface ApiResponse<T = any> {
@@ -28,6 +31,11 @@ export interface RequestOptions {
 export interface TestApp {
   app: App;
   baseUrl: string;
+  /**
+   * The authoritative DNS server on loopback that `dns.servers` points at unless the test set
+   * its own (then null): no test asks a real resolver. Serve records with `dns.set(...)`.
+   */
+  dns: TestDnsServer | null;
   smtpPort: number;
   /** SMTP submission (AUTH with the mailbox address and the full key). */
   submissionPort: number;
@@ -48,6 +56,7 @@ export const startApp = async (
   options: {
     clock?: Clock;
     dns?: DnsResolver;
+    authWorker?: AuthWorkerFactory;
     resolver?: MxResolver;
     autoDeliver?: boolean;
     addressResolver?: AddressResolver;
@@ -61,6 +70,7 @@ export const startApp = async (
   } = {},
 ): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
+  const dns = overrides.dns === undefined && !options.dns ? await startDnsServer(t) : null;
   const config = loadConfig({
     overrides: deepMerge(
       {
@@ -71,6 +81,7 @@ export const startApp = async (
         submission: { port: 0, tlsPort: 0 },
         imap: { port: 0, tlsPort: 0 },
         log: { level: 'silent' },
+        ...(dns ? { dns: { servers: dns.servers } } : {}),
       },
       overrides,
     ),
@@ -87,6 +98,7 @@ export const startApp = async (
     // The real parse threads, as bin/main.ts starts them (smtp.parseThreads decides how many).
     parseWorker: options.parseWorker ?? sourceParseWorker,
     searchWorker: options.searchWorker === null ? undefined : (options.searchWorker ?? sourceSearchWorker),
+    authWorker: options.authWorker ?? sourceAuthWorker,
   });
   await app.start();
   t.teardown(() => app.stop());
@@ -110,7 +122,7 @@ export const startApp = async (
     if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body as { email: string; apiKey: string; userId: string };
   };
-  return { app, baseUrl: app.baseUrl, smtpPort: app.ports.smtp, submissionPort: app.ports.submission, imapPort: app.ports.imap, api, register };
+  return { app, baseUrl: app.baseUrl, dns, smtpPort: app.ports.smtp, submissionPort: app.ports.submission, imapPort: app.ports.imap, api, register };
 };
 
 const deepMerge = (base: ConfigLayer, over: ConfigLayer): ConfigLayer => {

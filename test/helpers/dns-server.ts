@@ -49,6 +49,13 @@ export interface TestDnsServer {
  * Point `dns.servers` at `server.servers`. Closed when the test ends.
  */
 export const startDnsServer = async (t: Test, zone: Record<string, NameRecords> = {}): Promise<TestDnsServer> => {
+  const server = await openDnsServer(zone);
+  t.teardown(() => server.close());
+  return server;
+};
+
+/** The same server without a test to close it (benchmarks); the caller closes it. */
+export const openDnsServer = async (zone: Record<string, NameRecords> = {}): Promise<TestDnsServer> => {
   const names = new Map<string, NameRecords | 'silent'>();
   const queries: string[] = [];
   const key = (name: string) => name.toLowerCase().replace(/\.$/, '');
@@ -84,7 +91,6 @@ export const startDnsServer = async (t: Test, zone: Record<string, NameRecords> 
       await Promise.all([new Promise<void>((resolve) => udp.close(() => resolve())), new Promise<void>((resolve) => tcp.close(() => resolve()))]);
     },
   };
-  t.teardown(() => server.close());
   return server;
 };
 

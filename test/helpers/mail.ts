@@ -28,6 +28,7 @@ export const storedRaw = (app: App, address: string, uid: number | string, folde
 export const deliverDirect = (app: App, to: string[], raw: Buffer | string): Promise<void> =>
   app.services.inbound.deliver({
     session: { id: 'seed', remoteAddress: '127.0.0.1', heloName: 'seed.test', protocol: 'ESMTP', tls: null },
+    mailFrom: 'sender@example.org',
     recipients: to,
     raw: Buffer.isBuffer(raw) ? raw : Buffer.from(raw),
   });

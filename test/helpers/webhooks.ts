@@ -1,5 +1,6 @@
 import type { Test } from 'tap';
 import { ManualClock } from '../../src/core/clock.js';
+import type { ConfigLayer } from '../../src/config/types.js';
 import type { AddressResolver } from '../../src/core/address-resolver.js';
 import { startApp, type TestApp } from './app.js';
 import { smtpSend } from './smtp.js';
@@ -25,10 +26,14 @@ export interface WebhookFixture extends TestApp {
  */
 export const webhookFixture = async (
   t: Test,
-  options: { events?: string[]; verified?: boolean; resolver?: AddressResolver; timeoutMs?: number; startAt?: Date } = {},
+  options: { events?: string[]; verified?: boolean; resolver?: AddressResolver; timeoutMs?: number; startAt?: Date; config?: ConfigLayer } = {},
 ): Promise<WebhookFixture> => {
   const clock = new ManualClock(options.startAt ?? '2026-03-01T12:00:00Z');
-  const app = await startApp(t, { webhooks: { allowInsecure: true, timeoutMs: options.timeoutMs ?? 5000 } }, { clock, addressResolver: options.resolver });
+  const app = await startApp(
+    t,
+    { ...options.config, webhooks: { allowInsecure: true, timeoutMs: options.timeoutMs ?? 5000 } },
+    { clock, addressResolver: options.resolver },
+  );
   const receiver = await startReceiver(t);
   const agent = await app.register();
   const fixture: WebhookFixture = {

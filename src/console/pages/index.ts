@@ -6,6 +6,7 @@ import { agentKeyPages } from './agent-keys.js';
 import { authPages } from './auth.js';
 import { billingPages } from './billing.js';
 import { draftPages } from './drafts.js';
+import { healthPages } from './health.js';
 import { homePages } from './home.js';
 import { settingsPages } from './settings.js';
 
@@ -18,5 +19,6 @@ export const PAGES: readonly ((router: Router, deps: ConsoleDeps) => void)[] = [
   agentKeyPages,
   draftPages,
   billingPages,
+  healthPages,
   settingsPages,
 ];

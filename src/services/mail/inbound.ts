@@ -6,10 +6,14 @@ import type { Store } from '../../store/index.js';
 import type { BounceService } from '../delivery/bounces.js';
 import { INBOX, type MailboxService } from './mailbox.js';
 import { withPrefix } from '../../mime/structure.js';
+import { withoutForgedAuthenticationResults } from '../../mime/authentication-results.js';
+import type { AuthenticateMail } from '../../core/authentication.js';
 import { receivedHeader, type SmtpSessionInfo } from './trace.js';
 
 export interface InboundMessage {
   session: SmtpSessionInfo;
+  /** MAIL FROM; empty for the null reverse-path. */
+  mailFrom: string;
   /** Envelope recipients, each accepted earlier by `acceptsRecipient`. */
   recipients: string[];
   raw: Buffer;
@@ -22,6 +26,8 @@ export class InboundService {
     private readonly clock: Clock,
     private readonly mailboxes: MailboxService,
     private readonly hostname: string,
+    /** Where the checks run is main.ts's choice (a worker thread keeps mailauth off the event loop). */
+    private readonly authenticate: AuthenticateMail,
     /** Where the MIME parse runs is main.ts's choice (a worker pool keeps it off the event loop). */
     private readonly parse: ParseMail,
     private readonly bounces?: BounceService,
@@ -58,16 +64,30 @@ export class InboundService {
     for (const recipient of bounceRecipients) this.bounces?.ingest(message.raw, recipient);
     const mailboxRecipients = recipients.filter((recipient) => !bounceRecipients.includes(recipient));
     if (mailboxRecipients.length === 0) return;
-    const parsed = await this.parse(message.raw);
+    const { session } = message;
+    // The verdict's DNS lookups run while the parse thread works; both finish before the commit.
+    const [parsed, checked] = await Promise.all([
+      this.parse(message.raw),
+      this.authenticate(message.raw, { clientAddress: session.remoteAddress, helo: session.heloName, mailFrom: message.mailFrom }, this.clock.now()),
+    ]);
+    const sent = withoutForgedAuthenticationResults(message.raw, this.hostname);
+    const verdict = Buffer.from(checked.field, 'latin1');
     const now = this.clock.now();
     const targets = this.copiesFor(mailboxRecipients).map(({ mailbox, recipient }) => {
-      const trace = Buffer.from(receivedHeader(message.session, this.hostname, recipient, now), 'utf8');
-      // The stored body's offsets are into the stored bytes, which start with the trace.
-      const body = parsed.body && withPrefix(parsed.body, trace.length);
-      return { mailbox, raw: Buffer.concat([trace, message.raw]), parsed: { ...parsed, body } };
+      const trace = Buffer.from(receivedHeader(session, this.hostname, recipient, now), 'utf8');
+      // Our trace field on top, then our verdict (RFC 8601 section 4: both are trace fields of
+      // this hop). The stored body's offsets are into the stored bytes, which start with them;
+      // with forged fields cut out the parse no longer matches, and the backfill builds the body anew.
+      const body = sent === message.raw && parsed.body ? withPrefix(parsed.body, trace.length + verdict.length) : null;
+      return { mailbox, raw: Buffer.concat([trace, verdict, sent]), parsed: { ...parsed, body } };
     });
     await this.store.groupCommit(() => {
-      for (const target of targets) this.mailboxes.append(target.mailbox, INBOX, target.raw, target.parsed, { arrival: { tls: message.session.tls } });
+      for (const target of targets) {
+        this.mailboxes.append(target.mailbox, INBOX, target.raw, target.parsed, {
+          arrival: { tls: session.tls },
+          authentication: checked.verdict ?? undefined,
+        });
+      }
     });
   }
 }

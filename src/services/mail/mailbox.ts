@@ -1,3 +1,4 @@
+import type { AuthenticationVerdict } from '../../core/authentication.js';
 import { AppError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import { MESSAGE_STORED, type MessageStoredEvent } from '../../core/events.js';
@@ -58,6 +59,8 @@ export interface AppendOptions {
   flags?: MessageFlags;
   /** The INTERNALDATE an IMAP APPEND gave; now when absent. */
   receivedAt?: number;
+  /** The verdict on received mail, stored with it. */
+  authentication?: AuthenticationVerdict;
 }
 
 export interface Appended {
@@ -142,6 +145,7 @@ export class MailboxService {
       searchText: searchTextOf(parsed),
       body: parsed.body,
       threadId,
+      authentication: options.authentication,
     });
     if (options.arrival) this.store.messageArrivals.record(rowId, options.arrival);
     if (flags.keywords.length > 0) this.store.folders.addKeywords(folder.id, flags.keywords);

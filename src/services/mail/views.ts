@@ -1,3 +1,4 @@
+import type { AuthenticationResults, AuthenticationVerdict, Trust } from '../../core/authentication.js';
 import type { AddressEntry, Folder, MessageSummary } from '../../core/types.js';
 import type { ContentFallback, StoredContent } from '../../core/stored-message.js';
 import type { TlsSessionInfo } from '../../core/tls.js';
@@ -20,6 +21,9 @@ export interface MessageView {
   isRead: boolean;
   isStarred: boolean;
   encryptedBody: boolean;
+  /** Received mail only: the verdict at arrival (core/authentication.ts). */
+  trust?: Trust;
+  authentication?: AuthenticationResults & { reason: string };
   attachments: AttachmentView[];
   /** The conversation (GET /api/v1/agent/threads/{threadId}). */
   threadId?: string;
@@ -69,6 +73,7 @@ export const messageView = (message: MessageSummary): MessageView => ({
   isRead: message.seen,
   isStarred: message.flagged,
   encryptedBody: message.encrypted,
+  ...authenticationView(message.authentication),
   attachments: message.attachments.map((attachment) => ({
     ...(attachment.filename !== null ? { filename: attachment.filename, name: attachment.filename } : {}),
     contentType: attachment.contentType,
@@ -76,6 +81,12 @@ export const messageView = (message: MessageSummary): MessageView => ({
   })),
   ...(message.threadId !== null ? { threadId: String(message.threadId) } : {}),
 });
+
+const authenticationView = (verdict: AuthenticationVerdict | null): Pick<MessageView, 'trust' | 'authentication'> => {
+  if (!verdict) return {};
+  const { trust, spf, dkim, dmarc, arc, reason } = verdict;
+  return { trust, authentication: { spf, dkim, dmarc, arc, reason } };
+};
 
 /** The full read answer, from the stored content; `contents` are the attachments' decoded bytes, in order. */
 export const fullMessageView = (

@@ -1,3 +1,4 @@
+import type { AuthenticationVerdict } from '../../core/authentication.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError, invalidInput } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
@@ -8,8 +9,10 @@ import type { RecipientRecord } from '../../store/submissions.js';
 import type { AccessKeySendPolicy } from '../keys/access-key-send-policy.js';
 import { requirePermission } from '../accounts/auth.js';
 import { composeMessage, parsedOfComposed } from './compose.js';
+import type { MessageAuthenticator } from '../mail/authentication.js';
 import { INBOX, SENT, type MailboxService } from '../mail/mailbox.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
+import { withPrefix } from '../../mime/structure.js';
 import {
   contentHashOf,
   normalizeSendRequest,
@@ -90,6 +93,7 @@ export class SendingService {
     /** The parse threads (a submitted message is parsed under the same budget as received mail). */
     private readonly parseMail: ParseMail,
     private readonly config: SendingConfig,
+    private readonly authenticator: MessageAuthenticator,
   ) {}
 
   async send(principal: Principal, input: SendRequest, options: SendOptions): Promise<SendResult> {
@@ -248,7 +252,7 @@ export class SendingService {
     this.mailbox.append(this.mailbox.mailboxOfAccount(account.id), SENT, prepared.sentRaw, parsed.sent, { seen: true });
     this.store.submissions.setSentCopySaved(id);
     if (sandbox) settleSandbox(this.store, rows, now);
-    else this.deliverLocally(rows, prepared.raw, parsed.delivered, now);
+    else this.deliverLocally(rows, prepared, parsed.delivered, now);
     const result: SendResult = { success: true, id, messageId: prepared.messageId, status: 'accepted' };
     if (idempotencyKey !== undefined) {
       this.store.idempotency.insert({
@@ -269,12 +273,14 @@ export class SendingService {
    * in their INBOX (delivered), or, with no such mailbox, failed with the credit refunded
    * once. Remote recipients stay queued for the delivery worker.
    */
-  private deliverLocally(rows: RecipientRecord[], raw: Buffer, parsed: ParsedMessage | null, now: number): void {
+  private deliverLocally(rows: RecipientRecord[], prepared: PreparedSubmission, parsed: ParsedMessage | null, now: number): void {
+    let local: { raw: Buffer; verdict: AuthenticationVerdict; parsed: ParsedMessage } | undefined;
     for (const row of rows) {
       if (row.status !== 'queued' || !parsed || !this.isLocalDomain(row.domain)) continue;
       const target = this.mailbox.mailboxForAddress(row.address);
       if (target) {
-        this.mailbox.append(target, INBOX, raw, parsed);
+        local ??= this.stampLocal(prepared, parsed);
+        this.mailbox.append(target, INBOX, local.raw, local.parsed, { authentication: local.verdict });
         this.store.submissions.transition(
           row.id,
           { status: 'delivered', diagnostic: 'stored in the local mailbox', nextAttemptAt: null, countAttempt: true },
@@ -298,6 +304,12 @@ export class SendingService {
         this.store.submissions.refundOnce(row.id);
       }
     }
+  }
+
+  /** The recipient's copy: our verdict in front; the stored body's offsets move with it (or it is rebuilt by the backfill). */
+  private stampLocal(prepared: PreparedSubmission, parsed: ParsedMessage): { raw: Buffer; verdict: AuthenticationVerdict; parsed: ParsedMessage } {
+    const { raw, verdict, shift } = this.authenticator.internal(prepared.raw, prepared.fromAddress);
+    return { raw, verdict, parsed: { ...parsed, body: shift !== null && parsed.body ? withPrefix(parsed.body, shift) : null } };
   }
 }
 

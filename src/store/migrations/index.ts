@@ -15,6 +15,7 @@ import { drafts } from './031_drafts.js';
 import { searchRemovals } from './032_search_removals.js';
 import { messageArrivals } from './040_message_arrivals.js';
 import { mtaStsPolicies } from './041_mta_sts_policies.js';
+import { messageAuthentication } from './043_message_authentication.js';
 import { imapState } from './045_imap_state.js';
 import { messageWire } from './046_message_wire.js';
 import { extractedText } from './050_extracted_text.js';
@@ -50,6 +51,7 @@ export const MIGRATIONS: readonly Migration[] = [
   searchRemovals,
   messageArrivals,
   mtaStsPolicies,
+  messageAuthentication,
   imapState,
   messageWire,
   extractedText,

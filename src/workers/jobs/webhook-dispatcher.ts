@@ -8,6 +8,8 @@ const KICK_DELAY_MS = 10;
 export interface DispatcherOptions {
   /** Attempts in flight at once, across all endpoints. */
   concurrency: number;
+  /** Told of each attempt's outcome (metrics). */
+  onAttempt?: (ok: boolean) => void;
 }
 
 /**
@@ -67,7 +69,9 @@ export class WebhookDispatcher {
       const attempt = this.dispatch
         .attemptScheduled(event, this.shutdown.signal)
         .then(
-          () => undefined,
+          (outcome) => {
+            if (outcome) this.options.onAttempt?.(outcome.ok);
+          },
           (error: unknown) => this.logger.error('webhook attempt failed to run', { event: event.id, error: describe(error) }),
         )
         .finally(() => {

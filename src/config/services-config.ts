@@ -1,0 +1,51 @@
+import type { ServicesConfig } from '../services/index.js';
+import { servicesLimits } from './services-limits.js';
+import type { Config } from './types.js';
+
+/** The settings the services take, in their units (milliseconds, listener specs); the keys on disk are read by main.ts. */
+export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKey' | 'owners'> => ({
+  mailDomain: config.mailDomain,
+  smtpHostname: config.smtp.hostname,
+  authenticationChecks: config.smtp.authenticationChecks,
+  authenticationTimeoutMs: config.smtp.authenticationTimeoutMs,
+  registrationsPerIpPerHour: config.limits.registrationsPerIpPerHour,
+  readMaxBytes: config.limits.readMaxBytes,
+  maxFolders: config.imap.maxFolders,
+  timeZone: config.timeZone,
+  keyRotationMutationsPer15Minutes: config.limits.keyRotationMutationsPer15Minutes,
+  keyReplacementMinutes: config.limits.keyReplacementMinutes,
+  factorAttemptsPer15Minutes: config.limits.factorAttemptsPer15Minutes,
+  ...servicesLimits(config.limits),
+  outbound: {
+    relay: config.outbound.relay,
+    port: config.outbound.port,
+    allowLoopbackMx: config.outbound.allowLoopbackMx,
+    retryMs: config.outbound.retryHours * 60 * 60 * 1000,
+    concurrency: config.outbound.concurrency,
+  },
+  webhooksAllowInsecure: config.webhooks.allowInsecure,
+  metricsToken: config.metrics.token,
+  domains: { ...config.domains, plan: config.limits.personalPlan, fundingPaused: config.funding.paused },
+  payments: {
+    paused: config.funding.paused,
+    invoiceMs: config.payments.invoiceMinutes * 60 * 1000,
+    lateWatchMs: config.payments.polygon.lateWatchHours * 60 * 60 * 1000,
+  },
+  threads: { enabled: config.threads.enabled, subjectWindowMs: config.threads.subjectWindowDays * 24 * 60 * 60 * 1000 },
+  maxEventStreamsPerAccount: config.events.maxStreamsPerAccount,
+  listeners: [
+    { name: 'smtp', host: config.smtp.host, port: config.smtp.port, greeting: '220' },
+    { name: 'submission', host: config.submission.host, port: config.submission.port, greeting: '220' },
+    // The implicit-TLS ports (RFC 8314) greet only after a handshake: a connection is the check.
+    ...(config.tls.cert ? [{ name: 'submissionTls', host: config.submission.host, port: config.submission.tlsPort, greeting: null }] : []),
+    { name: 'imap', host: config.imap.host, port: config.imap.port, greeting: '* OK' },
+    ...(config.tls.cert ? [{ name: 'imapTls', host: config.imap.host, port: config.imap.tlsPort, greeting: null }] : []),
+    { name: 'http', host: config.http.host, port: config.http.port, greeting: null },
+  ],
+});
+
+/** The certificate files the listeners serve (`tls.cert`, then each SNI pair's with its host), for the status page and doctor. */
+export const certificatePaths = (config: Config): { path: string; host?: string }[] =>
+  config.tls.cert && config.tls.key
+    ? [{ path: config.tls.cert }, ...Object.entries(config.tls.hosts ?? {}).map(([host, pair]) => ({ path: pair.cert, host: host.toLowerCase() }))]
+    : [];

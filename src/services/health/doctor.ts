@@ -1,0 +1,105 @@
+import { isIP } from 'node:net';
+import type { CertificateSource } from '../../core/certificates.js';
+import type { Clock } from '../../core/clock.js';
+import type { CheckResult, DoctorReport, PortProbe } from '../../core/doctor.js';
+import type { DnsResolver } from '../../core/dns.js';
+import { invalidInput } from '../../core/errors.js';
+import type { DkimService } from '../delivery/dkim.js';
+import { checkDmarc, checkHostAddresses, checkMtaSts, checkMx, checkReverseDns, checkTlsRpt, type DnsCheckContext } from './checks-dns.js';
+import { checkCertificate, checkListeners, checkMxReachable, type ListenerSpec } from './checks-listeners.js';
+import { checkDkim, checkSpf } from './checks-spf-dkim.js';
+import type { RuntimeProbe } from './status.js';
+
+export interface DoctorConfig {
+  mailDomain: string;
+  /** `smtp.hostname`: the MX name, EHLO name and certificate name. */
+  hostname: string;
+  /** `outbound.relay`: when set, the relay's servers send, not this one. */
+  relay?: string;
+  /** Every listener, the MX (`smtp`) among them. */
+  listeners: ListenerSpec[];
+}
+
+export interface DoctorRequest {
+  /** The domains to check; default `mailDomain` and every verified domain. */
+  domains?: string[];
+  /** The public addresses mail leaves from; default the host name's A and AAAA records. */
+  addresses?: string[];
+}
+
+const DOMAIN = /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
+
+/**
+ * `agentpost doctor` and the console's Health page: what a deployment needs to send and
+ * receive mail on the Internet, checked from here. Each check says ok, warn or fail, and for a
+ * fix in DNS the exact record to publish. Every lookup goes through the service's resolver.
+ */
+export class DoctorService {
+  constructor(
+    private readonly dns: DnsResolver,
+    private readonly dkim: DkimService,
+    private readonly clock: Clock,
+    private readonly probe: PortProbe,
+    private readonly certificates: CertificateSource,
+    private readonly config: DoctorConfig,
+    /** In `serve`, the ports actually bound (a configured 0 picks one); the CLI has none and uses the configured ones. */
+    private readonly runtime: RuntimeProbe,
+    /** The domains owners added and verified: checked with `mailDomain` when none are named. */
+    private readonly verifiedDomains: () => string[] = () => [],
+  ) {}
+
+  async run(request: DoctorRequest = {}): Promise<DoctorReport> {
+    const domains = this.domainsOf(request.domains);
+    const given = (request.addresses ?? []).length > 0;
+    const addresses = given ? this.addressesOf(request.addresses ?? []) : await this.hostAddresses();
+    const context: DnsCheckContext = { dns: this.dns, hostname: this.config.hostname, addresses };
+    const now = this.clock.now();
+    const perDomain = await Promise.all(
+      domains.map((domain) =>
+        Promise.all([
+          checkMx(context, domain),
+          checkSpf(context, domain, this.config.relay),
+          checkDkim(context, this.dkim, domain),
+          checkDmarc(context, domain),
+          checkMtaSts(context, domain, now),
+          checkTlsRpt(context, domain),
+        ]),
+      ),
+    );
+    const bound = this.runtime.listeners();
+    const listeners = this.config.listeners.map((listener) => ({ ...listener, port: bound[listener.name]?.port || listener.port }));
+    const smtp = listeners.find((listener) => listener.name === 'smtp');
+    const checks: CheckResult[] = [
+      await checkHostAddresses(context, given),
+      // Behind a relay the relay's addresses send; their reverse DNS is the relay's business.
+      ...(this.config.relay ? [] : await Promise.all(addresses.map((address) => checkReverseDns(context, address)))),
+      ...perDomain.flat(),
+      ...(await checkCertificate(this.certificates, this.config.hostname, now)),
+      ...(await checkListeners(this.probe, listeners)),
+      ...(smtp ? await checkMxReachable(this.probe, smtp, this.config.hostname, addresses) : []),
+    ];
+    return { ok: !checks.some((check) => check.status === 'fail'), checks };
+  }
+
+  private domainsOf(input: string[] | undefined): string[] {
+    const domains = (input && input.length > 0 ? input : [this.config.mailDomain, ...this.verifiedDomains()]).map((domain) =>
+      domain.trim().toLowerCase().replace(/\.$/, ''),
+    );
+    const bad = domains.find((domain) => !DOMAIN.test(domain));
+    if (bad !== undefined) throw invalidInput('domains', `"${bad}" is not a domain name`);
+    return [...new Set(domains)];
+  }
+
+  private addressesOf(input: string[]): string[] {
+    const bad = input.find((address) => isIP(address) === 0);
+    if (bad !== undefined) throw invalidInput('addresses', `"${bad}" is not an IP address`);
+    return [...new Set(input)];
+  }
+
+  /** The host name's own addresses: where other servers see this one (unless told otherwise). */
+  private async hostAddresses(): Promise<string[]> {
+    const { hostname } = this.config;
+    const [v4, v6] = await Promise.all([this.dns.resolve4(hostname).catch(() => []), this.dns.resolve6(hostname).catch(() => [])]);
+    return [...v4, ...v6];
+  }
+}

@@ -1,0 +1,149 @@
+import { isIP } from 'node:net';
+import { arc, dkimVerify, dmarc, spf, type AuthStatus, type DKIMVerifyResult, type SPFResult } from 'mailauth';
+import {
+  bestDkim,
+  internalVerdict,
+  judge,
+  type ArcResult,
+  type AuthenticateMail,
+  type AuthenticationVerdict,
+  type CheckedMessage,
+  type DkimResult,
+  type DmarcResult,
+  type SmtpEnvelope,
+  type SpfResult,
+} from '../../core/authentication.js';
+import { resolveByType, type DnsResolver } from '../../core/dns.js';
+import { authenticationResultsField, withoutForgedAuthenticationResults } from '../../mime/authentication-results.js';
+
+/**
+ * `smtp.authenticationChecks` off (a relay in front judged the mail): no verdict, and our field
+ * says so (RFC 8601 section 2.2, `none`: no method was applied).
+ */
+export const uncheckedMail = (authservId: string): AuthenticateMail => {
+  const field = authenticationResultsField(authservId, []);
+  return async () => ({ verdict: null, field });
+};
+
+/**
+ * Judges received mail: SPF for the client and envelope, DKIM signatures, ARC chain and DMARC
+ * for the From domain (mailauth), every lookup through the service's resolver. `authservId`
+ * is `smtp.hostname`, the name our Authentication-Results fields carry.
+ */
+export class MessageAuthenticator {
+  private readonly resolver: (name: string, type: string) => Promise<unknown>;
+
+  constructor(
+    dns: DnsResolver,
+    private readonly authservId: string,
+    /** Lookups still running after this long are recorded as temperror, so the client gets its answer. */
+    private readonly timeoutMs: number,
+  ) {
+    this.resolver = resolveByType(dns);
+  }
+
+  /** An AuthenticateMail; `now` judges signature expiry (RFC 6376 section 3.5 x=). */
+  readonly check = async (raw: Buffer, envelope: SmtpEnvelope, now: Date): Promise<CheckedMessage> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), this.timeoutMs);
+    });
+    try {
+      const checked = await Promise.race([this.evaluate(raw, envelope, now), timedOut]);
+      return checked ?? this.unjudged(`lookups took longer than ${this.timeoutMs} ms`);
+    } catch (error) {
+      // A message the verifier cannot handle is stored unjudged rather than refused over and over.
+      return this.unjudged(`the checks failed: ${(error as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  /**
+   * A message a mailbox of this service sent to another, as stored in the recipient's INBOX:
+   * our field says the sender authenticated (RFC 8601 section 2.7.4 `auth`), and fields that
+   * claim to be ours are removed as for mail from outside. `shift` is how far the original
+   * bytes moved (the field's length), or null when fields were cut out of them.
+   */
+  internal(raw: Buffer, sender: string): { raw: Buffer; verdict: AuthenticationVerdict; shift: number | null } {
+    const field = Buffer.from(authenticationResultsField(this.authservId, [`auth=pass smtp.auth=${sender}`]), 'latin1');
+    const kept = withoutForgedAuthenticationResults(raw, this.authservId);
+    return { raw: Buffer.concat([field, kept]), verdict: internalVerdict(), shift: kept === raw ? field.length : null };
+  }
+
+  private async evaluate(raw: Buffer, envelope: SmtpEnvelope, now: Date): Promise<CheckedMessage> {
+    const resolver = this.resolver as never;
+    const ip = plainAddress(envelope.clientAddress);
+    const helo = envelope.helo || `[${ip}]`;
+    // SPF needs only the envelope, DKIM only the message: both at once; ARC and DMARC need DKIM's parse.
+    const [dkimResult, spfResult] = await Promise.all([
+      dkimVerify(raw, { resolver, sender: envelope.mailFrom || undefined, curTime: now }),
+      // RFC 7208 section 2.4: with a null reverse-path, SPF checks postmaster@<HELO name>.
+      spf({ ip, helo, sender: envelope.mailFrom || `postmaster@${helo}`, mta: this.authservId, resolver }),
+    ]);
+    const arcResult = await arc(arcData(dkimResult), { resolver });
+    const spfPassDomain = spfResult.status.result === 'pass' ? [spfResult.domain] : [];
+    const dmarcResult =
+      dkimResult.headerFrom.length === 0
+        ? null
+        : await dmarc({
+            headerFrom: dkimResult.headerFrom,
+            spfDomains: spfPassDomain,
+            dkimDomains: dkimResult.results
+              .filter((row) => row.status.result === 'pass')
+              // As mailauth's own authenticate() passes them (underSized is a byte count despite its typing).
+              .map((row) => ({ id: row.id, domain: row.signingDomain, aligned: row.status.aligned, underSized: row.status.underSized })),
+            arcResult,
+            resolver,
+          });
+    const results = {
+      spf: spfOf(spfResult),
+      dkim: bestDkim(dkimResult.results.map((row) => dkimOf(row.status))),
+      // RFC 7489 section 6.6.1 wants exactly one From author; mailauth answers false for several.
+      dmarc: dkimResult.headerFrom.length === 0 ? 'none' : dmarcResult ? dmarcOf(dmarcResult.status) : 'permerror',
+      arc: arcOf(arcResult.status),
+    } as const;
+    const rows = [
+      ...dkimResult.results.map((row) => row.info),
+      spfResult.info,
+      arcResult.info ?? `arc=${results.arc}`,
+      dmarcResult ? dmarcResult.info : `dmarc=${results.dmarc}`,
+    ];
+    return { verdict: judge(results, fromDomain(dkimResult)), field: authenticationResultsField(this.authservId, rows) };
+  }
+
+  /** Every result temperror: the message is stored, and its sender counts as unverified. */
+  private unjudged(why: string): CheckedMessage {
+    const results = { spf: 'temperror', dkim: 'temperror', dmarc: 'temperror', arc: 'temperror' } as const;
+    const comment = `(${why.replace(/[()\\]/g, ' ')})`;
+    return {
+      verdict: { ...judge(results, null), reason: `the sender could not be checked: ${why}` },
+      field: authenticationResultsField(this.authservId, [`spf=temperror ${comment}`, `dkim=temperror ${comment}`, `dmarc=temperror ${comment}`]),
+    };
+  }
+}
+
+/** The socket reports IPv4 clients of a dual-stack listener as ::ffff:a.b.c.d. */
+const plainAddress = (address: string): string => {
+  const mapped = address.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i);
+  const plain = mapped ? mapped[1] : address;
+  return isIP(plain) ? plain : '0.0.0.0';
+};
+
+/** mailauth keeps the ARC chain it parsed on a hidden property of the DKIM result. */
+const arcData = (result: DKIMVerifyResult) => (result.arc ?? { chain: [] }) as Parameters<typeof arc>[0];
+
+const fromDomain = (result: DKIMVerifyResult): string | null => {
+  const [address] = result.headerFrom;
+  return address ? address.slice(address.lastIndexOf('@') + 1).toLowerCase() : null;
+};
+
+const oneOf = <T extends string>(allowed: readonly T[], value: string, otherwise: T): T =>
+  (allowed as readonly string[]).includes(value) ? (value as T) : otherwise;
+
+const spfOf = (result: SPFResult): SpfResult =>
+  oneOf(['none', 'neutral', 'pass', 'fail', 'softfail', 'temperror', 'permerror'], result.status.result, 'temperror');
+const dkimOf = (status: AuthStatus): DkimResult =>
+  oneOf(['none', 'pass', 'fail', 'policy', 'neutral', 'temperror', 'permerror'], status.result === 'temperr' ? 'temperror' : status.result, 'neutral');
+const dmarcOf = (status: AuthStatus): DmarcResult => oneOf(['none', 'pass', 'fail', 'temperror', 'permerror'], status.result, 'none');
+const arcOf = (status: AuthStatus): ArcResult => oneOf(['none', 'pass', 'fail'], status.result, 'fail');
