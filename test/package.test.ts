@@ -80,7 +80,6 @@ t.test('the executable serves, receives and reads with nothing beside it', async
       '--owners-signup',
       'open',
       '--smtp-authentication-thread',
-      'true',
     ],
     { cwd: home, env },
   );
