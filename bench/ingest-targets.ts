@@ -32,6 +32,8 @@ export interface Agentpost extends Target {
   apiKey: string;
   /** Mailboxes other than `address`, for idle IMAP sessions. */
   accounts: { email: string; apiKey: string }[];
+  /** The config file it runs with, for admin commands beside it. */
+  configFile: string;
   /** Messages in `address`'s INBOX. */
   stored(): Promise<number>;
   /** The newest message's `trust` (absent with the checks off). */
@@ -68,6 +70,8 @@ export interface AgentpostOptions {
   tls?: { cert: string; key: string };
   /** `smtp.authenticationChecks`; the server's default (on) when unset. */
   authenticationChecks?: boolean;
+  /** Changes the config just before it is written (a setting inside a section, e.g. smtp.hostname). */
+  configure?: (config: Record<string, Record<string, unknown>>) => void;
 }
 
 /** `agentpost serve` on free loopback ports in a temp folder, with one mailbox to load. */
@@ -83,26 +87,24 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
   });
   const [http, smtp, submission, imap] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const configFile = join(dir.path, 'config.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      dataDir: dir.path,
-      log: { level: 'warn' },
-      http: { port: http, trustProxy: true },
-      // With a certificate the implicit-TLS ports listen too: on free ports.
-      submission: { port: submission, tlsPort: 0 },
-      imap: { port: imap, tlsPort: 0 },
-      ...(options.tls && { tls: options.tls }),
-      smtp: {
-        port: smtp,
-        ...(options.greetingDelayMs === undefined ? {} : { greetingDelayMs: options.greetingDelayMs }),
-        ...(options.authenticationChecks === undefined ? {} : { authenticationChecks: options.authenticationChecks }),
-      },
-      limits: { registrationsPerIpPerHour: 100_000 },
-      dns: { servers: dns.servers },
-      ...options.config,
-    }),
-  );
+  const config: Record<string, Record<string, unknown>> = {
+    log: { level: 'warn' },
+    http: { port: http, trustProxy: true },
+    // With a certificate the implicit-TLS ports listen too: on free ports.
+    submission: { port: submission, tlsPort: 0 },
+    imap: { port: imap, tlsPort: 0 },
+    ...(options.tls && { tls: options.tls }),
+    smtp: {
+      port: smtp,
+      ...(options.greetingDelayMs === undefined ? {} : { greetingDelayMs: options.greetingDelayMs }),
+      ...(options.authenticationChecks === undefined ? {} : { authenticationChecks: options.authenticationChecks }),
+    },
+    limits: { registrationsPerIpPerHour: 100_000 },
+    dns: { servers: dns.servers },
+    ...options.config,
+  };
+  options.configure?.(config);
+  writeFileSync(configFile, JSON.stringify({ dataDir: dir.path, ...config }));
   // AGENTPOST_PARSE_THREADS, when set, reaches the server through the environment.
   // BENCH_SERVER_NODE_ARGS (say "--cpu-prof --cpu-prof-dir=/tmp/prof") reaches the server's node only.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -135,6 +137,7 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
       imapPort: imap,
       address: target.email,
       apiKey: target.apiKey,
+      configFile,
       pid: child.pid as number,
       accounts,
       baseUrl,

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:ingest`: SMTP sessions send 4 KB messages to one mailbox. Three parts, all
- * by default (`--only rates,connections,memory` picks some):
+ * by default (`--only rates,connections,memory,domains` picks some):
  * - rates: messages/s and server CPU per message for agentpost with no greeting pause, with
  *   the MX's default pause (when it is not 0), a bare smtp-server sink that stores nothing
  *   and a private Postfix accepting into its queue, each over reused connections and over a
@@ -15,13 +15,15 @@
  *   and a minute after.
  * - threading: the rate with threads assigned at ingest against threads.enabled false, in the
  *   same run, over 100,000 reply-shaped messages each (--thread-count N); bench/ingest-threading.ts.
+ * - domains: the rate with the recipients spread over 100 aliases on 10 verified custom
+ *   domains against the rate to the mailbox's own address, in the same run (bench/ingest-domains.ts).
  * - pauses (only when asked for): per greeting pause, the new-connection rate and whether
  *   clients that talk before the greeting are refused; the MX default is chosen from it.
  * Default parts: rates,tls,connections,memory.
  * - authentication (only when asked for): the rate and server CPU per message with the SPF,
  *   DKIM, DMARC and ARC checks on and off (`smtp.authenticationChecks`), mail DKIM-signed.
  * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
- * (4096), --rounds N (1), --idle N (1000), --memory-count N (20000), --after-seconds N (60),
+ * (4096), --rounds N (1), --domain-rounds N (3), --idle N (1000), --memory-count N (20000), --after-seconds N (60),
  * --executable PATH (run that single executable, e.g. dist/agentpost, instead of the source).
  * AGENTPOST_PARSE_THREADS=N sets the server's parse threads. Numbers are printed, not judged.
  */
@@ -30,6 +32,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { defaultConfig } from '../src/config/defaults.js';
+import { domainsPart } from './ingest-domains.js';
 import { signedBySender, startAgentpost, startPostfixTarget, startSink, type Agentpost, type Target } from './ingest-targets.js';
 import { holdIdleImap } from './imap-idle.js';
 import { threading } from './ingest-threading.js';
@@ -50,11 +53,14 @@ const stringArg = (name: string): string | undefined => {
   return index >= 0 ? process.argv[index + 1] : undefined;
 };
 const executable = stringArg('executable');
-const parts = new Set((stringArg('only') ?? 'rates,tls,connections,memory,threading').split(','));
+const parts = new Set((stringArg('only') ?? 'rates,tls,connections,memory,threading,domains').split(','));
 const mxDefaultPause = defaultConfig().smtp.greetingDelayMs;
 
 const { sentence } = vocabulary(5000, prng(7));
-const payloadsFor = (to: string, from: number, n: number) => Array.from({ length: n }, (_, i) => dataPayload(messageOfSize(from + i, to, bytes, sentence)));
+const payloadsFor = (to: string, from: number, n: number) => payloadsTo([to], from, n);
+/** Payload i is addressed to `to[i % to.length]`, as runLoad sends it. */
+const payloadsTo = (to: readonly string[], from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => dataPayload(messageOfSize(from + i, to[i % to.length], bytes, sentence)));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const uptime = () => execFileSync('uptime').toString().trim();
 
@@ -315,4 +321,5 @@ if (parts.has('memory')) await memory();
 if (parts.has('pauses')) await pauses();
 if (parts.has('threading')) await threading({ count: argValue('thread-count', 100_000), sessions, bytes, rounds, executable, sentence });
 if (parts.has('authentication')) await authentication();
+if (parts.has('domains')) await domainsPart({ count, sessions, rounds: argValue('domain-rounds', 3), executable, payloadsFor: payloadsTo });
 console.log(`after: ${uptime()}`);

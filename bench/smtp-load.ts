@@ -117,7 +117,8 @@ export interface LoadResult {
 
 export interface Load {
   port: number;
-  to: string;
+  /** The recipient, or one per payload (payload i goes to `to[i % to.length]`). */
+  to: string | readonly string[];
   payloads: Buffer[];
   sessions: number;
   reuse: boolean;
@@ -150,9 +151,9 @@ export const runLoad = async ({ port, to, payloads, sessions, reuse, starttls }:
       const resumption: Resumption = {};
       resumptions.push(resumption);
       while (next < payloads.length) {
-        const payload = payloads[next++];
+        const index = next++;
         conversation ??= await greet(resumption);
-        await transaction(conversation, to, payload);
+        await transaction(conversation, typeof to === 'string' ? to : to[index % to.length], payloads[index]);
         if (!reuse) {
           await leave(conversation);
           conversation = null;

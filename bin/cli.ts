@@ -9,7 +9,7 @@ import { parseArgs } from './args.js';
 import { BACKUP_USAGE, backupCommand, restoreCommand } from './backup-cli.js';
 import { DOCTOR_FLAGS, DOCTOR_USAGE, doctorCommand } from './doctor-cli.js';
 import { DELIVERY_USAGE, dkimCommand, outboundCommand, suppressionsCommand, type WithServices } from './delivery-cli.js';
-import { OWNERS_USAGE, ownersCommand } from './owners-cli.js';
+import { hostingCommand, OWNERS_USAGE, ownersCommand } from './owners-cli.js';
 
 const SETTING_FLAGS = SETTING_SOURCES.map((source) => `  --${source.flag.padEnd(12)} ${source.env}`).join('\n');
 
@@ -83,6 +83,8 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
         return await backupCommand(rest, config.dataDir, { nativeBinding: options.nativeBinding }, print, fail);
       case 'restore':
         return await restoreCommand(rest, config.dataDir, print, fail);
+      case 'hosting':
+        return await hostingCommand(rest, servicesOf(config, options), print, fail);
       case 'owners':
         return await ownersCommand(rest, servicesOf(config, options), (await loadApp()).baseUrlOf(config), print, fail);
       default:

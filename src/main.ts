@@ -34,6 +34,7 @@ import type { Argon2Binding, Argon2Loader } from './core/passwords.js';
 import { DeliveryWorker } from './workers/jobs/delivery.js';
 import { AuthThread, type AuthWorkerFactory } from './workers/threads/auth-thread-client.js';
 import { ParsePool, type ParseWorkerFactory } from './workers/threads/parse-pool.js';
+import { domainRecheckRunOnce } from './workers/jobs/domain-recheck.js';
 import { Scheduler } from './workers/jobs/scheduler.js';
 import { SearchIndexer } from './workers/jobs/search-indexer.js';
 import { SearchWriterThread, type SearchWorkerFactory } from './workers/threads/search-writer-thread.js';
@@ -367,6 +368,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         { name: 'sweep', schedule: '0 */10 * * * *', run: () => sweepRunOnce(services) },
         { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },
         { name: 'webhooks', schedule: '* * * * * *', run: () => webhookDispatcher.start(clock.now()) },
+        { name: 'domain-recheck', schedule: config.domains.recheckSchedule, run: () => domainRecheckRunOnce(services, logger) },
       ]);
       if (config.payments.polygon.rpcUrl && config.payments.polygon.xpub) {
         scheduler.start([{ name: 'polygon-watcher', schedule: config.payments.polygon.watchSchedule, run: () => polygonWatcherRunOnce(services, logger) }]);

@@ -10,6 +10,7 @@ import { PAGES } from '../src/console/pages/index.js';
 import { funded } from './helpers/agents.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { consoleClient, signedInConsole } from './helpers/console.js';
+import { addVerifiedDomain, startDomainApp } from './helpers/domains.js';
 import { deliverDirect, simpleMessage } from './helpers/mail.js';
 import { makeOwner, type TestOwner } from './helpers/owners.js';
 import { runCommand } from './helpers/process.js';
@@ -106,9 +107,15 @@ t.test('`agentpost owners create` prints a one-time link that the console uses o
 });
 
 t.test("a second owner's session gets 403 or 404 on every console route and /api/user/* endpoint of the first", async (t) => {
-  const app = await startApp(t);
+  const { app, dns } = await startDomainApp(t);
   const ada = await makeOwner(app, 'ada@example.com', PASSWORD);
   const eve = await makeOwner(app, 'eve@example.com', PASSWORD);
+  // Ada's domain, with an alias and a mailbox, so the domain pages have something to hide.
+  const domain = await addVerifiedDomain(app, dns, ada.token, 'adas-domain.example');
+  app.app.services.hosting.grant((await app.api('GET', '/api/user/me', { key: ada.token })).body.address, 30);
+  const mailbox = (await app.api('POST', `/api/user/domains/${domain.id}/mailboxes`, { key: ada.token, body: { localPart: 'adas-box' } })).body;
+  const alias = (await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key: ada.token, body: { localPart: 'adas-alias', mailbox: mailbox.email } }))
+    .body;
   const agent = await funded(app, 5, 'adas-agent');
   await app.api('POST', '/api/user/agents/claim', { key: ada.token, body: { apiKey: agent.apiKey } });
   await deliverDirect(app.app, [agent.email], simpleMessage({ to: agent.email, subject: 'private subject', body: 'secret words' }));
@@ -117,8 +124,18 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
     await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, { key: ada.token, body: { name: 'd', kind: 'mail', permissions: ['mail:draft'] } })
   ).body;
   const draft = (await app.api('POST', '/api/v1/agent/drafts', { key: key.apiKey, body: { to: 'a@example.com', subject: 'draft subject', text: 't' } })).body;
-  const params: Record<string, string> = { id: agent.userId, userId: agent.userId, folder: 'INBOX', uid: '1', outboundId: sent.id, keyId: key.id };
+  const params: Record<string, string> = {
+    id: agent.userId,
+    userId: agent.userId,
+    folder: 'INBOX',
+    uid: '1',
+    outboundId: sent.id,
+    keyId: key.id,
+    aliasId: alias.id,
+    mailboxId: mailbox.id,
+  };
   const adaOwn: Record<string, string> = { ...params, id: ada.id, userId: ada.id };
+  const SECRETS = /private subject|draft subject|adas-agent|secret words|adas-domain|adas-box|adas-alias/;
   const fill = (path: string, values: Record<string, string>, style: 'colon' | 'brace') =>
     path.replace(style === 'colon' ? /:(\w+)/g : /\{(\w+)\}/g, (_, name: string) => values[name] ?? (name === 'id' ? draft.id : name));
 
@@ -139,15 +156,16 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
   let walked = 0;
   for (const { method, path } of routes) {
     if (/sign-in|sign-up|set-password|sign-out/.test(path)) continue;
-    for (const values of path.includes(':') ? [path.startsWith('/drafts') ? { ...params, id: draft.id } : params, adaOwn] : [{}]) {
+    const own = path.startsWith('/drafts') ? { ...params, id: draft.id } : path.startsWith('/domains') ? { ...params, id: domain.id } : params;
+    for (const values of path.includes(':') ? [own, adaOwn] : [{}]) {
       const target = fill(path, values, 'colon');
       const response =
         method === 'GET'
           ? await eveConsole.get(target)
-          : await eveConsole.post(target, { name: 'x', apiKey: 'svc_x', to: 'a@b.test', subject: 's', text: 't' });
+          : await eveConsole.post(target, { name: 'x', apiKey: 'svc_x', to: 'a@b.test', subject: 's', text: 't', localPart: 'x', mailbox: mailbox.email });
       walked += 1;
       if (path.includes(':')) t.ok([403, 404].includes(response.status), `console ${method} ${target}: ${response.status}`);
-      t.notMatch(response.text, /private subject|draft subject|adas-agent|secret words/, `console ${method} ${target} shows nothing of ada's`);
+      t.notMatch(response.text, SECRETS, `console ${method} ${target} shows nothing of ada's`);
     }
   }
   t.ok(walked > 20, `walked ${walked} console requests`);
@@ -163,7 +181,9 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
           ? key.id
           : path.includes('/drafts/')
             ? draft.id
-            : '00000000-0000-4000-8000-000000000000';
+            : path.startsWith('/api/user/domains/')
+              ? domain.id
+              : '00000000-0000-4000-8000-000000000000';
   for (const [path, operations] of Object.entries(document.paths).filter(([path]) => path.startsWith('/api/user/'))) {
     for (const method of Object.keys(operations).filter((method) => !(path === '/api/user/session' && method === 'delete'))) {
       const owned = path.includes('{');
@@ -187,11 +207,7 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
                   : {};
         const response = await app.api(method.toUpperCase(), target, { key: eve.token, body });
         if (owned) t.ok([403, 404].includes(response.status), `REST ${method} ${target}: ${response.status}`);
-        t.notMatch(
-          JSON.stringify(response.body ?? ''),
-          /private subject|draft subject|adas-agent|secret words/,
-          `REST ${method} ${target} shows nothing of ada's`,
-        );
+        t.notMatch(JSON.stringify(response.body ?? ''), SECRETS, `REST ${method} ${target} shows nothing of ada's`);
       }
     }
   }
@@ -200,5 +216,17 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
     (await app.api('GET', `/api/user/agents/${agent.userId}/access-keys`, { key: ada.token })).body.accessKeys[0].status,
     'active',
     "ada's key is untouched",
+  );
+  const adas = (await app.api('GET', `/api/user/domains/${domain.id}`, { key: ada.token })).body;
+  t.equal(adas.status, 'verified', "ada's domain is untouched");
+  t.same(
+    (await app.api('GET', `/api/user/domains/${domain.id}/aliases`, { key: ada.token })).body.aliases.map((a: { id: string }) => a.id),
+    [alias.id],
+    'and its alias',
+  );
+  t.same(
+    (await app.api('GET', `/api/user/domains/${domain.id}/mailboxes`, { key: ada.token })).body.mailboxes.map((m: { id: string }) => m.id),
+    [mailbox.id],
+    'and its mailbox',
   );
 });

@@ -30,6 +30,9 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .55rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 tr:last-child td { border-bottom: 0; }
 th { font-size: .85rem; color: var(--muted); font-weight: 600; white-space: nowrap; }
+td code { overflow-wrap: anywhere; }
+/* Long values (a DKIM key) wrap, but not into a sliver: on a phone the table scrolls instead. */
+td.wide { min-width: 14rem; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .badge { display: inline-block; padding: .05rem .55rem; border-radius: 999px; font-size: .8rem; font-weight: 600; white-space: nowrap; }
 .badge.good { color: var(--good); background: var(--good-bg); }

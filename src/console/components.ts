@@ -10,6 +10,7 @@ const TONE: Record<string, string> = {
   reviewed: 'good',
   succeeded: 'good',
   verified: 'good',
+  yes: 'good',
   queued: 'info',
   pending: 'info',
   approving: 'info',
@@ -32,9 +33,12 @@ const TONE: Record<string, string> = {
   revoked: 'bad',
   suspended: 'bad',
   paused: 'bad',
+  failing: 'bad',
+  no: 'bad',
   expired: 'muted',
   suppressed: 'muted',
   off: 'muted',
+  unchecked: 'muted',
 };
 
 export const badge = (status: string): Html => html`<span class="badge ${TONE[status] ?? 'muted'}">${status}</span>`;

@@ -4,7 +4,7 @@ import { stateOf } from './context.js';
 import { html, type Html } from './html.js';
 import { csrfField } from './session.js';
 
-/** The console's top navigation; later pages (domains, invoices, health) add their entry here. */
+/** The console's top navigation; later pages (invoices, health) add their entry here. */
 export interface NavItem {
   key: string;
   href: string;
@@ -15,6 +15,7 @@ export const NAV: readonly NavItem[] = [
   { key: 'agents', href: '/', label: 'Agents' },
   { key: 'drafts', href: '/drafts', label: 'Drafts' },
   { key: 'billing', href: '/billing', label: 'Billing' },
+  { key: 'domains', href: '/domains', label: 'Domains' },
   { key: 'health', href: '/health', label: 'Health' },
   { key: 'settings', href: '/settings', label: 'Settings' },
 ];

@@ -286,6 +286,7 @@ export const createServices = ({
     rateLimiter,
     accounts,
     twoFactor,
+    messageOps,
     settings: config.domains,
     mailDomain: config.mailDomain,
     hostname: config.smtpHostname,

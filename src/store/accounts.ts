@@ -116,6 +116,11 @@ export class AccountRepo extends Repo {
     return this.sql('SELECT 1 FROM mailboxes WHERE address = ?').get(address) !== undefined;
   }
 
+  /** Every mailbox of an account, closed ones too (a deleted domain mailbox's mail is purged from them). */
+  allMailboxesOf(accountId: string): MailboxRecord[] {
+    return this.sql('SELECT id, account_id AS accountId, address FROM mailboxes WHERE account_id = ? ORDER BY id').all(accountId) as MailboxRecord[];
+  }
+
   closeMailboxesOf(accountId: string, at: number): number {
     return this.sql('UPDATE mailboxes SET closed_at = ? WHERE account_id = ? AND closed_at IS NULL').run(at, accountId).changes;
   }

@@ -167,3 +167,26 @@ const listenOnOnePort = async (handle: dns2.DnsHandler) => {
     }
   }
 };
+
+/** A record as the domain endpoints list it to publish. */
+export interface PublishedRecord {
+  type: 'TXT' | 'MX' | 'CNAME';
+  name: string;
+  value: string;
+}
+
+/** Publishes records as a zone would: records of one name together (the apex holds MX and SPF). */
+export const publish = (dns: TestDnsServer, records: readonly PublishedRecord[], zone: Record<string, NameRecords> = {}): void => {
+  const names = new Map<string, NameRecords>(Object.entries(zone));
+  for (const record of records) {
+    const entry = names.get(record.name) ?? {};
+    if (record.type === 'TXT') entry.TXT = [...(entry.TXT ?? []), record.value];
+    if (record.type === 'MX') {
+      const [priority, exchange] = record.value.split(' ');
+      entry.MX = [...(entry.MX ?? []), { priority: Number(priority), exchange }];
+    }
+    if (record.type === 'CNAME') entry.CNAME = record.value;
+    names.set(record.name, entry);
+  }
+  for (const [name, entry] of names) dns.set(name, entry);
+};

@@ -1,8 +1,10 @@
 import type { Test } from 'tap';
 import type { ConfigLayer } from '../../src/config/types.js';
 import { startApp, type TestApp } from './app.js';
-import { startDnsServer, type NameRecords, type TestDnsServer } from './dns-server.js';
+import { publish, startDnsServer, type TestDnsServer } from './dns-server.js';
 import { issueAccessKey } from './keys.js';
+
+export { publish };
 
 /** The MX host name the test apps greet with and the records name. */
 export const MX_HOST = 'mx.agentpost.test';
@@ -31,22 +33,6 @@ export const startDomainApp = async (
     options,
   );
   return { app, dns };
-};
-
-/** Publishes records as a zone would: records of one name together (the apex holds MX and SPF). */
-export const publish = (dns: TestDnsServer, records: readonly DnsRecordView[], zone: Record<string, NameRecords> = {}): void => {
-  const names = new Map<string, NameRecords>(Object.entries(zone));
-  for (const record of records) {
-    const entry = names.get(record.name) ?? {};
-    if (record.type === 'TXT') entry.TXT = [...(entry.TXT ?? []), record.value];
-    if (record.type === 'MX') {
-      const [priority, exchange] = record.value.split(' ');
-      entry.MX = [...(entry.MX ?? []), { priority: Number(priority), exchange }];
-    }
-    if (record.type === 'CNAME') entry.CNAME = record.value;
-    names.set(record.name, entry);
-  }
-  for (const [name, entry] of names) dns.set(name, entry);
 };
 
 /** A key with both domain permissions, issued by the agent's full key. */

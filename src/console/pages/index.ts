@@ -5,12 +5,14 @@ import { agentActivityPages } from './agent-activity.js';
 import { agentKeyPages } from './agent-keys.js';
 import { authPages } from './auth.js';
 import { billingPages } from './billing.js';
+import { domainPages } from './domain.js';
+import { domainListPages } from './domains.js';
 import { draftPages } from './drafts.js';
 import { healthPages } from './health.js';
 import { homePages } from './home.js';
 import { settingsPages } from './settings.js';
 
-/** One pages file per area; later areas (domains, invoices, health) add their line here and a NAV entry in layout.ts. */
+/** One pages file per area; later areas (invoices, health) add their line here and a NAV entry in layout.ts. */
 export const PAGES: readonly ((router: Router, deps: ConsoleDeps) => void)[] = [
   authPages,
   homePages,
@@ -18,6 +20,8 @@ export const PAGES: readonly ((router: Router, deps: ConsoleDeps) => void)[] = [
   agentActivityPages,
   agentKeyPages,
   draftPages,
+  domainListPages,
+  domainPages,
   billingPages,
   healthPages,
   settingsPages,

@@ -62,11 +62,14 @@ export class HostingService {
 
   /**
    * `agentpost hosting grant <email> <days>`: the operator's grant, while payments are paused
-   * the only source of hosting. The email names the holder: its mailbox address.
+   * the only source of hosting. The email names the holder: an owner's login email, or an
+   * account's mailbox address.
    */
   grant(email: string, days: number): { holder: string; hosting: Hosting } {
-    const account = this.store.accounts.byEmail(email.trim().toLowerCase());
-    if (!account) throw new AppError('not_found', `no account with the address ${email}`);
+    const wanted = email.trim().toLowerCase();
+    const login = this.store.owners.loginByEmail(wanted);
+    const account = login ? this.store.accounts.byId(login.accountId) : this.store.accounts.byEmail(wanted);
+    if (!account) throw new AppError('not_found', `no owner login or account address ${email}`);
     return { holder: account.email, hosting: this.extendHosting(account.id, days, { source: 'grant', reference: 'operator' }) };
   }
 

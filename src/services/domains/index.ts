@@ -4,6 +4,7 @@ import type { Logger } from '../../core/logger.js';
 import type { Store } from '../../store/index.js';
 import type { AccountService } from '../accounts/accounts.js';
 import type { TwoFactorService } from '../accounts/two-factor.js';
+import type { MessageOps } from '../mail/message-ops.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { AliasService } from './aliases.js';
 import { DomainService } from './domains.js';
@@ -31,6 +32,8 @@ export interface DomainServiceDeps {
   rateLimiter: RateLimiter;
   accounts: AccountService;
   twoFactor: TwoFactorService;
+  /** Purging a deleted mailbox's mail removes its messages as an expunge does. */
+  messageOps: MessageOps;
   settings: DomainsSettings;
   mailDomain: string;
   /** `smtp.hostname`: the MX target and the MTA-STS policy host. */
@@ -71,7 +74,16 @@ export const createDomainServices = (deps: DomainServiceDeps): DomainServices =>
     spfMechanisms: spfMechanisms(deps),
     secretKey: deps.secretKey,
   });
-  const domainMailboxes = new DomainMailboxService(store, clock, deps.accounts, deps.twoFactor, domains, plan, settings.deletedMailboxRetentionDays);
+  const domainMailboxes = new DomainMailboxService(
+    store,
+    clock,
+    deps.accounts,
+    deps.twoFactor,
+    domains,
+    plan,
+    settings.deletedMailboxRetentionDays,
+    deps.messageOps,
+  );
   return {
     domains,
     domainVerification: new DomainVerificationService(store, clock, deps.logger, deps.dns, domains, deps.rateLimiter, deps.hostname),

@@ -16,9 +16,9 @@ export const newAddressOn = (localPartInput: string, domain: string): string => 
   return address;
 };
 
-/** An address names one thing: an alias, or a mailbox (open, or deleted and kept until purged). */
+/** An address names one thing: an alias, or a mailbox (open, or deleted: its address is never given again, so mail for it never reaches someone else). */
 export const requireFreeAddress = (store: Store, address: string): void => {
   if (store.accounts.addressTaken(address) || store.domainAddresses.aliasExists(address)) {
-    throw new AppError('conflict', `${address} is already in use (a mailbox, a deleted mailbox whose mail is still kept, or an alias)`);
+    throw new AppError('conflict', `${address} is already in use (a mailbox, a deleted mailbox, whose address is never given again, or an alias)`);
   }
 };

@@ -5,6 +5,7 @@ import type { DomainMailboxRecord } from '../../store/domain-addresses.js';
 import type { Store } from '../../store/index.js';
 import type { AccountService } from '../accounts/accounts.js';
 import type { TwoFactorService } from '../accounts/two-factor.js';
+import type { MessageOps } from '../mail/message-ops.js';
 import { requireDomainRead, requireDomainWrite, type DomainCaller } from './caller.js';
 import type { DomainService } from './domains.js';
 import { newAddressOn, requireFreeAddress } from './local-part.js';
@@ -29,6 +30,8 @@ export interface DomainMailboxDeleted extends DomainMailboxView {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Deleted mailboxes purged per run; the rest wait for the next. */
+const PURGE_BATCH = 20;
 
 const viewOf = (mailbox: DomainMailboxRecord): DomainMailboxView => ({
   id: mailbox.accountId,
@@ -52,6 +55,7 @@ export class DomainMailboxService {
     private readonly domains: DomainService,
     private readonly plan: DomainPlan,
     private readonly retentionDays: number,
+    private readonly ops: MessageOps,
   ) {}
 
   list(caller: DomainCaller, domainId: string): { mailboxes: DomainMailboxView[] } {
@@ -109,6 +113,25 @@ export class DomainMailboxService {
   }
 
   /**
+   * Removes the mail of deleted mailboxes whose retention has passed (housekeeping): every
+   * message of every folder, as an expunge does. The account and its address stay, so the
+   * address is never given to anyone else. Returns how many mailboxes were purged.
+   */
+  purgeDue(): number {
+    const now = this.clock.now().getTime();
+    const due = this.store.domainAddresses.duePurges(now, PURGE_BATCH);
+    for (const accountId of due) {
+      this.store.transaction(() => {
+        for (const mailbox of this.store.accounts.allMailboxesOf(accountId)) {
+          for (const folder of this.store.folders.listOfMailbox(mailbox.id)) this.ops.expunge(mailbox, folder, this.store.imap.uidsAfter(folder.id, 0));
+        }
+        this.store.domainAddresses.markPurged(accountId, now);
+      });
+    }
+    return due.length;
+  }
+
+  /**
    * A mailbox the holder may point an alias at: its own, one of its domain mailboxes (not
    * deleted), or one of the agents it owns.
    */
@@ -116,6 +139,8 @@ export class DomainMailboxService {
     const mailbox = this.store.accounts.mailboxByAddress(address);
     if (!mailbox) return null;
     if (mailbox.accountId === holderId) return mailbox;
+    // An agent a human holder owns (claimed, or made on its domains) is the holder's to point at.
+    if (this.store.accounts.byId(mailbox.accountId)?.ownerId === holderId) return mailbox;
     const domainMailbox = this.store.domainAddresses.mailboxById(mailbox.accountId);
     return domainMailbox && domainMailbox.holderId === holderId && domainMailbox.deletedAt === null ? mailbox : null;
   }
