@@ -1,5 +1,6 @@
 import t from 'tap';
 import { ManualClock } from '../src/core/clock.js';
+import { HTTP_STATUS_OF } from '../src/core/errors.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { issueAccessKey } from './helpers/keys.js';
 import { rawMcp } from './helpers/mcp.js';
@@ -221,27 +222,13 @@ const MCP_ROWS: Row[] = [
   mcpRow('check_balance', () => ({}), expect(200, allLimited(200))),
 ];
 
-/** The HTTP status of each error code (src/http/errors.ts), to compare MCP outcomes with REST ones. */
-const STATUS_OF_CODE: Record<string, number> = {
-  invalid_input: 400,
-  unauthorized: 401,
-  insufficient_credits: 402,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  too_large: 413,
-  rate_limited: 429,
-  submission_failed: 502,
-  unavailable: 503,
-};
-
 const callMcp = async (f: Fixture, row: Row): Promise<{ status: number; body: unknown }> => {
   const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: row.mcp?.tool, arguments: row.mcp?.args(f) } };
   const response = await rawMcp(f.app.baseUrl, call, { 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${f.key}` });
   if (!response.body.result) throw new Error(`${row.name}: ${JSON.stringify(response.body)}`);
   const result = response.body.result as { isError?: boolean; content: { text: string }[] };
   const body = JSON.parse(result.content[0].text) as { code?: string };
-  return { status: result.isError ? (STATUS_OF_CODE[body.code ?? ''] ?? 500) : 200, body };
+  return { status: result.isError ? ((HTTP_STATUS_OF as Record<string, number>)[body.code ?? ''] ?? 500) : 200, body };
 };
 
 const permissionsOf: Partial<Record<Scenario, string[]>> = {

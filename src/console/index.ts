@@ -1,9 +1,8 @@
 import { Router } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
-import { isAppError } from '../core/errors.js';
+import { HTTP_STATUS_OF, isAppError } from '../core/errors.js';
 import { CONSOLE_CSS } from './assets.js';
 import type { ConsoleDeps } from './context.js';
-import { STATUS_OF } from './errors.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 import { PAGES } from './pages/index.js';
@@ -42,7 +41,7 @@ const errorPage = (deps: ConsoleDeps, ctx: Context, error: unknown): void => {
     status = error.status;
     message = error.message;
   } else if (isAppError(error)) {
-    status = STATUS_OF[error.code];
+    status = HTTP_STATUS_OF[error.code];
     message = error.message;
     if (error.details.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.details.retryAfterSeconds));
   } else {

@@ -1,6 +1,6 @@
 /**
- * Errors that services raise. Each adapter owns one table that maps these codes to its
- * protocol (DESIGN.md rule 5); anything that is not an AppError is an internal error.
+ * Errors that services raise. Each protocol has one table that maps these codes to it
+ * (DESIGN.md rule 5); anything that is not an AppError is an internal error.
  */
 export type ErrorCode =
   | 'invalid_input'
@@ -17,6 +17,26 @@ export type ErrorCode =
   | 'unavailable'
   /** A feature the operator turned off (funding.paused): 503 with a message that says so. */
   | 'feature_paused';
+
+/**
+ * DESIGN.md rule 5, the HTTP table. Two adapters answer over HTTP, REST (`src/http/`) and the
+ * owner console (`src/console/`), and they must not import each other (rule 2): the table
+ * lives here so both give the same status for the same code.
+ */
+export const HTTP_STATUS_OF: Readonly<Record<ErrorCode, number>> = {
+  invalid_input: 400,
+  unauthorized: 401,
+  insufficient_credits: 402,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+  submission_failed: 502,
+  unavailable: 503,
+  feature_paused: 503,
+};
 
 export interface AppErrorDetails {
   /** Seconds until a rate-limited request may be retried (HTTP Retry-After). */

@@ -1,22 +1,6 @@
 import type { Context, Next } from 'koa';
-import { isAppError, type ErrorCode } from '../core/errors.js';
+import { HTTP_STATUS_OF, isAppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-
-/** DESIGN.md rule 5: this adapter's one table from error codes to HTTP statuses. */
-const STATUS_OF: Record<ErrorCode, number> = {
-  invalid_input: 400,
-  unauthorized: 401,
-  insufficient_credits: 402,
-  payment_required: 402,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  too_large: 413,
-  rate_limited: 429,
-  submission_failed: 502,
-  unavailable: 503,
-  feature_paused: 503,
-};
 
 export const sendError = (ctx: Context, status: number, code: string, message: string): void => {
   ctx.status = status;
@@ -35,7 +19,7 @@ export const errorMiddleware =
       if (isAppError(error)) {
         if (error.details.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.details.retryAfterSeconds));
         if (error.code === 'unauthorized') ctx.set('WWW-Authenticate', 'Bearer');
-        sendError(ctx, STATUS_OF[error.code], error.code, error.message);
+        sendError(ctx, HTTP_STATUS_OF[error.code], error.code, error.message);
         return;
       }
       logger.error('unhandled error', { method: ctx.method, path: ctx.path, error: describe(error) });

@@ -1,9 +1,8 @@
 import type { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { isAppError } from '../../core/errors.js';
+import { HTTP_STATUS_OF, isAppError } from '../../core/errors.js';
 import { badge, empty, notice, table, timeOf } from '../components.js';
 import { ownerOf, type ConsoleDeps } from '../context.js';
-import { STATUS_OF } from '../errors.js';
 import { field, readForm } from '../forms.js';
 import { html, segment, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
@@ -66,7 +65,7 @@ ${rows.length === 0 ? empty('No access keys.') : table(['Name', 'Permissions', '
       );
     } catch (error) {
       if (!isAppError(error) || !['invalid_input', 'conflict'].includes(error.code)) throw error;
-      keysPage(ctx, notice(error.message, 'bad'), STATUS_OF[error.code]);
+      keysPage(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
   });
   router.post('/agents/:id/keys/:keyId/revoke', requireSignedIn, async (ctx) => {
@@ -75,7 +74,7 @@ ${rows.length === 0 ? empty('No access keys.') : table(['Name', 'Permissions', '
       ownerViews.revokeKey(ownerOf(ctx), ctx.params.id, ctx.params.keyId, field(form, 'factorCode'));
     } catch (error) {
       if (!isAppError(error) || !['forbidden', 'rate_limited'].includes(error.code)) throw error;
-      return keysPage(ctx, notice(error.message, 'bad'), STATUS_OF[error.code]);
+      return keysPage(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
     ctx.status = 303;
     ctx.redirect(`/agents/${segment(ctx.params.id)}/keys`);

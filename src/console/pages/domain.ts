@@ -1,9 +1,8 @@
 import type { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { isAppError, type ErrorCode } from '../../core/errors.js';
+import { HTTP_STATUS_OF, isAppError, type ErrorCode } from '../../core/errors.js';
 import { notice } from '../components.js';
 import type { ConsoleDeps } from '../context.js';
-import { STATUS_OF } from '../errors.js';
 import { field, readForm } from '../forms.js';
 import { html, segment, type Html } from '../html.js';
 import { requireSignedIn } from '../session.js';
@@ -25,7 +24,7 @@ export const domainPages = (router: Router, deps: ConsoleDeps): void => {
       shown = await action(form);
     } catch (error) {
       if (!isAppError(error) || !SHOWN.includes(error.code)) throw error;
-      return domainPage(deps, ctx, notice(error.message, 'bad'), STATUS_OF[error.code]);
+      return domainPage(deps, ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
     if (shown) return domainPage(deps, ctx, shown);
     ctx.status = 303;
@@ -47,7 +46,7 @@ export const domainPages = (router: Router, deps: ConsoleDeps): void => {
       services.domains.delete(domainCaller(ctx), ctx.params.id);
     } catch (error) {
       if (!isAppError(error) || error.code !== 'conflict') throw error;
-      return domainPage(deps, ctx, notice(error.message, 'bad'), STATUS_OF[error.code]);
+      return domainPage(deps, ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
     ctx.status = 303;
     ctx.redirect('/domains');

@@ -1,11 +1,10 @@
 import type { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { isAppError } from '../../core/errors.js';
+import { HTTP_STATUS_OF, isAppError } from '../../core/errors.js';
 import { callerOfOwner, type DomainCaller } from '../../services/domains/caller.js';
 import type { DomainList, DomainView } from '../../services/domains/domains.js';
 import { badge, empty, notice, table, timeOf } from '../components.js';
 import { ownerOf, type ConsoleDeps } from '../context.js';
-import { STATUS_OF } from '../errors.js';
 import { field, readForm } from '../forms.js';
 import { html, segment, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
@@ -71,7 +70,7 @@ ${rows.length > 0 ? table(['Domain', 'State', 'New addresses', 'Last checked'], 
       added = await domains.add(domainCaller(ctx), { domain: field(form, 'domain') ?? '' });
     } catch (error) {
       if (!isAppError(error) || !['invalid_input', 'conflict', 'payment_required'].includes(error.code)) throw error;
-      return listPage(ctx, notice(error.message, 'bad'), STATUS_OF[error.code]);
+      return listPage(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
     ctx.status = 303;
     ctx.redirect(`/domains/${segment(added.id)}`);

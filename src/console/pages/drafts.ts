@@ -1,12 +1,11 @@
 import type { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { isAppError } from '../../core/errors.js';
+import { HTTP_STATUS_OF, isAppError } from '../../core/errors.js';
 import { validateInput } from '../../core/validate.js';
 import type { DraftFilter } from '../../services/owners/approvals.js';
 import type { SendRequest } from '../../services/sending/send-input.js';
 import { badge, empty, notice, table, timeOf } from '../components.js';
 import { ownerOf, type ConsoleDeps } from '../context.js';
-import { STATUS_OF } from '../errors.js';
 import { field, readForm } from '../forms.js';
 import { html, segment } from '../html.js';
 import { renderPage } from '../layout.js';
@@ -87,7 +86,7 @@ ${draft.status === 'pending' ? html`<form method="post" action="${base}/reject" 
       ctx.redirect(`/agents/${segment(draft.agent.id)}/outbound/${segment(draft.outboundId ?? '')}`);
     } catch (error) {
       if (!isAppError(error) || error.code === 'not_found' || error.code === 'unavailable') throw error;
-      draftPage(ctx, `Not sent: ${error.message}`, STATUS_OF[error.code]);
+      draftPage(ctx, `Not sent: ${error.message}`, HTTP_STATUS_OF[error.code]);
     }
   });
   router.post('/drafts/:id/reject', requireSignedIn, async (ctx) => {

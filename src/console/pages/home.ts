@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { isAppError } from '../../core/errors.js';
+import { HTTP_STATUS_OF, isAppError } from '../../core/errors.js';
 import { badge, empty, notice, table, usageMeter } from '../components.js';
-import { STATUS_OF } from '../errors.js';
 import { ownerOf, type ConsoleDeps } from '../context.js';
 import { field, readForm } from '../forms.js';
 import { html, segment } from '../html.js';
@@ -90,7 +89,7 @@ ${agents.length > 0 ? table(['Agent', 'Credits', 'Sending', 'Today'], rows) : em
       ctx.redirect(`/agents/${segment(owner.ownerId)}/outbound/${segment(sent.id)}`);
     } catch (error) {
       if (!isAppError(error) || error.code === 'unavailable' || error.code === 'submission_failed') throw error;
-      composePage(ctx, error.message, STATUS_OF[error.code]);
+      composePage(ctx, error.message, HTTP_STATUS_OF[error.code]);
     }
   });
 

@@ -1,10 +1,9 @@
 import type { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { isAppError } from '../../core/errors.js';
+import { HTTP_STATUS_OF, isAppError } from '../../core/errors.js';
 import { isSecureBase, sessionCookie } from '../../core/owner-cookie.js';
 import { badge, notice } from '../components.js';
 import { ownerOf, type ConsoleDeps } from '../context.js';
-import { STATUS_OF } from '../errors.js';
 import { field, readForm } from '../forms.js';
 import { html, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
@@ -52,7 +51,7 @@ export const settingsPages = (router: Router, deps: ConsoleDeps): void => {
       ctx.redirect('/settings');
     } catch (error) {
       if (!isAppError(error) || !['invalid_input', 'forbidden'].includes(error.code)) throw error;
-      page(ctx, notice(error.message, 'bad'), STATUS_OF[error.code]);
+      page(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
   });
   router.post('/settings/2fa', requireSignedIn, async (ctx) => {
@@ -71,7 +70,7 @@ export const settingsPages = (router: Router, deps: ConsoleDeps): void => {
       );
     } catch (error) {
       if (!isAppError(error) || !['forbidden', 'conflict', 'rate_limited'].includes(error.code)) throw error;
-      page(ctx, notice(error.message, 'bad'), STATUS_OF[error.code]);
+      page(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
   });
 };
