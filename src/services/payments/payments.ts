@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.js';
+import { checkIdempotencyKeyHeader } from '../../core/idempotency-key.js';
 import { AppError, invalidInput } from '../../core/errors.js';
 import { randomHex, sha256Hex } from '../../core/ids.js';
 import { CENTS_PER_PERIOD, creditsForCents } from '../../core/money.js';
@@ -25,9 +26,10 @@ export interface PaymentsConfig {
   invoiceMs: number;
   /** How long after its expiry an invoice address is still read (late and duplicate transfers). */
   lateWatchMs: number;
+  /** config `limits.idempotencyKeyMaxChars`, as for sending. */
+  idempotencyKeyMaxChars: number;
 }
 
-const IDEMPOTENCY_KEY_MAX = 128;
 const LIST_LIMIT = 100;
 
 /**
@@ -46,7 +48,7 @@ export class PaymentService {
 
   async create(principal: Principal, idempotencyKey: string | undefined, request: PaymentRequest): Promise<PaymentView> {
     this.gate(principal);
-    const key = checkIdempotencyKey(idempotencyKey);
+    const key = requiredIdempotencyKey(idempotencyKey, this.config.idempotencyKeyMaxChars);
     const terms = this.terms(principal.accountId, request);
     const requestHash = sha256Hex(JSON.stringify([request.kind, request.method, terms.amountCents, terms.periods, request.domainId ?? null]));
     const existing = this.replay(principal.accountId, key, requestHash);
@@ -218,10 +220,9 @@ export class PaymentService {
   }
 }
 
-const checkIdempotencyKey = (key: string | undefined): string => {
+/** A payment request must carry an Idempotency-Key: a retried request must not open a second invoice. */
+const requiredIdempotencyKey = (header: string | undefined, maxChars: number): string => {
+  const key = checkIdempotencyKeyHeader(header, maxChars);
   if (key === undefined) throw invalidInput('Idempotency-Key', 'the Idempotency-Key header is required');
-  if (key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX) {
-    throw invalidInput('Idempotency-Key', `the Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
-  }
   return key;
 };

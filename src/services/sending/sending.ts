@@ -4,6 +4,7 @@ import { AppError, invalidInput } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
 import type { Account, Principal, SendingState, SubmissionVia } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
+import { checkIdempotencyKeyHeader } from '../../core/idempotency-key.js';
 import type { IdempotencyRecord } from '../../store/idempotency.js';
 import type { RecipientRecord } from '../../store/submissions.js';
 import type { AccessKeySendPolicy } from '../keys/access-key-send-policy.js';
@@ -315,9 +316,7 @@ export class SendingService {
 
 /** Header and body keys: 1 to maxChars (contract: 128) characters; when both are given they must be equal. */
 const resolveIdempotencyKey = (header: string | undefined, body: string | undefined, maxChars: number): string | undefined => {
-  if (header !== undefined && (header.length < 1 || header.length > maxChars)) {
-    throw invalidInput('Idempotency-Key', `the Idempotency-Key header must be 1 to ${maxChars} characters`);
-  }
+  checkIdempotencyKeyHeader(header, maxChars);
   if (header !== undefined && body !== undefined && header !== body) {
     throw invalidInput('idempotencyKey', 'the Idempotency-Key header and the body idempotencyKey differ');
   }
