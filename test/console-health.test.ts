@@ -1,8 +1,8 @@
 // The console's Health page: the deployment checks of `agentpost doctor` for the mail domain
-// and every verified domain, against a real DNS server on loopback.
+// and the owner's verified domains, against a real DNS server on loopback.
 import t from 'tap';
 import { consoleClient } from './helpers/console.js';
-import { hostedHolder, startDomainApp } from './helpers/domains.js';
+import { addVerifiedDomain, hostedHolder, startDomainApp } from './helpers/domains.js';
 import { makeOwner } from './helpers/owners.js';
 
 t.test('Health lists every check with its status and the record to publish; only for a signed-in owner', async (t) => {
@@ -40,4 +40,25 @@ t.test('the checks cover every verified domain besides the mail domain', async (
     named.checks.some((check) => check.subject === 'team.example'),
     'domains named replace the default list',
   );
+});
+
+t.test("an owner's Health page checks its own verified domains and no other owner's", async (t) => {
+  const { app, dns } = await startDomainApp(t, { mailDomain: 'agents.test' });
+  const ada = await makeOwner(app, 'ada@example.com', 'health page password');
+  const bob = await makeOwner(app, 'bob@example.com', 'health page password');
+  await addVerifiedDomain(app, dns, ada.token, 'ada.example');
+  await hostedHolder(app, dns, 'agent-held.example');
+  const healthOf = async (owner: { email: string; password: string }) => {
+    const client = consoleClient(app.baseUrl);
+    await client.get('/sign-in');
+    await client.post('/sign-in', { email: owner.email, password: owner.password });
+    return (await client.get('/health')).text;
+  };
+  const adas = await healthOf(ada);
+  t.match(adas, /<td>mx<\/td><td>ada\.example<\/td>/, 'her verified domain is checked');
+  t.match(adas, /<td>mx<\/td><td>agents\.test<\/td>/, 'and the mail domain');
+  t.notMatch(adas, /agent-held\.example/, 'a domain held by someone else is not shown');
+  const bobs = await healthOf(bob);
+  t.notMatch(bobs, /ada\.example/, "another owner does not learn of ada's domain");
+  t.match(bobs, /<td>mx<\/td><td>agents\.test<\/td>/);
 });

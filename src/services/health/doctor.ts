@@ -25,6 +25,12 @@ export interface DoctorRequest {
   domains?: string[];
   /** The public addresses mail leaves from; default the host name's A and AAAA records. */
   addresses?: string[];
+  /**
+   * When `domains` is not given: the verified domains checked beside `mailDomain`. Default
+   * every verified domain (the operator's CLI); the console passes the signed-in owner's own,
+   * as one owner must not learn another's domains.
+   */
+  verifiedDomains?: string[];
 }
 
 const DOMAIN = /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
@@ -49,7 +55,7 @@ export class DoctorService {
   ) {}
 
   async run(request: DoctorRequest = {}): Promise<DoctorReport> {
-    const domains = this.domainsOf(request.domains);
+    const domains = this.domainsOf(request.domains, request.verifiedDomains);
     const given = (request.addresses ?? []).length > 0;
     const addresses = given ? this.addressesOf(request.addresses ?? []) : await this.hostAddresses();
     const context: DnsCheckContext = { dns: this.dns, hostname: this.config.hostname, addresses };
@@ -81,8 +87,8 @@ export class DoctorService {
     return { ok: !checks.some((check) => check.status === 'fail'), checks };
   }
 
-  private domainsOf(input: string[] | undefined): string[] {
-    const domains = (input && input.length > 0 ? input : [this.config.mailDomain, ...this.verifiedDomains()]).map((domain) =>
+  private domainsOf(input: string[] | undefined, verified: string[] | undefined): string[] {
+    const domains = (input && input.length > 0 ? input : [this.config.mailDomain, ...(verified ?? this.verifiedDomains())]).map((domain) =>
       domain.trim().toLowerCase().replace(/\.$/, ''),
     );
     const bad = domains.find((domain) => !DOMAIN.test(domain));
