@@ -72,6 +72,12 @@ export interface AgentpostOptions {
   authenticationChecks?: boolean;
   /** Changes the config just before it is written (a setting inside a section, e.g. smtp.hostname). */
   configure?: (config: Record<string, Record<string, unknown>>) => void;
+  /**
+   * Another source tree of agentpost to run (its bin/main.ts with tsx, from its own folder and
+   * node_modules), as an older commit checked out: it gets only the settings every version has
+   * had (data folder, ports, log level, the registration limit), so it starts whatever its age.
+   */
+  tree?: string;
 }
 
 /** `agentpost serve` on free loopback ports in a temp folder, with one mailbox to load. */
@@ -87,29 +93,38 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
   });
   const [http, smtp, submission, imap] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const configFile = join(dir.path, 'config.json');
-  const config: Record<string, Record<string, unknown>> = {
-    log: { level: 'warn' },
-    http: { port: http, trustProxy: true },
-    // With a certificate the implicit-TLS ports listen too: on free ports.
-    submission: { port: submission, tlsPort: 0 },
-    imap: { port: imap, tlsPort: 0 },
-    ...(options.tls && { tls: options.tls }),
-    smtp: {
-      port: smtp,
-      ...(options.greetingDelayMs === undefined ? {} : { greetingDelayMs: options.greetingDelayMs }),
-      ...(options.authenticationChecks === undefined ? {} : { authenticationChecks: options.authenticationChecks }),
-    },
-    limits: { registrationsPerIpPerHour: 100_000 },
-    dns: { servers: dns.servers },
-    ...options.config,
-  };
+  const config: Record<string, Record<string, unknown>> = options.tree
+    ? {
+        log: { level: 'warn' },
+        http: { port: http, trustProxy: true },
+        submission: { port: submission },
+        imap: { port: imap },
+        smtp: { port: smtp },
+        limits: { registrationsPerIpPerHour: 100_000 },
+      }
+    : {
+        log: { level: 'warn' },
+        http: { port: http, trustProxy: true },
+        // With a certificate the implicit-TLS ports listen too: on free ports.
+        submission: { port: submission, tlsPort: 0 },
+        imap: { port: imap, tlsPort: 0 },
+        ...(options.tls && { tls: options.tls }),
+        smtp: {
+          port: smtp,
+          ...(options.greetingDelayMs === undefined ? {} : { greetingDelayMs: options.greetingDelayMs }),
+          ...(options.authenticationChecks === undefined ? {} : { authenticationChecks: options.authenticationChecks }),
+        },
+        limits: { registrationsPerIpPerHour: 100_000 },
+        dns: { servers: dns.servers },
+        ...options.config,
+      };
   options.configure?.(config);
   writeFileSync(configFile, JSON.stringify({ dataDir: dir.path, ...config }));
   // AGENTPOST_PARSE_THREADS, when set, reaches the server through the environment.
   // BENCH_SERVER_NODE_ARGS (say "--cpu-prof --cpu-prof-dir=/tmp/prof") reaches the server's node only.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const command = options.executable ? [options.executable] : [process.execPath, ...nodeArgs, '--import', 'tsx', 'bin/main.ts'];
-  const child = spawn(command[0], [...command.slice(1), 'serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(command[0], [...command.slice(1), 'serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'inherit'], cwd: options.tree });
   const baseUrl = `http://127.0.0.1:${http}`;
   const register = async (agentId: string, i: number) => {
     const response = await fetch(`${baseUrl}/api/v1/agent/register`, {

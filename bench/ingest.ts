@@ -1,6 +1,6 @@
 /**
- * `npm run bench:ingest`: SMTP sessions send 4 KB messages to one mailbox. Three parts, all
- * by default (`--only rates,connections,memory,domains` picks some):
+ * `npm run bench:ingest`: SMTP sessions send 4 KB messages to one mailbox. The parts below
+ * (`--only rates,connections,memory,domains` picks some):
  * - rates: messages/s and server CPU per message for agentpost with no greeting pause, with
  *   the MX's default pause (when it is not 0), a bare smtp-server sink that stores nothing
  *   and a private Postfix accepting into its queue, each over reused connections and over a
@@ -19,9 +19,11 @@
  *   domains against the rate to the mailbox's own address, in the same run (bench/ingest-domains.ts).
  * - pauses (only when asked for): per greeting pause, the new-connection rate and whether
  *   clients that talk before the greeting are refused; the MX default is chosen from it.
- * Default parts: rates,tls,connections,memory.
  * - authentication (only when asked for): the rate and server CPU per message with the SPF,
  *   DKIM, DMARC and ARC checks on and off (`smtp.authenticationChecks`), mail DKIM-signed.
+ * - trees (only when asked for, with `--tree NAME=DIR` twice or more): agentpost from other
+ *   source trees (commits checked out) under the same load in one run (bench/ingest-trees.ts).
+ * Default parts: rates,tls,connections,memory,threading,domains.
  * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
  * (4096), --rounds N (1), --domain-rounds N (3), --idle N (1000), --memory-count N (20000), --after-seconds N (60),
  * --executable PATH (run that single executable, e.g. dist/agentpost, instead of the source).
@@ -36,6 +38,7 @@ import { domainsPart } from './ingest-domains.js';
 import { signedBySender, startAgentpost, startPostfixTarget, startSink, type Agentpost, type Target } from './ingest-targets.js';
 import { holdIdleImap } from './imap-idle.js';
 import { threading } from './ingest-threading.js';
+import { treesPart } from './ingest-trees.js';
 import { argValue, fmt, messageOfSize, percentile, prng, tempDir, vocabulary } from './lib.js';
 import { postfixInstalled, postfixVersion } from './postfix.js';
 import { cpuMs, rssMb, sampleRss } from './proc.js';
@@ -52,6 +55,9 @@ const stringArg = (name: string): string | undefined => {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? process.argv[index + 1] : undefined;
 };
+/** Every value of a flag given more than once (`--tree a=DIR --tree b=DIR`). */
+const stringArgs = (name: string): string[] =>
+  process.argv.flatMap((arg, index) => (arg === `--${name}` && index + 1 < process.argv.length ? [process.argv[index + 1]] : []));
 const executable = stringArg('executable');
 const parts = new Set((stringArg('only') ?? 'rates,tls,connections,memory,threading,domains').split(','));
 const mxDefaultPause = defaultConfig().smtp.greetingDelayMs;
@@ -321,5 +327,6 @@ if (parts.has('memory')) await memory();
 if (parts.has('pauses')) await pauses();
 if (parts.has('threading')) await threading({ count: argValue('thread-count', 100_000), sessions, bytes, rounds, executable, sentence });
 if (parts.has('authentication')) await authentication();
+if (parts.has('trees')) await treesPart({ rounds, trees: stringArgs('tree'), measure, report });
 if (parts.has('domains')) await domainsPart({ count, sessions, rounds: argValue('domain-rounds', 3), executable, payloadsFor: payloadsTo });
 console.log(`after: ${uptime()}`);
