@@ -10,17 +10,48 @@ import { pathToFileURL } from 'node:url';
 import { report } from './closing-line.mjs';
 import { countTap } from './tap-count.mjs';
 
+/** ESC [?25h and ESC [?25l: the terminal's "show cursor" and "hide cursor". */
+const CURSOR_CODES = /\x1b\[\?25[hl]/g;
+/** The start of a cursor code cut at a chunk's end: held back until the next chunk. */
+const CUT_CODE = /\x1b(\[(\?(2(5)?)?)?)?$/;
+
+/**
+ * tap's reporter (ink) writes "show cursor" as it exits, with no newline after it. On a
+ * terminal that is invisible; in a log (CI) it would be glued to the front of the closing
+ * line, which then no longer reads "N passed, N failed". So when stdout is not a terminal,
+ * the report passes through here without cursor codes, and the closing line starts a line.
+ */
+const forwardReport = (stream) => {
+  let carry = '';
+  let atLineStart = true;
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    const text = (carry + chunk).replace(CURSOR_CODES, '');
+    carry = CUT_CODE.exec(text)?.[0] ?? '';
+    const shown = text.slice(0, text.length - carry.length);
+    if (shown.length === 0) return;
+    process.stdout.write(shown);
+    atLineStart = shown.endsWith('\n');
+  });
+  return { finish: () => atLineStart || process.stdout.write('\n') };
+};
+
 export const runTap = async (args) => {
   const dir = mkdtempSync(join(tmpdir(), 'agentpost-tap-'));
   const rawFile = join(dir, 'run.tap');
   try {
     const code = await new Promise((resolve) => {
+      const terminal = process.stdout.isTTY === true;
       const child = spawn('npx', ['tap', '--reporter=base', `--output-file=${rawFile}`, ...args], {
-        stdio: ['ignore', 'inherit', 'inherit'],
+        stdio: ['ignore', terminal ? 'inherit' : 'pipe', 'inherit'],
         env: { ...process.env, FORCE_COLOR: '0' },
       });
+      const report = terminal ? null : forwardReport(child.stdout);
       child.on('error', () => resolve(127));
-      child.on('close', (status, signal) => resolve(status ?? (signal ? 128 : 1)));
+      child.on('close', (status, signal) => {
+        report?.finish();
+        resolve(status ?? (signal ? 128 : 1));
+      });
     });
     let raw = '';
     try {

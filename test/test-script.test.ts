@@ -13,7 +13,9 @@ const fixture = (name: string) => join('test', 'fixtures', 'test-script', `${nam
 /** This test runs under tap: its TAP_* variables would make the inner tap a child reporter. */
 const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TAP|_TAPJS)/.test(name)));
 
-const runTap = (...files: string[]) => runCommand(process.execPath, [join(root, 'scripts', 'run-tap.mjs'), ...files], { cwd: root, env: cleanEnv });
+const runTap = (...files: string[]) => runIn(cleanEnv, ...files);
+const runIn = (env: NodeJS.ProcessEnv, ...files: string[]) =>
+  runCommand(process.execPath, [join(root, 'scripts', 'run-tap.mjs'), ...files], { cwd: root, env });
 
 // Each case starts a whole tap run (tsx, plugins): generous for a loaded 2-core machine.
 t.setTimeout(600_000);
@@ -25,6 +27,15 @@ const printed = (result: { stdout: string; stderr: string }) => ({ stdout: resul
 t.test('green files, one with a skip and a todo: all passed, the skip and the todo skipped, exit 0', async (t) => {
   const result = await runTap(fixture('green'), fixture('skip-todo'));
   t.equal(lastLine(result.stdout), '5 passed, 0 failed, 2 skipped', printed(result));
+  t.equal(result.code, 0);
+});
+
+// With CI set, tap's reporter ends with a "show cursor" code and no newline: in a log it was
+// glued to the front of the closing line.
+t.test('under CI the closing line stands alone on its line, with no terminal codes in the log', async (t) => {
+  const result = await runIn({ ...cleanEnv, CI: 'true' }, fixture('green'));
+  t.equal(lastLine(result.stdout), '3 passed, 0 failed', printed(result));
+  t.notMatch(result.stdout, /\x1b\[\?25[hl]/, 'no cursor codes');
   t.equal(result.code, 0);
 });
 
