@@ -110,6 +110,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'events.maxStreamsPerAccount': ['20', 20],
     'smtp.authenticationChecks': ['false', false],
     'smtp.authenticationThread': ['true', true],
+    'smtp.postmaster': ['ops@agents.localhost', 'ops@agents.localhost'],
   };
   // Settings valid only with others: the others come from the environment.
   const pair = { AGENTPOST_TLS_CERT: '/etc/tls/b.crt', AGENTPOST_TLS_KEY: '/etc/tls/b.key' };
@@ -127,6 +128,11 @@ t.test('every environment variable and flag sets its setting', async (t) => {
   }
   t.equal(loadConfig({ flags: { 'trust-proxy': true } }).http.trustProxy, true, 'a bare boolean flag means true');
   t.equal(loadConfig({ env: { AGENTPOST_TRUST_PROXY: '0' } }).http.trustProxy, false);
+});
+
+t.test('smtp.postmaster is an address', async (t) => {
+  configError(t, { env: { AGENTPOST_SMTP_POSTMASTER: 'ops' } }, 'smtp.postmaster', /smtp\.postmaster \(from AGENTPOST_SMTP_POSTMASTER\)/);
+  t.equal(loadConfig().smtp.postmaster, undefined, 'unset by default');
 });
 
 t.test('port 0 is allowed: it picks a free port', async (t) => {

@@ -28,9 +28,24 @@ const healthyZone = (dns: TestDnsServer, app: TestApp) => {
   return dkim;
 };
 
+type Settings = Parameters<typeof startApp>[1] & { dataDir: string; smtp: Record<string, unknown> };
+
+/**
+ * The app with smtp.postmaster naming a mailbox of its own (RFC 5321 section 4.5.1), as a
+ * healthy deployment has: a first start on the same data folder makes the mailbox, whose
+ * address is not known before.
+ */
+const startWithPostmaster = async (t: Parameters<typeof startApp>[0], settings: Settings) => {
+  const first = await startApp(t, settings);
+  const ops = await first.register('ops');
+  await first.app.stop();
+  return startApp(t, { ...settings, smtp: { ...settings.smtp, postmaster: ops.email } });
+};
+
 const start = async (t: Parameters<typeof startApp>[0]) => {
   const dns = await startDnsServer(t);
-  const app = await startApp(t, { mailDomain: DOMAIN, smtp: { hostname: HOST }, dns: { servers: dns.servers, timeoutMs: 300, tries: 1 } });
+  const dataDir = join(t.testdir({}), 'data');
+  const app = await startWithPostmaster(t, { dataDir, mailDomain: DOMAIN, smtp: { hostname: HOST }, dns: { servers: dns.servers, timeoutMs: 300, tries: 1 } });
   return { dns, app };
 };
 
@@ -44,7 +59,7 @@ t.test('a deployment with every record right: nothing fails', async (t) => {
   const { dns, app } = await start(t);
   const dkim = healthyZone(dns, app);
   const report = await app.app.services.doctor.run();
-  for (const check of ['mx', 'host-address', 'reverse-dns', 'spf', 'dkim', 'dmarc', 'mta-sts', 'tls-rpt']) {
+  for (const check of ['mx', 'host-address', 'reverse-dns', 'spf', 'dkim', 'dmarc', 'mta-sts', 'tls-rpt', 'postmaster']) {
     t.equal(find(report, check).status, 'ok', `${check}: ${find(report, check).detail}`);
   }
   t.match(find(report, 'dkim').detail, `${dkim.recordName} carries the signing key`);
@@ -153,7 +168,7 @@ t.test('with tls.cert: each pair is checked against the name it serves, and the 
   const mx = writePair(dir, 'mx', await makeCertificate([HOST]));
   const other = writePair(dir, 'other', await makeCertificate(['mail.other.test']));
   const dns = await startDnsServer(t);
-  const app = await startApp(t, {
+  const app = await startWithPostmaster(t, {
     dataDir: join(dir, 'data'),
     mailDomain: DOMAIN,
     smtp: { hostname: HOST },
@@ -182,7 +197,7 @@ t.test('agentpost doctor prints a line per check and exits 1 when one fails, 0 w
       mailDomain: DOMAIN,
       log: { level: 'silent' },
       dns: { servers: dns.servers },
-      smtp: { hostname: HOST, port: app.smtpPort },
+      smtp: { hostname: HOST, port: app.smtpPort, postmaster: app.app.config.smtp.postmaster },
       submission: { port: app.submissionPort },
       imap: { port: app.imapPort },
       http: { port: app.app.ports.http },

@@ -6,6 +6,7 @@ import type { Config } from './types.js';
 export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKey' | 'owners'> => ({
   mailDomain: config.mailDomain,
   smtpHostname: config.smtp.hostname,
+  ...(config.smtp.postmaster === undefined ? {} : { postmaster: config.smtp.postmaster }),
   authenticationChecks: config.smtp.authenticationChecks,
   authenticationTimeoutMs: config.smtp.authenticationTimeoutMs,
   registrationsPerIpPerHour: config.limits.registrationsPerIpPerHour,

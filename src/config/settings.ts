@@ -19,6 +19,7 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_PARSE_THREADS', flag: 'parse-threads', path: 'smtp.parseThreads', type: 'integer' },
   { env: 'AGENTPOST_SMTP_MAX_CLIENTS', flag: 'smtp-max-clients', path: 'smtp.maxClients', type: 'integer' },
   { env: 'AGENTPOST_SMTP_GREETING_DELAY_MS', flag: 'smtp-greeting-delay-ms', path: 'smtp.greetingDelayMs', type: 'integer' },
+  { env: 'AGENTPOST_SMTP_POSTMASTER', flag: 'smtp-postmaster', path: 'smtp.postmaster', type: 'string' },
   { env: 'AGENTPOST_SMTP_AUTHENTICATION_CHECKS', flag: 'smtp-authentication-checks', path: 'smtp.authenticationChecks', type: 'boolean' },
   { env: 'AGENTPOST_SMTP_AUTHENTICATION_THREAD', flag: 'smtp-authentication-thread', path: 'smtp.authenticationThread', type: 'boolean' },
   { env: 'AGENTPOST_PARSE_TIMEOUT_MS', flag: 'parse-timeout-ms', path: 'smtp.parseTimeoutMs', type: 'integer' },

@@ -21,6 +21,8 @@ export interface Config {
    */
   smtp: Listener & {
     hostname: string;
+    /** The address of a mailbox here that receives postmaster@mailDomain (RFC 5321 section 4.5.1); unset: refused. */
+    postmaster?: string;
     maxMessageBytes: number;
     parseThreads: number;
     parseTimeoutMs: number;

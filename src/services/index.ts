@@ -32,6 +32,7 @@ import { MessageAuthenticator, uncheckedMail } from './mail/authentication.js';
 import { InboundService } from './mail/inbound.js';
 import { KeyRotationService } from './keys/key-rotation.js';
 import { MessageBodyService } from './mail/bodies.js';
+import { PostmasterRoute } from './mail/postmaster.js';
 import { MailboxService } from './mail/mailbox.js';
 import { FolderService } from './mail/folders.js';
 import { MessageOps } from './mail/message-ops.js';
@@ -67,6 +68,8 @@ import { createOwnerServices, type OwnerServices, type OwnersConfig } from './ow
 export interface ServicesConfig {
   mailDomain: string;
   smtpHostname: string;
+  /** `smtp.postmaster`: the mailbox that receives postmaster@`mailDomain` (RFC 5321 section 4.5.1). */
+  postmaster?: string;
   /** false: received mail is stored unjudged (`smtp.authenticationChecks`). */
   authenticationChecks: boolean;
   /** Inbound authentication lookups still running after this long are recorded as temperror. */
@@ -239,7 +242,8 @@ export const createServices = ({
   const messageOps = new MessageOps(store, clock);
   const folders = new FolderService(store, clock, messageOps, config.maxFolders);
   const threads = new ThreadService(store, searchIndex, config.threads);
-  const mailbox = new MailboxService(store, clock, config.readMaxBytes, searchIndex, bodies, folders, messageOps, threads);
+  const postmaster = new PostmasterRoute(store, config.mailDomain, config.postmaster);
+  const mailbox = new MailboxService(store, clock, config.readMaxBytes, searchIndex, bodies, folders, messageOps, threads, postmaster);
   const accounts = new AccountService(store, clock, rateLimiter, mailbox, {
     mailDomain: config.mailDomain,
     registrationsPerIpPerHour: config.registrationsPerIpPerHour,
@@ -354,6 +358,7 @@ export const createServices = ({
       },
       runtime,
       () => domainServices.domains.verifiedNames(),
+      (address) => mailbox.mailboxForRecipient(address)?.address ?? null,
     ),
   };
   return {

@@ -7,6 +7,7 @@ import { invalidInput } from '../../core/errors.js';
 import type { DkimService } from '../delivery/dkim.js';
 import { checkDmarc, checkHostAddresses, checkMtaSts, checkMx, checkReverseDns, checkTlsRpt, type DnsCheckContext } from './checks-dns.js';
 import { checkCertificate, checkListeners, checkMxReachable, type ListenerSpec } from './checks-listeners.js';
+import { checkPostmaster } from './checks-postmaster.js';
 import { checkDkim, checkSpf } from './checks-spf-dkim.js';
 import type { RuntimeProbe } from './status.js';
 
@@ -52,6 +53,8 @@ export class DoctorService {
     private readonly runtime: RuntimeProbe,
     /** The domains owners added and verified: checked with `mailDomain` when none are named. */
     private readonly verifiedDomains: () => string[] = () => [],
+    /** The mailbox that receives mail to an address, or null when it is refused (inbound's rule). */
+    private readonly receivedBy: (address: string) => string | null = () => null,
   ) {}
 
   async run(request: DoctorRequest = {}): Promise<DoctorReport> {
@@ -69,6 +72,7 @@ export class DoctorService {
           checkDmarc(context, domain),
           checkMtaSts(context, domain, now),
           checkTlsRpt(context, domain),
+          checkPostmaster(domain, this.config.mailDomain, this.receivedBy),
         ]),
       ),
     );

@@ -34,12 +34,13 @@ export class InboundService {
   ) {}
 
   /**
-   * A local mailbox (a custom domain's too), an alias of one, or a signed bounce address whose
-   * token verifies (a forged one is refused). Every other address, on any domain, is 550 5.1.1.
+   * A local mailbox (a custom domain's too), an alias of one, postmaster@ of a domain received
+   * here, or a signed bounce address whose token verifies (a forged one is refused). Every
+   * other address, on any domain, is 550 5.1.1.
    */
   acceptsRecipient(address: string): boolean {
     if (this.bounces?.isBounceAddress(address)) return this.bounces.acceptsRecipient(address);
-    return this.mailboxes.mailboxForAddress(address) !== null;
+    return this.mailboxes.mailboxForRecipient(address) !== null;
   }
 
   /**
@@ -49,7 +50,7 @@ export class InboundService {
   private copiesFor(recipients: string[]): { mailbox: MailboxRecord; recipient: string }[] {
     const copies = new Map<string, { mailbox: MailboxRecord; recipient: string }>();
     for (const recipient of recipients) {
-      const mailbox = this.mailboxes.mailboxForAddress(recipient);
+      const mailbox = this.mailboxes.mailboxForRecipient(recipient);
       if (!mailbox) throw new AppError('not_found', `no mailbox for ${recipient}`);
       if (!copies.has(mailbox.id)) copies.set(mailbox.id, { mailbox, recipient });
     }

@@ -5,6 +5,7 @@ import { MESSAGE_STORED, type MessageStoredEvent } from '../../core/events.js';
 import { newUuid } from '../../core/ids.js';
 import { NO_FLAGS, type Folder, type MessageFlags, type Principal } from '../../core/types.js';
 import type { MailboxRecord } from '../../store/accounts.js';
+import type { PostmasterRoute } from './postmaster.js';
 import type { Arrival } from '../../store/message-arrivals.js';
 import type { Store } from '../../store/index.js';
 import type { FullSummary, MessagePage } from '../../store/messages.js';
@@ -79,6 +80,8 @@ export class MailboxService {
     private readonly folders: FolderService,
     private readonly ops: MessageOps,
     private readonly threads: ThreadService,
+    /** postmaster@ of a domain received here, when no mailbox or alias has that address. */
+    private readonly postmaster: PostmasterRoute | null = null,
   ) {}
 
   /** Creates the mailbox with INBOX and Sent; runs inside the caller's transaction. */
@@ -105,6 +108,15 @@ export class MailboxService {
   mailboxForAddress(address: string): MailboxRecord | null {
     const normalized = address.trim().toLowerCase();
     return this.store.accounts.mailboxByAddress(normalized) ?? this.store.domainAddresses.mailboxOfAlias(normalized);
+  }
+
+  /**
+   * Where mail to `address` is delivered: `mailboxForAddress`, and for a postmaster@ address
+   * that is none of those, the domain's postmaster (RFC 5321 section 4.5.1). Not for signing in:
+   * postmaster@ names a role, not an account.
+   */
+  mailboxForRecipient(address: string): MailboxRecord | null {
+    return this.mailboxForAddress(address) ?? this.postmaster?.mailboxFor(address.trim()) ?? null;
   }
 
   folder(mailboxId: string, name: string): Folder {

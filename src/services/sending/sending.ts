@@ -278,7 +278,7 @@ export class SendingService {
     let local: { raw: Buffer; verdict: AuthenticationVerdict; parsed: ParsedMessage } | undefined;
     for (const row of rows) {
       if (row.status !== 'queued' || !parsed || !this.isLocalDomain(row.domain)) continue;
-      const target = this.mailbox.mailboxForAddress(row.address);
+      const target = this.mailbox.mailboxForRecipient(row.address);
       if (target) {
         local ??= this.stampLocal(prepared, parsed);
         this.mailbox.append(target, INBOX, local.raw, local.parsed, { authentication: local.verdict });
