@@ -1,17 +1,6 @@
-import type { AddressResolver } from '../core/address-resolver.js';
 import type { AuthenticateMail } from '../core/authentication.js';
 import type { CertificateSource } from '../core/certificates.js';
-import type { PortProbe } from '../core/doctor.js';
-import type { DnsResolver } from '../core/dns.js';
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type { Argon2Loader } from '../core/passwords.js';
-import type { MtaStsFetcher } from '../core/mta-sts.js';
-import type { Handoff, MxResolver } from '../core/outbound.js';
-import type { ParseMail } from '../core/parsed-message.js';
-import type { CardProcessor, PolygonPort } from '../core/payments.js';
-import type { WebhookLimits, WebhookSender } from '../core/webhooks.js';
-import type { Store } from '../store/index.js';
+import type { ServiceDeps, ServicesConfig } from './service-deps.js';
 import { AccessKeyPolicyService } from './keys/access-key-policy.js';
 import { AccessKeyService } from './keys/access-keys.js';
 import { AccountService } from './accounts/accounts.js';
@@ -20,11 +9,10 @@ import { BalanceService } from './accounts/balance.js';
 import { BounceService } from './delivery/bounces.js';
 import { DeliveryService } from './delivery/delivery.js';
 import { DkimService } from './delivery/dkim.js';
-import { createDomainServices, type DomainServices, type DomainsSettings } from './domains/index.js';
+import { createDomainServices, type DomainServices } from './domains/index.js';
 import { EventStreamService } from './events/streams.js';
 import { ImapSessionService } from './imap/session.js';
 import { ImapMailService } from './imap/mail.js';
-import type { ListenerSpec } from './health/checks-listeners.js';
 import { DoctorService } from './health/doctor.js';
 import { MetricsService } from './health/metrics.js';
 import { StatusService, type RuntimeProbe } from './health/status.js';
@@ -37,128 +25,33 @@ import { MailboxService } from './mail/mailbox.js';
 import { FolderService } from './mail/folders.js';
 import { MessageOps } from './mail/message-ops.js';
 import { MailOrganizer } from './mail/organizer.js';
-import { ThreadService, type ThreadingConfig } from './mail/threads.js';
+import { ThreadService } from './mail/threads.js';
 import { MailWaitService } from './mail/wait.js';
 import { parseMessage } from '../mime/parse.js';
 import { MailboxWatchers } from './mail/watchers.js';
 import { NextHopResolver } from './delivery/next-hop.js';
 import { MtaStsService } from './delivery/mta-sts.js';
-import { OutboundService, type OutboundConfig } from './sending/outbound.js';
+import { OutboundService } from './sending/outbound.js';
 import { InvoiceApplier } from './payments/apply.js';
 import { CardPayments } from './payments/card.js';
-import { PaymentService, type PaymentsConfig } from './payments/payments.js';
+import { PaymentService } from './payments/payments.js';
 import { PolygonPayments } from './payments/polygon.js';
 import { hostingLedger } from './payments/hosting-ledger.js';
 import { RateLimiter } from './rate-limiter.js';
 import { SearchIndexService } from './mail/search-index.js';
-import type { IndexWriter } from '../core/search-index.js';
 import { TwoFactorService } from './accounts/two-factor.js';
 import { SendingReputation } from './sending/reputation.js';
-import { SendingLimits, type SendingLimitsConfig } from './sending/send-limits.js';
+import { SendingLimits } from './sending/send-limits.js';
 import { ReplyService } from './sending/reply.js';
-import { SendingService, type SendingConfig } from './sending/sending.js';
-import { SuppressionService, type SuppressionLimits } from './sending/suppressions.js';
+import { SendingService } from './sending/sending.js';
+import { SuppressionService } from './sending/suppressions.js';
 import { WebhookDeliveryService } from './webhooks/deliveries.js';
 import { WebhookDispatchService } from './webhooks/dispatch.js';
 import { WebhookService } from './webhooks/endpoints.js';
 import { SessionTokens } from './owners/session-tokens.js';
-import { createOwnerServices, type OwnerServices, type OwnersConfig } from './owners/index.js';
+import { createOwnerServices, type OwnerServices } from './owners/index.js';
 
-/** The settings services need; main.ts derives them from the validated config. */
-export interface ServicesConfig {
-  mailDomain: string;
-  smtpHostname: string;
-  /** `smtp.postmaster`: the mailbox that receives postmaster@`mailDomain` (RFC 5321 section 4.5.1). */
-  postmaster?: string;
-  /** false: received mail is stored unjudged (`smtp.authenticationChecks`). */
-  authenticationChecks: boolean;
-  /** Inbound authentication lookups still running after this long are recorded as temperror. */
-  authenticationTimeoutMs: number;
-  registrationsPerIpPerHour: number;
-  readMaxBytes: number;
-  /** IANA zone of day boundaries (daily limits, access-key daily budgets). */
-  timeZone: string;
-  /** The data folder's secret key: seals TOTP seeds. */
-  secretKey: Buffer;
-  keyRotationMutationsPer15Minutes: number;
-  keyReplacementMinutes: number;
-  factorAttemptsPer15Minutes: number;
-  sending: Omit<SendingConfig, 'mailDomain'> & {
-    limits: Omit<SendingLimitsConfig, 'timeZone'>;
-  };
-  outboundTracking: OutboundConfig;
-  /** Usable access keys per account, and the list's length. */
-  accessKeysPerAccount: number;
-  suppressions: SuppressionLimits;
-  webhooks: WebhookLimits;
-  /** Remote delivery (config `outbound.*`). */
-  outbound: {
-    relay?: string;
-    port: number;
-    /** MX answers may point at loopback (local development and tests only). */
-    allowLoopbackMx: boolean;
-    retryMs: number;
-    concurrency: number;
-  };
-  /** threads.*: whether threads are assigned, how long one stays joinable by subject alone (src/services/mail/threads.ts). */
-  threads: ThreadingConfig;
-  /** events.maxStreamsPerAccount: event streams open at once per account. */
-  maxEventStreamsPerAccount: number;
-  /** webhooks.allowInsecure: http, any port and loopback targets (local development and tests only). */
-  webhooksAllowInsecure: boolean;
-  /** Folders one mailbox may hold (imap.maxFolders). */
-  maxFolders: number;
-  /** Human owners (config `owners.*`); sessionKey is the data folder's session.key. */
-  owners: OwnersConfig;
-  /** Custom domains, their plan and whether payments are paused. */
-  domains: DomainsSettings;
-  /** funding.paused and the invoice timings (config `payments.*`). */
-  payments: PaymentsConfig;
-  /** `metrics.token`: the Bearer token /metrics asks for; unset, metrics are not served. */
-  metricsToken?: string;
-  /** Where each listener is configured to answer, for the deployment checks. */
-  listeners: ListenerSpec[];
-}
-
-export interface ServiceDeps {
-  store: Store;
-  clock: Clock;
-  logger: Logger;
-  config: ServicesConfig;
-  /** The SMTP client and DNS that remote delivery uses; adapters, so main.ts passes them in. */
-  handoff: Handoff;
-  resolver: MxResolver;
-  /** DNS for webhook target checks; tests inject their own. */
-  addressResolver: AddressResolver;
-  /** The one resolver every other lookup goes through (`dns.servers`). */
-  dns: DnsResolver;
-  /** The outgoing HTTP adapter that performs webhook attempts, injected by main.ts. */
-  webhookSender: WebhookSender;
-  /** Fetches recipient domains' MTA-STS policies (RFC 8461); without it, none is looked for. */
-  mtaStsFetcher?: MtaStsFetcher;
-  /** Judges inbound SMTP mail; main.ts passes an auth thread's. Default: MessageAuthenticator on this thread. */
-  authenticateMail?: AuthenticateMail;
-  /**
-   * Parses mail (inbound, submitted, and stored bodies built later); main.ts passes its parse
-   * threads' pool, which enforces the parse's time budget. Default: parseMessage on this
-   * thread (admin commands and tools that never parse received mail).
-   */
-  parseMail?: ParseMail;
-  /** Writes the full-text index (its own file); main.ts picks a thread or the main thread. */
-  indexWriter: IndexWriter;
-  /** @node-rs/argon2, loaded on first use (main.ts; the executable passes its asset's). */
-  argon2: Argon2Loader;
-  /** Stripe Checkout, when `payments.card` is configured; card payments answer 503 without it. */
-  cardProcessor?: CardProcessor;
-  /** The Polygon RPC and invoice addresses, when `payments.polygon` is configured. */
-  polygon?: PolygonPort;
-  /** Listeners and threads, for the status page; admin commands have none. */
-  runtime?: RuntimeProbe;
-  /** The configured TLS certificate files, for the status page and the deployment checks. */
-  certificates?: CertificateSource;
-  /** Connects to listeners for the deployment checks. */
-  probe: PortProbe;
-}
+export type { ServiceDeps, ServicesConfig } from './service-deps.js';
 
 export interface Services extends OwnerServices, DomainServices {
   accounts: AccountService;
