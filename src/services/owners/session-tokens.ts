@@ -1,5 +1,4 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../../core/clock.js';
 
 /** The bearer JWT of an owner session: 15 minutes (issue text; DESIGN.md "Owner sessions"). */
@@ -9,6 +8,13 @@ const ALGORITHM = 'HS256';
 const ISSUER = 'agentpost';
 /** Names where the token is accepted: /api/user/* only, never /api/v1/agent/*. */
 const AUDIENCE = 'agentpost:/api/user';
+
+/**
+ * jose, loaded at the first sign-in or owner request: a server whose owners never sign in
+ * does not carry it (about 9 MB of RSS).
+ */
+let jose: Promise<typeof import('jose')> | undefined;
+const loadJose = () => (jose ??= import('jose'));
 
 export interface TokenClaims {
   ownerId: string;
@@ -34,6 +40,7 @@ export class SessionTokens {
   async sign(claims: TokenClaims): Promise<{ token: string; expiresAt: number }> {
     const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
     const expiresAt = issuedAt + SESSION_TOKEN_SECONDS;
+    const { SignJWT } = await loadJose();
     const token = await new SignJWT({ sid: claims.sessionId })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setIssuer(ISSUER)
@@ -47,6 +54,7 @@ export class SessionTokens {
 
   /** The claims of a token this service signed and that has not expired; null for anything else. */
   async verify(token: string): Promise<TokenClaims | null> {
+    const { jwtVerify } = await loadJose();
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: [ALGORITHM],
