@@ -1,58 +1,39 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type MessageStoredEvent, type OutboundRecipientUpdatedEvent } from '../../core/events.js';
+import { MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED } from '../../core/events.js';
 import { AppError } from '../../core/errors.js';
 import type { Committed } from '../../store/index.js';
-import { INBOX, SENT } from '../mail/mailbox.js';
-import type { StatusReport, StatusService } from './status.js';
+import type { PromMetrics } from './prom-metrics.js';
+import type { StatusService } from './status.js';
 
 /** The commit-feed topics the counters are fed from (after-commit.ts subscribes them). */
 export const METRIC_TOPICS = [MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED] as const;
 
 /**
- * Prometheus metrics (text exposition format 0.0.4) in a registry of this app's own, so two
- * apps in one process (tests) never share counters. Counters count what committed, as the
- * store's commit feed reports it; gauges are read from the status figures at scrape time.
- * Counters start at zero with the process, as Prometheus expects of a restart.
+ * GET /metrics behind `metrics.token`. Without a token nothing is served and nothing is
+ * counted, and prom-client (about 12 MB of RSS) is never loaded. With one, prom-client loads
+ * at start; what is counted before it has loaded is kept and replayed, so no count is lost.
  */
 export class MetricsService {
-  private readonly registry = new Registry();
-  private readonly received: Counter;
-  private readonly sent: Counter;
-  private readonly outcomes: Counter<'status'>;
-  private readonly webhookAttempts: Counter<'outcome'>;
-  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  private prom: PromMetrics | null = null;
+  private readonly loading: Promise<PromMetrics> | null;
+  private pending: ((prom: PromMetrics) => void)[] = [];
 
   /** @param token `metrics.token`: scrapes must present it as a Bearer token; none configured, none are served. */
   constructor(
-    private readonly status: StatusService,
+    status: StatusService,
     private readonly token: string | undefined,
   ) {
-    const registers = [this.registry];
-    this.received = new Counter({ name: 'agentpost_messages_received_total', help: 'Messages stored in an INBOX (one per local recipient).', registers });
-    this.sent = new Counter({ name: 'agentpost_messages_sent_total', help: 'Messages accepted for sending (REST, MCP, SMTP submission).', registers });
-    this.outcomes = new Counter({
-      name: 'agentpost_delivery_outcomes_total',
-      help: 'Outgoing recipients entering each state (queued on acceptance, then delivered, deferred, bounced, ...).',
-      labelNames: ['status'],
-      registers,
-    });
-    this.webhookAttempts = new Counter({
-      name: 'agentpost_webhook_attempts_total',
-      help: 'Webhook delivery attempts by outcome.',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.httpDuration = new Histogram({
-      name: 'agentpost_http_request_duration_seconds',
-      help: 'HTTP request latency (REST, MCP, health) by route template.',
-      labelNames: ['method', 'route', 'status'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers,
-    });
-    this.queueGauges();
-    // Process figures (CPU, memory, event-loop lag) start their monitors only where they can be read.
-    if (token) collectDefaultMetrics({ register: this.registry, prefix: 'agentpost_' });
+    this.loading = token
+      ? import('./prom-metrics.js').then(({ PromMetrics }) => {
+          const prom = new PromMetrics(status);
+          for (const count of this.pending) count(prom);
+          this.pending = [];
+          this.prom = prom;
+          return prom;
+        })
+      : null;
+    // A failed load surfaces at the next scrape (a 500 with the cause logged), not as a crash.
+    this.loading?.catch(() => {});
   }
 
   /**
@@ -61,80 +42,30 @@ export class MetricsService {
    * missing token is refused (401), compared in constant time.
    */
   async scrape(bearer: string | undefined): Promise<{ contentType: string; body: string }> {
-    if (!this.token) throw new AppError('unavailable', 'metrics are off: set metrics.token (AGENTPOST_METRICS_TOKEN) and scrape with it as a Bearer token');
+    if (!this.token || !this.loading) {
+      throw new AppError('unavailable', 'metrics are off: set metrics.token (AGENTPOST_METRICS_TOKEN) and scrape with it as a Bearer token');
+    }
     if (!bearer || !sameSecret(bearer, this.token)) throw new AppError('unauthorized', 'metrics need the Bearer token of metrics.token');
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return (await this.loading).exposition();
   }
 
   /** A commit-feed listener: cheap counting only. */
   onCommitted(entries: readonly Committed[]): void {
-    for (const { topic, payload } of entries) {
-      if (topic === MESSAGE_STORED) {
-        const { folder } = payload as MessageStoredEvent;
-        if (folder === INBOX) this.received.inc();
-        else if (folder === SENT) this.sent.inc();
-      } else if (topic === OUTBOUND_RECIPIENT_UPDATED) {
-        this.outcomes.inc({ status: (payload as OutboundRecipientUpdatedEvent).status });
-      }
-    }
+    this.count((prom) => prom.onCommitted(entries));
   }
 
   webhookAttempt(ok: boolean): void {
-    this.webhookAttempts.inc({ outcome: ok ? 'success' : 'failure' });
+    this.count((prom) => prom.webhookAttempt(ok));
   }
 
   /** `route` is the route template (`/api/v1/agent/email/:id`), never the raw path, to bound the label values. */
   observeHttp(method: string, route: string, status: number, seconds: number): void {
-    this.httpDuration.observe({ method, route, status: String(status) }, seconds);
+    this.count((prom) => prom.observeHttp(method, route, status, seconds));
   }
 
-  /** Gauges read from one status report per scrape: prom-client collects every metric at once. */
-  private queueGauges(): void {
-    let scrape: { at: number; report: Promise<StatusReport> } | null = null;
-    const report = (): Promise<StatusReport> => {
-      if (!scrape || Date.now() - scrape.at > 1000) scrape = { at: Date.now(), report: this.status.report() };
-      return scrape.report;
-    };
-    const gauge = (name: string, help: string, labelNames: string[], fill: (gauge: Gauge, parts: StatusReport['parts']) => void) => {
-      const metric: Gauge = new Gauge({
-        name,
-        help,
-        labelNames,
-        registers: [this.registry],
-        async collect() {
-          metric.reset();
-          fill(metric, (await report()).parts);
-        },
-      });
-    };
-    const queues = (parts: StatusReport['parts']) => ({ delivery: parts.delivery, webhooks: parts.webhooks });
-    gauge(
-      'agentpost_queue_depth',
-      'Work waiting: queue="delivery" (recipients), "webhooks" (events), "search" (messages to index).',
-      ['queue'],
-      (metric, parts) => {
-        for (const [queue, part] of Object.entries(queues(parts))) metric.set({ queue }, 'depth' in part ? part.depth : 0);
-        metric.set({ queue: 'search' }, 'backlog' in parts.searchIndex ? parts.searchIndex.backlog : 0);
-      },
-    );
-    gauge('agentpost_queue_oldest_age_seconds', 'Age of the oldest waiting item per queue (0 when empty).', ['queue'], (metric, parts) => {
-      for (const [queue, part] of Object.entries(queues(parts))) metric.set({ queue }, 'oldestAgeSeconds' in part ? part.oldestAgeSeconds : 0);
-    });
-    gauge('agentpost_queue_due_lag_seconds', 'How long the earliest due item has waited past its due time, per queue.', ['queue'], (metric, parts) => {
-      for (const [queue, part] of Object.entries(queues(parts))) metric.set({ queue }, 'dueLagSeconds' in part ? part.dueLagSeconds : 0);
-    });
-    gauge('agentpost_part_up', '1 when the part is ok or degraded, 0 when down (GET /api/v1/status has the detail).', ['part'], (metric, parts) => {
-      for (const [part, value] of Object.entries(parts)) metric.set({ part }, value.status === 'down' ? 0 : 1);
-    });
-    // Labelled so that without a certificate there is no sample at all, rather than a 0.
-    gauge(
-      'agentpost_certificate_expiry_timestamp_seconds',
-      'When the configured TLS certificate (the soonest to expire) expires; absent without one.',
-      ['certificate'],
-      (metric, parts) => {
-        if ('expiresAt' in parts.certificate && parts.certificate.expiresAt) metric.set({ certificate: 'tls' }, Date.parse(parts.certificate.expiresAt) / 1000);
-      },
-    );
+  private count(update: (prom: PromMetrics) => void): void {
+    if (this.prom) update(this.prom);
+    else if (this.loading) this.pending.push(update);
   }
 }
 
