@@ -1,7 +1,7 @@
-import { spf } from 'mailauth';
 import type { CheckResult } from '../../core/doctor.js';
 import { resolveByType } from '../../core/dns.js';
 import type { DkimService } from '../delivery/dkim.js';
+import { loadMailauth } from '../mail/authentication.js';
 import type { DnsCheckContext } from './checks-dns.js';
 import { tagsOf, txtRecords, withVersion } from './dns-lookups.js';
 
@@ -31,6 +31,7 @@ export const checkSpf = async (context: DnsCheckContext, domain: string, relay: 
   if (addresses.length === 0)
     return { ...base, status: 'warn', detail: `"${records[0]}"; this server's address is unknown, so whether it may send cannot be checked` };
   const resolver = resolveByType(dns) as never;
+  const { spf } = await loadMailauth();
   const refused: string[] = [];
   for (const ip of addresses) {
     const result = await spf({ ip, sender: `postmaster@${domain}`, helo: hostname, mta: hostname, resolver });

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { arc, dkimVerify, dmarc, spf, type AuthStatus, type DKIMVerifyResult, type SPFResult } from 'mailauth';
+import type { arc, AuthStatus, DKIMVerifyResult, SPFResult } from 'mailauth';
 import {
   bestDkim,
   internalVerdict,
@@ -24,6 +24,14 @@ export const uncheckedMail = (authservId: string): AuthenticateMail => {
   const field = authenticationResultsField(authservId, []);
   return async () => ({ verdict: null, field });
 };
+
+let mailauth: Promise<typeof import('mailauth')> | undefined;
+/**
+ * mailauth, loaded when the first message is judged (or the first deployment check runs): it
+ * and the data it carries (public suffixes) take about 35 MB of RSS, which a server that has
+ * received nothing yet, and every admin command, do without.
+ */
+export const loadMailauth = () => (mailauth ??= import('mailauth'));
 
 /**
  * Judges received mail: SPF for the client and envelope, DKIM signatures, ARC chain and DMARC
@@ -72,6 +80,7 @@ export class MessageAuthenticator {
   }
 
   private async evaluate(raw: Buffer, envelope: SmtpEnvelope, now: Date): Promise<CheckedMessage> {
+    const { arc, dkimVerify, dmarc, spf } = await loadMailauth();
     const resolver = this.resolver as never;
     const ip = plainAddress(envelope.clientAddress);
     const helo = envelope.helo || `[${ip}]`;
