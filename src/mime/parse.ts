@@ -1,4 +1,4 @@
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 import type { ParsedMessage } from '../core/parsed-message.js';
 import { STORED_BODY_VERSION, type ContentFallback, type MessageStructure, type StoredBody, type StoredContent } from '../core/stored-message.js';
 import type { AddressEntry } from '../core/types.js';
@@ -18,6 +18,14 @@ const PREVIEW_LENGTH = 200;
 
 /** Over this many header bytes the full parse is not tried: the message is over the structure budget. */
 export const MAX_HEADER_BYTES = 1024 * 1024;
+
+let mailparser: Promise<typeof import('mailparser')> | undefined;
+/**
+ * mailparser (about 20 MB of RSS), loaded at the first parse: the parse threads parse the
+ * mail, so the main thread rarely needs it. A parse thread loads it as it starts, so its first
+ * message's time budget is not spent on loading.
+ */
+export const loadMailparser = () => (mailparser ??= import('mailparser'));
 
 /**
  * The size budget of html-to-text (mailparser's text of an HTML-only message), whose time
@@ -44,6 +52,7 @@ export const parseMessage = async (raw: Buffer, options: ParseOptions = {}): Pro
   const reason = options.fallback ?? (isTruncated(tree) || tree.bodyStart > MAX_HEADER_BYTES ? 'structure' : null);
   if (reason) return fallbackParse(raw, tree, structure, reason);
   const skipHtmlToText = htmlBytes(structure) > HTML_TO_TEXT_MAX_BYTES;
+  const { simpleParser } = await loadMailparser();
   let mail: ParsedMail;
   try {
     mail = await simpleParser(raw, { skipHtmlToText, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });

@@ -6,12 +6,14 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { ParsedMessage } from '../../core/parsed-message.js';
-import { parseMessage } from '../../mime/parse.js';
+import { loadMailparser, parseMessage } from '../../mime/parse.js';
 import { releaseWhenQuiet } from '../memory-release.js';
 import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('parse-thread runs only as a worker thread');
+// Loaded now, not inside the first message's time budget.
+void loadMailparser();
 
 /** The body carries text, HTML and attachments; the pool takes them from there. */
 const toWire = ({ text: _text, html: _html, attachments: _attachments, body, ...fields }: ParsedMessage): WireParsedMessage => {
