@@ -76,6 +76,32 @@ const toFlagRow = (row: FlagColumns): FlagRow => ({ rowId: row.id, uid: row.uid,
 
 type MetaColumns = FlagColumns & AddressColumns & { size: number; received_at: number; date: number | null; subject: string };
 
+/**
+ * What SQL can decide of a SEARCH before any row is read into JavaScript: ranges and flags
+ * (RFC 3501 section 6.4.4), and substrings of the subject and the From address. Every bound
+ * is inclusive below, exclusive above; null leaves that part open.
+ */
+export interface SearchNarrowing {
+  receivedFrom: number | null;
+  receivedBefore: number | null;
+  /** Any bound on the Date header: messages without one never match. */
+  sentFrom: number | null;
+  sentBefore: number | null;
+  /** Sizes strictly above `larger` and strictly below `smaller`. */
+  larger: number | null;
+  smaller: number | null;
+  modseqAtLeast: number | null;
+  flags: Partial<Record<'seen' | 'answered' | 'flagged' | 'deleted' | 'draft', boolean>>;
+  /** ASCII substrings, matched case-insensitively (SQLite LIKE folds ASCII only). */
+  subjectContains: string | null;
+  fromContains: string | null;
+}
+
+/** A LIKE pattern for a literal substring, `\` as the escape. */
+const containsPattern = (text: string | null): string | null => (text === null ? null : `%${text.replace(/[\\%_]/g, '\\$&')}%`);
+
+const flagParameter = (value: boolean | undefined): number | null => (value === undefined ? null : value ? 1 : 0);
+
 /** Queries over messages that the IMAP session service needs, all by (folder_id, uid). */
 export class ImapRepo extends Repo {
   /** Every UID of a folder above `afterUid`, ascending: the message sequence numbers (RFC 3501 2.3.1.2). */
@@ -198,6 +224,44 @@ export class ImapRepo extends Repo {
     ).all(headerMax, headerMax, headerMax, version, folderId, low, high) as SearchTextRow[];
   }
 
+  /**
+   * UIDs of a folder that pass a narrowing, ascending. One statement for every shape (an
+   * unused part is a NULL parameter), so searches never prepare new statements.
+   */
+  uidsNarrowed(folderId: number, narrowing: SearchNarrowing): number[] {
+    const { flags } = narrowing;
+    const sent = narrowing.sentFrom !== null || narrowing.sentBefore !== null;
+    return this.sql(
+      `SELECT uid FROM messages WHERE folder_id = ?
+         AND (? IS NULL OR received_at >= ?) AND (? IS NULL OR received_at < ?)
+         AND (? = 0 OR (date IS NOT NULL AND (? IS NULL OR date >= ?) AND (? IS NULL OR date < ?)))
+         AND (? IS NULL OR size > ?) AND (? IS NULL OR size < ?) AND (? IS NULL OR modseq >= ?)
+         AND (? IS NULL OR seen = ?) AND (? IS NULL OR answered = ?) AND (? IS NULL OR flagged = ?)
+         AND (? IS NULL OR deleted = ?) AND (? IS NULL OR draft = ?)
+         AND (? IS NULL OR subject LIKE ? ESCAPE '\\') AND (? IS NULL OR from_json LIKE ? ESCAPE '\\')
+       ORDER BY uid`,
+    )
+      .pluck()
+      .all(
+        folderId,
+        ...twice(narrowing.receivedFrom),
+        ...twice(narrowing.receivedBefore),
+        sent ? 1 : 0,
+        ...twice(narrowing.sentFrom),
+        ...twice(narrowing.sentBefore),
+        ...twice(narrowing.larger),
+        ...twice(narrowing.smaller),
+        ...twice(narrowing.modseqAtLeast),
+        ...twice(flagParameter(flags.seen)),
+        ...twice(flagParameter(flags.answered)),
+        ...twice(flagParameter(flags.flagged)),
+        ...twice(flagParameter(flags.deleted)),
+        ...twice(flagParameter(flags.draft)),
+        ...twice(containsPattern(narrowing.subjectContains)),
+        ...twice(containsPattern(narrowing.fromContains)),
+      ) as number[];
+  }
+
   unseenCount(folderId: number): number {
     return this.sql('SELECT count(*) FROM messages WHERE folder_id = ? AND seen = 0').pluck().get(folderId) as number;
   }
@@ -206,3 +270,5 @@ export class ImapRepo extends Repo {
     return (this.sql('SELECT min(uid) FROM messages WHERE folder_id = ? AND seen = 0').pluck().get(folderId) as number | null) ?? null;
   }
 }
+
+const twice = <T>(value: T): [T, T] => [value, value];

@@ -2,7 +2,7 @@ import type { AddressEntry, Folder } from '../../core/types.js';
 import { STORED_BODY_VERSION } from '../../core/stored-message.js';
 import { parseHeaderFields } from '../../mime/mime-tree.js';
 import { unpackText } from '../../store/body-encoding.js';
-import type { DatedRow, MessageMeta, SearchTextRow } from '../../store/imap.js';
+import type { DatedRow, MessageMeta, SearchNarrowing, SearchTextRow } from '../../store/imap.js';
 import type { Store } from '../../store/index.js';
 import type { MessageBodyService } from '../mail/bodies.js';
 import { rowsOf, type SystemFlag } from '../mail/message-ops.js';
@@ -58,10 +58,13 @@ export const searchFolder = async (
   key: SearchKey,
   recent: ReadonlySet<number>,
 ): Promise<number[]> => {
+  const { narrowing, exact, cut } = narrowingOf(key);
+  const passing = exact || cut ? new Set(store.imap.uidsNarrowed(folder.id, narrowing)) : null;
+  const sorted = (passing ? uids.filter((uid) => passing.has(uid)) : [...uids]).sort((a, b) => a - b);
+  if (exact) return sorted;
   const needs = textsNeeded(key);
   const fields = needs || fieldsNeeded(key);
   const found: number[] = [];
-  const sorted = [...uids].sort((a, b) => a - b);
   for (let start = 0; start < sorted.length; start += CHUNK) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const chunk = sorted.slice(start, start + CHUNK);
@@ -73,6 +76,75 @@ export const searchFolder = async (
   }
   return found;
 };
+
+const OPEN: SearchNarrowing = {
+  receivedFrom: null,
+  receivedBefore: null,
+  sentFrom: null,
+  sentBefore: null,
+  larger: null,
+  smaller: null,
+  modseqAtLeast: null,
+  flags: {},
+  subjectContains: null,
+  fromContains: null,
+};
+
+/**
+ * What SQL can decide first: the key's top-level conjuncts that are ranges, flags or plain
+ * substrings of the subject or From. The rest (OR, keywords, RECENT, text) is left to the rows.
+ * `exact`: the narrowing is the whole answer, no row needs reading. A substring is only a
+ * first cut (the rows decide), and only ASCII is cut in SQL, whose LIKE folds ASCII case alone.
+ */
+const narrowingOf = (key: SearchKey): { narrowing: SearchNarrowing; exact: boolean; cut: boolean } => {
+  const narrowing: SearchNarrowing = { ...OPEN, flags: {} };
+  let exact = true;
+  const max = (a: number | null, b: number) => (a === null ? b : Math.max(a, b));
+  const min = (a: number | null, b: number) => (a === null ? b : Math.min(a, b));
+  for (const conjunct of key.kind === 'and' ? key.keys : [key]) {
+    const flag =
+      conjunct.kind === 'flag' ? conjunct : conjunct.kind === 'not' && conjunct.key.kind === 'flag' ? { ...conjunct.key, set: !conjunct.key.set } : null;
+    if (flag) {
+      // SEEN UNSEEN: nothing can match; the range below says so.
+      if (narrowing.flags[flag.flag] === !flag.set) narrowing.smaller = 0;
+      narrowing.flags[flag.flag] = flag.set;
+    } else if (conjunct.kind === 'all') {
+      // No condition.
+    } else if (conjunct.kind === 'none') {
+      narrowing.smaller = 0;
+    } else if (conjunct.kind === 'date') {
+      // `day` is a midnight: the day of t is on or after it exactly when t is (matchesDate).
+      const [from, before] =
+        conjunct.op === 'since' ? [conjunct.day, null] : conjunct.op === 'before' ? [null, conjunct.day] : [conjunct.day, conjunct.day + DAY_MS];
+      const which = conjunct.of === 'internal' ? (['receivedFrom', 'receivedBefore'] as const) : (['sentFrom', 'sentBefore'] as const);
+      if (from !== null) narrowing[which[0]] = max(narrowing[which[0]], from);
+      if (before !== null) narrowing[which[1]] = min(narrowing[which[1]], before);
+    } else if (conjunct.kind === 'size') {
+      if (conjunct.op === 'larger') narrowing.larger = max(narrowing.larger, conjunct.bytes);
+      else narrowing.smaller = min(narrowing.smaller, conjunct.bytes);
+    } else if (conjunct.kind === 'modseq') {
+      narrowing.modseqAtLeast = max(narrowing.modseqAtLeast, conjunct.modseq);
+    } else {
+      exact = false;
+      if (conjunct.kind === 'header' && conjunct.field === 'subject' && isAscii(conjunct.text) && conjunct.text.length > 0) {
+        narrowing.subjectContains ??= conjunct.text;
+      } else if (conjunct.kind === 'header' && conjunct.field === 'from' && fromCut(conjunct.text)) {
+        narrowing.fromContains ??= conjunct.text;
+      }
+    }
+  }
+  const cut = Object.values(narrowing).some((value) => value !== null && typeof value !== 'object') || Object.keys(narrowing.flags).length > 0;
+  return { narrowing, exact, cut };
+};
+
+const isAscii = (text: string): boolean => /^[\x20-\x7e]*$/.test(text);
+
+/**
+ * Whether a FROM string can be cut in SQL on the stored JSON: a substring of `name <email>`
+ * that holds none of the characters between and around the parts, nor any that JSON escapes,
+ * lies inside the name or the email, and so inside the JSON as it is.
+ */
+const fromCut = (text: string): boolean => isAscii(text) && !/[<>,"\\]/.test(text) && text.trim() === text && text.length > 0;
 
 /** Header fields ingest stored decoded: searched there, without reading the header. */
 const DECODED_FIELDS = new Set(['subject', 'from', 'to', 'cc']);
