@@ -60,7 +60,10 @@ export const createImapServer = (services: Services, logger: Logger, options: Im
     connections.add(connection);
     socket.once('close', () => connections.delete(connection));
   };
-  const server = createServer((socket) => {
+  // Nagle's algorithm would hold a response's last small write (the tagged OK after a
+  // SEARCH or FETCH written in an earlier turn) until the client's delayed ACK, about 40 ms.
+  // Each response is corked into few writes already (connection.ts), so no tiny packets.
+  const server = createServer({ noDelay: true }, (socket) => {
     // RFC 3501 section 7.1.5: BYE as the greeting refuses the connection. Before a TLS
     // handshake nothing can be said, so the implicit-TLS port just closes.
     if (connections.size + handshakes.size >= options.maxClients) {
