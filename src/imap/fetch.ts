@@ -1,7 +1,7 @@
 import { bodyStructureValue, wireString } from '../mime/imap-notation.js';
 import { toCrlf } from '../mime/crlf.js';
 import type { FetchRow } from '../services/imap/session.js';
-import type { FetchItem } from './fetch-items.js';
+import type { FetchItem, Section } from './fetch-items.js';
 import { flagsText } from './flags.js';
 import { imapDateTime, type Chunk } from './format.js';
 import { sectionBytes } from './sections.js';
@@ -164,11 +164,19 @@ const itemValue = (session: ImapSession, row: FetchRow, item: FetchItem, out: Re
   } else if (item.kind === 'body') {
     return sectionBytes(mail, row, item.section).then((bytes) => {
       out.add(`${item.label} `);
-      out.data(partial(toCrlf(bytes), item.partial));
+      out.data(partial(wholeOnTheWire(row, item.section, bytes) ? bytes : toCrlf(bytes), item.partial));
     });
   }
   return undefined;
 };
+
+/**
+ * Whether `bytes` is the whole message with CRLF line ends already: RFC822.SIZE is the size
+ * on the wire (src/mime/crlf.ts), so a stored message of that very length has no bare CR or
+ * LF to convert, and the scan for them is skipped.
+ */
+const wholeOnTheWire = (row: FetchRow, section: Section, bytes: Buffer): boolean =>
+  section.path.length === 0 && section.spec === 'ALL' && bytes.length === row.size;
 
 const partial = (data: Buffer, range: { start: number; length: number } | null): Buffer =>
   range === null ? data : data.subarray(Math.min(range.start, data.length), Math.min(range.start + range.length, data.length));
