@@ -34,6 +34,7 @@ export const fetchMessages = async (
 ): Promise<void> => {
   const wire = items.some((item) => item.kind === 'envelope' || (item.kind === 'structure' && item.extensible));
   const marksSeen = !view.readOnly && items.some((item) => item.kind === 'body' && !item.peek);
+  const withRaw = items.some((item) => item.kind === 'body' && isWhole(item.section));
   const plan: Plan = {
     ...options,
     withUid: options.byUid || items.some((item) => item.kind === 'uid'),
@@ -43,7 +44,7 @@ export const fetchMessages = async (
   };
   for (let start = 0; start < uids.length; start += CHUNK) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    let rows = session.services.imapMail.fetchRows(view.folder, uids.slice(start, start + CHUNK), wire);
+    let rows = session.services.imapMail.fetchRows(view.folder, uids.slice(start, start + CHUNK), wire, withRaw);
     if (options.changedSince !== undefined) rows = rows.filter((row) => row.modseq > (options.changedSince as number));
     const seen = marksSeen ? markSeen(session, view, rows) : new Set<number>();
     const out = new ResponseText();
@@ -162,6 +163,11 @@ const itemValue = (session: ImapSession, row: FetchRow, item: FetchItem, out: Re
   } else if (item.kind === 'structure') {
     return mail.structure(row.rowId).then((structure) => out.add(`BODY ${wireString(bodyStructureValue(structure.root, false))}`));
   } else if (item.kind === 'body') {
+    if (row.raw && isWhole(item.section)) {
+      out.add(`${item.label} `);
+      out.data(partial(wholeOnTheWire(row, item.section, row.raw) ? row.raw : toCrlf(row.raw), item.partial));
+      return undefined;
+    }
     return sectionBytes(mail, row, item.section).then((bytes) => {
       out.add(`${item.label} `);
       out.data(partial(wholeOnTheWire(row, item.section, bytes) ? bytes : toCrlf(bytes), item.partial));
@@ -175,8 +181,10 @@ const itemValue = (session: ImapSession, row: FetchRow, item: FetchItem, out: Re
  * on the wire (src/mime/crlf.ts), so a stored message of that very length has no bare CR or
  * LF to convert, and the scan for them is skipped.
  */
-const wholeOnTheWire = (row: FetchRow, section: Section, bytes: Buffer): boolean =>
-  section.path.length === 0 && section.spec === 'ALL' && bytes.length === row.size;
+const wholeOnTheWire = (row: FetchRow, section: Section, bytes: Buffer): boolean => isWhole(section) && bytes.length === row.size;
+
+/** BODY[] (and RFC822): the whole message. */
+const isWhole = (section: Section): boolean => section.path.length === 0 && section.spec === 'ALL';
 
 const partial = (data: Buffer, range: { start: number; length: number } | null): Buffer =>
   range === null ? data : data.subarray(Math.min(range.start, data.length), Math.min(range.start + range.length, data.length));

@@ -35,6 +35,8 @@ export interface FetchRow extends FlagRow {
   /** Null when the message has no stored body of the current version yet. */
   envelopeWire: Buffer | null;
   structureWire: Buffer | null;
+  /** The raw message, when the FETCH asked for it whole and it is small (read with the rows, not one by one). */
+  raw?: Buffer;
 }
 
 /** The texts SEARCH TEXT and BODY look in (RFC 3501 section 6.4.4: substrings). */
@@ -160,6 +162,14 @@ export class ImapRepo extends Repo {
       envelopeWire: row.envelope_wire ?? null,
       structureWire: row.structure_wire ?? null,
     }));
+  }
+
+  /** Raw bytes of the messages with UIDs in [low, high] of at most `maxBytes`, ascending: one read for many. */
+  rawBetween(folderId: number, low: number, high: number, maxBytes: number): { uid: number; raw: Buffer }[] {
+    return this.sql(
+      `SELECT m.uid, r.raw FROM messages m JOIN message_raw r ON r.message_rowid = m.id
+       WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? AND m.size <= ? ORDER BY m.uid`,
+    ).all(folderId, low, high, maxBytes) as { uid: number; raw: Buffer }[];
   }
 
   /** Flags of messages up to `maxUid` changed after `modseq` (RFC 7162), ascending by UID. */

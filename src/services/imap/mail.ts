@@ -22,6 +22,9 @@ export interface FetchWire {
  * stored structure (nothing parses received content here), STORE, COPY, MOVE, EXPUNGE,
  * APPEND and SEARCH.
  */
+/** Messages up to this size are read with their FETCH rows; a step of 500 then holds at most 32 MB of them. */
+const RAW_WITH_ROWS_MAX_BYTES = 64 * 1024;
+
 export class ImapMailService {
   constructor(
     private readonly store: Store,
@@ -32,8 +35,17 @@ export class ImapMailService {
   ) {}
 
   /** FETCH rows of `uids` (ascending, existing ones); `wire` adds the stored ENVELOPE and BODYSTRUCTURE. */
-  fetchRows(folder: Folder, uids: readonly number[], wire: boolean): FetchRow[] {
-    return rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, wire, STORED_BODY_VERSION));
+  /**
+   * FETCH rows of `uids`. `withRaw`: the raw bytes of the small ones come with them (a FETCH of
+   * BODY[] for many messages then reads them in one query); larger ones are read one at a time.
+   */
+  fetchRows(folder: Folder, uids: readonly number[], wire: boolean, withRaw = false): FetchRow[] {
+    const rows = rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, wire, STORED_BODY_VERSION));
+    if (!withRaw) return rows;
+    const raws = new Map<number, Buffer>();
+    for (const { uid, raw } of rowsOf(uids, (low, high) => this.store.imap.rawBetween(folder.id, low, high, RAW_WITH_ROWS_MAX_BYTES))) raws.set(uid, raw);
+    for (const row of rows) row.raw = raws.get(row.uid);
+    return rows;
   }
 
   /** ENVELOPE and BODYSTRUCTURE of a message stored without them yet: its stored body is built first (on a parse thread). */
