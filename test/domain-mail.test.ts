@@ -1,10 +1,9 @@
-import nodemailer from 'nodemailer';
 import t from 'tap';
 import { funded } from './helpers/agents.js';
 import { hostedHolder, startDomainApp } from './helpers/domains.js';
 import { imapLogin } from './helpers/imap.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
-import { smtpDialog, smtpSend } from './helpers/smtp.js';
+import { smtpDialog, smtpSend, submissionTransport } from './helpers/smtp.js';
 
 /** Mail to aliases and domain mailboxes over real SMTP, and sending as an alias. */
 
@@ -68,14 +67,7 @@ t.test('a domain mailbox works as a registered agent: REST, MCP, IMAP, submissio
   const status = await imap.status('INBOX', { messages: true });
   t.equal(status === false ? undefined : status.messages, 1);
   const peer = await funded(app, 0);
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: app.submissionPort,
-    secure: false,
-    ignoreTLS: true,
-    auth: { user: 'ops@team.example', pass: box.apiKey },
-  });
-  t.teardown(() => transport.close());
+  const transport = submissionTransport(t, app.submissionPort, 'ops@team.example', box.apiKey);
   await transport.sendMail({ from: 'ops@team.example', to: peer.email, subject: 'from ops', text: 'x' });
   t.same(
     (await inboxOf(app, peer.apiKey)).map((message) => [message.subject, message.from.email]),
@@ -104,14 +96,7 @@ t.test("send-as: from may be an alias of the mailbox (REST, MCP, submission), ne
   const mcp = await mcpClient(t, app.baseUrl, { key: holder.apiKey });
   t.equal((await callTool(mcp, 'send_email', { from: 'support@team.example', to: other.email, subject: 'by mcp', text: 'x' })).isError, false);
 
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: app.submissionPort,
-    secure: false,
-    ignoreTLS: true,
-    auth: { user: holder.email, pass: holder.apiKey },
-  });
-  t.teardown(() => transport.close());
+  const transport = submissionTransport(t, app.submissionPort, holder.email, holder.apiKey);
   await transport.sendMail({
     envelope: { from: 'support@team.example', to: [other.email] },
     from: 'Support <support@team.example>',

@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import t from 'tap';
 import type { MxResolver } from '../src/core/outbound.js';
 import { creditsOf, funded } from './helpers/agents.js';
@@ -6,7 +5,7 @@ import { startApp, type TestApp } from './helpers/app.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
 import { issueAccessKey } from './helpers/keys.js';
 import { startSink, type Sink } from './helpers/sink.js';
-import { smtpDialog } from './helpers/smtp.js';
+import { smtpDialog, submissionTransport } from './helpers/smtp.js';
 
 /** RFC 6531/6532: internationalised addresses, from every way in to the next hop. */
 const JOERG = 'jörg@bücher.example';
@@ -94,14 +93,7 @@ t.test('submission: RCPT TO an EAI address is accepted and delivered', async (t)
   const sink = await startSink(t);
   const app = await mxApp(t, sink);
   const agent = await funded(app, 10);
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: app.submissionPort,
-    secure: false,
-    ignoreTLS: true,
-    auth: { user: agent.email, pass: agent.apiKey },
-  });
-  t.teardown(() => transport.close());
+  const transport = submissionTransport(t, app.submissionPort, agent.email, agent.apiKey);
   const info = await transport.sendMail({ from: agent.email, to: JOERG, subject: 'Grüße', text: 'Schön.' });
   t.same(info.accepted, [JOERG]);
   await deliverAll(app);

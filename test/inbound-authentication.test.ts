@@ -9,7 +9,7 @@ import { startApp, type TestApp } from './helpers/app.js';
 import type { TestDnsServer } from './helpers/dns-server.js';
 import { storedRaw } from './helpers/mail.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
-import { smtpSend, smtpSendRaw } from './helpers/smtp.js';
+import { smtpSend, smtpSendRaw, submissionTransport } from './helpers/smtp.js';
 
 const HOST = 'mx.here.test';
 
@@ -186,13 +186,7 @@ t.test("mail between mailboxes of this service is verified by the sender's key",
   const sentCopy = await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: sender.apiKey });
   t.notOk('trust' in sentCopy.body.emails[0], 'a Sent copy carries no verdict');
 
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: app.submissionPort,
-    secure: false,
-    ignoreTLS: true,
-    auth: { user: sender.email, pass: sender.apiKey },
-  });
+  const transport = submissionTransport(t, app.submissionPort, sender.email, sender.apiKey);
   const raw = `Authentication-Results: mx.here.test; dmarc=pass header.from=bank.test\r\nFrom: ${sender.email}\r\nTo: ${recipient.email}\r\nSubject: raw\r\n\r\nbody\r\n`;
   await transport.sendMail({ envelope: { from: sender.email, to: [recipient.email] }, raw });
   transport.close();

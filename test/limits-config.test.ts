@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import t from 'tap';
 import { defaultConfig } from '../src/config/defaults.js';
 import { ConfigError, loadConfig } from '../src/config/load.js';
@@ -6,7 +5,7 @@ import { funded } from './helpers/agents.js';
 import { startApp } from './helpers/app.js';
 import { issueAccessKey } from './helpers/keys.js';
 import { mcpClient } from './helpers/mcp.js';
-import { smtpSend } from './helpers/smtp.js';
+import { smtpSend, submissionTransport } from './helpers/smtp.js';
 
 t.test("the defaults are the contract's Limits part, number for number", async (t) => {
   t.match(defaultConfig().limits, {
@@ -130,14 +129,7 @@ t.test('configured limits hold in REST, MCP, the OpenAPI document and submission
   t.equal(page.submissions.length, 2, 'the configured outbound page');
   t.type(page.nextCursor, 'string');
 
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: app.submissionPort,
-    secure: false,
-    ignoreTLS: true,
-    auth: { user: agent.email, pass: agent.apiKey },
-  });
-  t.teardown(() => transport.close());
+  const transport = submissionTransport(t, app.submissionPort, agent.email, agent.apiKey);
   const info = await transport.sendMail({
     from: agent.email,
     to: ['a@example.com', 'b@example.com', 'c@example.com', 'd@example.com'],

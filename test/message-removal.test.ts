@@ -1,25 +1,11 @@
 // Removing a message (a draft's copy): the folder count, the full-text entry, and row ids
 // that are never used twice, across a restart too.
 import t from 'tap';
-import type { ParsedMessage } from '../src/mime/parse.js';
 import { startApp } from './helpers/app.js';
+import { plainParsed, plainRaw } from './helpers/mail.js';
 
-const parsed = (subject: string): ParsedMessage => ({
-  messageId: null,
-  inReplyTo: null,
-  references: [],
-  subject,
-  from: { email: 'a@example.org' },
-  to: [],
-  cc: [],
-  date: null,
-  text: `${subject} body`,
-  html: null,
-  attachments: [],
-  encrypted: false,
-  body: null,
-});
-const rawOf = (subject: string) => Buffer.from(`From: a@example.org\r\nSubject: ${subject}\r\n\r\n${subject} body\r\n`);
+const parsed = (subject: string) => plainParsed(subject, `${subject} body`);
+const rawOf = (subject: string) => plainRaw(subject, `${subject} body`);
 
 t.test('the highest row id, once removed, is not given again, also after a restart; searches no longer find it', async (t) => {
   const dataDir = t.testdir({});

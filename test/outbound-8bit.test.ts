@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { simpleParser } from 'mailparser';
-import nodemailer from 'nodemailer';
 import t from 'tap';
+import { submissionTransport } from './helpers/smtp.js';
 import type { Route } from '../src/core/outbound.js';
 import { toSevenBit, transportNeedsOf } from '../src/mime/seven-bit.js';
 import { SmtpHandoff } from '../src/smtp/outbound.js';
@@ -137,14 +137,7 @@ t.test('submitted raw UTF-8 mail reaches the next hop declared (BODY=8BITMIME SM
   const app = await startApp(t, { outbound: { relay: `smtp://127.0.0.1:${sink.port}`, timeoutMs: 5000 } });
   const agent = await funded(app, 10);
   const raw = Buffer.from(UTF8_SUBJECT.toString().replace('From: a@agents.localhost', `From: ${agent.email}`));
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: app.submissionPort,
-    secure: false,
-    ignoreTLS: true,
-    auth: { user: agent.email, pass: agent.apiKey },
-  });
-  t.teardown(() => transport.close());
+  const transport = submissionTransport(t, app.submissionPort, agent.email, agent.apiKey);
   await transport.sendMail({ envelope: { from: agent.email, to: ['ok@remote.test'] }, raw });
   await app.app.workers.delivery.runOnce();
   await app.app.workers.delivery.idle();

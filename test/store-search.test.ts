@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import type { ParsedMessage } from '../src/mime/parse.js';
 import { toFtsQuery } from '../src/services/mail/mailbox.js';
 import { startApp } from './helpers/app.js';
-import { folderOf } from './helpers/mail.js';
+import { folderOf, plainParsed, plainRaw } from './helpers/mail.js';
 
 /**
  * The full-text index: its own file written by the search thread (store/search-db.ts),
@@ -30,23 +30,8 @@ const until = async (condition: () => boolean, what: string): Promise<void> => {
   }
 };
 
-const parsed = (subject: string, text: string): ParsedMessage => ({
-  messageId: null,
-  inReplyTo: null,
-  references: [],
-  subject,
-  from: { email: 'a@example.org' },
-  to: [],
-  cc: [],
-  date: null,
-  text,
-  html: null,
-  attachments: [],
-  encrypted: false,
-  body: null,
-});
-
-const rawOf = (subject: string, text: string) => Buffer.from(`From: a@example.org\r\nSubject: ${subject}\r\n\r\n${text}\r\n`);
+const parsed = plainParsed;
+const rawOf = plainRaw;
 
 t.test('a search stays in its folder and mailbox, counts every match and pages newest first', async (t) => {
   const { app, register } = await startApp(t);

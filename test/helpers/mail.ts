@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { App } from '../../src/main.js';
+import type { ParsedMessage } from '../../src/mime/parse.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 
@@ -48,3 +49,23 @@ export const simpleMessage = (fields: { from?: string; to?: string; subject: str
       '',
     ].join('\r\n'),
   );
+
+/** A parsed plain-text message from a@example.org, for tests that append to the store directly. */
+export const plainParsed = (subject: string, text: string): ParsedMessage => ({
+  messageId: null,
+  inReplyTo: null,
+  references: [],
+  subject,
+  from: { email: 'a@example.org' },
+  to: [],
+  cc: [],
+  date: null,
+  text,
+  html: null,
+  attachments: [],
+  encrypted: false,
+  body: null,
+});
+
+/** Its raw form: the header fields the parse above reads, and the text. */
+export const plainRaw = (subject: string, text: string): Buffer => Buffer.from(`From: a@example.org\r\nSubject: ${subject}\r\n\r\n${text}\r\n`);

@@ -13,6 +13,16 @@ export const smtpSend = async (port: number, message: Mail.Options): Promise<{ r
   }
 };
 
+/**
+ * A nodemailer transport to our submission port, signed in with a mailbox address and its key
+ * (AUTH PLAIN over plain text, as tests on loopback allow). Closed when the test ends.
+ */
+export const submissionTransport = (t: { teardown(fn: () => unknown): void }, port: number, user: string, pass: string) => {
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, auth: { user, pass } });
+  t.teardown(() => transport.close());
+  return transport;
+};
+
 /** Sends exact bytes, as a fixture file holds them. */
 export const smtpSendRaw = (port: number, from: string, to: string[], raw: Buffer | string) => smtpSend(port, { envelope: { from, to }, raw });
 
