@@ -7,23 +7,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { MessageAuthenticator } from '../../services/mail/authentication.js';
 import { createDnsResolver } from '../net/dns-resolver.js';
 import type { AuthReply, AuthRequest, AuthResult, AuthThreadData } from './auth-protocol.js';
+import { perTurn } from './turn-batch.js';
 
 const port = parentPort;
 if (!port) throw new Error('auth-thread runs only as a worker thread');
 const data = workerData as AuthThreadData;
 const authenticator = new MessageAuthenticator(createDnsResolver(data.dns), data.hostname, data.timeoutMs);
 
-let results: AuthResult[] = [];
-
-const reply = (result: AuthResult): void => {
-  if (results.length === 0) setImmediate(flush);
-  results.push(result);
-};
-
-const flush = (): void => {
-  port.postMessage({ type: 'results', results } satisfies AuthReply);
-  results = [];
-};
+/** Results finished in this turn, posted together at its end. */
+const reply = perTurn<AuthResult>((results) => port.postMessage({ type: 'results', results } satisfies AuthReply));
 
 const checkOne = async (request: AuthRequest): Promise<void> => {
   const raw = Buffer.from(request.raw.buffer, request.raw.byteOffset, request.raw.byteLength);

@@ -9,6 +9,7 @@ import type { ParsedMessage } from '../../core/parsed-message.js';
 import { loadMailparser, parseMessage } from '../../mime/parse.js';
 import { releaseWhenQuiet } from '../memory-release.js';
 import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
+import { perTurn } from './turn-batch.js';
 
 const port = parentPort;
 if (!port) throw new Error('parse-thread runs only as a worker thread');
@@ -21,18 +22,8 @@ const toWire = ({ text: _text, html: _html, attachments: _attachments, body, ...
   return { ...fields, body };
 };
 
-/** Results finished in this turn, posted together at its end (see parse-protocol.ts). */
-let results: ParseResult[] = [];
-
-const reply = (result: ParseResult): void => {
-  if (results.length === 0) setImmediate(flush);
-  results.push(result);
-};
-
-const flush = (): void => {
-  port.postMessage({ type: 'results', results } satisfies ParseReply);
-  results = [];
-};
+/** Results finished in this turn, posted together at its end. */
+const reply = perTurn<ParseResult>((results) => port.postMessage({ type: 'results', results } satisfies ParseReply));
 
 const parseOne = async (request: ParseRequest): Promise<void> => {
   const raw = Buffer.from(request.raw.buffer, request.raw.byteOffset, request.raw.byteLength);
