@@ -116,7 +116,10 @@ export class MailboxService {
    * postmaster@ names a role, not an account.
    */
   mailboxForRecipient(address: string): MailboxRecord | null {
-    return this.mailboxForAddress(address) ?? this.postmaster?.mailboxFor(address.trim()) ?? null;
+    const own = this.mailboxForAddress(address);
+    if (own) return own;
+    const postmaster = this.postmaster?.deliveredTo(address.trim());
+    return postmaster ? this.mailboxForAddress(postmaster) : null;
   }
 
   folder(mailboxId: string, name: string): Folder {

@@ -1,4 +1,3 @@
-import type { MailboxRecord } from '../../store/accounts.js';
 import type { Store } from '../../store/index.js';
 
 /**
@@ -16,19 +15,17 @@ export class PostmasterRoute {
     private readonly configured: string | undefined,
   ) {}
 
-  /** The mailbox that receives `address` as a postmaster address; null for any other address. */
-  mailboxFor(address: string): MailboxRecord | null {
+  /**
+   * The address that receives `address` as a postmaster address, to be resolved as any
+   * recipient is (MailboxService.mailboxForAddress); null for any other address.
+   */
+  deliveredTo(address: string): string | null {
     const at = address.lastIndexOf('@');
     if (at < 0 || address.slice(0, at).toLowerCase() !== 'postmaster') return null;
     const domain = address.slice(at + 1).toLowerCase();
-    if (domain === this.mailDomain) return this.configured === undefined ? null : this.open(this.configured.toLowerCase());
+    if (domain === this.mailDomain) return this.configured ?? null;
     // A domain proven once keeps receiving (as its aliases do) until an owner deletes it.
     const held = this.store.domains.provenByName(domain);
-    const holderMailbox = held ? this.store.accounts.mailboxOfAccount(held.holderId) : null;
-    return holderMailbox ? this.store.accounts.mailboxByAddress(holderMailbox.address) : null;
-  }
-
-  private open(address: string): MailboxRecord | null {
-    return this.store.accounts.mailboxByAddress(address) ?? this.store.domainAddresses.mailboxOfAlias(address);
+    return held ? (this.store.accounts.mailboxOfAccount(held.holderId)?.address ?? null) : null;
   }
 }
