@@ -1,4 +1,3 @@
-import type { AuthenticationVerdict } from '../../core/authentication.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError, invalidInput } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
@@ -6,14 +5,12 @@ import type { Account, Principal, SendingState, SubmissionVia } from '../../core
 import type { Store } from '../../store/index.js';
 import { checkIdempotencyKeyHeader } from '../../core/idempotency-key.js';
 import type { IdempotencyRecord } from '../../store/idempotency.js';
-import type { RecipientRecord } from '../../store/submissions.js';
 import type { AccessKeySendPolicy } from '../keys/access-key-send-policy.js';
 import { requirePermission } from '../accounts/auth.js';
 import { composeMessage, parsedOfComposed } from './compose.js';
 import type { MessageAuthenticator } from '../mail/authentication.js';
-import { INBOX, SENT, type MailboxService } from '../mail/mailbox.js';
+import { SENT, type MailboxService } from '../mail/mailbox.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
-import { withPrefix } from '../../mime/structure.js';
 import {
   contentHashOf,
   normalizeSendRequest,
@@ -24,6 +21,7 @@ import {
   type ThreadHeaders,
 } from './send-input.js';
 import type { SendingLimits, SendingStatus } from './send-limits.js';
+import { deliverLocally, isLocalDomain, type LocalDelivery } from './local-delivery.js';
 import { settleSandbox } from './sandbox.js';
 import { prepareRawSubmission, type RawEnvelope } from './submit-raw.js';
 
@@ -94,8 +92,12 @@ export class SendingService {
     /** The parse threads (a submitted message is parsed under the same budget as received mail). */
     private readonly parseMail: ParseMail,
     private readonly config: SendingConfig,
-    private readonly authenticator: MessageAuthenticator,
-  ) {}
+    authenticator: MessageAuthenticator,
+  ) {
+    this.local = { store, mailbox, authenticator, mailDomain: config.mailDomain };
+  }
+
+  private readonly local: LocalDelivery;
 
   async send(principal: Principal, input: SendRequest, options: SendOptions): Promise<SendResult> {
     requirePermission(principal, 'mail:send');
@@ -180,11 +182,6 @@ export class SendingService {
     return (address) => this.store.domainAddresses.isAliasOfAccount(account.id, address);
   }
 
-  /** Mail for our mail domain and for custom domains hosted here is stored at once, not sent out. */
-  private isLocalDomain(domain: string): boolean {
-    return domain === this.config.mailDomain || this.store.domains.provenByName(domain) !== null;
-  }
-
   private accountOf(principal: Principal): Account {
     const account = this.store.accounts.byId(principal.accountId);
     if (!account) throw new AppError('unauthorized', 'missing or invalid API key');
@@ -202,7 +199,7 @@ export class SendingService {
     // Bcc is not among the parsed fields, so one parse serves the Sent and delivered copies.
     if (prepared.parsed) return { sent: prepared.parsed, delivered: prepared.parsed };
     const sent = await this.parseMail(prepared.sentRaw);
-    const hasLocal = prepared.recipients.some((recipient) => this.isLocalDomain(recipient.domain));
+    const hasLocal = prepared.recipients.some((recipient) => isLocalDomain(this.store, this.config.mailDomain, recipient.domain));
     if (!hasLocal) return { sent, delivered: null };
     return { sent, delivered: prepared.raw === prepared.sentRaw ? sent : await this.parseMail(prepared.raw) };
   }
@@ -253,7 +250,7 @@ export class SendingService {
     this.mailbox.append(this.mailbox.mailboxOfAccount(account.id), SENT, prepared.sentRaw, parsed.sent, { seen: true });
     this.store.submissions.setSentCopySaved(id);
     if (sandbox) settleSandbox(this.store, rows, now);
-    else this.deliverLocally(rows, prepared, parsed.delivered, now);
+    else deliverLocally(this.local, rows, prepared, parsed.delivered, now);
     const result: SendResult = { success: true, id, messageId: prepared.messageId, status: 'accepted' };
     if (idempotencyKey !== undefined) {
       this.store.idempotency.insert({
@@ -267,50 +264,6 @@ export class SendingService {
       });
     }
     return { ...result, sentCopySaved: true };
-  }
-
-  /**
-   * Recipients on our mail domain or a custom domain hosted here are settled at once: stored
-   * in their INBOX (delivered), or, with no such mailbox, failed with the credit refunded
-   * once. Remote recipients stay queued for the delivery worker.
-   */
-  private deliverLocally(rows: RecipientRecord[], prepared: PreparedSubmission, parsed: ParsedMessage | null, now: number): void {
-    let local: { raw: Buffer; verdict: AuthenticationVerdict; parsed: ParsedMessage } | undefined;
-    for (const row of rows) {
-      if (row.status !== 'queued' || !parsed || !this.isLocalDomain(row.domain)) continue;
-      const target = this.mailbox.mailboxForRecipient(row.address);
-      if (target) {
-        local ??= this.stampLocal(prepared, parsed);
-        this.mailbox.append(target, INBOX, local.raw, local.parsed, { authentication: local.verdict });
-        this.store.submissions.transition(
-          row.id,
-          { status: 'delivered', diagnostic: 'stored in the local mailbox', nextAttemptAt: null, countAttempt: true },
-          now,
-          ['queued'],
-        );
-      } else {
-        this.store.submissions.transition(
-          row.id,
-          {
-            status: 'failed',
-            smtpCode: 550,
-            enhancedCode: '5.1.1',
-            diagnostic: 'no such mailbox on this service',
-            nextAttemptAt: null,
-            countAttempt: true,
-          },
-          now,
-          ['queued'],
-        );
-        this.store.submissions.refundOnce(row.id);
-      }
-    }
-  }
-
-  /** The recipient's copy: our verdict in front; the stored body's offsets move with it (or it is rebuilt by the backfill). */
-  private stampLocal(prepared: PreparedSubmission, parsed: ParsedMessage): { raw: Buffer; verdict: AuthenticationVerdict; parsed: ParsedMessage } {
-    const { raw, verdict, shift } = this.authenticator.internal(prepared.raw, prepared.fromAddress);
-    return { raw, verdict, parsed: { ...parsed, body: shift !== null && parsed.body ? withPrefix(parsed.body, shift) : null } };
   }
 }
 
