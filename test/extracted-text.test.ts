@@ -1,9 +1,11 @@
 // The new text of a message (extractedText, extractedHtml): computed in the parse thread when
 // the message is stored, served by every read. The corpus is written the way Gmail, Outlook,
 // Apple Mail and Thunderbird quote (test/helpers/reply-corpus.ts).
+import EmailReplyParser from 'email-reply-parser';
+import fc from 'fast-check';
 import nodemailer from 'nodemailer';
 import t from 'tap';
-import { EXTRACT_MAX_CHARS, extractReplyText } from '../src/mime/extract-text.js';
+import { EXTRACT_MAX_CHARS, extractReplyText, parseReply } from '../src/mime/extract-text.js';
 import { extractReplyHtml } from '../src/mime/extract-html.js';
 import { parseMessage } from '../src/mime/parse.js';
 import { startApp } from './helpers/app.js';
@@ -40,6 +42,27 @@ t.test('bounds: long lines stay content, an oversized text is kept whole, crafte
   t.equal(extractReplyText(oversized), oversized, 'over the size bound: nothing removed');
   const crafted = `${`On ${'a '.repeat(200)}`.slice(0, 250)}\n`.repeat(400);
   t.equal(extractReplyText(crafted).length > 0, true, 'lines crafted for backtracking end (bounded by line length and size)');
+});
+
+t.test('the screen before email-reply-parser answers as the parser does, on random texts', async (t) => {
+  // Pieces of text: plain words, white space of every kind, line ends, and the marks and words
+  // the parser's patterns look for (rarer), so random texts land on both sides of the screen.
+  const plain = ['word', 'Text', 'd', 'é', '2024', '10:15', 'a@b.example', '<x@y.example>', '"Name"', ',', '.', '!', ':', '~', '-', '_', '=', '+', '>', '<', '[', ']'];
+  const space = [' ', '  ', '\t', '\u00a0', '\n', '\n', '\n\n', '\r\n', '\r', ' \n', '\uE000'];
+  const marks = ['>', '> ', '--', '-- ', '__', '==', '++', 'On ', ' wrote:', 'On Mon, 8 Jan, A wrote:', 'From: ', 'De: ', 'Sent from ', 'Regards,', 'cheers', 'Original Message', '>:', '写道：'];
+  const piece = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...plain) }, { weight: 12, arbitrary: fc.constantFrom(...space) }, { weight: 1, arbitrary: fc.constantFrom(...marks) });
+  const reference = new EmailReplyParser();
+  let screenedOut = 0;
+  await fc.assert(
+    fc.property(fc.array(piece, { maxLength: 80 }), (pieces) => {
+      const text = pieces.join('').replace(/\r\n/g, '\n');
+      const expected = reference.parseReply(text);
+      if (!/(?:^|\n)>|--|wrote|From|De|Sent|Regards|cheers|Original|>:|写道/.test(text)) screenedOut += 1;
+      return parseReply(text) === expected;
+    }),
+    { numRuns: 3000, seed: 20261124 },
+  );
+  t.ok(screenedOut > 1000, `most random texts take the short way (${screenedOut} of 3000)`);
 });
 
 t.test('a parse cut off by its time budget keeps the whole text as the new text', async (t) => {
