@@ -6,7 +6,8 @@
  * --data DIR (reuse a data folder built by an earlier run with the same count; it is kept).
  * Prints the database and the search index's size on disk against the raw bytes stored.
  */
-import { STORED_BODY_VERSION } from '../src/core/stored-message.js';
+import { packTexts } from '../src/core/packed-text.js';
+import { STORED_BODY_VERSION, type MessageStructure, type StoredBody, type StoredContent } from '../src/core/stored-message.js';
 import { structureOf } from '../src/mime/structure.js';
 import { structureWire } from '../src/mime/imap-notation.js';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -71,15 +72,18 @@ const makeMessage = (index: number, to: string): { raw: Buffer; parsed: ParsedMe
       attachments: [],
       encrypted: false,
       // The stored body ingest would build (the structure is our own linear code; the text is known).
-      body: {
-        version: STORED_BODY_VERSION,
-        structure,
-        wire: structureWire(structure),
-        content: { text, html: null, attachments: [], references: [], fallback: null, extractedText: text, extractedHtml: null },
-      },
+      body: storedBody(structure, { text, html: null, attachments: [], references: [], fallback: null, extractedText: text, extractedHtml: null }),
     },
   };
 };
+
+const storedBody = (structure: MessageStructure, content: StoredContent): StoredBody => ({
+  version: STORED_BODY_VERSION,
+  structure,
+  wire: structureWire(structure),
+  content,
+  packed: packTexts(content),
+});
 
 const fill = async (app: App, address: string): Promise<void> => {
   const mailbox = app.services.mailbox.mailboxForAddress(address);

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import t from 'tap';
 import { composeMessage, parsedOfComposed } from '../src/services/sending/compose.js';
-import { parseMessage, participantsOf, previewOf } from '../src/mime/parse.js';
+import { parseMessage, participantsOf, previewOf, type ParsedMessage } from '../src/mime/parse.js';
 import type { OutgoingMessage } from '../src/services/sending/send-input.js';
 
 const base: OutgoingMessage = {
@@ -35,4 +36,17 @@ t.test('the fields taken from a composed message equal what parsing its MIME giv
 t.test('HTML-only messages and attachments without a type are parsed as before', async (t) => {
   t.equal(parsedOfComposed({ ...base, text: undefined }, '<x@y>', new Date()), null);
   t.equal(parsedOfComposed({ ...base, attachments: [{ filename: 'a.bin', content: Buffer.from('x') }] }, '<x@y>', new Date()), null);
+});
+
+t.test('the preview is the text with white space collapsed, cut to 200 characters, on random texts', async (t) => {
+  const piece = fc.constantFrom('word', 'é', '😀', ' ', '   ', '\t', '\n', '\r\n', '\u00a0', ' '.repeat(300), '\n'.repeat(900), 'x'.repeat(150));
+  await fc.assert(
+    fc.property(fc.array(piece, { maxLength: 60 }), (pieces) => {
+      const text = pieces.join('');
+      const whole = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+      return previewOf({ text } as ParsedMessage) === whole;
+    }),
+    { numRuns: 2000, seed: 20261124 },
+  );
+  t.pass('2,000 random texts');
 });

@@ -6,7 +6,8 @@ import { parseMessage } from '../src/mime/parse.js';
 import { FALLBACK_TEXT_CHARS, textOfHtml } from '../src/mime/fallback.js';
 import { decodeBody, decodeQuotedPrintable } from '../src/mime/transfer-encoding.js';
 import { withPrefix } from '../src/mime/structure.js';
-import { packStructure, packText, unpackStructure, unpackText } from '../src/store/body-encoding.js';
+import { packText, unpackText } from '../src/core/packed-text.js';
+import { packStructure, unpackStructure } from '../src/store/body-encoding.js';
 import { deepMime, hugeHeaderLine, manyHeaders, manyParts, nestedHtmlBomb } from './helpers/hostile.js';
 import { fixture } from './helpers/mail.js';
 
@@ -139,7 +140,7 @@ t.test('quoted-printable decoding (RFC 2045 section 6.7)', async (t) => {
   t.equal(decodeQuotedPrintable(Buffer.from('a=3Db=\r\nc=  \nd=ZZ=4')).toString('latin1'), 'a=bcd=ZZ=4');
 });
 
-t.test('the stored form is compact and reads back exactly (src/store/body-encoding.ts)', async (t) => {
+t.test('the stored form is compact and reads back exactly (src/store/body-encoding.ts, src/core/packed-text.ts)', async (t) => {
   for (const raw of [fixture('attachments.eml'), fixture('reply.eml'), deepMime().raw]) {
     const { body } = await parseMessage(raw);
     const packed = packStructure(body!.structure);

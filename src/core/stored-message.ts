@@ -16,6 +16,8 @@
  * limits in src/mime/structure.ts), never rendered or used as a path.
  */
 
+import type { PackedTexts } from './packed-text.js';
+
 /** Bumped when the builder changes what it stores; a row of another version is rebuilt. */
 export const STORED_BODY_VERSION = 3;
 
@@ -172,4 +174,6 @@ export interface StoredBody {
    * from the rows without building them again.
    */
   wire: { envelope: string; bodyStructure: string };
+  /** The content's texts as the store keeps them, packed by the builder (src/core/packed-text.ts). */
+  packed: PackedTexts;
 }

@@ -1,4 +1,5 @@
 import type { AddressObject, ParsedMail } from 'mailparser';
+import { packTexts } from '../core/packed-text.js';
 import type { ParsedMessage } from '../core/parsed-message.js';
 import { STORED_BODY_VERSION, type ContentFallback, type MessageStructure, type StoredBody, type StoredContent } from '../core/stored-message.js';
 import type { AddressEntry } from '../core/types.js';
@@ -107,7 +108,7 @@ const withBody = (
   };
   return withStoredBody(
     { ...summary, encrypted: isEncrypted(structure) },
-    { version: STORED_BODY_VERSION, structure, content, wire: structureWire(structure) },
+    { version: STORED_BODY_VERSION, structure, content, wire: structureWire(structure), packed: packTexts(content) },
   );
 };
 
@@ -130,7 +131,21 @@ export const withStoredBody = (fields: Omit<ParsedMessage, 'text' | 'html' | 'at
   body,
 });
 
-export const previewOf = (parsed: ParsedMessage): string => (parsed.text ?? '').replace(/\s+/g, ' ').trim().slice(0, PREVIEW_LENGTH);
+export const previewOf = (parsed: ParsedMessage): string => previewOfText(parsed.text ?? '');
+
+/**
+ * The text with its white space runs collapsed and trimmed, cut to PREVIEW_LENGTH; worked on a
+ * head of the text that grows until it holds more than that, not on the whole text. A head's
+ * collapsed form is a start of the whole's (a run cut at the head's end still collapses to
+ * one space), so once it holds a character past PREVIEW_LENGTH the cut is the same.
+ */
+const previewOfText = (text: string): string => {
+  for (let take = PREVIEW_LENGTH * 4; ; take *= 4) {
+    const head = text.length <= take ? text : text.slice(0, take);
+    const collapsed = head.replace(/\s+/g, ' ').trim();
+    if (head === text || collapsed.length > PREVIEW_LENGTH) return collapsed.slice(0, PREVIEW_LENGTH);
+  }
+};
 
 /** What the full-text index holds of a message: subject, the From/To/Cc names and addresses, the text. */
 export const searchTextOf = (parsed: ParsedMessage): SearchText => ({

@@ -1,25 +1,10 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { BodyPart, Envelope, MessageStructure } from '../core/stored-message.js';
 
 /**
- * How a stored body is kept compact (migration 11): it is written with every message, so
- * its bytes count twice (WAL and database) on the ingest path.
- *
- * - Text and HTML up to COMPRESS_MAX_BYTES are stored as raw DEFLATE (RFC 1951) of their
- *   UTF-8 (a BLOB); larger ones, and short ones, as plain TEXT. Reading tells them apart by
- *   type. The limit keeps the compression on the writing thread short (about 0.5 ms).
- * - The structure is JSON without its default values (null, false, empty lists), and
- *   without the ENVELOPE's sender and reply-to when they equal from; reading restores them.
+ * How a stored body's structure is kept compact (migration 11; its texts: src/core/packed-text.ts):
+ * JSON without its default values (null, false, empty lists), and without the ENVELOPE's
+ * sender and reply-to when they equal from; reading restores them.
  */
-const COMPRESS_MIN_BYTES = 128;
-const COMPRESS_MAX_BYTES = 64 * 1024;
-
-export const packText = (text: string): string | Buffer => {
-  const bytes = Buffer.byteLength(text);
-  return bytes < COMPRESS_MIN_BYTES || bytes > COMPRESS_MAX_BYTES ? text : deflateRawSync(text, { level: 1 });
-};
-
-export const unpackText = (value: string | Buffer): string => (typeof value === 'string' ? value : inflateRawSync(value).toString('utf8'));
 
 const isDefault = (value: unknown): boolean => value === null || value === false || (Array.isArray(value) && value.length === 0);
 

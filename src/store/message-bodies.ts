@@ -1,18 +1,15 @@
 import type { MessageStructure, StoredBody, StoredContent } from '../core/stored-message.js';
 import { STORED_BODY_VERSION } from '../core/stored-message.js';
-import { packStructure, packText, unpackStructure, unpackText } from './body-encoding.js';
+import { unpackTexts, type PackedText } from '../core/packed-text.js';
+import { packStructure, unpackStructure } from './body-encoding.js';
 import { Repo } from './repo.js';
-
-type Packed = string | Buffer;
-
-const withoutTrailingSpace = (text: string): string => text.trimEnd();
 
 interface BodyRow {
   version: number;
-  text: Packed;
-  html: Packed | null;
-  extracted_text: Packed | null;
-  extracted_html: Packed | null;
+  text: PackedText;
+  html: PackedText | null;
+  extracted_text: PackedText | null;
+  extracted_html: PackedText | null;
   content_json: string;
   structure_json: string;
 }
@@ -25,22 +22,14 @@ interface BodyRow {
  */
 export class MessageBodyRepo extends Repo {
   insert(rowId: number, body: StoredBody): void {
-    const { text, html, extractedText, extractedHtml, ...rest } = body.content;
+    const { text: _text, html: _html, extractedText: _extractedText, extractedHtml: _extractedHtml, ...rest } = body.content;
+    // The texts come packed by the body's builder (src/core/packed-text.ts).
+    const { packed } = body;
     this.sql(
       `INSERT OR REPLACE INTO message_bodies
          (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      rowId,
-      body.version,
-      packText(text),
-      html === null ? null : packText(html),
-      // The new text of a message that quotes nothing is its text (without trailing white space): not stored twice.
-      extractedText === withoutTrailingSpace(text) ? null : packText(extractedText),
-      extractedHtml === null || extractedHtml === html ? null : packText(extractedHtml),
-      JSON.stringify(rest),
-      packStructure(body.structure),
-    );
+    ).run(rowId, body.version, packed.text, packed.html, packed.extractedText, packed.extractedHtml, JSON.stringify(rest), packStructure(body.structure));
     // What a FETCH sends, in a table of its own (migration 46) so a sync reads only these bytes.
     this.sql('INSERT OR REPLACE INTO message_wire (message_rowid, version, envelope, body_structure) VALUES (?, ?, ?, ?)').run(
       rowId,
@@ -84,13 +73,8 @@ export class MessageBodyRepo extends Repo {
       | Omit<BodyRow, 'structure_json'>
       | undefined;
     if (!row || row.version !== STORED_BODY_VERSION) return null;
-    const text = unpackText(row.text);
-    const html = row.html === null ? null : unpackText(row.html);
     return {
-      text,
-      html,
-      extractedText: row.extracted_text === null ? withoutTrailingSpace(text) : unpackText(row.extracted_text),
-      extractedHtml: row.extracted_html === null ? html : unpackText(row.extracted_html),
+      ...unpackTexts({ text: row.text, html: row.html, extractedText: row.extracted_text, extractedHtml: row.extracted_html }),
       ...(JSON.parse(row.content_json) as Omit<StoredContent, 'text' | 'html' | 'extractedText' | 'extractedHtml'>),
     };
   }

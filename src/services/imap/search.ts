@@ -1,7 +1,7 @@
 import type { AddressEntry, Folder } from '../../core/types.js';
 import { STORED_BODY_VERSION } from '../../core/stored-message.js';
 import { parseHeaderFields } from '../../mime/mime-tree.js';
-import { unpackText } from '../../store/body-encoding.js';
+import { unpackText } from '../../core/packed-text.js';
 import type { DatedRow, MessageMeta, SearchNarrowing, SearchTextRow } from '../../store/imap.js';
 import type { Store } from '../../store/index.js';
 import type { MessageBodyService } from '../mail/bodies.js';

@@ -17,6 +17,7 @@ import type { Logger } from '../../core/logger.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
 import type { ContentFallback } from '../../core/stored-message.js';
 import { withStoredBody } from '../../mime/parse.js';
+import type { PackedText, PackedTexts } from '../../core/packed-text.js';
 import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
 
 /** Starts one parse thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
@@ -232,4 +233,14 @@ export class ParsePool {
 }
 
 /** Text, HTML and the attachment list come from the stored body (they cross only once). */
-const fromWire = ({ body, ...fields }: WireParsedMessage): ParsedMessage => withStoredBody(fields, body);
+const fromWire = ({ body, ...fields }: WireParsedMessage): ParsedMessage => withStoredBody(fields, { ...body, packed: asBuffers(body.packed) });
+
+/** A Buffer crosses a thread as a plain Uint8Array: the same bytes are a Buffer again here, as a parse on this thread makes them. */
+const asBuffers = (packed: PackedTexts): PackedTexts => ({
+  text: asBuffer(packed.text),
+  html: packed.html && asBuffer(packed.html),
+  extractedText: packed.extractedText && asBuffer(packed.extractedText),
+  extractedHtml: packed.extractedHtml && asBuffer(packed.extractedHtml),
+});
+
+const asBuffer = (value: PackedText): PackedText => (typeof value === 'string' ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength));
