@@ -43,13 +43,23 @@ const CASED_LITERALS = [
   ...['Envoyé ', 'Télécharger Outlook pour ', 'Enviado desde ', 'Verzonden vanaf ', 'Verstuurd vanaf '],
 ];
 const UNCASED_LITERALS = ['riginal', 'prindelig', "d'origine", 'ursprüngliche', 'cheers', 'best wishes', 'regards', 'vous', 'cordialement', 'bonne '];
-/** Two quote header patterns end in `"( *)<(.*)>( *):`; five start "From:" in some language. */
+/**
+ * Two quote header patterns end in `"( *)<(.*)>( *):`; five start "From:" in some language.
+ * Each is tried only where its first literal is in the text: a pattern that starts with an
+ * alternation is scanned at every position.
+ */
 const ANGLE_COLON = />[ ]*:/;
-const FROM_FIELD = /(?:From|Von|De|Van|Da)\s?:/;
+const FIELD_NAMES = ['From', 'Von', 'De', 'Van', 'Da'];
+const FIELD = /(?:From|Von|De|Van|Da)\s?:/;
+
+const hasQuoteMarks = (text: string): boolean =>
+  text.startsWith('>') ||
+  text.includes('\n>') ||
+  (text.includes('>') && ANGLE_COLON.test(text)) ||
+  (FIELD_NAMES.some((name) => text.includes(name)) && FIELD.test(text));
 
 const mayHaveFragments = (text: string): boolean => {
-  if (text.startsWith('>') || text.includes('\n>') || ANGLE_COLON.test(text) || FROM_FIELD.test(text)) return true;
-  if (CASED_LITERALS.some((literal) => text.includes(literal))) return true;
+  if (hasQuoteMarks(text) || CASED_LITERALS.some((literal) => text.includes(literal))) return true;
   const lower = text.toLowerCase();
   return UNCASED_LITERALS.some((literal) => lower.includes(literal));
 };
@@ -62,7 +72,14 @@ const mayHaveFragments = (text: string): boolean => {
 const untouched = (text: string): string => {
   const lines = text.split('\n').map((line) => line.trimEnd());
   if (lines.every((line) => line === '')) return '';
-  return lines.join('\n').replace(/^\n/, '').replace(/~*$/, '');
+  return withoutTrailingTildes(lines.join('\n').replace(/^\n/, ''));
+};
+
+/** `/~*$/` replaced by nothing, as the parser does, without trying the pattern at every position. */
+const withoutTrailingTildes = (text: string): string => {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '~') end -= 1;
+  return text.slice(0, end);
 };
 
 /** email-reply-parser's visible text, without running it where it can find nothing. */
