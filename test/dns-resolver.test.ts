@@ -1,7 +1,7 @@
 // The service's one resolver (node:dns Resolver with dns.servers) against a real authoritative
 // DNS server on loopback: every record type the service asks for, over the wire.
 import t, { type Test } from 'tap';
-import { dnsErrorCode, resolveByType, reverseName } from '../src/core/dns.js';
+import { dnsErrorCode, resolveByType, reverseName, withAnswerCache } from '../src/core/dns.js';
 import { resolveWebhookTarget } from '../src/core/webhook-target.js';
 import { NextHopResolver } from '../src/services/delivery/next-hop.js';
 import { createDnsResolver } from '../src/workers/net/dns-resolver.js';
@@ -131,4 +131,39 @@ t.test('the app asks the servers of dns.servers', async (t) => {
   t.ok(server.queries.includes('A hooks.example.test'), 'the webhook target check went to the configured server');
   const refused = await app.api('POST', '/api/v1/agent/webhooks', { key: (await app.register()).apiKey, body: { url: 'https://gone.example.test/in' } });
   t.equal(refused.status, 400, 'a name the server says does not exist is refused');
+});
+
+t.test('the checks reuse definite answers for their time, share a lookup in flight, and ask again after a failure', async (t) => {
+  const asked: string[] = [];
+  const failures = new Map<string, string>([
+    ['gone.example', 'ENOTFOUND'],
+    ['flaky.example', 'ESERVFAIL'],
+  ]);
+  const lookup = async (name: string, type: string): Promise<unknown> => {
+    asked.push(`${type} ${name}`);
+    const code = failures.get(name);
+    if (code) throw Object.assign(new Error(`query ${code} ${name}`), { code });
+    return [[`v=spf1 -all ${asked.length}`]];
+  };
+  let now = 0;
+  const cached = withAnswerCache(lookup, { ttlMs: 30_000, maxEntries: 2, now: () => now });
+  const [first, second] = await Promise.all([cached('a.example', 'TXT'), cached('A.example', 'txt')]);
+  t.same(first, second, 'one answer for both, names and types compared without case');
+  t.same(asked, ['TXT a.example'], 'asked once while in flight');
+  now = 29_999;
+  t.same(await cached('a.example', 'TXT'), first, 'reused within its time');
+  now = 30_000;
+  t.not(await cached('a.example', 'TXT'), first, 'asked again once its time is up');
+  t.equal(asked.length, 2);
+  await t.rejects(cached('gone.example', 'TXT'), { code: 'ENOTFOUND' });
+  await t.rejects(cached('gone.example', 'TXT'), { code: 'ENOTFOUND' });
+  t.equal(asked.filter((query) => query === 'TXT gone.example').length, 1, 'NXDOMAIN is a definite answer: kept (RFC 2308)');
+  await t.rejects(cached('flaky.example', 'TXT'), { code: 'ESERVFAIL' });
+  await t.rejects(cached('flaky.example', 'TXT'), { code: 'ESERVFAIL' });
+  t.equal(asked.filter((query) => query === 'TXT flaky.example').length, 2, 'SERVFAIL says nothing about the name: asked again');
+  asked.length = 0;
+  await cached('b.example', 'TXT');
+  await cached('c.example', 'TXT');
+  await cached('a.example', 'TXT');
+  t.same(asked, ['TXT b.example', 'TXT c.example', 'TXT a.example'], 'past maxEntries the oldest answer goes');
 });

@@ -85,3 +85,45 @@ export const dnsServerProblem = (entry: string): string | null => {
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return `"${entry}" has a port outside 1..65535`;
   return null;
 };
+
+export type LookupByType = (name: string, type: string) => Promise<unknown>;
+
+export interface AnswerCacheOptions {
+  /** How long an answer, or a definite "no such record", is reused. */
+  ttlMs: number;
+  /** Answers kept at most; the oldest goes first. */
+  maxEntries: number;
+  /** Milliseconds on some steady clock. */
+  now: () => number;
+}
+
+/**
+ * Lookups that reuse an answer for `ttlMs`: the checks of received mail ask the same few
+ * names (the sender domain's SPF, DKIM key and DMARC records) for message after message, and
+ * each query costs the main thread more than the check that uses it. A lookup in flight is
+ * shared, not asked twice. Definite answers are kept (records, and NXDOMAIN or no data,
+ * RFC 2308); a failure that says nothing about the name (timeout, SERVFAIL, refused) is not,
+ * so the next message asks again. node:dns gives no TTL for TXT records, so `ttlMs` is a
+ * bound the operator's resolver's own caching sits behind: short, so a changed record is
+ * seen within it.
+ */
+export const withAnswerCache = (lookup: LookupByType, options: AnswerCacheOptions): LookupByType => {
+  const answers = new Map<string, { at: number; answer: Promise<unknown> }>();
+  const forget = (key: string, answer: Promise<unknown>) => {
+    if (answers.get(key)?.answer === answer) answers.delete(key);
+  };
+  return (name, type) => {
+    const key = `${type.toUpperCase()} ${name.toLowerCase()}`;
+    const now = options.now();
+    const kept = answers.get(key);
+    if (kept && now - kept.at < options.ttlMs) return kept.answer;
+    if (kept) answers.delete(key);
+    const answer = lookup(name, type);
+    answer.catch((error: unknown) => {
+      if (!isNoRecords(error)) forget(key, answer);
+    });
+    if (answers.size >= options.maxEntries) answers.delete(answers.keys().next().value as string);
+    answers.set(key, { at: now, answer });
+    return answer;
+  };
+};

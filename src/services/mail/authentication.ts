@@ -13,7 +13,7 @@ import {
   type SmtpEnvelope,
   type SpfResult,
 } from '../../core/authentication.js';
-import { resolveByType, type DnsResolver } from '../../core/dns.js';
+import { resolveByType, withAnswerCache, type DnsResolver } from '../../core/dns.js';
 import { authenticationResultsField, withoutForgedAuthenticationResults } from '../../mime/authentication-results.js';
 
 /**
@@ -38,6 +38,13 @@ export const loadMailauth = () => (mailauth ??= import('mailauth'));
  * for the From domain (mailauth), every lookup through the service's resolver. `authservId`
  * is `smtp.hostname`, the name our Authentication-Results fields carry.
  */
+/**
+ * How long the checks reuse a DNS answer (src/core/dns.ts withAnswerCache): long enough that a
+ * burst from one sender asks each of its records once, short enough that a published change
+ * (a rotated DKIM key, a new SPF policy) counts within seconds.
+ */
+const ANSWER_CACHE = { ttlMs: 30_000, maxEntries: 10_000 };
+
 export class MessageAuthenticator {
   private readonly resolver: (name: string, type: string) => Promise<unknown>;
 
@@ -47,7 +54,7 @@ export class MessageAuthenticator {
     /** Lookups still running after this long are recorded as temperror, so the client gets its answer. */
     private readonly timeoutMs: number,
   ) {
-    this.resolver = resolveByType(dns);
+    this.resolver = withAnswerCache(resolveByType(dns), { ...ANSWER_CACHE, now: () => performance.now() });
   }
 
   /** An AuthenticateMail; `now` judges signature expiry (RFC 6376 section 3.5 x=). */
