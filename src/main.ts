@@ -358,6 +358,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       };
       app.baseUrl = baseUrlOf(config, app.ports.http);
       urls.base = app.baseUrl;
+      // Starting up (loading modules, migrations, start-up jobs) leaves garbage too.
+      quiet.touch();
       // Mail is accepted only with its parser up: an executable that cannot start one stops here.
       const parseFailure = await parsersFailed;
       if (parseFailure) {

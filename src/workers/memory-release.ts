@@ -36,6 +36,22 @@ export const releaseWhenQuiet = (quietMs: number, collect?: () => void): { touch
  * finalizes a better-sqlite3 statement, and the process aborts.
  */
 export const fullGc = (): (() => void) | null => {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  return typeof exposed === 'function' ? exposed : null;
+  const exposed = (globalThis as { gc?: (options?: GcOptions) => void }).gc;
+  if (typeof exposed !== 'function') return null;
+  return handsPagesBack() ? () => exposed(LAST_RESORT) : () => exposed();
 };
+
+interface GcOptions {
+  type: 'major';
+  execution: 'sync';
+  flavor: 'last-resort';
+}
+
+/**
+ * V8's last-resort collection (what a low-memory notification runs) also hands the freed pages
+ * back to the system; a plain full GC keeps them pooled for reuse. Measured in the executable
+ * (Node 24) after a 20,000-message ingest: the main heap went from 192 to 61 MB either way, but
+ * only this way did the process's RSS follow. V8 before 12 (Node 20) takes no such option.
+ */
+const LAST_RESORT: GcOptions = { type: 'major', execution: 'sync', flavor: 'last-resort' };
+const handsPagesBack = (): boolean => Number(process.versions.v8.split('.')[0]) >= 12;

@@ -53,6 +53,8 @@ const drain = async (): Promise<void> => {
 
 /** This thread's heap too is collected once a burst is over (memory-release.ts). */
 const quiet = releaseWhenQuiet(10_000);
+// Loading mailparser leaves garbage too: collected once the thread has been quiet as long.
+quiet.touch();
 
 port.on('message', (requests: ParseRequest[]) => {
   quiet.touch();

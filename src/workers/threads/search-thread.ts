@@ -29,6 +29,9 @@ const perform = (request: Exclude<SearchRequest, { type: 'close' }>): void => {
 /** This thread's heap too is collected once a burst is over (memory-release.ts). */
 const quiet = releaseWhenQuiet(10_000);
 
+// Opening the index leaves garbage too: collected once the thread has been quiet as long.
+quiet.touch();
+
 port.on('message', (request: SearchRequest) => {
   quiet.touch();
   if (request.type === 'close') {
