@@ -69,6 +69,22 @@ t.test('entries the thread indexed are found; settle waits for what was sent; ea
   t.same(reader.all('alpha OR delta'), [1], 'entries above row 1 are gone');
 });
 
+t.test('a total the reader keeps follows every commit the thread makes', async (t) => {
+  const { file, reader } = indexFile(t);
+  const writer = new SearchWriterThread(file, sourceSearchWorker, silent);
+  t.teardown(() => writer.close());
+  await writer.start();
+  await writer.index([entry(1, 'kept word'), entry(2, 'kept')]);
+  t.same(reader.page('kept', 1, 0), { total: 2, ids: [2] });
+  t.same(reader.page('kept', 1, 1), { total: 2, ids: [1] }, 'the same count, another page');
+  await writer.index([entry(3, 'kept')]);
+  t.same(reader.page('kept', 1, 0), { total: 3, ids: [3] }, 'a new entry');
+  await writer.index([entry(2, 'gone')]);
+  t.same(reader.page('kept', 5, 0), { total: 2, ids: [3, 1] }, 'an entry replaced (a removal blanks it so)');
+  await writer.trimAbove(1);
+  t.same(reader.page('kept', 5, 5), { total: 1, ids: [] }, 'entries trimmed; an offset past the total reads no page');
+});
+
 t.test('a thread that dies fails its requests, the next settle answers 503 once, and a new thread takes over', async (t) => {
   const { file, reader } = indexFile(t);
   let started = 0;

@@ -81,6 +81,22 @@ t.test('a search stays in its folder and mailbox, counts every match and pages n
   t.equal(folderToken.totalMessages, 0, 'a search never matches the folder token');
 });
 
+t.test('a total asked again stays exact once new mail is indexed and once a message is removed', async (t) => {
+  const { app, register } = await startApp(t);
+  const agent = await register();
+  const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
+  const principal = app.services.auth.authenticate(agent.apiKey);
+  const append = (subject: string) => app.store.transaction(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf(subject, 'x'), parsed(subject, 'often')));
+  const total = async () => (await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 1, offset: 0, search: 'often' })).totalMessages;
+  append('one');
+  const two = append('two');
+  t.same([await total(), await total()], [2, 2]);
+  append('three');
+  t.equal(await total(), 3, 'a message indexed since');
+  t.ok(app.store.transaction(() => app.services.mailbox.remove(mailbox, 'INBOX', two.uid)));
+  t.equal(await total(), 2, 'a message removed since');
+});
+
 t.test('stored mail waits in the queue; a search hands it to the index first; a batch is one index segment', async (t) => {
   const { app, register } = await startApp(t);
   const agent = await register();

@@ -162,10 +162,8 @@ export class MessageRepo extends Repo {
    * messages never move), so the index's rowid order is the folder's UID order.
    */
   search(folderId: number, match: string, limit: number, offset: number): MessagePage {
-    const scoped = inFolder(folderId, match);
-    const total = this.index.count(scoped);
-    if (total <= offset) return { total, items: [] };
-    const ids = this.index.newestFirst(scoped, limit, offset);
+    const { total, ids } = this.index.page(inFolder(folderId, match), limit, offset);
+    if (ids.length === 0) return { total, items: [] };
     const rows = this.sql(`SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) ORDER BY m.uid DESC`).all(
       JSON.stringify(ids),
     ) as SummaryRow[];

@@ -1,5 +1,6 @@
 import type { IndexEntry, IndexWriter } from '../core/search-index.js';
 import { connect, type OpenOptions } from './db.js';
+import { MatchCounts } from './match-counts.js';
 import { Repo } from './repo.js';
 import { pragma } from './statements.js';
 
@@ -127,8 +128,24 @@ export const inFolders = (folderIds: readonly number[], match: string): string =
  * waits for (WAL readers read a snapshot), and sees each writer commit at its next query.
  */
 export class SearchIndexReader extends Repo {
+  private readonly counts = new MatchCounts();
+
   static open(file: string, options: OpenOptions = {}): SearchIndexReader {
     return new SearchIndexReader(connect(file, { ...options, readonly: true }));
+  }
+
+  /**
+   * How many entries match, and a page of their row ids, highest first, read in one
+   * transaction so that both are of the same index. The count is the costly half (the page
+   * stops after `limit` rows) and is kept while the index does not change (MatchCounts).
+   */
+  page(match: string, limit: number, offset: number): { total: number; ids: number[] } {
+    return this.db.transaction(() => {
+      // The first read of the transaction: the version is that of the snapshot counted below.
+      const version = pragma(this.db, 'data_version') as number;
+      const total = this.counts.get(match, version, () => this.count(match));
+      return { total, ids: total <= offset ? [] : this.newestFirst(match, limit, offset) };
+    })();
   }
 
   count(match: string): number {
