@@ -246,8 +246,10 @@ t.test('mail still queued when the process stopped is indexed from its raw bytes
   );
 });
 
-t.test('search words become column-restricted FTS5 terms', async (t) => {
-  t.equal(toFtsQuery('Invoice quart*'), '{subject participants body} : "Invoice" AND {subject participants body} : "quart"*');
+t.test('search words become FTS5 terms kept out of the folder column', async (t) => {
+  t.equal(toFtsQuery('Invoice quart*'), '"Invoice" AND {subject participants body} : "quart"*', 'a whole word without a digit cannot be a folder token');
+  t.equal(toFtsQuery('F12 q3²'), '{subject participants body} : "F12" AND {subject participants body} : "q3²"', 'a word with a digit could be');
+  t.equal(toFtsQuery('invoice', { columns: 'body' }), 'body : "invoice"', 'IMAP BODY keeps its column');
   t.equal(toFtsQuery('東京 会議'), '{subject participants body} : "東京"* AND {subject participants body} : "会議"*', 'unspaced scripts match by prefix');
   t.equal(toFtsQuery('say "hi"', { columns: 'body', prefixAlways: true }), 'body : "say"* AND body : """hi"""*', 'IMAP BODY: quotes doubled, prefixes');
   t.equal(toFtsQuery('!!! *'), null, 'no letters or digits: no query');

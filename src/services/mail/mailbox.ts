@@ -267,6 +267,14 @@ const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 /** The columns a search looks in: never the folder token (migration 007). */
 const TEXT_COLUMNS = '{subject participants body}';
 
+/**
+ * The folder column holds one token, `f` and the folder id (store/search-db.ts), so a whole
+ * word without a digit cannot match there and needs no filter to keep it out. Dropping it
+ * matters for a word in most messages: FTS5 checks a filter against each matching row's
+ * positions, a third of the time of counting such a word.
+ */
+const needsTextFilter = (word: string, prefix: string): boolean => prefix !== '' || /\p{N}/u.test(word);
+
 /** Scripts written without spaces: unicode61 makes a whole run of them one token. */
 const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 
@@ -294,7 +302,8 @@ export const toFtsQuery = (search: string, options: FtsQueryOptions = {}): strin
     .map((term) => {
       const word = term.replace(/\*+$/, '');
       const prefix = word !== term || options.prefixAlways || UNSPACED_SCRIPT.test(word) ? '*' : '';
-      return `${filter} : "${word.replaceAll('"', '""')}"${prefix}`;
+      const column = filter === TEXT_COLUMNS && !needsTextFilter(word, prefix) ? '' : `${filter} : `;
+      return `${column}"${word.replaceAll('"', '""')}"${prefix}`;
     })
     .join(' AND ');
 };
