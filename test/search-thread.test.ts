@@ -83,6 +83,15 @@ t.test('a total the reader keeps follows every commit the thread makes', async (
   t.same(reader.page('kept', 5, 0), { total: 2, ids: [3, 1] }, 'an entry replaced (a removal blanks it so)');
   await writer.trimAbove(1);
   t.same(reader.page('kept', 5, 5), { total: 1, ids: [] }, 'entries trimmed; an offset past the total reads no page');
+  await writer.index([entry(10, 'kept'), entry(11, 'other')]);
+  t.equal(reader.page('kept', 1, 0).total, 2, 'new entries above every counted one');
+  await writer.index([entry(12, 'kept'), entry(13, 'kept')]);
+  await writer.index([entry(14, 'other')]);
+  t.equal(reader.page('kept', 1, 0).total, 4, 'two writes of new entries since');
+  await writer.index([entry(5, 'kept'), entry(15, 'kept')]);
+  t.equal(reader.page('kept', 1, 0).total, 6, 'an entry below the counted ones, written with one above');
+  await writer.index([entry(12, 'other')]);
+  t.equal(reader.page('kept', 1, 0).total, 5, 'an entry counted before, replaced');
 });
 
 t.test('a thread that dies fails its requests, the next settle answers 503 once, and a new thread takes over', async (t) => {

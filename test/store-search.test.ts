@@ -93,6 +93,8 @@ t.test('a total asked again stays exact once new mail is indexed and once a mess
   t.same([await total(), await total()], [2, 2]);
   append('three');
   t.equal(await total(), 3, 'a message indexed since');
+  app.store.transaction(() => app.services.mailbox.append(mailbox, 'Sent', rawOf('sent', 'x'), parsed('sent', 'often')));
+  t.equal(await total(), 3, 'a message indexed since in another folder');
   t.ok(app.store.transaction(() => app.services.mailbox.remove(mailbox, 'INBOX', two.uid)));
   t.equal(await total(), 2, 'a message removed since');
 });

@@ -1,6 +1,6 @@
 import type { IndexEntry, IndexWriter } from '../core/search-index.js';
 import { connect, type OpenOptions } from './db.js';
-import { MatchCounts } from './match-counts.js';
+import { type Counted, type IndexPosition, MatchCounts } from './match-counts.js';
 import { Repo } from './repo.js';
 import { pragma } from './statements.js';
 
@@ -35,6 +35,14 @@ const SCHEMA = `
 `;
 
 /**
+ * One row per write transaction with the lowest row id it touched, so that a reader can tell
+ * when only entries above those it counted were written since (MatchCounts). The last
+ * WRITES_KEPT are kept; a reader whose count is older counts again.
+ */
+const WRITES = 'CREATE TABLE IF NOT EXISTS index_writes (seq INTEGER PRIMARY KEY, lowest INTEGER NOT NULL)';
+const WRITES_KEPT = 1000;
+
+/**
  * Opens (creating if need be) the index file at start-up. When it is new or of another
  * version, `beforeRebuild` runs first, so the store records that every message needs
  * indexing before the empty index is marked current: a crash between the two leaves work
@@ -44,10 +52,13 @@ export const prepareSearchIndexFile = (file: string, options: OpenOptions, befor
   const db = connect(file, options);
   try {
     pragma(db, 'journal_mode = WAL');
+    db.exec(WRITES);
     if (pragma(db, 'user_version') === SCHEMA_VERSION) return;
     beforeRebuild();
     db.transaction(() => {
       db.exec('DROP TABLE IF EXISTS messages_fts');
+      // Logged like any write, as touching every row id: no count is brought forward over it.
+      db.exec('INSERT INTO index_writes (lowest) VALUES (0)');
       db.exec(SCHEMA);
       pragma(db, `user_version = ${SCHEMA_VERSION}`);
     }).immediate();
@@ -84,12 +95,22 @@ export class SearchIndexFileWriter extends Repo {
             text.body,
           );
         }
+        if (entries.length > 0) this.logWrite(Math.min(...entries.map((entry) => entry.rowId)));
       })
       .immediate();
   }
 
   trimAbove(rowId: number): void {
-    this.sql('DELETE FROM messages_fts WHERE rowid > ?').run(rowId);
+    this.db.transaction(() => {
+      this.sql('DELETE FROM messages_fts WHERE rowid > ?').run(rowId);
+      this.logWrite(rowId + 1);
+    })();
+  }
+
+  /** Every write transaction of the index goes through here (see WRITES). */
+  private logWrite(lowest: number): void {
+    this.sql('INSERT INTO index_writes (lowest) VALUES (?)').run(lowest);
+    this.sql('DELETE FROM index_writes WHERE seq <= (SELECT max(seq) FROM index_writes) - ?').run(WRITES_KEPT);
   }
 
   close(): void {
@@ -141,11 +162,36 @@ export class SearchIndexReader extends Repo {
    */
   page(match: string, limit: number, offset: number): { total: number; ids: number[] } {
     return this.db.transaction(() => {
-      // The first read of the transaction: the version is that of the snapshot counted below.
-      const version = pragma(this.db, 'data_version') as number;
-      const total = this.counts.get(match, version, () => this.count(match));
+      const total = this.counts.get(match, this.position(), (earlier) => this.countFrom(match, earlier));
       return { total, ids: total <= offset ? [] : this.newestFirst(match, limit, offset) };
     })();
+  }
+
+  /** Inside a read transaction, whose snapshot the data_version read first begins. */
+  private position(): IndexPosition {
+    return {
+      version: pragma(this.db, 'data_version') as number,
+      seq: (this.sql('SELECT max(seq) FROM index_writes').pluck().get() as number | null) ?? 0,
+      // The table FTS5 keeps one row per entry in (columnsize): its highest key is the highest entry.
+      high: (this.sql('SELECT max(id) FROM messages_fts_docsize').pluck().get() as number | null) ?? 0,
+    };
+  }
+
+  /**
+   * An earlier count brought forward when every write since (all logged, none left out)
+   * touched only row ids above its highest: the entries it counted are as they were, and
+   * the new ones are counted from there. Otherwise counted again.
+   */
+  private countFrom(match: string, earlier: Counted | undefined): number {
+    if (!earlier) return this.count(match);
+    const since = this.sql('SELECT min(seq) AS first, min(lowest) AS lowest FROM index_writes WHERE seq > ?').get(earlier.seq) as {
+      first: number | null;
+      lowest: number | null;
+    };
+    if (since.first !== earlier.seq + 1 || since.lowest === null || since.lowest <= earlier.high) return this.count(match);
+    // A BigInt: FTS5 seeks to an integer row id, but ignores a floating-point bound and walks every match.
+    const above = this.sql('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ?').pluck().get(match, BigInt(earlier.high));
+    return earlier.total + (above as number);
   }
 
   count(match: string): number {
