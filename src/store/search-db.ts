@@ -158,7 +158,7 @@ export class SearchIndexReader extends Repo {
   /**
    * How many entries match, and a page of their row ids, highest first, read in one
    * transaction so that both are of the same index. The count is the costly half (the page
-   * stops after `limit` rows) and is kept while the index does not change (MatchCounts).
+   * stops after `limit` rows): it is kept, and brought forward over new entries (MatchCounts).
    */
   page(match: string, limit: number, offset: number): { total: number; ids: number[] } {
     return this.db.transaction(() => {
