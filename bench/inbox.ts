@@ -1,9 +1,9 @@
 /**
  * `npm run bench:inbox`: one mailbox with 100,000 messages; p50/p99 of the inbox list
- * (limit 50, first page and offset 99,000), of read, and of full-text searches, measured
- * through the service layer and over HTTP (keep-alive fetch, one request at a time). The
- * searches repeat, so their totals are kept; the "counted afresh" rows are what a search
- * costs when its total is not (see recased).
+ * (limit 50: the first page, the middle one at offset 50,000 and a deep one at 99,000), of read,
+ * and of full-text searches, measured through the service layer and over HTTP (keep-alive
+ * fetch, one request at a time). The searches repeat, so their totals are kept; the "counted
+ * afresh" rows are what a search costs when its total is not (see recased).
  * Options: BENCH_MESSAGES=N or --messages N (default 100000), --iterations N (default 300),
  * --data DIR (reuse a data folder built by an earlier run with the same count; it is kept).
  * Prints the database and the search index's size on disk against the raw bytes stored.
@@ -168,8 +168,10 @@ const cases = (app: App, total: number, principal: Principal): Case[] => {
     [`search sender "${sender}"`, sender],
   ];
   const far = Math.max(0, total - 1000);
+  const middle = Math.floor(total / 2);
   return [
     { label: 'list limit 50, offset 0', path: () => '/api/v1/agent/inbox?limit=50', service: list(0) },
+    { label: `list limit 50, offset ${middle}`, path: () => `/api/v1/agent/inbox?limit=50&offset=${middle}`, service: list(middle) },
     { label: `list limit 50, offset ${far}`, path: () => `/api/v1/agent/inbox?limit=50&offset=${far}`, service: list(far) },
     {
       label: 'read a random message (markAsRead=false)',
