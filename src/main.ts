@@ -96,6 +96,8 @@ export interface AppOptions {
   argon2?: Argon2Binding;
   /** Tests serve MTA-STS policies on a port of their own (RFC 8461 fixes 443). */
   mtaStsPort?: number;
+  /** Messages between a folder's rank samples (src/store/rank-samples.ts); tests make it small so few messages reach many samples. */
+  rankSampleSpacing?: number;
 }
 
 export interface BoundPorts {
@@ -144,7 +146,7 @@ interface ServeParts {
 export const openCore = (config: Config, options: AppOptions = {}, { parseMail, authenticateMail, runtime }: ServeParts = {}) => {
   const clock = options.clock ?? systemClock;
   const logger = loggerOf(config, options);
-  const store = Store.open(databasePath(config), { nativeBinding: options.nativeBinding });
+  const store = Store.open(databasePath(config), { nativeBinding: options.nativeBinding, rankSampleSpacing: options.rankSampleSpacing });
   const indexWriter = createIndexWriter(store, options, logger);
   // No connection is opened until a delivery run needs one; admin commands never do.
   const extraCa = config.outbound.caFile ? [readTrustAnchors(config.outbound.caFile)] : undefined;

@@ -119,3 +119,34 @@ t.test('migration 46 moves each stored ENVELOPE and BODYSTRUCTURE to message_wir
   t.equal((db.prepare('SELECT text FROM message_bodies WHERE message_rowid = 7').get() as { text: string }).text, 'text', 'the rest of the body row stays');
   db.close();
 });
+
+t.test('migration 72 samples every 4,096th message of each folder with the count of messages below its UID', async (t) => {
+  const file = join(t.testdir({}), 'ranks.db');
+  const raw = new Database(file);
+  raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  for (const migration of MIGRATIONS.filter((item) => item.version < 72)) {
+    raw.exec(migration.sql);
+    raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
+  }
+  // Message rows with every NOT NULL column filled, their mailbox left out: folder 1
+  // with 9,000 odd UIDs (gaps, as after expunges), folder 2 with 4,096 (one short of a sample).
+  raw.pragma('foreign_keys = OFF');
+  const required = (raw.prepare('PRAGMA table_info(messages)').all() as { name: string; type: string; notnull: number; dflt_value: unknown; pk: number }[])
+    .filter((column) => column.notnull === 1 && column.dflt_value === null && column.pk === 0 && !['folder_id', 'uid'].includes(column.name))
+    .map((column) => ({ name: column.name, value: /INT/i.test(column.type) ? 1 : 'x' }));
+  const insert = raw.prepare(
+    `INSERT INTO messages (folder_id, uid, ${required.map((column) => column.name).join(', ')}) VALUES (?, ?, ${required.map(() => '?').join(', ')})`,
+  );
+  raw.exec(`INSERT INTO folders (id, mailbox_id, name, uid_validity, created_at) VALUES (1, 'm', 'INBOX', 1, 0), (2, 'm', 'Sent', 1, 0)`);
+  raw.transaction(() => {
+    for (let i = 0; i < 9000; i += 1) insert.run(1, 2 * i + 1, ...required.map((column) => column.value));
+    for (let i = 0; i < 4096; i += 1) insert.run(2, i + 1, ...required.map((column) => column.value));
+  })();
+  raw.close();
+  const db = openDatabase(file);
+  t.same(db.prepare('SELECT folder_id AS folder, uid, below FROM folder_rank_samples ORDER BY folder_id, uid').all(), [
+    { folder: 1, uid: 2 * 4096 + 1, below: 4096 },
+    { folder: 1, uid: 2 * 8192 + 1, below: 8192 },
+  ]);
+  db.close();
+});

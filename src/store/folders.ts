@@ -1,4 +1,6 @@
 import type { Folder } from '../core/types.js';
+import type { Db } from './db.js';
+import { type RankSampleRepo, SINCE_NEWEST_SAMPLE } from './rank-samples.js';
 import { Repo } from './repo.js';
 
 const COLUMNS = `id, mailbox_id AS mailboxId, name, uid_validity AS uidValidity, uid_next AS uidNext,
@@ -10,6 +12,13 @@ export interface FolderCounts extends Folder {
 }
 
 export class FolderRepo extends Repo {
+  constructor(
+    db: Db,
+    private readonly ranks: RankSampleRepo,
+  ) {
+    super(db);
+  }
+
   create(mailboxId: string, name: string, uidValidity: number, now: number): Folder {
     return this.sql(
       `INSERT INTO folders (mailbox_id, name, uid_validity, created_at) VALUES (?, ?, ?, ?)
@@ -47,22 +56,24 @@ export class FolderRepo extends Repo {
    * statement savepoint, and FTS5 writes its pending index to disk at every savepoint: with
    * the full-text insert of the previous message in the same batch, that made one index
    * segment per message (about 100 us each, and more merging at commit).
+   *
+   * Every `spacing`-th message stored since the folder's newest rank sample becomes a sample
+   * (rank-samples.ts): it has the highest UID, so every counted message is below it. The check
+   * rides on the read this already makes, so the other appends pay one small index lookup.
    */
   allocateUid(folderId: number): { uid: number; modseq: number } {
-    const next = this.sql('SELECT uid_next AS uid, highest_modseq + 1 AS modseq FROM folders WHERE id = ?').get(folderId) as { uid: number; modseq: number };
+    const next = this.sql(
+      `SELECT uid_next AS uid, highest_modseq + 1 AS modseq, message_count AS count, ${SINCE_NEWEST_SAMPLE} AS since FROM folders WHERE id = ?`,
+    ).get(folderId) as { uid: number; modseq: number; count: number; since: number };
+    if (next.since >= this.ranks.spacing) this.ranks.add(folderId, next.uid, next.count);
     this.sql('UPDATE folders SET uid_next = uid_next + 1, message_count = message_count + 1, highest_modseq = highest_modseq + 1 WHERE id = ?').run(folderId);
-    return next;
+    return { uid: next.uid, modseq: next.modseq };
   }
 
   /** A new mod-sequence for one change of the folder (RFC 7162 section 3.1.1); inside a transaction. */
   nextModseq(folderId: number): number {
     this.sql('UPDATE folders SET highest_modseq = highest_modseq + 1 WHERE id = ?').run(folderId);
     return this.sql('SELECT highest_modseq FROM folders WHERE id = ?').pluck().get(folderId) as number;
-  }
-
-  /** `count` messages left the folder. */
-  uncount(folderId: number, count: number): void {
-    this.sql('UPDATE folders SET message_count = message_count - ? WHERE id = ?').run(count, folderId);
   }
 
   /**
@@ -87,7 +98,7 @@ export class FolderRepo extends Repo {
     this.sql('UPDATE folders SET uid_validity = ? WHERE id = ?').run(uidValidity, folderId);
   }
 
-  /** Drops an empty folder (its messages are removed first); its expunge history and keywords go with it. */
+  /** Drops an empty folder (its messages are removed first); its expunge history, keywords and rank samples go with it. */
   delete(folderId: number): void {
     this.sql('DELETE FROM folders WHERE id = ?').run(folderId);
   }

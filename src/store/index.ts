@@ -28,12 +28,18 @@ import { SearchIndexRepo } from './search-index.js';
 import { SettingsRepo } from './settings.js';
 import { SubmissionRepo } from './submissions.js';
 import { SuppressionRepo } from './suppressions.js';
+import { RANK_SAMPLE_SPACING, RankSampleRepo } from './rank-samples.js';
 import { ThreadRepo } from './threads.js';
 import { TwoFactorRepo } from './two-factor.js';
 import { WebhookEventRepo } from './webhook-events.js';
 import { WebhookEndpointRepo } from './webhooks.js';
 
 export type { OpenOptions } from './db.js';
+
+export interface StoreOptions extends OpenOptions {
+  /** Messages between two rank samples of a folder (rank-samples.ts); tests make it small. */
+  rankSampleSpacing?: number;
+}
 export type { CommitFeed, Committed, CommitListener } from './commit-feed.js';
 
 /** The one source of truth: every repository over one SQLite connection. */
@@ -80,13 +86,14 @@ export class Store {
   constructor(
     readonly db: Db,
     readonly searchFile: string,
-    options: OpenOptions = {},
+    options: StoreOptions = {},
   ) {
     const searchReader = SearchIndexReader.open(searchFile, options);
     this.searchReader = searchReader;
     this.accounts = new AccountRepo(db);
     this.keys = new KeyRepo(db);
-    this.folders = new FolderRepo(db);
+    const ranks = new RankSampleRepo(db, options.rankSampleSpacing ?? RANK_SAMPLE_SPACING);
+    this.folders = new FolderRepo(db, ranks);
     this.rateLimits = new RateLimitRepo(db);
     this.outbox = new OutboxRepo(db, this.feed);
     this.submissions = new SubmissionRepo(db, this.outbox);
@@ -108,7 +115,7 @@ export class Store {
     this.owners = new OwnerRepo(db);
     this.drafts = new DraftRepo(db);
     this.health = new HealthRepo(db);
-    this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies);
+    this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies, ranks);
     this.messageArrivals = new MessageArrivalRepo(db);
     this.domains = new DomainRepo(db);
     this.domainAddresses = new DomainAddressRepo(db);
@@ -118,7 +125,7 @@ export class Store {
   }
 
   /** Opens the store and its search index file; an index that starts empty gets every message queued for it. */
-  static open(file: string, options: OpenOptions = {}): Store {
+  static open(file: string, options: StoreOptions = {}): Store {
     const db = openDatabase(file, options);
     const searchFile = searchIndexFile(file);
     prepareSearchIndexFile(searchFile, options, () => new SearchIndexRepo(db).backfillAll());
@@ -142,6 +149,14 @@ export class Store {
     }
     if (outermost) this.feed.publish(this.feed.take(mark));
     return result;
+  }
+
+  /**
+   * Runs `work` on one snapshot (a deferred transaction: it only reads, so it waits for no
+   * writer and holds none up), or inside the transaction in progress.
+   */
+  read<T>(work: () => T): T {
+    return this.db.inTransaction ? work() : this.db.transaction(work).deferred();
   }
 
   /**

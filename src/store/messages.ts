@@ -4,6 +4,7 @@ import type { AuthenticationVerdict } from '../core/authentication.js';
 import type { StoredBody } from '../core/stored-message.js';
 import type { AddressEntry, AttachmentMeta, MessageFlags, MessageSummary } from '../core/types.js';
 import type { MessageBodyRepo } from './message-bodies.js';
+import type { RankSampleRepo } from './rank-samples.js';
 import { Repo } from './repo.js';
 import { inFolder, inFolders, type SearchIndexReader } from './search-db.js';
 import type { SearchText, SearchIndexRepo } from './search-index.js';
@@ -100,6 +101,7 @@ export class MessageRepo extends Repo {
     private readonly searchIndex: SearchIndexRepo,
     private readonly index: SearchIndexReader,
     private readonly bodies: MessageBodyRepo,
+    private readonly ranks: RankSampleRepo,
   ) {
     super(db);
     const floor = this.sql('SELECT floor FROM message_id_floor').pluck().get() as number;
@@ -146,14 +148,21 @@ export class MessageRepo extends Repo {
     return rowId;
   }
 
-  /** Newest first. UIDs are paged through the (folder_id, uid) index before any row is read. */
-  page(folderId: number, limit: number, offset: number): MessageSummary[] {
+  /**
+   * Newest first, with the folder's stored count as the total; run it inside Store.read so both
+   * come from one snapshot. UIDs are paged through the (folder_id, uid) index before any row is
+   * read, from whichever start skips fewer entries (RankSampleRepo.walk).
+   */
+  page(folderId: number, limit: number, offset: number): MessagePage {
+    const total = this.sql('SELECT message_count FROM folders WHERE id = ?').pluck().get(folderId) as number;
+    const walk = this.ranks.walk(folderId, total, limit, offset);
+    if (!walk) return { total, items: [] };
     const rows = this.sql(
       `SELECT ${SUMMARY_COLUMNS} FROM messages m
-       WHERE m.id IN (SELECT id FROM messages WHERE folder_id = ? ORDER BY uid DESC LIMIT ? OFFSET ?)
+       WHERE m.id IN (SELECT id FROM messages WHERE folder_id = ? AND uid >= ? ORDER BY uid ${walk.newestFirst ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?)
        ORDER BY m.uid DESC`,
-    ).all(folderId, limit, offset) as SummaryRow[];
-    return rows.map(toSummary);
+    ).all(folderId, walk.fromUid, walk.take, walk.skip) as SummaryRow[];
+    return { total, items: rows.map(toSummary) };
   }
 
   /**
@@ -249,21 +258,32 @@ export class MessageRepo extends Repo {
   }
 
   /**
-   * Removes a message for good (IMAP's expunge, RFC 3501 section 2.3.1.1: its UID is never
-   * used again): the row, its raw bytes (ON DELETE CASCADE), one off the folder's count, and
-   * its full-text entry (SearchIndexRepo.forget). The UID is kept with the expunge's
-   * mod-sequence for QRESYNC (RFC 7162 section 3.2.10). Returns its row id, or null when absent.
+   * Removes messages for good (IMAP's expunge, RFC 3501 section 2.3.1.1: a UID is never used
+   * again); inside a transaction. Returns the UIDs that were there, ascending; the folder's rank
+   * samples are lowered once for all of them, so a large expunge costs one update per stretch
+   * between samples, not one per message.
    */
-  remove(folderId: number, uid: number, modseq: number): number | null {
+  remove(folderId: number, uids: readonly number[], modseq: number): number[] {
+    const removed = [...new Set(uids)].sort((a, b) => a - b).filter((uid) => this.removeOne(folderId, uid, modseq));
+    this.ranks.removed(folderId, removed);
+    return removed;
+  }
+
+  /**
+   * The row, its raw bytes (ON DELETE CASCADE), one off the folder's count, and its full-text
+   * entry (SearchIndexRepo.forget). The UID is kept with the expunge's mod-sequence for QRESYNC
+   * (RFC 7162 section 3.2.10). False when absent.
+   */
+  private removeOne(folderId: number, uid: number, modseq: number): boolean {
     const rowId = this.sql('SELECT id FROM messages WHERE folder_id = ? AND uid = ?').pluck().get(folderId, uid) as number | undefined;
-    if (rowId === undefined) return null;
+    if (rowId === undefined) return false;
     this.sql('DELETE FROM messages WHERE id = ?').run(rowId);
     this.sql('INSERT OR REPLACE INTO expunged (folder_id, uid, modseq) VALUES (?, ?, ?)').run(folderId, uid, modseq);
     this.sql('UPDATE folders SET message_count = message_count - 1 WHERE id = ?').run(folderId);
     this.sql('UPDATE message_id_floor SET floor = max(floor, ?)').run(rowId);
     this.idFloor = Math.max(this.idFloor ?? 0, rowId);
     this.searchIndex.forget(rowId);
-    return rowId;
+    return true;
   }
 
   /** Null (SQLite's max(id) + 1) unless a removed id is above every stored one; kept once set (a rolled-back insert above it would otherwise let the id come back). */

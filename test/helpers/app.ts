@@ -67,6 +67,7 @@ export const startApp = async (
     logger?: Logger;
     tlsPollMs?: number;
     mtaStsPort?: number;
+    rankSampleSpacing?: number;
   } = {},
 ): Promise<TestApp> => {
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
@@ -95,6 +96,7 @@ export const startApp = async (
     logger: options.logger ?? createLogger('silent', () => {}),
     tlsPollMs: options.tlsPollMs,
     mtaStsPort: options.mtaStsPort,
+    rankSampleSpacing: options.rankSampleSpacing,
     // The real parse threads, as bin/main.ts starts them (smtp.parseThreads decides how many).
     parseWorker: options.parseWorker ?? sourceParseWorker,
     searchWorker: options.searchWorker === null ? undefined : (options.searchWorker ?? sourceSearchWorker),

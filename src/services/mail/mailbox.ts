@@ -193,8 +193,12 @@ export class MailboxService {
   async list(principal: Principal, query: ListQuery): Promise<InboxView> {
     requirePermission(principal, 'mail:read');
     const mailbox = this.mailboxOfAccount(principal.accountId);
-    const folder = this.folder(mailbox.id, query.folder);
-    const page = await this.page(folder, query);
+    // A plain list reads its folder, the total and the page from one snapshot, so they agree.
+    const { search } = query;
+    const { folder, page } =
+      search === undefined || search.trim() === ''
+        ? this.store.read(() => this.plainPage(mailbox.id, query))
+        : await this.searchPage(mailbox.id, query, search);
     return {
       folder: folder.name,
       uidValidity: String(folder.uidValidity),
@@ -204,19 +208,19 @@ export class MailboxService {
     };
   }
 
-  private async page(folder: Folder, query: ListQuery): Promise<MessagePage> {
-    // The contract sets no upper bound on offset; past the last UID the page is empty, and
-    // SQLite cannot bind an integer beyond 64 bits, so any larger offset is the same page.
-    const offset = Math.min(query.offset, MAX_OFFSET);
-    if (query.search === undefined || query.search.trim() === '') {
-      return { total: folder.messageCount, items: this.store.messages.page(folder.id, query.limit, offset) };
-    }
-    const match = toFtsQuery(query.search);
+  private plainPage(mailboxId: string, query: ListQuery): { folder: Folder; page: MessagePage } {
+    const folder = this.folder(mailboxId, query.folder);
+    return { folder, page: this.store.messages.page(folder.id, query.limit, boundedOffset(query)) };
+  }
+
+  private async searchPage(mailboxId: string, query: ListQuery, search: string): Promise<{ folder: Folder; page: MessagePage }> {
+    const folder = this.folder(mailboxId, query.folder);
+    const match = toFtsQuery(search);
     // A search with no letters or digits in it can match nothing.
-    if (!match) return { total: 0, items: [] };
+    if (!match) return { folder, page: { total: 0, items: [] } };
     await this.searchIndex.catchUp();
     // The folder's counts may have changed while the index caught up: search reads them now.
-    return this.store.messages.search(folder.id, match, query.limit, offset);
+    return { folder, page: this.store.messages.search(folder.id, match, query.limit, boundedOffset(query)) };
   }
 
   async read(principal: Principal, query: ReadQuery): Promise<FullMessageView> {
@@ -263,6 +267,12 @@ export class MailboxService {
 
 /** Larger than any folder can hold (UIDs are 32-bit, RFC 3501 section 2.3.1.1) and bindable by SQLite. */
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The contract sets no upper bound on offset; past the last UID the page is empty, and SQLite
+ * cannot bind an integer beyond 64 bits, so any larger offset is the same page.
+ */
+const boundedOffset = (query: ListQuery): number => Math.min(query.offset, MAX_OFFSET);
 
 /** The columns a search looks in: never the folder token (migration 007). */
 const TEXT_COLUMNS = '{subject participants body}';

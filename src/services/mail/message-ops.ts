@@ -118,7 +118,7 @@ export class MessageOps {
     if (uids.length === 0) return [];
     return this.store.transaction(() => {
       const modseq = this.store.folders.nextModseq(folder.id);
-      const removed = [...uids].sort((a, b) => a - b).filter((uid) => this.store.messages.remove(folder.id, uid, modseq) !== null);
+      const removed = this.store.messages.remove(folder.id, uids, modseq);
       if (removed.length > 0) {
         const event: MessageRemovedEvent = { mailboxId: mailbox.id, folder: folder.name, uids: removed.map(String) };
         this.store.notice(MESSAGE_REMOVED, event);

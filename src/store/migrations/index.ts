@@ -25,6 +25,7 @@ import { sandboxKeys } from './053_sandbox_keys.js';
 import { domains } from './060_domains.js';
 import { payments } from './070_payments.js';
 import { invoiceScan } from './071_invoice_scan.js';
+import { rankSamples } from './072_rank_samples.js';
 
 export interface Migration {
   version: number;
@@ -61,4 +62,5 @@ export const MIGRATIONS: readonly Migration[] = [
   domains,
   payments,
   invoiceScan,
+  rankSamples,
 ];

@@ -1,0 +1,116 @@
+// The inbox list starts deep pages at rank samples (src/store/rank-samples.ts). With a sample
+// every 4 messages, random appends, copies in, moves out and expunges run through the services;
+// after each, pages at random limits and offsets (and at the edges) are compared with the plain
+// OFFSET query over the folder, and every sample with its definition.
+import fc from 'fast-check';
+import t from 'tap';
+import { startApp } from './helpers/app.js';
+import { plainParsed, plainRaw } from './helpers/mail.js';
+
+const SPACING = 4;
+
+type Step =
+  | { kind: 'append'; count: number }
+  | { kind: 'copy-in'; picks: number[] }
+  | { kind: 'move-out'; picks: number[] }
+  | { kind: 'expunge'; picks: number[] };
+
+const picks = fc.array(fc.nat(), { minLength: 1, maxLength: 12 });
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 3, arbitrary: fc.integer({ min: 1, max: 14 }).map((count) => ({ kind: 'append' as const, count })) },
+  { weight: 1, arbitrary: picks.map((p) => ({ kind: 'copy-in' as const, picks: p })) },
+  { weight: 1, arbitrary: picks.map((p) => ({ kind: 'move-out' as const, picks: p })) },
+  { weight: 2, arbitrary: picks.map((p) => ({ kind: 'expunge' as const, picks: p })) },
+);
+const page = fc.record({ limit: fc.integer({ min: 1, max: 25 }), offset: fc.nat({ max: 120 }) });
+
+t.test('every page agrees with the plain query through random appends, copies, moves and expunges', async (t) => {
+  const { app, register } = await startApp(t, {}, { rankSampleSpacing: SPACING });
+  const agent = await register();
+  const principal = app.services.auth.authenticate(agent.apiKey);
+  const mailbox = app.services.mailbox.mailboxForAddress(agent.email);
+  if (!mailbox) throw new Error('no mailbox');
+  const { db } = app.store;
+  const plain = db.prepare('SELECT uid FROM messages WHERE folder_id = ? ORDER BY uid DESC LIMIT ? OFFSET ?').pluck();
+  const uidsOf = (folderId: number) => db.prepare('SELECT uid FROM messages WHERE folder_id = ? ORDER BY uid').pluck().all(folderId) as number[];
+  const samplesOf = (folderId: number) =>
+    db.prepare('SELECT uid, below FROM folder_rank_samples WHERE folder_id = ? ORDER BY uid').all(folderId) as { uid: number; below: number }[];
+  const append = (folder: string, count: number) =>
+    app.store.transaction(() => {
+      for (let i = 0; i < count; i += 1) app.services.mailbox.append(mailbox, folder, plainRaw('m', 'text'), plainParsed('m', 'text'));
+    });
+  const chosen = (uids: number[], indexes: number[]) => (uids.length === 0 ? [] : indexes.map((i) => uids[i % uids.length]));
+
+  const checkPage = async (name: string, folderId: number, limit: number, offset: number) => {
+    const listed = await app.services.mailbox.list(principal, { folder: name, limit, offset });
+    const expected = plain.all(folderId, limit, offset) as number[];
+    const got = listed.emails.map((email) => Number(email.id));
+    const total = uidsOf(folderId).length;
+    if (got.join(' ') !== expected.join(' ') || listed.totalMessages !== total) {
+      throw new Error(`limit ${limit} offset ${offset}: [${got}] of ${listed.totalMessages} instead of [${expected}] of ${total}`);
+    }
+  };
+
+  /** A sample counts the messages below its UID, and no stretch between samples holds more than SPACING. */
+  const checkSamples = (folderId: number) => {
+    const uids = uidsOf(folderId);
+    let previous = 0;
+    for (const sample of samplesOf(folderId)) {
+      const below = uids.filter((uid) => uid < sample.uid).length;
+      if (sample.below !== below) throw new Error(`sample at UID ${sample.uid} counts ${sample.below} below it, not ${below}`);
+      if (below - previous > SPACING) throw new Error(`${below - previous} messages between samples`);
+      previous = below;
+    }
+    if (uids.length - previous > SPACING) throw new Error(`${uids.length - previous} messages above the newest sample`);
+  };
+
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.tuple(step, fc.array(page, { minLength: 1, maxLength: 4 })), { minLength: 1, maxLength: 20 }), async (steps) => {
+      run += 1;
+      const name = `Run${run}`;
+      const folder = app.services.folders.create(mailbox, name);
+      append('Sent', 3);
+      for (const [change, pages] of steps) {
+        const uids = uidsOf(folder.id);
+        if (change.kind === 'append') append(name, change.count);
+        if (change.kind === 'expunge') app.services.messageOps.expunge(mailbox, folder, chosen(uids, change.picks));
+        if (change.kind === 'move-out')
+          app.services.messageOps.move(mailbox, folder, chosen(uids, change.picks), app.services.mailbox.folder(mailbox.id, 'Sent'));
+        if (change.kind === 'copy-in') {
+          const sent = app.services.mailbox.folder(mailbox.id, 'Sent');
+          app.services.messageOps.copy(mailbox, sent, chosen(uidsOf(sent.id), change.picks), folder);
+        }
+        checkSamples(folder.id);
+        const count = uidsOf(folder.id).length;
+        for (const { limit, offset } of pages) await checkPage(name, folder.id, limit, offset);
+        for (const offset of [0, count - 1, count, Math.max(0, count - 5), count + 1]) await checkPage(name, folder.id, 5, offset);
+      }
+      // A deleted folder takes its samples with it; a folder made again under the name starts without.
+      app.services.folders.delete(mailbox, name);
+      if (samplesOf(folder.id).length !== 0) throw new Error('a deleted folder kept its rank samples');
+    }),
+    { seed: 1414, numRuns: 60 },
+  );
+  t.pass('60 random histories paged as the plain query pages them');
+});
+
+t.test('a page reaches the oldest message across the folder start and past the end, empty folder too', async (t) => {
+  const { app, register } = await startApp(t, {}, { rankSampleSpacing: SPACING });
+  const agent = await register();
+  const principal = app.services.auth.authenticate(agent.apiKey);
+  const mailbox = app.services.mailbox.mailboxForAddress(agent.email);
+  if (!mailbox) throw new Error('no mailbox');
+  const list = async (limit: number, offset: number) => {
+    const listed = await app.services.mailbox.list(principal, { folder: 'INBOX', limit, offset });
+    return { total: listed.totalMessages, ids: listed.emails.map((email) => Number(email.id)) };
+  };
+  t.same(await list(10, 0), { total: 0, ids: [] }, 'an empty folder');
+  app.store.transaction(() => {
+    for (let i = 0; i < 30; i += 1) app.services.mailbox.append(mailbox, 'INBOX', plainRaw('m', 'text'), plainParsed('m', 'text'));
+  });
+  t.same(await list(10, 25), { total: 30, ids: [5, 4, 3, 2, 1] }, 'a limit that crosses the start ends at the oldest');
+  t.same(await list(10, 18), { total: 30, ids: [12, 11, 10, 9, 8, 7, 6, 5, 4, 3] }, 'a deep page between samples');
+  t.same(await list(10, 30), { total: 30, ids: [] }, 'an offset at the end');
+  t.same(await list(10, Number.MAX_SAFE_INTEGER), { total: 30, ids: [] }, 'an offset far past the end');
+});
