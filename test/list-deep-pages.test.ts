@@ -3,7 +3,7 @@
 // after each, pages at random limits and offsets (and at the edges) are compared with the plain
 // OFFSET query over the folder, and every sample with its definition.
 import fc from 'fast-check';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startApp } from './helpers/app.js';
 import { plainParsed, plainRaw } from './helpers/mail.js';
 
@@ -22,14 +22,19 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: picks.map((p) => ({ kind: 'move-out' as const, picks: p })) },
   { weight: 2, arbitrary: picks.map((p) => ({ kind: 'expunge' as const, picks: p })) },
 );
+/** The app with a sample every SPACING messages, and one agent's principal and mailbox. */
+const agentApp = async (t: Test) => {
+  const { app, register } = await startApp(t, {}, { rankSampleSpacing: SPACING });
+  const agent = await register();
+  const mailbox = app.services.mailbox.mailboxForAddress(agent.email);
+  if (!mailbox) throw new Error('no mailbox');
+  return { app, principal: app.services.auth.authenticate(agent.apiKey), mailbox };
+};
+
 const page = fc.record({ limit: fc.integer({ min: 1, max: 25 }), offset: fc.nat({ max: 120 }) });
 
 t.test('every page agrees with the plain query through random appends, copies, moves and expunges', async (t) => {
-  const { app, register } = await startApp(t, {}, { rankSampleSpacing: SPACING });
-  const agent = await register();
-  const principal = app.services.auth.authenticate(agent.apiKey);
-  const mailbox = app.services.mailbox.mailboxForAddress(agent.email);
-  if (!mailbox) throw new Error('no mailbox');
+  const { app, principal, mailbox } = await agentApp(t);
   const { db } = app.store;
   const plain = db.prepare('SELECT uid FROM messages WHERE folder_id = ? ORDER BY uid DESC LIMIT ? OFFSET ?').pluck();
   const uidsOf = (folderId: number) => db.prepare('SELECT uid FROM messages WHERE folder_id = ? ORDER BY uid').pluck().all(folderId) as number[];
@@ -96,11 +101,7 @@ t.test('every page agrees with the plain query through random appends, copies, m
 });
 
 t.test('a page reaches the oldest message across the folder start and past the end, empty folder too', async (t) => {
-  const { app, register } = await startApp(t, {}, { rankSampleSpacing: SPACING });
-  const agent = await register();
-  const principal = app.services.auth.authenticate(agent.apiKey);
-  const mailbox = app.services.mailbox.mailboxForAddress(agent.email);
-  if (!mailbox) throw new Error('no mailbox');
+  const { app, principal, mailbox } = await agentApp(t);
   const list = async (limit: number, offset: number) => {
     const listed = await app.services.mailbox.list(principal, { folder: 'INBOX', limit, offset });
     return { total: listed.totalMessages, ids: listed.emails.map((email) => Number(email.id)) };

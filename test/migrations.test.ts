@@ -12,6 +12,15 @@ const recorded = (db: Database.Database): number[] =>
 
 const allVersions = MIGRATIONS.map((migration) => migration.version);
 
+/** Applies and records every migration below `version`, as a database from before it has them. */
+const appliedBefore = (raw: Database.Database, version: number): void => {
+  raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  for (const migration of MIGRATIONS.filter((item) => item.version < version)) {
+    raw.exec(migration.sql);
+    raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
+  }
+};
+
 t.test('versions are increasing in MIGRATIONS', async (t) => {
   t.same(
     [...allVersions].sort((a, b) => a - b),
@@ -61,11 +70,7 @@ t.test('migration 52 (the event log) keeps webhook events and their attempts, an
   const file = join(t.testdir({}), 'events.db');
   const raw = new Database(file);
   raw.pragma('foreign_keys = ON');
-  raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  for (const migration of MIGRATIONS.filter((item) => item.version < 52)) {
-    raw.exec(migration.sql);
-    raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
-  }
+  appliedBefore(raw, 52);
   raw.exec(`INSERT INTO accounts (id, agent_id, email, created_at) VALUES ('a1', 'x', 'x@agents.localhost', 0);
     INSERT INTO webhook_endpoints (id, account_id, url, events_json, signing_secret, status, created_at) VALUES ('w1', 'a1', 'https://x.example', '[]', 's', 'verified', 0);
     INSERT INTO webhook_events (id, account_id, endpoint_id, type, body, status, created_at) VALUES ('e1', 'a1', 'w1', 'message.received', '{}', 'delivered', 1);
@@ -92,11 +97,7 @@ t.test('migration 52 (the event log) keeps webhook events and their attempts, an
 t.test('migration 46 moves each stored ENVELOPE and BODYSTRUCTURE to message_wire and drops them from message_bodies', async (t) => {
   const file = join(t.testdir({}), 'wire.db');
   const raw = new Database(file);
-  raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  for (const migration of MIGRATIONS.filter((item) => item.version < 46)) {
-    raw.exec(migration.sql);
-    raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
-  }
+  appliedBefore(raw, 46);
   // A message row with every NOT NULL column filled, its mailbox and folder left out.
   raw.pragma('foreign_keys = OFF');
   const required = (
@@ -123,11 +124,7 @@ t.test('migration 46 moves each stored ENVELOPE and BODYSTRUCTURE to message_wir
 t.test('migration 72 samples every 4,096th message of each folder with the count of messages below its UID', async (t) => {
   const file = join(t.testdir({}), 'ranks.db');
   const raw = new Database(file);
-  raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  for (const migration of MIGRATIONS.filter((item) => item.version < 72)) {
-    raw.exec(migration.sql);
-    raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
-  }
+  appliedBefore(raw, 72);
   // Message rows with every NOT NULL column filled, their mailbox left out: folder 1
   // with 9,000 odd UIDs (gaps, as after expunges), folder 2 with 4,096 (one short of a sample).
   raw.pragma('foreign_keys = OFF');
