@@ -56,17 +56,23 @@ t.test('every page agrees with the plain query through random appends, copies, m
     }
   };
 
-  /** A sample counts the messages below its UID, and no stretch between samples holds more than SPACING. */
+  /**
+   * A sample counts the messages below its UID; no stretch between samples (and the folder's
+   * start and end) holds more than SPACING, and no sample could go with both of its stretches
+   * together still within SPACING (so there are at most about 2 * count / SPACING of them).
+   */
   const checkSamples = (folderId: number) => {
     const uids = uidsOf(folderId);
-    let previous = 0;
-    for (const sample of samplesOf(folderId)) {
+    const samples = samplesOf(folderId);
+    const bounds = [0, ...samples.map((sample) => sample.below), uids.length];
+    samples.forEach((sample, i) => {
       const below = uids.filter((uid) => uid < sample.uid).length;
       if (sample.below !== below) throw new Error(`sample at UID ${sample.uid} counts ${sample.below} below it, not ${below}`);
-      if (below - previous > SPACING) throw new Error(`${below - previous} messages between samples`);
-      previous = below;
-    }
-    if (uids.length - previous > SPACING) throw new Error(`${uids.length - previous} messages above the newest sample`);
+      if (bounds[i + 2] - bounds[i] <= SPACING) throw new Error(`sample at UID ${sample.uid} is needless: [${bounds}]`);
+    });
+    bounds.slice(1).forEach((bound, i) => {
+      if (bound - bounds[i] > SPACING) throw new Error(`${bound - bounds[i]} messages between samples: [${bounds}]`);
+    });
   };
 
   let run = 0;

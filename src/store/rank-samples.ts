@@ -45,6 +45,34 @@ export class RankSampleRepo extends Repo {
     const samples = this.sql('SELECT uid FROM folder_rank_samples WHERE folder_id = ? AND uid > ? ORDER BY uid').pluck().all(folderId, uids[0]) as number[];
     const lower = this.sql('UPDATE folder_rank_samples SET below = below - ? WHERE folder_id = ? AND uid > ?');
     for (const run of runsUnderSamples(samples, uids)) lower.run(run.count, folderId, run.last);
+    this.thin(folderId, uids[0], uids[uids.length - 1]);
+  }
+
+  /**
+   * Drops the samples that removals made needless: each whose neighbours (the folder's start or
+   * count at the ends) are at most `spacing` apart without it. Pages still skip fewer than
+   * `spacing` entries, and a folder that keeps little of much mail does not pile up samples that
+   * every older removal has to lower. Only the stretches between `low` and `high`, the lowest and
+   * highest UID removed, got shorter, so only the samples on their edges are looked at.
+   */
+  private thin(folderId: number, low: number, high: number): void {
+    const count = this.sql('SELECT message_count FROM folders WHERE id = ?').pluck().get(folderId) as number;
+    const [last, before] = this.sql('SELECT uid, below FROM folder_rank_samples WHERE folder_id = ? AND uid <= ? ORDER BY uid DESC LIMIT 2').all(
+      folderId,
+      low,
+    ) as Sample[];
+    const inside = this.sql('SELECT uid, below FROM folder_rank_samples WHERE folder_id = ? AND uid > ? AND uid <= ? ORDER BY uid').all(
+      folderId,
+      low,
+      high,
+    ) as Sample[];
+    const [next, after] = this.sql('SELECT uid, below FROM folder_rank_samples WHERE folder_id = ? AND uid > ? ORDER BY uid LIMIT 2').all(
+      folderId,
+      high,
+    ) as Sample[];
+    const candidates = [last, ...inside, next].filter((sample) => sample !== undefined);
+    const drop = this.sql('DELETE FROM folder_rank_samples WHERE folder_id = ? AND uid = ?');
+    for (const uid of needless(candidates, before?.below ?? 0, after?.below ?? count, this.spacing)) drop.run(folderId, uid);
   }
 
   /**
@@ -59,12 +87,32 @@ export class RankSampleRepo extends Repo {
     const take = count - offset - first;
     // `below` grows with `uid`, so the highest UID whose `below` fits has the greatest one.
     const sample = (this.sql('SELECT uid, below FROM folder_rank_samples WHERE folder_id = ? AND below <= ? ORDER BY uid DESC LIMIT 1').get(folderId, first) as
-      | { uid: number; below: number }
+      | Sample
       | undefined) ?? { uid: 0, below: 0 };
     const skip = first - sample.below;
     return offset <= skip ? { newestFirst: true, fromUid: 0, skip: offset, take } : { newestFirst: false, fromUid: sample.uid, skip, take };
   }
 }
+
+interface Sample {
+  uid: number;
+  below: number;
+}
+
+/**
+ * The UIDs of consecutive samples (ascending, between bounds whose `below` are `start` and `end`)
+ * that can go with every stretch between those kept still at most `spacing`.
+ */
+export const needless = (samples: readonly Sample[], start: number, end: number, spacing: number): number[] => {
+  const out: number[] = [];
+  let kept = start;
+  samples.forEach((sample, i) => {
+    const next = samples[i + 1]?.below ?? end;
+    if (next - kept <= spacing) out.push(sample.uid);
+    else kept = sample.below;
+  });
+  return out;
+};
 
 /**
  * Removed UIDs (ascending) grouped into runs that no sample separates, with the last UID of each
