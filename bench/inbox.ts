@@ -12,6 +12,7 @@ import { packTexts } from '../src/core/packed-text.js';
 import { STORED_BODY_VERSION, type MessageStructure, type StoredBody, type StoredContent } from '../src/core/stored-message.js';
 import { structureOf } from '../src/mime/structure.js';
 import { structureWire } from '../src/mime/imap-notation.js';
+import { plainTextStart } from '../src/mime/plain-body.js';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
@@ -74,17 +75,18 @@ const makeMessage = (index: number, to: string): { raw: Buffer; parsed: ParsedMe
       attachments: [],
       encrypted: false,
       // The stored body ingest would build (the structure is our own linear code; the text is known).
-      body: storedBody(structure, { text, html: null, attachments: [], references: [], fallback: null, extractedText: text, extractedHtml: null }),
+      body: storedBody(raw, structure, { text, html: null, attachments: [], references: [], fallback: null, extractedText: text, extractedHtml: null }),
     },
   };
 };
 
-const storedBody = (structure: MessageStructure, content: StoredContent): StoredBody => ({
+const storedBody = (raw: Buffer, structure: MessageStructure, content: StoredContent): StoredBody => ({
   version: STORED_BODY_VERSION,
   structure,
   wire: structureWire(structure),
   content,
   packed: packTexts(content),
+  plainTextStart: plainTextStart(raw, structure.root.bodyStart, content.text, content.html),
 });
 
 const fill = async (app: App, address: string): Promise<void> => {

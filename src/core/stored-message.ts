@@ -176,4 +176,9 @@ export interface StoredBody {
   wire: { envelope: string; bodyStructure: string };
   /** The content's texts as the store keeps them, packed by the builder (src/core/packed-text.ts). */
   packed: PackedTexts;
+  /**
+   * Where the raw body starts when the text is that body as it is (src/mime/plain-body.ts):
+   * searches then read the raw bytes, not the packed text. Null for any other message.
+   */
+  plainTextStart: number | null;
 }

@@ -11,6 +11,7 @@ import { fallbackContent, headerSummary, textOfHtml } from './fallback.js';
 import { isTruncated, parseMimeTree, type MimePart } from './mime-tree.js';
 import { structureWire } from './imap-notation.js';
 import { structureOf } from './structure.js';
+import { plainTextStart } from './plain-body.js';
 
 // The shape lives in core so the injected ParseMail type can name it; re-exported for callers here.
 export type { ParsedMessage } from '../core/parsed-message.js';
@@ -108,7 +109,14 @@ const withBody = (
   };
   return withStoredBody(
     { ...summary, encrypted: isEncrypted(structure) },
-    { version: STORED_BODY_VERSION, structure, content, wire: structureWire(structure), packed: packTexts(content) },
+    {
+      version: STORED_BODY_VERSION,
+      structure,
+      content,
+      wire: structureWire(structure),
+      packed: packTexts(content),
+      plainTextStart: fallback === null ? plainTextStart(raw, structure.root.bodyStart, texts.text, texts.html) : null,
+    },
   );
 };
 

@@ -88,6 +88,7 @@ export const withPrefix = (body: StoredBody, prefix: number): StoredBody => {
   return {
     ...body,
     structure: { ...body.structure, root: shift(body.structure.root), size: body.structure.size + prefix },
+    plainTextStart: body.plainTextStart === null ? null : body.plainTextStart + prefix,
     content: {
       ...body.content,
       attachments: body.content.attachments.map((item) => ({ ...item, bodyStart: item.bodyStart + prefix, end: item.end + prefix })),

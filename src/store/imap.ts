@@ -43,11 +43,16 @@ export interface FetchRow extends FlagRow {
 export interface SearchTextRow {
   rowId: number;
   uid: number;
-  /** The stored text (src/store/body-encoding.ts form), null without a stored body. */
+  /**
+   * Where the body starts in `bytes` when the message is plain (src/mime/plain-body.ts):
+   * `bytes` is then the whole message, its text that body, and `text` and `html` are null.
+   */
+  plainTextStart: number | null;
+  /** The stored text (src/core/packed-text.ts form), null without a stored body or when plain. */
   text: string | Buffer | null;
   html: string | Buffer | null;
-  /** The top-level header's bytes (for TEXT). */
-  header: Buffer;
+  /** The top-level header's bytes (for TEXT), or the whole message when it is plain. */
+  bytes: Buffer;
 }
 
 interface FlagColumns {
@@ -222,12 +227,15 @@ export class ImapRepo extends Repo {
 
   /**
    * Stored texts and top-level headers of UIDs in [low, high]. The header is the bytes up to
-   * the first blank line (CRLF CRLF), or the first `headerMax` bytes when there is none.
+   * the first blank line (CRLF CRLF), or the first `headerMax` bytes when there is none. A
+   * plain message comes whole instead, its packed texts unread.
    */
   searchTexts(folderId: number, low: number, high: number, version: number, headerMax: number): SearchTextRow[] {
     return this.sql(
-      `SELECT m.id AS rowId, m.uid, b.text, b.html,
-         substr(r.raw, 1, CASE WHEN instr(substr(r.raw, 1, ?), X'0D0A0D0A') > 0 THEN instr(substr(r.raw, 1, ?), X'0D0A0D0A') + 3 ELSE ? END) AS header
+      `SELECT m.id AS rowId, m.uid, b.plain_text_start AS plainTextStart,
+         CASE WHEN b.plain_text_start IS NULL THEN b.text END AS text, CASE WHEN b.plain_text_start IS NULL THEN b.html END AS html,
+         CASE WHEN b.plain_text_start IS NOT NULL THEN r.raw
+           ELSE substr(r.raw, 1, CASE WHEN instr(substr(r.raw, 1, ?), X'0D0A0D0A') > 0 THEN instr(substr(r.raw, 1, ?), X'0D0A0D0A') + 3 ELSE ? END) END AS bytes
        FROM messages m JOIN message_raw r ON r.message_rowid = m.id
        LEFT JOIN message_bodies b ON b.message_rowid = m.id AND b.version = ?
        WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`,

@@ -27,9 +27,19 @@ export class MessageBodyRepo extends Repo {
     const { packed } = body;
     this.sql(
       `INSERT OR REPLACE INTO message_bodies
-         (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(rowId, body.version, packed.text, packed.html, packed.extractedText, packed.extractedHtml, JSON.stringify(rest), packStructure(body.structure));
+         (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, plain_text_start)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      rowId,
+      body.version,
+      packed.text,
+      packed.html,
+      packed.extractedText,
+      packed.extractedHtml,
+      JSON.stringify(rest),
+      packStructure(body.structure),
+      body.plainTextStart,
+    );
     // What a FETCH sends, in a table of its own (migration 46) so a sync reads only these bytes.
     this.sql('INSERT OR REPLACE INTO message_wire (message_rowid, version, envelope, body_structure) VALUES (?, ?, ?, ?)').run(
       rowId,
@@ -44,8 +54,9 @@ export class MessageBodyRepo extends Repo {
   copy(fromRowId: number, toRowId: number): boolean {
     const copied =
       this.sql(
-        `INSERT INTO message_bodies (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json)
-       SELECT ?, version, text, html, extracted_text, extracted_html, content_json, structure_json FROM message_bodies WHERE message_rowid = ? AND version = ?`,
+        `INSERT INTO message_bodies (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, plain_text_start)
+       SELECT ?, version, text, html, extracted_text, extracted_html, content_json, structure_json, plain_text_start FROM message_bodies
+       WHERE message_rowid = ? AND version = ?`,
       ).run(toRowId, fromRowId, STORED_BODY_VERSION).changes > 0;
     this.sql(
       `INSERT INTO message_wire (message_rowid, version, envelope, body_structure)

@@ -2,6 +2,7 @@ import type { AddressEntry, Folder } from '../../core/types.js';
 import { STORED_BODY_VERSION } from '../../core/stored-message.js';
 import { parseHeaderFields } from '../../mime/mime-tree.js';
 import { unpackText } from '../../core/packed-text.js';
+import { plainBodyText, searchableInRaw } from '../../mime/plain-body.js';
 import type { DatedRow, MessageMeta, SearchNarrowing, SearchTextRow } from '../../store/imap.js';
 import type { Store } from '../../store/index.js';
 import type { MessageBodyService } from '../mail/bodies.js';
@@ -42,6 +43,11 @@ interface Candidate {
   /** The header (latin1) and the decoded body text, read only when a key needs them. */
   header?: string;
   body?: string;
+  /**
+   * A plain message's bytes as latin1, when every text key's string can be looked for in
+   * them (src/mime/plain-body.ts); `body` is then its body's bytes as latin1.
+   */
+  whole?: string;
 }
 
 /**
@@ -64,6 +70,7 @@ export const searchFolder = async (
   if (exact) return sorted;
   const needs = textsNeeded(key);
   const fields = needs || fieldsNeeded(key);
+  const inRaw = needs && textStringsOf(key).every(searchableInRaw);
   const found: number[] = [];
   for (let start = 0; start < sorted.length; start += CHUNK) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -71,7 +78,7 @@ export const searchFolder = async (
     const candidates: Candidate[] = fields
       ? rowsOf(chunk, (low, high) => store.imap.metaBetween(folder.id, low, high)).map((row) => ({ row, meta: row, recent: recent.has(row.uid) }))
       : rowsOf(chunk, (low, high) => store.imap.datesBetween(folder.id, low, high)).map((row) => ({ row, recent: recent.has(row.uid) }));
-    if (needs) await addTexts(store, bodies, folder, chunk, candidates);
+    if (needs) await addTexts(store, bodies, folder, chunk, candidates, inRaw);
     for (const candidate of candidates) if (matches(candidate, key)) found.push(candidate.row.uid);
   }
   return found;
@@ -182,12 +189,40 @@ const fieldsNeeded = (key: SearchKey): boolean => {
   }
 };
 
-const addTexts = async (store: Store, bodies: MessageBodyService, folder: Folder, chunk: readonly number[], candidates: Candidate[]): Promise<void> => {
+/** The strings of the TEXT and BODY keys in a key. */
+const textStringsOf = (key: SearchKey): string[] => {
+  switch (key.kind) {
+    case 'text':
+      return [key.text];
+    case 'and':
+      return key.keys.flatMap(textStringsOf);
+    case 'or':
+      return [...textStringsOf(key.left), ...textStringsOf(key.right)];
+    case 'not':
+      return textStringsOf(key.key);
+    default:
+      return [];
+  }
+};
+
+/** `inRaw`: every TEXT and BODY string can be looked for in a plain message's bytes. */
+const addTexts = async (
+  store: Store,
+  bodies: MessageBodyService,
+  folder: Folder,
+  chunk: readonly number[],
+  candidates: Candidate[],
+  inRaw: boolean,
+): Promise<void> => {
   const texts = new Map<number, SearchTextRow>();
   for (const row of rowsOf(chunk, (low, high) => store.imap.searchTexts(folder.id, low, high, STORED_BODY_VERSION, HEADER_MAX_BYTES))) texts.set(row.uid, row);
   for (const candidate of candidates) {
     const text = texts.get(candidate.row.uid);
-    candidate.header = (text?.header ?? Buffer.alloc(0)).toString('latin1');
+    if (text && text.plainTextStart !== null) {
+      addPlain(candidate, text.bytes, text.plainTextStart, inRaw);
+      continue;
+    }
+    candidate.header = (text?.bytes ?? Buffer.alloc(0)).toString('latin1');
     if (text && text.text !== null) {
       candidate.body = `${unpackText(text.text)}\n${text.html === null ? '' : unpackText(text.html)}`;
     } else {
@@ -195,6 +230,18 @@ const addTexts = async (store: Store, bodies: MessageBodyService, folder: Folder
       const content = await bodies.content(candidate.row.rowId);
       candidate.body = `${content.text}\n${content.html ?? ''}`;
     }
+  }
+};
+
+/** A plain message's header and text from its bytes, with no packed text inflated. */
+const addPlain = (candidate: Candidate, bytes: Buffer, bodyStart: number, inRaw: boolean): void => {
+  if (inRaw) {
+    candidate.whole = bytes.toString('latin1');
+    candidate.header = candidate.whole.slice(0, bodyStart);
+    candidate.body = candidate.whole.slice(bodyStart);
+  } else {
+    candidate.header = bytes.toString('latin1', 0, bodyStart);
+    candidate.body = `${plainBodyText(bytes, bodyStart)}\n`;
   }
 };
 
@@ -269,10 +316,20 @@ const matchesHeader = (candidate: Candidate, field: string, needle: RegExp): boo
 
 /** TEXT looks in the header and the body, BODY in the body only. */
 const matchesText = (candidate: Candidate, scope: 'text' | 'body', needle: RegExp): boolean => {
+  // The header ends in CRLF CRLF, which no string here holds: one test covers both parts.
+  if (scope === 'text' && candidate.whole !== undefined) {
+    if (needle.test(candidate.whole)) return true;
+    return matchesFields(candidate, needle);
+  }
   if (needle.test(candidate.body ?? '')) return true;
   if (scope === 'body') return false;
+  return needle.test(candidate.header ?? '') || matchesFields(candidate, needle);
+};
+
+/** The subject and addresses as ingest decoded them (an encoded word, RFC 2047, is not in the header's bytes). */
+const matchesFields = (candidate: Candidate, needle: RegExp): boolean => {
   const meta = candidate.meta as MessageMeta;
-  return needle.test(candidate.header ?? '') || needle.test(meta.subject) || needle.test(addressText([meta.from, ...meta.to, ...meta.cc]));
+  return needle.test(meta.subject) || needle.test(addressText([meta.from, ...meta.to, ...meta.cc]));
 };
 
 /** RFC 3501: dates compare by day, disregarding time and time zone; we use UTC days. */

@@ -22,6 +22,7 @@ import { extractedText } from './050_extracted_text.js';
 import { threads } from './051_threads.js';
 import { eventLog } from './052_event_log.js';
 import { sandboxKeys } from './053_sandbox_keys.js';
+import { plainTextStart } from './054_plain_text_start.js';
 import { domains } from './060_domains.js';
 import { payments } from './070_payments.js';
 import { invoiceScan } from './071_invoice_scan.js';
@@ -59,6 +60,7 @@ export const MIGRATIONS: readonly Migration[] = [
   threads,
   eventLog,
   sandboxKeys,
+  plainTextStart,
   domains,
   payments,
   invoiceScan,

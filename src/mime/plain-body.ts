@@ -1,0 +1,31 @@
+/**
+ * Whether a message's stored text is its raw body as it is: one text/plain part sent as
+ * 7bit, 8bit or binary in UTF-8 (or ASCII), which is most mail agents write. For such a
+ * message, SEARCH TEXT and BODY (RFC 3501 section 6.4.4) can look in the raw bytes the row
+ * already holds instead of inflating the packed text (src/core/packed-text.ts): for a search
+ * string of ASCII characters other than CR and LF, the raw bytes hold it (ASCII case
+ * ignored) exactly when the decoded text does. UTF-8 decoding turns ASCII bytes into the same
+ * characters and never uses them in a replacement character, and every other byte into
+ * characters outside ASCII, which a case-insensitive ASCII pattern never matches; the only
+ * other difference, CRLF against LF, is outside any such string.
+ */
+
+/**
+ * Where the raw body starts when the stored text is exactly that body decoded as UTF-8 with
+ * CRLF as LF and there is no HTML; else null. The header must end with CRLF CRLF there, so
+ * no search string without CR and LF spans the header and the body.
+ */
+export const plainTextStart = (raw: Buffer, bodyStart: number, text: string, html: string | null): number | null => {
+  if (html !== null || bodyStart < 4 || raw.readUInt32BE(bodyStart - 4) !== CRLF_CRLF) return null;
+  // Cheap refusals first: the text cannot be longer than the body's bytes.
+  if (text.length > raw.length - bodyStart) return null;
+  return plainBodyText(raw, bodyStart) === text ? bodyStart : null;
+};
+
+/** The text of a plain message from its raw bytes: what the stored text is when plainTextStart is not null. */
+export const plainBodyText = (raw: Buffer, bodyStart: number): string => raw.toString('utf8', bodyStart).replaceAll('\r\n', '\n');
+
+const CRLF_CRLF = 0x0d0a0d0a;
+
+/** Search strings the raw bytes of a plain message answer for exactly (see above): ASCII, no CR or LF. */
+export const searchableInRaw = (needle: string): boolean => /^[^\r\n\u0080-\uffff]*$/.test(needle);
