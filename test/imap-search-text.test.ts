@@ -35,7 +35,9 @@ const linesOf = (seed: number, fit: (token: string) => boolean): string[] => {
 };
 
 const quotedPrintable = (text: string) =>
-  [...Buffer.from(text)].map((byte) => (byte >= 0x21 && byte <= 0x7e && byte !== 0x3d ? String.fromCharCode(byte) : `=${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  [...Buffer.from(text)]
+    .map((byte) => (byte >= 0x21 && byte <= 0x7e && byte !== 0x3d ? String.fromCharCode(byte) : `=${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
 
 /** A message of a shape and the text its reader would show. */
 const messageOf = (index: number, shape: Shape): { raw: Buffer; text: string; subject: string; from: Model['from'] } => {
@@ -53,14 +55,31 @@ const messageOf = (index: number, shape: Shape): { raw: Buffer; text: string; su
     case 'ascii':
       return { raw: Buffer.from(header('text/plain; charset=us-ascii', '7bit') + crlf), text, subject: asciiSubject, from };
     case 'qp':
-      return { raw: Buffer.from(header('text/plain; charset=utf-8', 'quoted-printable') + lines.map(quotedPrintable).join('\r\n') + '\r\n'), text, subject: asciiSubject, from };
+      return {
+        raw: Buffer.from(`${header('text/plain; charset=utf-8', 'quoted-printable') + lines.map(quotedPrintable).join('\r\n')}\r\n`),
+        text,
+        subject: asciiSubject,
+        from,
+      };
     case 'base64':
-      return { raw: Buffer.from(header('text/plain; charset=utf-8', 'base64') + Buffer.from(crlf).toString('base64') + '\r\n'), text, subject: asciiSubject, from };
+      return {
+        raw: Buffer.from(`${header('text/plain; charset=utf-8', 'base64') + Buffer.from(crlf).toString('base64')}\r\n`),
+        text,
+        subject: asciiSubject,
+        from,
+      };
     case 'latin1':
-      return { raw: Buffer.concat([Buffer.from(header('text/plain; charset=iso-8859-1', '8bit')), Buffer.from(crlf, 'latin1')]), text, subject: asciiSubject, from };
+      return {
+        raw: Buffer.concat([Buffer.from(header('text/plain; charset=iso-8859-1', '8bit')), Buffer.from(crlf, 'latin1')]),
+        text,
+        subject: asciiSubject,
+        from,
+      };
     case 'flowed': {
       // Soft line breaks (RFC 3676): a line ending in a space goes on with the next.
-      const raw = Buffer.from(header('text/plain; charset=utf-8; format=flowed', '8bit') + lines.map((line) => line.replace(' ', ' \r\n')).join('\r\n') + '\r\n');
+      const raw = Buffer.from(
+        `${header('text/plain; charset=utf-8; format=flowed', '8bit') + lines.map((line) => line.replace(' ', ' \r\n')).join('\r\n')}\r\n`,
+      );
       return { raw, text, subject: asciiSubject, from };
     }
     case 'encodedSubject': {
@@ -111,8 +130,8 @@ t.test('SEARCH TEXT and BODY answer as the model does, over plain and encoded me
   await command(`LOGIN ${agent.email} ${agent.apiKey}`);
   await command('EXAMINE INBOX');
 
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const found = (needle: string, hay: string) => new RegExp(escape(needle), 'i').test(hay);
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const found = (needle: string, hay: string) => new RegExp(escaped(needle), 'i').test(hay);
   const inText = (m: Model, index: number, needle: string) =>
     found(needle, headers[index]) || found(needle, m.text) || found(needle, m.subject) || found(needle, m.from.name) || found(needle, m.from.email);
   const needle = fc.oneof(
@@ -134,7 +153,9 @@ t.test('SEARCH TEXT and BODY answer as the model does, over plain and encoded me
   }));
   const search: fc.Arbitrary<Key> = fc.oneof(
     key,
-    fc.tuple(key, key).map(([a, b]) => ({ bytes: Buffer.concat([Buffer.from('OR '), a.bytes, Buffer.from(' '), b.bytes]), test: (m, i) => a.test(m, i) || b.test(m, i) })),
+    fc
+      .tuple(key, key)
+      .map(([a, b]) => ({ bytes: Buffer.concat([Buffer.from('OR '), a.bytes, Buffer.from(' '), b.bytes]), test: (m, i) => a.test(m, i) || b.test(m, i) })),
     key.map((a) => ({ bytes: Buffer.concat([Buffer.from('NOT '), a.bytes]), test: (m, i) => !a.test(m, i) })),
   );
   let hits = 0;
