@@ -97,7 +97,7 @@ t.test('a plain message is searched in its raw bytes exactly when its text is th
     if (start !== null) t.equal(plainBodyText(raw, start), parsed.text, `${shape}: the raw body is the text`);
     t.equal(start !== null, ['utf8', 'ascii', 'encodedSubject'].includes(shape), `${shape}: ${start === null ? 'not ' : ''}plain`);
     // The stored text is what a reader shows (flowed lines joined), whatever the shape.
-    t.equal(parsed.text.trimEnd(), text.trimEnd(), `${shape}: decoded`);
+    t.equal((parsed.text ?? '').trimEnd(), text.trimEnd(), `${shape}: decoded`);
   }
 });
 
@@ -155,8 +155,11 @@ t.test('SEARCH TEXT and BODY answer as the model does, over plain and encoded me
     key,
     fc
       .tuple(key, key)
-      .map(([a, b]) => ({ bytes: Buffer.concat([Buffer.from('OR '), a.bytes, Buffer.from(' '), b.bytes]), test: (m, i) => a.test(m, i) || b.test(m, i) })),
-    key.map((a) => ({ bytes: Buffer.concat([Buffer.from('NOT '), a.bytes]), test: (m, i) => !a.test(m, i) })),
+      .map(([a, b]) => ({
+        bytes: Buffer.concat([Buffer.from('OR '), a.bytes, Buffer.from(' '), b.bytes]),
+        test: (m: Model, i: number) => a.test(m, i) || b.test(m, i),
+      })),
+    key.map((a) => ({ bytes: Buffer.concat([Buffer.from('NOT '), a.bytes]), test: (m: Model, i: number) => !a.test(m, i) })),
   );
   let hits = 0;
   await fc.assert(

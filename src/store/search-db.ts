@@ -1,5 +1,5 @@
 import type { IndexEntry, IndexWriter } from '../core/search-index.js';
-import { connect, type OpenOptions } from './db.js';
+import { connect, MMAP_BYTES, type OpenOptions } from './db.js';
 import { type Counted, type IndexPosition, MatchCounts } from './match-counts.js';
 import { Repo } from './repo.js';
 import { pragma } from './statements.js';
@@ -152,7 +152,9 @@ export class SearchIndexReader extends Repo {
   private readonly counts = new MatchCounts();
 
   static open(file: string, options: OpenOptions = {}): SearchIndexReader {
-    return new SearchIndexReader(connect(file, { ...options, readonly: true }));
+    const db = connect(file, { ...options, readonly: true });
+    pragma(db, `mmap_size = ${MMAP_BYTES}`); // see MMAP_BYTES: a search reads doclists of many pages
+    return new SearchIndexReader(db);
   }
 
   /**
