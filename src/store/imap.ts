@@ -28,6 +28,15 @@ export interface MessageMeta extends DatedRow {
   cc: AddressEntry[];
 }
 
+/**
+ * What SEARCH reads of a message when a key looks at its subject or addresses: the address
+ * columns as stored (JSON), which a search parses only when its string may be in them.
+ */
+export interface SearchFieldsRow extends DatedRow {
+  subject: string;
+  addresses: AddressColumns;
+}
+
 /** One row of a FETCH: no address columns to decode, the stored ENVELOPE and BODYSTRUCTURE when asked for. */
 export interface FetchRow extends FlagRow {
   size: number;
@@ -118,6 +127,11 @@ export class ImapRepo extends Repo {
 
   /** Rows with UIDs in [low, high], ascending; callers filter to the exact set they asked for. */
   metaBetween(folderId: number, low: number, high: number): MessageMeta[] {
+    return this.searchFieldsBetween(folderId, low, high).map(({ addresses, ...row }) => ({ ...row, ...addressesOf(addresses) }));
+  }
+
+  /** Rows with UIDs in [low, high], ascending, their addresses unparsed. */
+  searchFieldsBetween(folderId: number, low: number, high: number): SearchFieldsRow[] {
     const rows = this.sql(`SELECT ${META_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`).all(
       folderId,
       low,
@@ -129,7 +143,7 @@ export class ImapRepo extends Repo {
       receivedAt: row.received_at,
       date: row.date,
       subject: row.subject,
-      ...addressesOf(row),
+      addresses: { from_json: row.from_json, to_json: row.to_json, cc_json: row.cc_json },
     }));
   }
 

@@ -3,7 +3,8 @@ import { STORED_BODY_VERSION } from '../../core/stored-message.js';
 import { parseHeaderFields } from '../../mime/mime-tree.js';
 import { unpackText } from '../../core/packed-text.js';
 import { plainBodyText, searchableInRaw } from '../../mime/plain-body.js';
-import type { DatedRow, MessageMeta, SearchNarrowing, SearchTextRow } from '../../store/imap.js';
+import { addressesOf } from '../../store/address-columns.js';
+import type { DatedRow, SearchFieldsRow, SearchNarrowing, SearchTextRow } from '../../store/imap.js';
 import type { Store } from '../../store/index.js';
 import type { MessageBodyService } from '../mail/bodies.js';
 import { rowsOf, type SystemFlag } from '../mail/message-ops.js';
@@ -38,7 +39,9 @@ const DAY_MS = 86_400_000;
 interface Candidate {
   row: DatedRow;
   /** Subject and addresses, read only when a key looks at them. */
-  meta?: MessageMeta;
+  fields?: SearchFieldsRow;
+  /** The addresses, parsed from their columns at first need. */
+  addresses?: ReturnType<typeof addressesOf>;
   recent: boolean;
   /** The header (latin1) and the decoded body text, read only when a key needs them. */
   header?: string;
@@ -76,7 +79,7 @@ export const searchFolder = async (
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const chunk = sorted.slice(start, start + CHUNK);
     const candidates: Candidate[] = fields
-      ? rowsOf(chunk, (low, high) => store.imap.metaBetween(folder.id, low, high)).map((row) => ({ row, meta: row, recent: recent.has(row.uid) }))
+      ? rowsOf(chunk, (low, high) => store.imap.searchFieldsBetween(folder.id, low, high)).map((row) => ({ row, fields: row, recent: recent.has(row.uid) }))
       : rowsOf(chunk, (low, high) => store.imap.datesBetween(folder.id, low, high)).map((row) => ({ row, recent: recent.has(row.uid) }));
     if (needs) await addTexts(store, bodies, folder, chunk, candidates, inRaw);
     for (const candidate of candidates) if (matches(candidate, key)) found.push(candidate.row.uid);
@@ -285,52 +288,66 @@ const addressText = (entries: readonly (AddressEntry | null)[]): string =>
     .map((entry) => `${entry.name ?? ''} <${entry.email}>`)
     .join(', ');
 
-const NEEDLES = new Map<string, RegExp>();
+/** A search string as a pattern, and whether it can be looked for in the address columns' JSON first (see addressesMatch). */
+interface Needle {
+  pattern: RegExp;
+  inJson: boolean;
+}
+
+const NEEDLES = new Map<string, Needle>();
 
 /**
  * A search string as a case-insensitive literal pattern (RFC 3501 section 6.4.4: substrings,
  * case-insensitive), compiled once per string: tested against the stored texts as they are,
  * no lowercased copy of each message is made.
  */
-const needleOf = (text: string): RegExp => {
+const needleOf = (text: string): Needle => {
   let needle = NEEDLES.get(text);
   if (!needle) {
     if (NEEDLES.size >= 100) NEEDLES.clear();
-    needle = new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+    needle = { pattern: new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i'), inJson: fromCut(text) };
     NEEDLES.set(text, needle);
   }
   return needle;
 };
 
+type AddressField = 'from' | 'to' | 'cc';
+const JSON_COLUMNS = { from: 'from_json', to: 'to_json', cc: 'cc_json' } as const;
+
+/**
+ * Whether the addresses of these fields, as `name <email>, ...`, hold the string. A string
+ * that fromCut accepts lies inside one name or email there, so inside the JSON columns as
+ * they are: when none of them holds it, nothing is parsed (most messages, for most strings).
+ */
+const addressesMatch = (candidate: Candidate, fields: readonly AddressField[], needle: Needle): boolean => {
+  const columns = (candidate.fields as SearchFieldsRow).addresses;
+  if (needle.inJson && !fields.some((field) => needle.pattern.test(columns[JSON_COLUMNS[field]] ?? ''))) return false;
+  const addresses = (candidate.addresses ??= addressesOf(columns));
+  if (fields.length === 1 && fields[0] === 'from') return addresses.from !== null && needle.pattern.test(addressText([addresses.from]));
+  return needle.pattern.test(addressText(fields.flatMap((field) => (field === 'from' ? [addresses.from] : addresses[field]))));
+};
+
 /** Subject, From, To and Cc as ingest stored them decoded; any other field as it is in the header. */
-const matchesHeader = (candidate: Candidate, field: string, needle: RegExp): boolean => {
-  const meta = candidate.meta as MessageMeta;
-  if (field === 'subject') return needle.test(meta.subject);
-  if (field === 'from') return meta.from !== null && needle.test(addressText([meta.from]));
-  if (field === 'to') return needle.test(addressText(meta.to));
-  if (field === 'cc') return needle.test(addressText(meta.cc));
+const matchesHeader = (candidate: Candidate, field: string, needle: Needle): boolean => {
+  if (field === 'subject') return needle.pattern.test((candidate.fields as SearchFieldsRow).subject);
+  if (field === 'from' || field === 'to' || field === 'cc') return addressesMatch(candidate, [field], needle);
   return parseHeaderFields(Buffer.from(candidate.header ?? '', 'latin1')).some(
-    (candidateField) => candidateField.name === field && needle.test(candidateField.value),
+    (candidateField) => candidateField.name === field && needle.pattern.test(candidateField.value),
   );
 };
 
 /** TEXT looks in the header and the body, BODY in the body only. */
-const matchesText = (candidate: Candidate, scope: 'text' | 'body', needle: RegExp): boolean => {
+const matchesText = (candidate: Candidate, scope: 'text' | 'body', needle: Needle): boolean => {
   // The header ends in CRLF CRLF, which no string here holds: one test covers both parts.
-  if (scope === 'text' && candidate.whole !== undefined) {
-    if (needle.test(candidate.whole)) return true;
-    return matchesFields(candidate, needle);
-  }
-  if (needle.test(candidate.body ?? '')) return true;
+  if (scope === 'text' && candidate.whole !== undefined) return needle.pattern.test(candidate.whole) || matchesFields(candidate, needle);
+  if (needle.pattern.test(candidate.body ?? '')) return true;
   if (scope === 'body') return false;
-  return needle.test(candidate.header ?? '') || matchesFields(candidate, needle);
+  return needle.pattern.test(candidate.header ?? '') || matchesFields(candidate, needle);
 };
 
 /** The subject and addresses as ingest decoded them (an encoded word, RFC 2047, is not in the header's bytes). */
-const matchesFields = (candidate: Candidate, needle: RegExp): boolean => {
-  const meta = candidate.meta as MessageMeta;
-  return needle.test(meta.subject) || needle.test(addressText([meta.from, ...meta.to, ...meta.cc]));
-};
+const matchesFields = (candidate: Candidate, needle: Needle): boolean =>
+  needle.pattern.test((candidate.fields as SearchFieldsRow).subject) || addressesMatch(candidate, ['from', 'to', 'cc'], needle);
 
 /** RFC 3501: dates compare by day, disregarding time and time zone; we use UTC days. */
 const matchesDate = (at: number | null, op: 'before' | 'on' | 'since', day: number): boolean => {
