@@ -220,7 +220,7 @@ const main = async (): Promise<void> => {
       port: agentpost.imapPort,
       login: `LOGIN "${agentpost.address}" "${agentpost.apiKey}"`,
       baseUrl: agentpost.baseUrl,
-      rss: () => `${fmt(rssMb(agentpost.pid).now, 0)} MB`,
+      rss: () => ((rss) => `${fmt(rss.now, 0)} MB (anonymous ${fmt(rss.anonymous, 0)}, file ${fmt(rss.file, 0)})`)(rssMb(agentpost.pid)),
       cpu: () => cpuMs(agentpost.pid),
     });
     const dovecot = hasFlag('no-dovecot') ? { skip: '--no-dovecot' } : await startDovecot({ teardown: (fn: () => unknown) => teardowns.push(fn) } as never);

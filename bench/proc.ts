@@ -13,10 +13,11 @@ export const cpuMs = (pid: number): number => {
 };
 
 /** Resident set size now (VmRSS) and its peak so far (VmHWM), in MB. */
-export const rssMb = (pid: number): { now: number; peak: number } => {
+export const rssMb = (pid: number): { now: number; peak: number; anonymous: number; file: number } => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { now: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  // File pages (the executable, the database's memory map) are clean: the kernel can drop them at need.
+  return { now: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024, anonymous: kb('RssAnon') / 1024, file: kb('RssFile') / 1024 };
 };
 
 /** Samples VmRSS every `everyMs` until stopped; returns the highest sample. */
