@@ -92,8 +92,8 @@ const flagsFrom = (seen: number, answered: number, flagged: number, deleted: num
 
 const toFlagRow = (row: FlagColumns): FlagRow => ({ rowId: row.id, uid: row.uid, flags: flagsOf(row), modseq: row.modseq });
 
-/** fetchWithWireBetween's columns, in order; the last two are null without a stored wire. */
-type WireRowColumns = [
+/** FLAG_COLUMNS as an array row. */
+type FlagRowColumns = [
   id: number,
   uid: number,
   seen: number,
@@ -103,11 +103,13 @@ type WireRowColumns = [
   draft: number,
   keywords: string | null,
   modseq: number,
-  size: number,
-  receivedAt: number,
-  wire: Buffer | null,
-  envelopeLength: number | null,
 ];
+
+/** fetchWithWireBetween's columns, in order; the last two are null without a stored wire. */
+type WireRowColumns = [...FlagRowColumns, size: number, receivedAt: number, wire: Buffer | null, envelopeLength: number | null];
+
+/** fetchWithRawBetween's columns, in order. */
+type RawRowColumns = [...FlagRowColumns, size: number, receivedAt: number, raw: Buffer | null];
 
 type MetaColumns = FlagColumns & AddressColumns & { size: number; received_at: number; date: number | null; subject: string };
 
@@ -217,6 +219,30 @@ export class ImapRepo extends Repo {
       receivedAt,
       envelopeWire: wire === null ? null : wire.subarray(0, envelopeLength as number),
       structureWire: wire === null ? null : wire.subarray(envelopeLength as number),
+    }));
+  }
+
+  /**
+   * FETCH rows with UIDs in [low, high], ascending, each with its raw bytes when it is at most
+   * `maxBytes` (a FETCH of BODY[] for many messages): rows and bytes in one read.
+   */
+  fetchWithRawBetween(folderId: number, low: number, high: number, maxBytes: number): FetchRow[] {
+    const statement = this.sql(
+      `SELECT m.id, m.uid, m.seen, m.flagged, m.answered, m.deleted, m.draft, m.keywords, m.modseq, m.size, m.received_at,
+         CASE WHEN m.size <= ? THEN (SELECT r.raw FROM message_raw r WHERE r.message_rowid = m.id) END
+       FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`,
+    ).raw(true);
+    const rows = statement.all(maxBytes, folderId, low, high) as RawRowColumns[];
+    return rows.map(([id, uid, seen, flagged, answered, deleted, draft, keywords, modseq, size, receivedAt, raw]) => ({
+      rowId: id,
+      uid,
+      flags: flagsFrom(seen, answered, flagged, deleted, draft, keywords),
+      modseq,
+      size,
+      receivedAt,
+      envelopeWire: null,
+      structureWire: null,
+      ...(raw === null ? {} : { raw }),
     }));
   }
 

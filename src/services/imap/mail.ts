@@ -40,6 +40,7 @@ export class ImapMailService {
    * BODY[] for many messages then reads them in one query); larger ones are read one at a time.
    */
   fetchRows(folder: Folder, uids: readonly number[], wire: boolean, withRaw = false): FetchRow[] {
+    if (withRaw && !wire) return rowsOf(uids, (low, high) => this.store.imap.fetchWithRawBetween(folder.id, low, high, RAW_WITH_ROWS_MAX_BYTES));
     const rows = rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, wire, STORED_BODY_VERSION));
     if (!withRaw) return rows;
     const raws = new Map<number, Buffer>();
