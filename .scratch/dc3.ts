@@ -1,2 +1,0 @@
-import { readFileSync } from 'node:fs';
-const s = readFileSync('test/imap-dovecot.test.ts', 'utf8');
