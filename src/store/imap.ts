@@ -108,6 +108,16 @@ type FlagRowColumns = [
 /** fetchWithWireBetween's columns, in order; the last two are null without a stored wire. */
 type WireRowColumns = [...FlagRowColumns, size: number, receivedAt: number, wire: Buffer | null, envelopeLength: number | null];
 
+/** The columns every array-row FETCH query starts with (FLAG_COLUMNS first, in their order). */
+const FETCH_COLUMNS = `${FLAG_COLUMNS}, m.size, m.received_at`;
+
+/** A FETCH row from an array row that starts with FETCH_COLUMNS: one literal, no intermediate (a sync maps tens of thousands). */
+const fetchRowOf = (
+  [id, uid, seen, flagged, answered, deleted, draft, keywords, modseq, size, receivedAt]: [...FlagRowColumns, number, number, ...unknown[]],
+  envelopeWire: Buffer | null,
+  structureWire: Buffer | null,
+): FetchRow => ({ rowId: id, uid, flags: flagsFrom(seen, answered, flagged, deleted, draft, keywords), modseq, size, receivedAt, envelopeWire, structureWire });
+
 /** fetchWithRawBetween's columns, in order. */
 type RawRowColumns = [...FlagRowColumns, size: number, receivedAt: number, raw: Buffer | null];
 
@@ -203,23 +213,15 @@ export class ImapRepo extends Repo {
    */
   private fetchWithWireBetween(folderId: number, low: number, high: number, version: number): FetchRow[] {
     const statement = this.sql(
-      `SELECT m.id, m.uid, m.seen, m.flagged, m.answered, m.deleted, m.draft, m.keywords, m.modseq, m.size, m.received_at,
-         CAST(w.envelope || w.body_structure AS BLOB), length(w.envelope)
+      `SELECT ${FETCH_COLUMNS}, CAST(w.envelope || w.body_structure AS BLOB), length(w.envelope)
        FROM messages m LEFT JOIN message_wire w ON w.message_rowid = m.id AND w.version = ?
        WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`,
     ).raw(true);
     const rows = statement.all(version, folderId, low, high) as WireRowColumns[];
-    // One literal per row, no spread of an intermediate: an initial sync maps tens of thousands.
-    return rows.map(([id, uid, seen, flagged, answered, deleted, draft, keywords, modseq, size, receivedAt, wire, envelopeLength]) => ({
-      rowId: id,
-      uid,
-      flags: flagsFrom(seen, answered, flagged, deleted, draft, keywords),
-      modseq,
-      size,
-      receivedAt,
-      envelopeWire: wire === null ? null : wire.subarray(0, envelopeLength as number),
-      structureWire: wire === null ? null : wire.subarray(envelopeLength as number),
-    }));
+    return rows.map((row) => {
+      const [wire, envelopeLength] = [row[11], row[12] as number];
+      return fetchRowOf(row, wire && wire.subarray(0, envelopeLength), wire && wire.subarray(envelopeLength));
+    });
   }
 
   /**
@@ -228,22 +230,15 @@ export class ImapRepo extends Repo {
    */
   fetchWithRawBetween(folderId: number, low: number, high: number, maxBytes: number): FetchRow[] {
     const statement = this.sql(
-      `SELECT m.id, m.uid, m.seen, m.flagged, m.answered, m.deleted, m.draft, m.keywords, m.modseq, m.size, m.received_at,
-         CASE WHEN m.size <= ? THEN (SELECT r.raw FROM message_raw r WHERE r.message_rowid = m.id) END
+      `SELECT ${FETCH_COLUMNS}, CASE WHEN m.size <= ? THEN (SELECT r.raw FROM message_raw r WHERE r.message_rowid = m.id) END
        FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`,
     ).raw(true);
     const rows = statement.all(maxBytes, folderId, low, high) as RawRowColumns[];
-    return rows.map(([id, uid, seen, flagged, answered, deleted, draft, keywords, modseq, size, receivedAt, raw]) => ({
-      rowId: id,
-      uid,
-      flags: flagsFrom(seen, answered, flagged, deleted, draft, keywords),
-      modseq,
-      size,
-      receivedAt,
-      envelopeWire: null,
-      structureWire: null,
-      ...(raw === null ? {} : { raw }),
-    }));
+    return rows.map((row) => {
+      const fetched = fetchRowOf(row, null, null);
+      if (row[11] !== null) fetched.raw = row[11];
+      return fetched;
+    });
   }
 
   /** Raw bytes of the messages with UIDs in [low, high] of at most `maxBytes`, ascending: one read for many. */
