@@ -2,7 +2,7 @@ import type { Db } from './db.js';
 import { addressesOf, type AddressColumns } from './address-columns.js';
 import type { AuthenticationVerdict } from '../core/authentication.js';
 import type { StoredBody } from '../core/stored-message.js';
-import type { AddressEntry, AttachmentMeta, MessageFlags, MessageSummary } from '../core/types.js';
+import type { AddressEntry, AttachmentMeta, Folder, MessageFlags, MessageSummary } from '../core/types.js';
 import type { MessageBodyRepo } from './message-bodies.js';
 import type { RankSampleRepo } from './rank-samples.js';
 import { Repo } from './repo.js';
@@ -149,12 +149,13 @@ export class MessageRepo extends Repo {
   }
 
   /**
-   * Newest first, with the folder's stored count as the total; run it inside Store.read so both
-   * come from one snapshot. UIDs are paged through the (folder_id, uid) index before any row is
-   * read, from whichever start skips fewer entries (RankSampleRepo.walk).
+   * Newest first, with the folder's stored count as the total: read the folder in the same
+   * Store.read, so the count and the page come from one snapshot. UIDs are paged through the
+   * (folder_id, uid) index before any row is read, from whichever start skips fewer entries
+   * (RankSampleRepo.walk).
    */
-  page(folderId: number, limit: number, offset: number): MessagePage {
-    const total = this.sql('SELECT message_count FROM folders WHERE id = ?').pluck().get(folderId) as number;
+  page(folder: Pick<Folder, 'id' | 'messageCount'>, limit: number, offset: number): MessagePage {
+    const { id: folderId, messageCount: total } = folder;
     const walk = this.ranks.walk(folderId, total, limit, offset);
     if (!walk) return { total, items: [] };
     const rows = this.sql(

@@ -210,7 +210,7 @@ export class MailboxService {
 
   private plainPage(mailboxId: string, query: ListQuery): { folder: Folder; page: MessagePage } {
     const folder = this.folder(mailboxId, query.folder);
-    return { folder, page: this.store.messages.page(folder.id, query.limit, boundedOffset(query)) };
+    return { folder, page: this.store.messages.page(folder, query.limit, boundedOffset(query)) };
   }
 
   private async searchPage(mailboxId: string, query: ListQuery, search: string): Promise<{ folder: Folder; page: MessagePage }> {
