@@ -34,19 +34,14 @@ export class ImapMailService {
     private readonly parse: ParseMail,
   ) {}
 
-  /** FETCH rows of `uids` (ascending, existing ones); `wire` adds the stored ENVELOPE and BODYSTRUCTURE. */
   /**
-   * FETCH rows of `uids`. `withRaw`: the raw bytes of the small ones come with them (a FETCH of
-   * BODY[] for many messages then reads them in one query); larger ones are read one at a time.
+   * FETCH rows of `uids` (ascending, existing ones); `wire` adds the stored ENVELOPE and
+   * BODYSTRUCTURE. `withRaw`: the raw bytes of the small ones come with them (a FETCH of BODY[]
+   * for many messages then reads them in the same query); larger ones are read one at a time.
    */
   fetchRows(folder: Folder, uids: readonly number[], wire: boolean, withRaw = false): FetchRow[] {
-    if (withRaw && !wire) return rowsOf(uids, (low, high) => this.store.imap.fetchWithRawBetween(folder.id, low, high, RAW_WITH_ROWS_MAX_BYTES));
-    const rows = rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, wire, STORED_BODY_VERSION));
-    if (!withRaw) return rows;
-    const raws = new Map<number, Buffer>();
-    for (const { uid, raw } of rowsOf(uids, (low, high) => this.store.imap.rawBetween(folder.id, low, high, RAW_WITH_ROWS_MAX_BYTES))) raws.set(uid, raw);
-    for (const row of rows) row.raw = raws.get(row.uid);
-    return rows;
+    const rawMaxBytes = withRaw ? RAW_WITH_ROWS_MAX_BYTES : null;
+    return rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, wire, STORED_BODY_VERSION, rawMaxBytes));
   }
 
   /** ENVELOPE and BODYSTRUCTURE of a message stored without them yet: its stored body is built first (on a parse thread). */
