@@ -95,7 +95,8 @@ export class SearchIndexFileWriter extends Repo {
             text.body,
           );
         }
-        if (entries.length > 0) this.logWrite(Math.min(...entries.map((entry) => entry.rowId)));
+        // A loop, not Math.min(...): a batch of queued messages can be larger than the argument limit.
+        if (entries.length > 0) this.logWrite(entries.reduce((lowest, entry) => Math.min(lowest, entry.rowId), Number.POSITIVE_INFINITY));
       })
       .immediate();
   }
