@@ -3,7 +3,7 @@ import type { ParseMail } from '../../core/parsed-message.js';
 import { STORED_BODY_VERSION, type MessageStructure } from '../../core/stored-message.js';
 import type { Folder, MessageFlags } from '../../core/types.js';
 import { structureWire } from '../../mime/imap-notation.js';
-import type { FetchRow } from '../../store/imap.js';
+import type { FetchRow } from '../../store/imap-rows.js';
 import type { Store } from '../../store/index.js';
 import type { MessageBodyService } from '../mail/bodies.js';
 import type { Appended, MailboxService } from '../mail/mailbox.js';

@@ -1,7 +1,7 @@
 import type { AddressEntry } from '../../core/types.js';
 import { parseHeaderFields } from '../../mime/mime-tree.js';
 import { addressesOf } from '../../store/address-columns.js';
-import type { DatedRow, SearchFieldsRow } from '../../store/imap.js';
+import type { DatedRow, SearchFieldsRow } from '../../store/imap-rows.js';
 import type { SearchKey } from './search.js';
 
 // Whether one message matches a SEARCH key (RFC 3501 section 6.4.4), from what search.ts read

@@ -2,7 +2,7 @@ import { MESSAGE_FLAGS, MESSAGE_REMOVED, MESSAGE_STORED, type FolderNotice, type
 import type { Clock } from '../../core/clock.js';
 import type { Folder, MessageFlags } from '../../core/types.js';
 import type { MailboxRecord } from '../../store/accounts.js';
-import type { FlagRow, MessageMeta } from '../../store/imap.js';
+import type { FlagRow, MessageMeta } from '../../store/imap-rows.js';
 import type { Store } from '../../store/index.js';
 import type { SearchText } from '../../core/search-index.js';
 import { participantsOf } from '../../mime/parse.js';
