@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import type { ParsedMessage } from '../src/mime/parse.js';
-import { toFtsQuery } from '../src/services/mail/mailbox.js';
+import { toFtsQuery } from '../src/services/mail/fts-query.js';
 import { startApp } from './helpers/app.js';
 import { folderOf, plainParsed, plainRaw } from './helpers/mail.js';
 

@@ -4,7 +4,7 @@ import type { Principal } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { ThreadCursor, ThreadListRow } from '../../store/threads.js';
 import { requirePermission } from '../accounts/auth.js';
-import { toFtsQuery } from './mailbox.js';
+import { toFtsQuery } from './fts-query.js';
 import type { SearchIndexService } from './search-index.js';
 import { messageView, type MessageView } from './views.js';
 
