@@ -6,24 +6,40 @@ import t from 'tap';
 import { startApp } from './helpers/app.js';
 import { smtpSend } from './helpers/smtp.js';
 
-/** EHLO, MAIL FROM, then a TCP reset while the transaction is open. */
-const resetInsideTransaction = (port: number): Promise<void> =>
+/**
+ * EHLO, AUTH PLAIN when credentials are given (submission refuses MAIL FROM without it), MAIL
+ * FROM, then a TCP reset while the transaction is open. Any other reply rejects at once: a
+ * dialog that stalled (a 530 to MAIL FROM, say) would otherwise sit until the server's idle
+ * timeout closed it, a minute later, and the reset this test is about would never be sent.
+ */
+const resetInsideTransaction = (port: number, auth?: { user: string; pass: string }): Promise<void> =>
   new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
-    let step = 0;
+    let step = 'greeting';
+    let reset = false;
+    const mailFrom = () => {
+      step = 'mail';
+      socket.write('MAIL FROM:<sender@example.com>\r\n');
+    };
     socket.on('error', reject);
-    socket.on('close', () => resolve());
+    socket.on('close', () => (reset ? resolve() : reject(new Error(`connection closed before the reset, at ${step}`))));
     socket.on('data', (chunk: Buffer) => {
       const text = chunk.toString();
-      if (step === 0 && text.startsWith('220')) {
-        step = 1;
+      if (step === 'greeting' && text.startsWith('220')) {
+        step = 'ehlo';
         socket.write('EHLO client.example\r\n');
-      } else if (step === 1 && /^250 /m.test(text)) {
-        step = 2;
-        socket.write('MAIL FROM:<sender@example.com>\r\n');
-      } else if (step === 2 && text.startsWith('250')) {
-        step = 3;
+      } else if (step === 'ehlo' && /^250 /m.test(text)) {
+        if (!auth) return mailFrom();
+        step = 'auth';
+        socket.write(`AUTH PLAIN ${Buffer.from(`\0${auth.user}\0${auth.pass}`).toString('base64')}\r\n`);
+      } else if (step === 'auth' && text.startsWith('235')) {
+        mailFrom();
+      } else if (step === 'mail' && text.startsWith('250')) {
+        reset = true;
         socket.resetAndDestroy();
+      } else if (step !== 'ehlo') {
+        socket.destroy();
+        reject(new Error(`unexpected reply at ${step}: ${text.trim()}`));
       }
     });
   });
@@ -32,7 +48,7 @@ t.test('a connection reset inside a transaction leaves the MX and submission ser
   const { app, api, register, smtpPort } = await startApp(t);
   const { email, apiKey } = await register();
   await resetInsideTransaction(smtpPort);
-  await resetInsideTransaction(app.ports.submission);
+  await resetInsideTransaction(app.ports.submission, { user: email, pass: apiKey });
   // Let the server see the resets before checking that it still answers.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const sent = await smtpSend(smtpPort, { from: 'sender@example.com', to: email, subject: 'after the reset', text: 'still here' });
