@@ -49,11 +49,13 @@ t.test('an invalid setting stops with exit code 2 and names the setting', async 
     ['unknown option', ['--htp-port', '0'], {}, /unknown option --htp-port/],
     ['unknown command', ['launch'], {}, /unknown command "launch"/],
   ];
-  for (const [name, args, env, message] of cases) {
-    const result = await cli(args, { cwd: dir, env });
-    t.equal(result.code, 2, name);
-    t.match(result.stderr, message, name);
-  }
+  // Each case is its own process that only reads the folder: they run side by side (a process
+  // spends part of its start waiting), and every one is still checked, in order.
+  const results = await Promise.all(cases.map(([, args, env]) => cli(args, { cwd: dir, env })));
+  cases.forEach(([name, , , message], i) => {
+    t.equal(results[i].code, 2, name);
+    t.match(results[i].stderr, message, name);
+  });
 });
 
 t.test('serve: file < environment < flags, port 0 logged, /healthz, clean stop', async (t) => {
@@ -93,15 +95,20 @@ t.test('serve: file < environment < flags, port 0 logged, /healthz, clean stop',
   t.equal(lines.length, 1);
   t.match(lines[0], { agentId: 'cli', email, credits: 8, status: 'active', sendingState: 'probation', createdAt: /^\d{4}-\d\d-\d\dT/ });
 
-  const unknown = await admin(['credits', 'add', 'nobody@flag.example', '5']);
+  // Commands that must all fail and change nothing run side by side; the balance read after
+  // them all shows that none of them changed it.
+  const amounts = ['five', '-1', '1.5', '0'];
+  const [unknown, missingArgs, ...bads] = await Promise.all([
+    admin(['credits', 'add', 'nobody@flag.example', '5']),
+    admin(['credits', 'add', email]),
+    ...amounts.map((amount) => admin(['credits', 'add', email, amount])),
+  ]);
   t.equal(unknown.code, 1);
   t.match(unknown.stderr, /no account with the address nobody@flag\.example/);
-  for (const amount of ['five', '-1', '1.5', '0']) {
-    const bad = await admin(['credits', 'add', email, amount]);
-    t.equal(bad.code, 2, `amount ${amount}`);
-    t.match(bad.stderr, /positive whole number/);
-  }
-  const missingArgs = await admin(['credits', 'add', email]);
+  amounts.forEach((amount, i) => {
+    t.equal(bads[i].code, 2, `amount ${amount}`);
+    t.match(bads[i].stderr, /positive whole number/);
+  });
   t.equal(missingArgs.code, 2);
   t.match(missingArgs.stderr, /usage: agentpost credits add <email> <n>/);
   const after = await admin(['accounts', 'list']);
