@@ -20,12 +20,22 @@ const runIn = (env: NodeJS.ProcessEnv, ...files: string[]) =>
 // Each case starts a whole tap run (tsx, plugins): generous for a loaded 2-core machine.
 t.setTimeout(600_000);
 
+// The four runs share nothing (each has its own fixture files and tap output file), so they
+// start together here and each case below checks its own: one after another they took ~35 s,
+// mostly a tap process starting up.
+const runs = {
+  green: runTap(fixture('green'), fixture('skip-todo')),
+  ci: runIn({ ...cleanEnv, CI: 'true' }, fixture('green')),
+  failing: runTap(fixture('failing')),
+  crash: runTap(fixture('crash')),
+};
+
 const lastLine = (stdout: string) => stdout.trimEnd().split('\n').pop();
 /** What the inner run printed, shown when an assertion on it fails. */
 const printed = (result: { stdout: string; stderr: string }) => ({ stdout: result.stdout, stderr: result.stderr.slice(-4000) });
 
 t.test('green files, one with a skip and a todo: all passed, the skip and the todo skipped, exit 0', async (t) => {
-  const result = await runTap(fixture('green'), fixture('skip-todo'));
+  const result = await runs.green;
   t.equal(lastLine(result.stdout), '5 passed, 0 failed, 2 skipped', printed(result));
   t.equal(result.code, 0);
 });
@@ -33,21 +43,21 @@ t.test('green files, one with a skip and a todo: all passed, the skip and the to
 // With CI set, tap's reporter ends with a "show cursor" code and no newline: in a log it was
 // glued to the front of the closing line.
 t.test('under CI the closing line stands alone on its line, with no terminal codes in the log', async (t) => {
-  const result = await runIn({ ...cleanEnv, CI: 'true' }, fixture('green'));
+  const result = await runs.ci;
   t.equal(lastLine(result.stdout), '3 passed, 0 failed', printed(result));
   t.notMatch(result.stdout, /\x1b\[\?25[hl]/, 'no cursor codes');
   t.equal(result.code, 0);
 });
 
 t.test('a failing assertion: counted, named, exit 1', async (t) => {
-  const result = await runTap(fixture('failing'));
+  const result = await runs.failing;
   t.equal(lastLine(result.stdout), '2 passed, 1 failed', printed(result));
   t.match(result.stdout, /failed: .*a subtest > arithmetic is wrong on purpose/);
   t.equal(result.code, 1);
 });
 
 t.test('a file whose process dies after passing assertions fails', async (t) => {
-  const result = await runTap(fixture('crash'));
+  const result = await runs.crash;
   t.equal(lastLine(result.stdout), '2 passed, 1 failed');
   t.match(result.stdout, /failed: .*crash\.ts \(exit code 3\)/);
   t.equal(result.code, 1);
