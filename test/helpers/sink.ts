@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { Test } from 'tap';
+import { greetAtOnce } from './sink-options.js';
 
 export interface SinkMessage {
   from: string;
@@ -81,36 +82,38 @@ export const startSink = async (t: Test | null, options: SinkOptions = {}): Prom
       server.options.disabledCommands = on ? ['AUTH'] : ['STARTTLS', 'AUTH'];
     },
   };
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: options.tls ? ['AUTH'] : ['STARTTLS', 'AUTH'],
-    ...(options.tls && { key: options.tls.key, cert: options.tls.cert }),
-    disableReverseLookup: true,
-    logger: false,
-    hide8BITMIME: options.hide8BITMIME ?? false,
-    hideSMTPUTF8: options.hideSMTPUTF8 ?? false,
-    onRcptTo(address, _session, callback) {
-      const kind = behavior(address.address);
-      if (kind === 'defer') return callback(Object.assign(new Error('4.2.0 mailbox busy, try later'), { responseCode: 451 }));
-      if (kind === 'unknown') return callback(Object.assign(new Error(`5.1.1 <${address.address}>: no such user`), { responseCode: 550 }));
-      if (kind === 'policy') return callback(Object.assign(new Error('5.7.1 refused by policy'), { responseCode: 554 }));
-      callback();
-    },
-    onData(stream, session, callback) {
-      readAll(stream).then((raw) => {
-        const to = session.envelope.rcptTo.map((rcpt) => rcpt.address);
-        if (to.some((address) => behavior(address) === 'hang')) return;
-        if (to.some((address) => behavior(address) === 'drop')) {
-          sockets.get(session.remotePort)?.destroy();
-          return;
-        }
-        const mailFrom = session.envelope.mailFrom;
-        sink.messages.push({ from: mailFrom ? mailFrom.address : '', to, raw, mailFromArgs: { ...(mailFrom ? mailFrom.args : {}) }, secure: session.secure });
-        for (const waiter of waiters.filter((w) => sink.messages.length >= w.count)) waiter.resolve();
-        callback(null, `2.0.0 queued as ${sink.messages.length}`);
-      }, callback);
-    },
-  });
+  const server = new SMTPServer(
+    greetAtOnce({
+      authOptional: true,
+      disabledCommands: options.tls ? ['AUTH'] : ['STARTTLS', 'AUTH'],
+      ...(options.tls && { key: options.tls.key, cert: options.tls.cert }),
+      disableReverseLookup: true,
+      logger: false,
+      hide8BITMIME: options.hide8BITMIME ?? false,
+      hideSMTPUTF8: options.hideSMTPUTF8 ?? false,
+      onRcptTo(address, _session, callback) {
+        const kind = behavior(address.address);
+        if (kind === 'defer') return callback(Object.assign(new Error('4.2.0 mailbox busy, try later'), { responseCode: 451 }));
+        if (kind === 'unknown') return callback(Object.assign(new Error(`5.1.1 <${address.address}>: no such user`), { responseCode: 550 }));
+        if (kind === 'policy') return callback(Object.assign(new Error('5.7.1 refused by policy'), { responseCode: 554 }));
+        callback();
+      },
+      onData(stream, session, callback) {
+        readAll(stream).then((raw) => {
+          const to = session.envelope.rcptTo.map((rcpt) => rcpt.address);
+          if (to.some((address) => behavior(address) === 'hang')) return;
+          if (to.some((address) => behavior(address) === 'drop')) {
+            sockets.get(session.remotePort)?.destroy();
+            return;
+          }
+          const mailFrom = session.envelope.mailFrom;
+          sink.messages.push({ from: mailFrom ? mailFrom.address : '', to, raw, mailFromArgs: { ...(mailFrom ? mailFrom.args : {}) }, secure: session.secure });
+          for (const waiter of waiters.filter((w) => sink.messages.length >= w.count)) waiter.resolve();
+          callback(null, `2.0.0 queued as ${sink.messages.length}`);
+        }, callback);
+      },
+    }),
+  );
   server.server.on('connection', (socket: Socket) => {
     sink.connections += 1;
     const port = socket.remotePort ?? 0;
