@@ -300,17 +300,22 @@ const memory = async (): Promise<void> => {
   const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0 });
   try {
     await sleep(15_000);
-    const idleRss = rssMb(target.pid).now;
+    const idle = rssMb(target.pid);
+    const idleRss = idle.now;
     const sampler = sampleRss(target.pid);
     const { seconds } = await runLoad({ port: target.port, to: target.address, payloads: payloadsFor(target.address, 0, memoryCount), sessions, reuse: true });
     const peak = Math.max(sampler.stop(), rssMb(target.pid).peak);
     const stored = await target.stored();
     await sleep(afterSeconds * 1000);
-    const after = rssMb(target.pid).now;
+    const afterSplit = rssMb(target.pid);
+    const after = afterSplit.now;
+    // Anonymous pages (heaps, C allocations) and file pages (the executable, the database's map) apart.
+    const split = (rss: { anonymous: number; file: number }) => `anon ${fmt(rss.anonymous, 0)} + file ${fmt(rss.file, 0)}`;
     console.log(
       `memory (${executable ?? 'from source, tsx'}): RSS idle ${fmt(idleRss, 0)} MB (target < 100), peak ${fmt(peak, 0)} MB during ${memoryCount} messages ` +
         `at ${fmt(memoryCount / seconds, 0)} msg/s (target < 200), ${fmt(after, 0)} MB ${afterSeconds} s after (target < 150); ${stored} stored`,
     );
+    console.log(`memory split: idle ${split(idle)}, highest sample ${split(sampler.highest())}, after ${split(afterSplit)} MB`);
   } finally {
     await target.stop();
   }

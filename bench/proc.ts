@@ -21,11 +21,12 @@ export const rssMb = (pid: number): { now: number; peak: number; anonymous: numb
 };
 
 /** Samples VmRSS every `everyMs` until stopped; returns the highest sample. */
-export const sampleRss = (pid: number, everyMs = 100): { stop(): number } => {
-  let highest = rssMb(pid).now;
+export const sampleRss = (pid: number, everyMs = 100): { stop(): number; highest(): ReturnType<typeof rssMb> } => {
+  let highest = rssMb(pid);
   const timer = setInterval(() => {
     try {
-      highest = Math.max(highest, rssMb(pid).now);
+      const now = rssMb(pid);
+      if (now.now > highest.now) highest = now;
     } catch {
       // the process is gone; the samples so far stand
     }
@@ -33,7 +34,9 @@ export const sampleRss = (pid: number, everyMs = 100): { stop(): number } => {
   return {
     stop: () => {
       clearInterval(timer);
-      return highest;
+      return highest.now;
     },
+    // The highest sample's split into anonymous and file pages.
+    highest: () => highest,
   };
 };
