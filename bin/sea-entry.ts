@@ -52,11 +52,13 @@ const loadAddonFromAsset = (asset: string): { exports: object; file: string } =>
   }
 };
 
-/** Read once; each thread started (or replaced) evaluates the same source. */
-const threadFromAsset = (asset: string, resourceLimits?: ResourceLimits) => {
-  const source = getAsset(asset, 'utf8');
-  return (workerData?: unknown) => new Worker(source, { eval: true, workerData, resourceLimits });
-};
+/**
+ * Read from the asset each time a thread starts (or is replaced), not once up front: the
+ * thread gets its own copy of the source, so one kept here would only hold megabytes of the
+ * main heap for nothing (the authentication thread's, when that thread is off, for good).
+ */
+const threadFromAsset = (asset: string, resourceLimits?: ResourceLimits) => (workerData?: unknown) =>
+  new Worker(getAsset(asset, 'utf8'), { eval: true, workerData, resourceLimits });
 
 const addon = isSea() ? loadAddonFromAsset(ADDON_ASSET) : undefined;
 const argon2 = isSea() ? (loadAddonFromAsset(ARGON2_ASSET).exports as Argon2Binding) : undefined;
