@@ -40,7 +40,7 @@ import { SearchIndexer } from './workers/jobs/search-indexer.js';
 import { SearchWriterThread, type SearchWorkerFactory } from './workers/threads/search-writer-thread.js';
 import { reactAfterCommit } from './workers/after-commit.js';
 import { BodyBackfill } from './workers/jobs/body-backfill.js';
-import { releaseWhenQuiet } from './workers/memory-release.js';
+import { fullGc, releaseWhenQuiet } from './workers/memory-release.js';
 import { keyExpiryRunOnce } from './workers/jobs/key-expiry.js';
 import { sweepRunOnce } from './workers/jobs/sweep.js';
 import { createDnsResolver } from './workers/net/dns-resolver.js';
@@ -305,8 +305,13 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const searchIndexer = new SearchIndexer(services.searchIndex, logger);
   const bodyBackfill = new BodyBackfill(services.bodies, logger);
   let stopReacting = (): void => {};
-  // A burst of mail leaves garbage V8 keeps for minutes; collected once quiet for 10 s.
-  const quiet = releaseWhenQuiet(10_000);
+  // A burst of mail leaves garbage V8 keeps for minutes, and pages of the database read through
+  // its memory maps; both handed back once quiet for 10 s.
+  const gc = fullGc();
+  const quiet = releaseWhenQuiet(10_000, () => {
+    store.unmapPages();
+    gc?.();
+  });
   let stopping: Promise<void> | null = null;
 
   const app: App = {
@@ -369,7 +374,15 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         throw parseFailure;
       }
       scheduler.start([
-        { name: 'sweep', schedule: '0 */10 * * * *', run: () => sweepRunOnce(services) },
+        // Its deletes may read many pages of the database through its memory map: handed back once quiet.
+        {
+          name: 'sweep',
+          schedule: '0 */10 * * * *',
+          run: () => {
+            quiet.touch();
+            return sweepRunOnce(services);
+          },
+        },
         { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },
         { name: 'webhooks', schedule: '* * * * * *', run: () => webhookDispatcher.start(clock.now()) },
         { name: 'domain-recheck', schedule: config.domains.recheckSchedule, run: () => domainRecheckRunOnce(services, logger) },

@@ -5,7 +5,7 @@ import { DeliveryRepo } from './delivery.js';
 import { DkimKeyRepo } from './dkim-keys.js';
 import { DomainAddressRepo } from './domain-addresses.js';
 import { DomainRepo } from './domains.js';
-import { openDatabase, type Db, type OpenOptions } from './db.js';
+import { openDatabase, type Db, type OpenOptions, unmapPages } from './db.js';
 import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostingRepo } from './hosting.js';
@@ -171,6 +171,15 @@ export class Store {
   /** Runs `work` in a transaction shared with other callers of this turn; settles after commit. */
   groupCommit<T>(work: () => T): Promise<T> {
     return this.committer.run(work);
+  }
+
+  /**
+   * Hands back the pages both connections' memory maps hold (see unmapPages in db.ts), once a
+   * burst of work is over; the next read maps again, from the OS page cache.
+   */
+  unmapPages(): void {
+    unmapPages(this.db);
+    this.searchReader.unmapPages();
   }
 
   close(): void {
