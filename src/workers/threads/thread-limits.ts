@@ -7,10 +7,10 @@ import type { ResourceLimits } from 'node:worker_threads';
  * the objects of one parse die young anyway. The old generation keeps V8's default, so a
  * large message still parses.
  *
- * Not for threads that use SQLite (the main thread, the search thread): better-sqlite3 12
- * aborts the process ("RemoveEnvironmentCleanupHook: Assertion (env) != nullptr") when a
- * statement is collected by a GC that V8 runs as a task outside any context, and a small
- * young generation makes such GCs frequent; the executable with --max-semi-space-size=1
- * died within seconds of starting.
+ * In the executable, whose --max-semi-space-size caps the main thread's young generation
+ * (scripts/package.mjs), that process-wide flag wins over this limit: 8 MB semi-spaces. Threads that use SQLite once could not be: better-sqlite3 12 aborted
+ * the process ("RemoveEnvironmentCleanupHook: Assertion (env) != nullptr") when a GC outside
+ * any context finalized a statement, which small young generations made frequent. Statements
+ * are kept now, and the executable's addon registers no such hook (scripts/sea-runtime.mjs).
  */
 export const PARSE_THREAD_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 3 };
