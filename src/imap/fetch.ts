@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { bodyStructureValue, wireString } from '../mime/imap-notation.js';
 import { toCrlf } from '../mime/crlf.js';
 import type { FetchRow } from '../services/imap/session.js';
@@ -8,8 +9,24 @@ import { sectionBytes } from './sections.js';
 import type { ImapSession } from './session.js';
 import type { SelectedView } from './view.js';
 
-/** Messages per step: one read of their rows, one socket write, then the event loop runs other work. */
-const CHUNK = 500;
+/**
+ * Messages per step: one read of their rows, then the event loop runs other work. A step is
+ * sized to take about STEP_MS: the same rows cost several times more in a process that has
+ * just started (code not yet optimized, pages not yet mapped) than later, so a fixed count
+ * either holds other sessions up on the first sync or wastes turns on the next ones.
+ */
+const STEP_MS = 8;
+const FIRST_STEP = 100;
+const MIN_STEP = 25;
+/** The most rows a step reads: with raw bytes up to 64 KB each (src/services/imap/mail.ts), 32 MB. */
+const MAX_STEP = 500;
+
+/**
+ * Response bytes after which a step hands what it has built to the socket before going on.
+ * The client, on another core, then reads while the rest is built; one write per step
+ * would make it wait for a whole step of bodies (up to 32 MB) first.
+ */
+const FLUSH_BYTES = 256 * 1024;
 
 export interface FetchOptions {
   byUid: boolean;
@@ -21,8 +38,8 @@ export interface FetchOptions {
  * FETCH (RFC 3501 section 6.4.5) of `uids`, answered from rows: flags, sizes, dates and the
  * ENVELOPE and BODYSTRUCTURE ingest stored in IMAP's notation, so an initial sync of
  * thousands of messages builds nothing per message. Body sections are read from the part
- * offsets, with CRLF line ends whatever was stored (src/mime/crlf.ts). Responses go out
- * in chunks, one socket write each, and the event loop turns between chunks, so a large
+ * offsets, with CRLF line ends whatever was stored (src/mime/crlf.ts). Messages are answered
+ * in steps of a few milliseconds each, and the event loop turns between steps, so a large
  * sync never holds up REST, SMTP or other sessions.
  */
 export const fetchMessages = async (
@@ -42,9 +59,13 @@ export const fetchMessages = async (
     withModseq: options.changedSince !== undefined || items.some((item) => item.kind === 'modseq'),
     others: items.filter((item) => item.kind !== 'uid' && item.kind !== 'flags' && item.kind !== 'modseq'),
   };
-  for (let start = 0; start < uids.length; start += CHUNK) {
+  let size = FIRST_STEP;
+  for (let start = 0; start < uids.length; ) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    let rows = session.services.imapMail.fetchRows(view.folder, uids.slice(start, start + CHUNK), wire, withRaw);
+    const began = performance.now();
+    const step = uids.slice(start, start + size);
+    start += step.length;
+    let rows = session.services.imapMail.fetchRows(view.folder, step, wire, withRaw);
     if (options.changedSince !== undefined) rows = rows.filter((row) => row.modseq > (options.changedSince as number));
     const seen = marksSeen ? markSeen(session, view, rows) : new Set<number>();
     const out = new ResponseText();
@@ -54,10 +75,18 @@ export const fetchMessages = async (
       // section or a message stored before its structure waits for a read or a parse.
       const pending = respond(session, view, row, plan, seen.has(row.uid), out);
       if (pending) await pending;
+      // Not awaited: the step's rows are in memory already, so writing on does not grow what is
+      // held; the write at the step's end waits for the socket to drain.
+      if (out.size >= FLUSH_BYTES) void session.output.write(out.take());
     }
+    size = nextStepSize(size, performance.now() - began);
     await session.output.write(out.take());
   }
 };
+
+/** The next step's size, scaled so it takes about STEP_MS if this one's pace holds. */
+const nextStepSize = (size: number, elapsedMs: number): number =>
+  Math.max(MIN_STEP, Math.min(MAX_STEP, Math.round((size * STEP_MS) / Math.max(elapsedMs, 0.1))));
 
 /** A non-PEEK body fetch on a read-write selection sets \Seen (RFC 3501 section 6.4.5) and reports the new FLAGS. */
 const markSeen = (session: ImapSession, view: SelectedView, rows: FetchRow[]): Set<number> => {
@@ -79,15 +108,21 @@ const markSeen = (session: ImapSession, view: SelectedView, rows: FetchRow[]): S
 class ResponseText {
   private readonly parts: Buffer[] = [];
   private text = '';
+  /** Bytes in `parts`, the text not yet counted. */
+  private partBytes = 0;
+
+  get size(): number {
+    return this.partBytes + this.text.length;
+  }
 
   add(text: string): void {
     this.text += text;
   }
 
   bytes(bytes: Buffer): void {
-    if (this.text !== '') this.parts.push(Buffer.from(this.text, 'latin1'));
-    this.text = '';
+    this.textToParts();
     this.parts.push(bytes);
+    this.partBytes += bytes.length;
   }
 
   data(bytes: Buffer): void {
@@ -96,9 +131,16 @@ class ResponseText {
   }
 
   take(): Chunk[] {
-    if (this.text !== '') this.parts.push(Buffer.from(this.text, 'latin1'));
-    this.text = '';
+    this.textToParts();
+    this.partBytes = 0;
     return [Buffer.concat(this.parts.splice(0))];
+  }
+
+  private textToParts(): void {
+    if (this.text === '') return;
+    this.parts.push(Buffer.from(this.text, 'latin1'));
+    this.partBytes += this.text.length;
+    this.text = '';
   }
 }
 

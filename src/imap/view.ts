@@ -47,7 +47,8 @@ export class SelectedView {
 
   /** New mail: appended to the view, with the UIDs that are \Recent to this session. */
   add(fresh: readonly number[], recent: readonly number[]): void {
-    this.uids.push(...fresh);
+    // A loop, not push(...fresh): spreading more than about 120,000 arguments throws.
+    for (const uid of fresh) this.uids.push(uid);
     for (const uid of recent) this.recent.add(uid);
   }
 

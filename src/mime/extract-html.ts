@@ -45,7 +45,7 @@ const removeQuoted = (document: Document): boolean => {
     } else if (isQuote(node)) {
       doomed.push(node);
     } else {
-      stack.push(...node.children);
+      for (const child of node.children) stack.push(child);
     }
   }
   for (const node of new Set(doomed)) detach(node);
