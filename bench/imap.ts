@@ -10,7 +10,8 @@
  * Prints every round, the median and spread, and Dovecot's time over agentpost's (the target
  * is at least 1.0x), and the same for the CPU each server spent (from /proc, all its threads
  * and processes), which a busy machine distorts less than wall time. Options: --messages N (10000), --rounds N (3), --bodies N (1000),
- * --no-dovecot (agentpost alone, for profiling).
+ * --no-dovecot (agentpost alone, for profiling), --tree NAME=DIR (also agentpost from another
+ * source tree, say main's worktree, in the same run; repeatable).
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -18,7 +19,7 @@ import { Worker } from 'node:worker_threads';
 import { startDovecot } from '../test/helpers/dovecot.js';
 import { BenchImap, fetchCount, searchHits, treeCpuMs, treeRssMb } from './imap-client.js';
 import { startAgentpost } from './ingest-targets.js';
-import { argValue, fmt, hasFlag, messageOfSize, percentile, prng, vocabulary } from './lib.js';
+import { argValue, fmt, hasFlag, messageOfSize, percentile, prng, stringArgs, vocabulary } from './lib.js';
 import { cpuMs, rssMb } from './proc.js';
 
 const messages = argValue('messages', 10_000);
@@ -198,25 +199,26 @@ const round = async (server: Server, ops: Operation[]): Promise<Round> => {
 const spread = (values: number[]): string => `${fmt(percentile(values, 50), 3)} s (${fmt(Math.min(...values), 3)}-${fmt(Math.max(...values), 3)})`;
 
 const report = (ops: Operation[], results: Map<string, Round[]>): void => {
-  const [ours, theirs] = [results.get('agentpost') ?? [], results.get('Dovecot') ?? []];
-  console.log('\n-- median of the rounds (min-max); x = Dovecot time / agentpost time, target >= 1.0');
-  for (const [index, op] of ops.entries()) {
-    const a = ours.map((entry) => entry.seconds[index]);
-    const d = theirs.map((entry) => entry.seconds[index]);
-    const ratio = d.length > 0 ? `${fmt(percentile(d, 50) / percentile(a, 50))}x` : 'n/a';
-    console.log(`${op.label}\n    agentpost ${spread(a)}   Dovecot ${d.length > 0 ? spread(d) : 'skipped'}   ${ratio}`);
-    const [ac, dc] = [ours.map((entry) => entry.cpuMs[index]), theirs.map((entry) => entry.cpuMs[index])];
+  const theirs = results.get('Dovecot') ?? [];
+  for (const [name, ours] of [...results].filter(([name]) => name !== 'Dovecot')) {
+    console.log(`\n-- ${name}: median of the rounds (min-max); x = Dovecot time / ${name} time, target >= 1.0`);
+    for (const [index, op] of ops.entries()) {
+      const a = ours.map((entry) => entry.seconds[index]);
+      const d = theirs.map((entry) => entry.seconds[index]);
+      const ratio = d.length > 0 ? `${fmt(percentile(d, 50) / percentile(a, 50))}x` : 'n/a';
+      console.log(`${op.label}\n    ${name} ${spread(a)}   Dovecot ${d.length > 0 ? spread(d) : 'skipped'}   ${ratio}`);
+      const [ac, dc] = [ours.map((entry) => entry.cpuMs[index]), theirs.map((entry) => entry.cpuMs[index])];
+      console.log(
+        `    server CPU: ${name} ${fmt(percentile(ac, 50), 0)} ms   Dovecot ${dc.length > 0 ? `${fmt(percentile(dc, 50), 0)} ms   ${fmt(percentile(dc, 50) / Math.max(1, percentile(ac, 50)))}x` : 'skipped'}`,
+      );
+    }
+    const health = ours.flatMap((entry) => entry.healthz);
     console.log(
-      `    server CPU: agentpost ${fmt(percentile(ac, 50), 0)} ms   Dovecot ${dc.length > 0 ? `${fmt(percentile(dc, 50), 0)} ms   ${fmt(percentile(dc, 50) / Math.max(1, percentile(ac, 50)))}x` : 'skipped'}`,
+      `/healthz during ${name}'s syncs: ${health.length} probes, p50 ${fmt(percentile(health, 50))} ms, p99 ${fmt(percentile(health, 99))} ms, max ${fmt(Math.max(...health))} ms (target p99 < 50 ms)`,
     );
+    console.log(`RSS after the sync: ${name} ${ours.map((entry) => entry.rss).join(', ')}`);
   }
-  const health = ours.flatMap((entry) => entry.healthz);
-  console.log(
-    `/healthz during agentpost's syncs: ${health.length} probes, p50 ${fmt(percentile(health, 50))} ms, p99 ${fmt(percentile(health, 99))} ms, max ${fmt(Math.max(...health))} ms (target p99 < 50 ms)`,
-  );
-  console.log(
-    `RSS after the sync: agentpost ${ours.map((entry) => entry.rss).join(', ')}; Dovecot ${theirs.map((entry) => entry.rss).join(', ') || 'skipped'}`,
-  );
+  console.log(`RSS after the sync: Dovecot ${theirs.map((entry) => entry.rss).join(', ') || 'skipped'}`);
 };
 
 const main = async (): Promise<void> => {
@@ -228,16 +230,20 @@ const main = async (): Promise<void> => {
   const teardowns: (() => unknown)[] = [];
   const servers: Server[] = [];
   try {
-    const agentpost = await startAgentpost('agentpost');
-    teardowns.push(() => agentpost.stop());
-    servers.push({
-      name: 'agentpost',
-      port: agentpost.imapPort,
-      login: `LOGIN "${agentpost.address}" "${agentpost.apiKey}"`,
-      baseUrl: agentpost.baseUrl,
-      rss: () => ((rss) => `${fmt(rss.now, 0)} MB (anonymous ${fmt(rss.anonymous, 0)}, file ${fmt(rss.file, 0)})`)(rssMb(agentpost.pid)),
-      cpu: () => cpuMs(agentpost.pid),
-    });
+    // --tree NAME=DIR (repeatable): agentpost from other source trees too, in the same run.
+    const trees = stringArgs('tree').map((spec): [string, string] => [`agentpost ${spec.split('=')[0]}`, spec.slice(spec.indexOf('=') + 1)]);
+    for (const [name, tree] of [['agentpost', undefined] as const, ...trees]) {
+      const agentpost = await startAgentpost(name, { tree });
+      teardowns.push(() => agentpost.stop());
+      servers.push({
+        name,
+        port: agentpost.imapPort,
+        login: `LOGIN "${agentpost.address}" "${agentpost.apiKey}"`,
+        baseUrl: agentpost.baseUrl,
+        rss: () => ((rss) => `${fmt(rss.now, 0)} MB (anonymous ${fmt(rss.anonymous, 0)}, file ${fmt(rss.file, 0)})`)(rssMb(agentpost.pid)),
+        cpu: () => cpuMs(agentpost.pid),
+      });
+    }
     const dovecot = hasFlag('no-dovecot') ? { skip: '--no-dovecot' } : await startDovecot({ teardown: (fn: () => unknown) => teardowns.push(fn) } as never);
     if ('skip' in dovecot) console.log(`Dovecot skipped: ${dovecot.skip}`);
     else {

@@ -39,7 +39,7 @@ import { signedBySender, startAgentpost, startPostfixTarget, startSink, type Age
 import { holdIdleImap } from './imap-idle.js';
 import { threading } from './ingest-threading.js';
 import { treesPart } from './ingest-trees.js';
-import { argValue, fmt, messageOfSize, percentile, prng, tempDir, vocabulary } from './lib.js';
+import { argValue, fmt, messageOfSize, percentile, prng, stringArgs, tempDir, vocabulary } from './lib.js';
 import { postfixInstalled, postfixVersion } from './postfix.js';
 import { cpuMs, rssMb, sampleRss } from './proc.js';
 import { dataPayload, holdIdleSmtp, refusesEarlyTalker, runLoad, type Load } from './smtp-load.js';
@@ -55,9 +55,6 @@ const stringArg = (name: string): string | undefined => {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? process.argv[index + 1] : undefined;
 };
-/** Every value of a flag given more than once (`--tree a=DIR --tree b=DIR`). */
-const stringArgs = (name: string): string[] =>
-  process.argv.flatMap((arg, index) => (arg === `--${name}` && index + 1 < process.argv.length ? [process.argv[index + 1]] : []));
 const executable = stringArg('executable');
 const parts = new Set((stringArg('only') ?? 'rates,tls,connections,memory,threading,domains').split(','));
 const mxDefaultPause = defaultConfig().smtp.greetingDelayMs;

@@ -11,6 +11,10 @@ export const argValue = (name: string, fallback: number): number => {
   return value;
 };
 
+/** Every value of a flag given more than once (`--tree a=DIR --tree b=DIR`). */
+export const stringArgs = (name: string): string[] =>
+  process.argv.flatMap((arg, index) => (arg === `--${name}` && index + 1 < process.argv.length ? [process.argv[index + 1]] : []));
+
 export const hasFlag = (name: string): boolean => process.argv.includes(`--${name}`);
 
 export const tempDir = (prefix: string): { path: string; remove: () => void } => {
