@@ -104,15 +104,27 @@ const markSeen = (session: ImapSession, view: SelectedView, rows: FetchRow[]): S
   return new Set(byUid.keys());
 };
 
-/** Response bytes of one step: text runs as latin1 (one byte per character), stored bytes and literal data as they are, joined once. */
+/**
+ * Stored bytes at least this long go to the socket as they are (one more buffer of a gathered
+ * write); shorter ones are joined with the text around them. Copying a body into one joined
+ * buffer costs more than the memory copy: the new buffer's pages are faulted in too.
+ */
+const PASS_THROUGH_BYTES = 2048;
+
+/**
+ * Response bytes of one step: text runs as latin1 (one byte per character), joined with short
+ * stored bytes into runs; long stored bytes and literal data are kept as they are.
+ */
 class ResponseText {
   private readonly parts: Buffer[] = [];
+  /** Short pieces not yet joined into a run. */
+  private readonly run: Buffer[] = [];
   private text = '';
-  /** Bytes in `parts`, the text not yet counted. */
-  private partBytes = 0;
+  /** Bytes in `parts` and `run`, the text not yet counted. */
+  private counted = 0;
 
   get size(): number {
-    return this.partBytes + this.text.length;
+    return this.counted + this.text.length;
   }
 
   add(text: string): void {
@@ -120,9 +132,14 @@ class ResponseText {
   }
 
   bytes(bytes: Buffer): void {
-    this.textToParts();
+    this.textToRun();
+    this.counted += bytes.length;
+    if (bytes.length < PASS_THROUGH_BYTES) {
+      this.run.push(bytes);
+      return;
+    }
+    this.joinRun();
     this.parts.push(bytes);
-    this.partBytes += bytes.length;
   }
 
   data(bytes: Buffer): void {
@@ -131,16 +148,23 @@ class ResponseText {
   }
 
   take(): Chunk[] {
-    this.textToParts();
-    this.partBytes = 0;
-    return [Buffer.concat(this.parts.splice(0))];
+    this.textToRun();
+    this.joinRun();
+    this.counted = 0;
+    return this.parts.splice(0);
   }
 
-  private textToParts(): void {
+  private textToRun(): void {
     if (this.text === '') return;
-    this.parts.push(Buffer.from(this.text, 'latin1'));
-    this.partBytes += this.text.length;
+    this.run.push(Buffer.from(this.text, 'latin1'));
+    this.counted += this.text.length;
     this.text = '';
+  }
+
+  private joinRun(): void {
+    if (this.run.length === 0) return;
+    this.parts.push(this.run.length === 1 ? this.run[0] : Buffer.concat(this.run));
+    this.run.length = 0;
   }
 }
 
