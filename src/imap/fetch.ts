@@ -1,4 +1,4 @@
-import { performance } from 'node:perf_hooks';
+import { type PaceOptions, pacedSteps } from '../core/paced-steps.js';
 import { bodyStructureValue, wireString } from '../mime/imap-notation.js';
 import { toCrlf } from '../mime/crlf.js';
 import type { FetchRow } from '../services/imap/session.js';
@@ -10,16 +10,10 @@ import type { ImapSession } from './session.js';
 import type { SelectedView } from './view.js';
 
 /**
- * Messages per step: one read of their rows, then the event loop runs other work. A step is
- * sized to take about STEP_MS: the same rows cost several times more in a process that has
- * just started (code not yet optimized, pages not yet mapped) than later, so a fixed count
- * either holds other sessions up on the first sync or wastes turns on the next ones.
+ * Steps of about 8 ms (src/core/paced-steps.ts); at most 500 messages, which with raw bytes
+ * of up to 64 KB each (src/services/imap/mail.ts) is 32 MB.
  */
-const STEP_MS = 8;
-const FIRST_STEP = 100;
-const MIN_STEP = 25;
-/** The most rows a step reads: with raw bytes up to 64 KB each (src/services/imap/mail.ts), 32 MB. */
-const MAX_STEP = 500;
+const STEPS: PaceOptions = { first: 100, min: 25, max: 500, targetMs: 8 };
 
 /**
  * Response bytes after which a step hands what it has built to the socket before going on.
@@ -59,18 +53,13 @@ export const fetchMessages = async (
     withModseq: options.changedSince !== undefined || items.some((item) => item.kind === 'modseq'),
     others: items.filter((item) => item.kind !== 'uid' && item.kind !== 'flags' && item.kind !== 'modseq'),
   };
-  let size = FIRST_STEP;
-  for (let start = 0; start < uids.length; ) {
-    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const began = performance.now();
-    const step = uids.slice(start, start + size);
-    start += step.length;
+  await pacedSteps(uids, STEPS, async (step) => {
     let rows = session.services.imapMail.fetchRows(view.folder, step, wire, withRaw);
     if (options.changedSince !== undefined) rows = rows.filter((row) => row.modseq > (options.changedSince as number));
     const seen = marksSeen ? markSeen(session, view, rows) : new Set<number>();
     const out = new ResponseText();
     for (const row of rows) {
-      if (session.state === 'logout') return;
+      if (session.state === 'logout') return false;
       // Items answered from the row go out without a turn of the event loop; only a body
       // section or a message stored before its structure waits for a read or a parse.
       const pending = respond(session, view, row, plan, seen.has(row.uid), out);
@@ -79,14 +68,9 @@ export const fetchMessages = async (
       // held; the write at the step's end waits for the socket to drain.
       if (out.size >= FLUSH_BYTES) void session.output.write(out.take());
     }
-    size = nextStepSize(size, performance.now() - began);
     await session.output.write(out.take());
-  }
+  });
 };
-
-/** The next step's size, scaled so it takes about STEP_MS if this one's pace holds. */
-const nextStepSize = (size: number, elapsedMs: number): number =>
-  Math.max(MIN_STEP, Math.min(MAX_STEP, Math.round((size * STEP_MS) / Math.max(elapsedMs, 0.1))));
 
 /** A non-PEEK body fetch on a read-write selection sets \Seen (RFC 3501 section 6.4.5) and reports the new FLAGS. */
 const markSeen = (session: ImapSession, view: SelectedView, rows: FetchRow[]): Set<number> => {

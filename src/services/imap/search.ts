@@ -7,6 +7,7 @@ import type { SearchTextRow } from '../../store/imap-rows.js';
 import type { Store } from '../../store/index.js';
 import type { MessageBodyService } from '../mail/bodies.js';
 import { rowsOf, type SystemFlag } from '../mail/message-ops.js';
+import { type PaceOptions, pacedSteps } from '../../core/paced-steps.js';
 import { type Candidate, DAY_MS, fromCut, isAscii, matches } from './search-match.js';
 
 /** RFC 3501 section 6.4.4 search keys (and RFC 7162's MODSEQ), with sequence sets already resolved to UIDs. */
@@ -30,14 +31,14 @@ export type SearchKey =
   | { kind: 'size'; op: 'larger' | 'smaller'; bytes: number }
   | { kind: 'modseq'; modseq: number };
 
-/** Messages looked at per step; the event loop runs other work between steps. */
-const CHUNK = 500;
+/** Steps of about 8 ms (src/core/paced-steps.ts), at most 500 messages; the event loop runs other work between them. */
+const STEPS: PaceOptions = { first: 100, min: 25, max: 500, targetMs: 8 };
 /** A header longer than this is searched in its first this many bytes. */
 const HEADER_MAX_BYTES = 64 * 1024;
 /**
  * SEARCH over a folder (RFC 3501 section 6.4.4): flags, dates and sizes from the rows; the
  * strings of TEXT, BODY and HEADER as case-insensitive substrings, as the RFC defines them,
- * of the decoded text and header that ingest stored. Chunked, so a folder of many thousands
+ * of the decoded text and header that ingest stored. In steps, so a folder of many thousands
  * of messages never holds the event loop for long.
  */
 export const searchFolder = async (
@@ -56,15 +57,14 @@ export const searchFolder = async (
   const fields = needs || fieldsNeeded(key);
   const inRaw = needs && textStringsOf(key).every(searchableInRaw);
   const found: number[] = [];
-  for (let start = 0; start < sorted.length; start += CHUNK) {
-    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const chunk = sorted.slice(start, start + CHUNK);
+  await pacedSteps(sorted, STEPS, async (chunk) => {
     const candidates: Candidate[] = fields
       ? rowsOf(chunk, (low, high) => store.imap.searchFieldsBetween(folder.id, low, high)).map((row) => ({ row, fields: row, recent: recent.has(row.uid) }))
       : rowsOf(chunk, (low, high) => store.imap.datesBetween(folder.id, low, high)).map((row) => ({ row, recent: recent.has(row.uid) }));
     if (needs) await addTexts(store, bodies, folder, chunk, candidates, inRaw);
     for (const candidate of candidates) if (matches(candidate, key)) found.push(candidate.row.uid);
-  }
+    return true;
+  });
   return found;
 };
 
