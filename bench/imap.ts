@@ -113,7 +113,14 @@ const probeHealth = (baseUrl: string) => {
     worker.once('message', resolve);
     worker.once('error', reject);
   });
-  return { stop: async () => (worker.postMessage('stop'), await samples) };
+  // Terminated once it has answered: its keep-alive connection would hold the process open.
+  const stop = async () => {
+    worker.postMessage('stop');
+    const answer = await samples;
+    await worker.terminate();
+    return answer;
+  };
+  return { stop };
 };
 
 interface Operation {
