@@ -65,8 +65,9 @@ export const fetchMessages = async (
       const pending = respond(session, view, row, plan, seen.has(row.uid), out);
       if (pending) await pending;
       // Not awaited: the step's rows are in memory already, so writing on does not grow what is
-      // held; the write at the step's end waits for the socket to drain.
-      if (out.size >= FLUSH_BYTES) void session.output.write(out.take());
+      // held; the write at the step's end waits for the socket to drain, and meets any failure
+      // this one would (a closed socket), so this one's is not reported twice.
+      if (out.size >= FLUSH_BYTES) session.output.write(out.take()).catch(() => undefined);
     }
     await session.output.write(out.take());
   });
