@@ -18,6 +18,12 @@ export interface PaceOptions {
   now?: () => number;
 }
 
+/**
+ * What IMAP's FETCH, STORE and SEARCH take: steps of about 8 ms, at most 500 messages (with raw
+ * bytes of up to 64 KB each, src/services/imap/mail.ts, a FETCH step holds at most 32 MB).
+ */
+export const MESSAGE_STEPS: PaceOptions = { first: 100, min: 25, max: 500, targetMs: 8 };
+
 /** Calls `step` on consecutive slices of `items` until all are done or it returns false. */
 export const pacedSteps = async <T>(
   items: readonly T[],

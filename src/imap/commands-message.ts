@@ -1,3 +1,4 @@
+import { MESSAGE_STEPS, pacedSteps } from '../core/paced-steps.js';
 import type { FlagChange } from '../services/mail/message-ops.js';
 import { moveOrCopy } from './commands-copy.js';
 import { expunge } from './commands-select.js';
@@ -80,26 +81,33 @@ const store = async (session: ImapSession, args: Token[], byUid: boolean): Promi
     rest[1].type === 'list' ? rest[1].items : rest.slice(1),
   );
   if (view.readOnly) return 'NO [READ-ONLY] the folder was opened with EXAMINE';
-  const result = session.services.imapMail.setFlags(session.requireIdentity(), view.folder, uids, change, unchangedSince);
-  for (const changed of result.changed) view.ownChange(changed.modseq);
   const silent = item[2] !== undefined;
-  const changed = new Set(result.changed.map((row) => row.uid));
-  const lines: string[] = [];
-  for (const row of result.current) {
-    if (result.modified.includes(row.uid)) continue;
-    // With CONDSTORE on, a .SILENT STORE still tells the client each new MODSEQ (RFC 7162 section 3.1.3).
-    if (silent && !(session.condstore && changed.has(row.uid))) continue;
-    const parts = [
-      ...(byUid ? [`UID ${row.uid}`] : []),
-      ...(silent ? [] : [`FLAGS ${flagsText(row.flags, view.recent.has(row.uid))}`]),
-      ...(session.condstore ? [`MODSEQ (${row.modseq})`] : []),
-    ];
-    lines.push(`* ${view.sequenceOf(row.uid)} FETCH (${parts.join(' ')})\r\n`);
-    if (lines.length >= 256) await session.output.write(lines.splice(0));
-  }
-  if (lines.length > 0) await session.output.write(lines);
-  if (result.modified.length > 0) {
-    const numbers = byUid ? result.modified : result.modified.map((uid) => view.sequenceOf(uid));
+  const modified: number[] = [];
+  // In steps, each its own transaction: STORE 1:* of a large folder would otherwise hold
+  // every other session for the whole of it. RFC 3501 does not make a STORE atomic, and
+  // RFC 7162 gives each changed message a mod-sequence of its own.
+  await pacedSteps(uids, MESSAGE_STEPS, async (step) => {
+    const result = session.services.imapMail.setFlags(session.requireIdentity(), view.folder, step, change, unchangedSince);
+    for (const changed of result.changed) view.ownChange(changed.modseq);
+    modified.push(...result.modified);
+    const [skipped, changed] = [new Set(result.modified), new Set(result.changed.map((row) => row.uid))];
+    const lines: string[] = [];
+    for (const row of result.current) {
+      if (skipped.has(row.uid)) continue;
+      // With CONDSTORE on, a .SILENT STORE still tells the client each new MODSEQ (RFC 7162 section 3.1.3).
+      if (silent && !(session.condstore && changed.has(row.uid))) continue;
+      const parts = [
+        ...(byUid ? [`UID ${row.uid}`] : []),
+        ...(silent ? [] : [`FLAGS ${flagsText(row.flags, view.recent.has(row.uid))}`]),
+        ...(session.condstore ? [`MODSEQ (${row.modseq})`] : []),
+      ];
+      lines.push(`* ${view.sequenceOf(row.uid)} FETCH (${parts.join(' ')})\r\n`);
+    }
+    if (lines.length > 0) await session.output.write(lines);
+    return true;
+  });
+  if (modified.length > 0) {
+    const numbers = byUid ? modified : modified.map((uid) => view.sequenceOf(uid));
     return `OK [MODIFIED ${uidSetText(numbers.sort((a, b) => a - b))}] some messages changed since UNCHANGEDSINCE`;
   }
   return 'OK STORE completed';

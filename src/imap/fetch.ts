@@ -1,4 +1,4 @@
-import { type PaceOptions, pacedSteps } from '../core/paced-steps.js';
+import { MESSAGE_STEPS, pacedSteps } from '../core/paced-steps.js';
 import { bodyStructureValue, wireString } from '../mime/imap-notation.js';
 import { toCrlf } from '../mime/crlf.js';
 import type { FetchRow } from '../services/imap/session.js';
@@ -8,12 +8,6 @@ import { imapDateTime, type Chunk } from './format.js';
 import { sectionBytes } from './sections.js';
 import type { ImapSession } from './session.js';
 import type { SelectedView } from './view.js';
-
-/**
- * Steps of about 8 ms (src/core/paced-steps.ts); at most 500 messages, which with raw bytes
- * of up to 64 KB each (src/services/imap/mail.ts) is 32 MB.
- */
-const STEPS: PaceOptions = { first: 100, min: 25, max: 500, targetMs: 8 };
 
 /**
  * Response bytes after which a step hands what it has built to the socket before going on.
@@ -53,7 +47,7 @@ export const fetchMessages = async (
     withModseq: options.changedSince !== undefined || items.some((item) => item.kind === 'modseq'),
     others: items.filter((item) => item.kind !== 'uid' && item.kind !== 'flags' && item.kind !== 'modseq'),
   };
-  await pacedSteps(uids, STEPS, async (step) => {
+  await pacedSteps(uids, MESSAGE_STEPS, async (step) => {
     let rows = session.services.imapMail.fetchRows(view.folder, step, wire, withRaw);
     if (options.changedSince !== undefined) rows = rows.filter((row) => row.modseq > (options.changedSince as number));
     const seen = marksSeen ? markSeen(session, view, rows) : new Set<number>();

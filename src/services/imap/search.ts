@@ -7,7 +7,7 @@ import type { SearchTextRow } from '../../store/imap-rows.js';
 import type { Store } from '../../store/index.js';
 import type { MessageBodyService } from '../mail/bodies.js';
 import { rowsOf, type SystemFlag } from '../mail/message-ops.js';
-import { type PaceOptions, pacedSteps } from '../../core/paced-steps.js';
+import { MESSAGE_STEPS, pacedSteps } from '../../core/paced-steps.js';
 import { type Candidate, DAY_MS, fromCut, isAscii, matches } from './search-match.js';
 
 /** RFC 3501 section 6.4.4 search keys (and RFC 7162's MODSEQ), with sequence sets already resolved to UIDs. */
@@ -31,8 +31,6 @@ export type SearchKey =
   | { kind: 'size'; op: 'larger' | 'smaller'; bytes: number }
   | { kind: 'modseq'; modseq: number };
 
-/** Steps of about 8 ms (src/core/paced-steps.ts), at most 500 messages; the event loop runs other work between them. */
-const STEPS: PaceOptions = { first: 100, min: 25, max: 500, targetMs: 8 };
 /** A header longer than this is searched in its first this many bytes. */
 const HEADER_MAX_BYTES = 64 * 1024;
 /**
@@ -57,7 +55,7 @@ export const searchFolder = async (
   const fields = needs || fieldsNeeded(key);
   const inRaw = needs && textStringsOf(key).every(searchableInRaw);
   const found: number[] = [];
-  await pacedSteps(sorted, STEPS, async (chunk) => {
+  await pacedSteps(sorted, MESSAGE_STEPS, async (chunk) => {
     const candidates: Candidate[] = fields
       ? rowsOf(chunk, (low, high) => store.imap.searchFieldsBetween(folder.id, low, high)).map((row) => ({ row, fields: row, recent: recent.has(row.uid) }))
       : rowsOf(chunk, (low, high) => store.imap.datesBetween(folder.id, low, high)).map((row) => ({ row, recent: recent.has(row.uid) }));
