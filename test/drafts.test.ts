@@ -241,3 +241,29 @@ t.test('the Drafts folder over IMAP: copies appear, change and go; a selected se
     "the Sent copy is the send's",
   );
 });
+
+t.test("a Drafts folder deleted and made again: a draft never removes the new folder's message with its old UID (RFC 3501 2.3.1.1)", async (t) => {
+  const app = await startApp(t);
+  const { agent, draftKey } = await setup(app);
+  const draft = (await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', subject: 'kept', text: 'x' } })).body;
+  t.equal(draft.draftsUid, '1');
+  const raw = await rawImap(t, app.imapPort);
+  raw.send(`a1 LOGIN ${agent.email} ${agent.apiKey}\r\na2 DELETE Drafts\r\n`);
+  t.match(await raw.read(/^a2 /m), /^a2 OK/m);
+  const mine = 'From: me@example.org\r\nSubject: a client draft\r\n\r\nmine\r\n';
+  raw.send(`a3 APPEND Drafts {${mine.length}+}\r\n${mine}\r\n`);
+  t.match(await raw.read(/^a3 /m), /^a3 OK \[APPENDUID \d+ 1\]/m, 'the new Drafts numbers from 1 again');
+  t.equal((await app.api('PATCH', `/api/v1/agent/drafts/${draft.id}`, { key: draftKey, body: { subject: 'kept, changed' } })).status, 200);
+  const drafts = await app.api('GET', '/api/v1/agent/inbox?folder=Drafts', { key: agent.apiKey });
+  t.same(
+    drafts.body.emails.map((email: { subject: string }) => email.subject).sort(),
+    ['a client draft', 'kept, changed'],
+    "the client's message is still there",
+  );
+  t.equal((await app.api('DELETE', `/api/v1/agent/drafts/${draft.id}`, { key: draftKey })).status, 200);
+  t.same(
+    (await app.api('GET', '/api/v1/agent/inbox?folder=Drafts', { key: agent.apiKey })).body.emails.map((email: { subject: string }) => email.subject),
+    ['a client draft'],
+    'deleting the draft removes its own copy, and only that',
+  );
+});

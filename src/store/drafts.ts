@@ -12,6 +12,8 @@ export interface DraftRecord {
   recipientCount: number;
   status: DraftStatus;
   folderUid: number | null;
+  /** The UIDVALIDITY of the Drafts folder the copy went into; null for drafts from before migration 73. */
+  folderUidValidity: number | null;
   createdAt: number;
   updatedAt: number;
   decidedBy: string | null;
@@ -29,6 +31,7 @@ export interface DraftPageQuery {
 
 const columns = (t: string): string => `${t}.seq, ${t}.id, ${t}.account_id AS accountId, ${t}.key_id AS keyId,
   ${t}.request_json AS requestJson, ${t}.subject, ${t}.recipient_count AS recipientCount, ${t}.status, ${t}.folder_uid AS folderUid,
+  ${t}.folder_uid_validity AS folderUidValidity,
   ${t}.created_at AS createdAt, ${t}.updated_at AS updatedAt, ${t}.decided_by AS decidedBy, ${t}.decided_at AS decidedAt,
   ${t}.reason, ${t}.submission_id AS submissionId`;
 const COLUMNS = columns('drafts');
@@ -37,8 +40,8 @@ const COLUMNS = columns('drafts');
 export class DraftRepo extends Repo {
   insert(draft: Omit<DraftRecord, 'seq' | 'decidedBy' | 'decidedAt' | 'reason' | 'submissionId'>): void {
     this.sql(
-      `INSERT INTO drafts (id, account_id, key_id, request_json, subject, recipient_count, status, folder_uid, created_at, updated_at)
-       VALUES (@id, @accountId, @keyId, @requestJson, @subject, @recipientCount, @status, @folderUid, @createdAt, @updatedAt)`,
+      `INSERT INTO drafts (id, account_id, key_id, request_json, subject, recipient_count, status, folder_uid, folder_uid_validity, created_at, updated_at)
+       VALUES (@id, @accountId, @keyId, @requestJson, @subject, @recipientCount, @status, @folderUid, @folderUidValidity, @createdAt, @updatedAt)`,
     ).run(draft);
   }
 
@@ -70,11 +73,14 @@ export class DraftRepo extends Repo {
   }
 
   /** A pending draft's new content; false when it is no longer pending. */
-  update(id: string, fields: { requestJson: string; subject: string; recipientCount: number; folderUid: number | null; updatedAt: number }): boolean {
+  update(
+    id: string,
+    fields: { requestJson: string; subject: string; recipientCount: number; folderUid: number | null; folderUidValidity: number | null; updatedAt: number },
+  ): boolean {
     return (
       this.sql(
         `UPDATE drafts SET request_json = @requestJson, subject = @subject, recipient_count = @recipientCount,
-         folder_uid = @folderUid, updated_at = @updatedAt WHERE id = @id AND status = 'pending'`,
+         folder_uid = @folderUid, folder_uid_validity = @folderUidValidity, updated_at = @updatedAt WHERE id = @id AND status = 'pending'`,
       ).run({ id, ...fields }).changes === 1
     );
   }
@@ -89,7 +95,8 @@ export class DraftRepo extends Repo {
       decidedAt?: number | null;
       reason?: string | null;
       submissionId?: string | null;
-      folderUid?: number | null;
+      /** null: the copy in Drafts is gone (sent or rejected). */
+      folderUid?: null;
       updatedAt: number;
     },
   ): boolean {
@@ -100,7 +107,8 @@ export class DraftRepo extends Repo {
          decided_at = CASE WHEN @setDecided THEN @decidedAt ELSE decided_at END,
          reason = CASE WHEN @setReason THEN @reason ELSE reason END,
          submission_id = coalesce(@submissionId, submission_id),
-         folder_uid = CASE WHEN @setFolder THEN @folderUid ELSE folder_uid END
+         folder_uid = CASE WHEN @setFolder THEN @folderUid ELSE folder_uid END,
+         folder_uid_validity = CASE WHEN @setFolder THEN NULL ELSE folder_uid_validity END
        WHERE id = @id AND status IN (SELECT value FROM json_each(@from))`,
       ).run({
         id,

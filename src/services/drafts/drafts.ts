@@ -60,7 +60,7 @@ export class DraftService {
         subject: prepared.subject,
         recipientCount: prepared.recipientCount,
         status: 'pending',
-        folderUid: this.storeCopy(principal.accountId, prepared),
+        ...this.storeCopy(principal.accountId, prepared),
         createdAt: now,
         updatedAt: now,
       });
@@ -109,7 +109,7 @@ export class DraftService {
         requestJson: JSON.stringify(prepared.request),
         subject: prepared.subject,
         recipientCount: prepared.recipientCount,
-        folderUid: this.storeCopy(record.accountId, prepared),
+        ...this.storeCopy(record.accountId, prepared),
         updatedAt: now,
       });
     });
@@ -139,7 +139,7 @@ export class DraftService {
   /** Drops the draft's copy from the Drafts folder (IMAP sessions see an EXPUNGE); inside the caller's transaction. */
   removeCopy(record: DraftRecord): void {
     if (record.folderUid === null) return;
-    this.mailbox.remove(this.mailbox.mailboxOfAccount(record.accountId), DRAFTS, record.folderUid);
+    this.mailbox.remove(this.mailbox.mailboxOfAccount(record.accountId), DRAFTS, record.folderUid, record.folderUidValidity);
   }
 
   /** Validated as a send would be (400, 403 for a foreign from, 413), then composed for the Drafts copy. */
@@ -158,10 +158,11 @@ export class DraftService {
   }
 
   /** Inside the caller's transaction: the copy in Drafts (made on first use), seen, as a mail client keeps it. */
-  private storeCopy(accountId: string, prepared: Prepared): number {
+  private storeCopy(accountId: string, prepared: Prepared): { folderUid: number; folderUidValidity: number } {
     const mailbox = this.mailbox.mailboxOfAccount(accountId);
     this.mailbox.ensureFolder(mailbox, DRAFTS);
-    return this.mailbox.append(mailbox, DRAFTS, prepared.copy, prepared.parsed, { seen: true }).uid;
+    const { uid, uidValidity } = this.mailbox.append(mailbox, DRAFTS, prepared.copy, prepared.parsed, { seen: true });
+    return { folderUid: uid, folderUidValidity: uidValidity };
   }
 
   /** A draft of this account that this key may see; another key's draft is 404 to a mail:draft key. */

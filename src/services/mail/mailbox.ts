@@ -186,9 +186,12 @@ export class MailboxService {
    * Removes one message; inside the caller's transaction. IMAP sessions of the mailbox hear
    * of it after the commit (RFC 3501 section 7.4.1 EXPUNGE). False when it was not there.
    */
-  remove(mailbox: MailboxRecord, folderName: string, uid: number): boolean {
+  remove(mailbox: MailboxRecord, folderName: string, uid: number, uidValidity: number | null = null): boolean {
     const folder = this.store.folders.byName(mailbox.id, canonicalFolderName(folderName));
-    return folder !== null && this.ops.expunge(mailbox, folder, [uid]).length > 0;
+    // A UID names a message only within its UIDVALIDITY (RFC 3501 section 2.3.1.1): a folder
+    // deleted and made again numbers from 1 again. null: not known (kept from before).
+    if (folder === null || (uidValidity !== null && folder.uidValidity !== uidValidity)) return false;
+    return this.ops.expunge(mailbox, folder, [uid]).length > 0;
   }
 
   async list(principal: Principal, query: ListQuery): Promise<InboxView> {

@@ -27,6 +27,7 @@ import { domains } from './060_domains.js';
 import { payments } from './070_payments.js';
 import { invoiceScan } from './071_invoice_scan.js';
 import { rankSamples } from './072_rank_samples.js';
+import { draftCopyValidity } from './073_draft_copy_validity.js';
 
 export interface Migration {
   version: number;
@@ -65,4 +66,5 @@ export const MIGRATIONS: readonly Migration[] = [
   payments,
   invoiceScan,
   rankSamples,
+  draftCopyValidity,
 ];
