@@ -36,8 +36,8 @@ interface Server {
   rss(): string;
   /** CPU the server has used so far (all its threads and processes), in ms. */
   cpu(): number;
-  /** agentpost's HTTP listener, probed during the sync. */
-  baseUrl?: string;
+  /** agentpost's /healthz, probed during the sync. */
+  probe?: HealthProbe;
 }
 
 /** An IMAP date-time (RFC 3501 section 9, date-time) `minutes` after 1 March 2026. */
@@ -87,41 +87,58 @@ const fill = async (server: Server, mail: Buffer[]): Promise<number> => {
 };
 
 /**
- * /healthz one request at a time, 10 ms apart, until stopped; the latencies in ms. The probe
- * runs on a thread of its own: on the bench's main thread it would also wait for the IMAP
- * client parsing the server's answer, and count that against the server.
+ * /healthz one request at a time, 10 ms apart, between start() and stop(); the latencies in ms.
+ * The probe runs on a thread of its own, made and warmed once per server: on the bench's main
+ * thread it would also wait for the IMAP client parsing the server's answer, and a thread made
+ * per round would count its own start (loading fetch, the first connection) against the server.
  */
-const probeHealth = (baseUrl: string) => {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-     let running = true;
-     const samples = [];
-     parentPort.on('message', () => { running = false; });
-     (async () => {
-       while (running) {
+class HealthProbe {
+  private constructor(private readonly worker: Worker) {}
+
+  static async open(baseUrl: string): Promise<HealthProbe> {
+    const worker = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const probe = async () => {
          const started = performance.now();
          const response = await fetch(workerData + '/healthz', { headers: { 'user-agent': 'agentpost-bench/1.0' } });
          await response.arrayBuffer();
-         samples.push(performance.now() - started);
-         await new Promise((resolve) => setTimeout(resolve, 10));
-       }
-       parentPort.postMessage(samples);
-     })();`,
-    { eval: true, workerData: baseUrl },
-  );
-  const samples = new Promise<number[]>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  // Terminated once it has answered: its keep-alive connection would hold the process open.
-  const stop = async () => {
-    worker.postMessage('stop');
-    const answer = await samples;
-    await worker.terminate();
-    return answer;
-  };
-  return { stop };
-};
+         return performance.now() - started;
+       };
+       let running = false;
+       parentPort.on('message', async (command) => {
+         if (command === 'stop') return void (running = false);
+         running = true;
+         const samples = [];
+         while (running) {
+           samples.push(await probe());
+           await new Promise((resolve) => setTimeout(resolve, 10));
+         }
+         parentPort.postMessage(samples);
+       });
+       probe().then(() => parentPort.postMessage('ready'));`,
+      { eval: true, workerData: baseUrl },
+    );
+    await new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    return new HealthProbe(worker);
+  }
+
+  start(): void {
+    this.worker.postMessage('start');
+  }
+
+  stop(): Promise<number[]> {
+    const samples = new Promise<number[]>((resolve) => this.worker.once('message', resolve));
+    this.worker.postMessage('stop');
+    return samples;
+  }
+
+  close(): Promise<number> {
+    return this.worker.terminate();
+  }
+}
 
 interface Operation {
   label: string;
@@ -187,7 +204,8 @@ const round = async (server: Server, ops: Operation[]): Promise<Round> => {
   let healthz: number[] = [];
   let rss = '';
   for (const [index, op] of ops.entries()) {
-    const probe = index === 0 && server.baseUrl ? probeHealth(server.baseUrl) : null;
+    const probe = index === 0 ? server.probe : undefined;
+    probe?.start();
     const [started, cpuBefore] = [performance.now(), server.cpu()];
     const answer = await op.run(client);
     seconds.push((performance.now() - started) / 1000);
@@ -242,11 +260,13 @@ const main = async (): Promise<void> => {
     for (const [name, tree] of [['agentpost', undefined] as const, ...trees]) {
       const agentpost = await startAgentpost(name, { tree });
       teardowns.push(() => agentpost.stop());
+      const probe = await HealthProbe.open(agentpost.baseUrl);
+      teardowns.push(() => probe.close());
       servers.push({
         name,
         port: agentpost.imapPort,
         login: `LOGIN "${agentpost.address}" "${agentpost.apiKey}"`,
-        baseUrl: agentpost.baseUrl,
+        probe,
         rss: () => ((rss) => `${fmt(rss.now, 0)} MB (anonymous ${fmt(rss.anonymous, 0)}, file ${fmt(rss.file, 0)})`)(rssMb(agentpost.pid)),
         cpu: () => cpuMs(agentpost.pid),
       });
