@@ -135,8 +135,8 @@ export const fetchRowOf = ([
   modseq,
   size,
   receivedAt,
-  envelopeWire: wire && wire.subarray(0, envelopeLength ?? 0),
-  structureWire: wire && wire.subarray(envelopeLength ?? 0),
+  envelopeWire: wire ? wire.subarray(0, envelopeLength ?? 0) : null,
+  structureWire: wire ? wire.subarray(envelopeLength ?? 0) : null,
   ...(raw !== null && { raw }),
 });
 
