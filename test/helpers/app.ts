@@ -9,12 +9,10 @@ import { createLogger, type Logger } from '../../src/core/logger.js';
 import { createApp, type App } from '../../src/main.js';
 import type { ParseWorkerFactory } from '../../src/workers/threads/parse-pool.js';
 import type { AuthWorkerFactory } from '../../src/workers/threads/auth-thread-client.js';
-import { sourceAuthWorker } from '../../src/workers/threads/auth-thread-source.js';
-import { sourceParseWorker } from '../../src/workers/threads/parse-thread-source.js';
-import { sourceSearchWorker } from '../../src/workers/threads/search-thread-source.js';
 import type { SearchWorkerFactory } from '../../src/workers/threads/search-writer-thread.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { assertMatchesOpenApi } from './openapi.js';
+import { bundledThreads } from './threads.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -87,6 +85,7 @@ export const startApp = async (
       overrides,
     ),
   });
+  const threads = await bundledThreads();
   const app = createApp(config, {
     clock: options.clock,
     dns: options.dns,
@@ -97,10 +96,11 @@ export const startApp = async (
     tlsPollMs: options.tlsPollMs,
     mtaStsPort: options.mtaStsPort,
     rankSampleSpacing: options.rankSampleSpacing,
-    // The real parse threads, as bin/main.ts starts them (smtp.parseThreads decides how many).
-    parseWorker: options.parseWorker ?? sourceParseWorker,
-    searchWorker: options.searchWorker === null ? undefined : (options.searchWorker ?? sourceSearchWorker),
-    authWorker: options.authWorker ?? sourceAuthWorker,
+    // The real threads' code, as bin/main.ts starts it (smtp.parseThreads decides how many parse
+    // threads), bundled once per process so that no thread loads tsx (./threads.ts).
+    parseWorker: options.parseWorker ?? threads.parseWorker,
+    searchWorker: options.searchWorker === null ? undefined : (options.searchWorker ?? threads.searchWorker),
+    authWorker: options.authWorker ?? threads.authWorker,
   });
   await app.start();
   t.teardown(() => app.stop());
