@@ -12,6 +12,7 @@ import type { AuthWorkerFactory } from '../../src/workers/threads/auth-thread-cl
 import type { SearchWorkerFactory } from '../../src/workers/threads/search-writer-thread.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { assertMatchesOpenApi } from './openapi.js';
+import { copyMigratedStore } from './store-template.js';
 import { bundledThreads } from './threads.js';
 
 export interface ApiResponse<T = any> {
@@ -68,7 +69,10 @@ export const startApp = async (
     rankSampleSpacing?: number;
   } = {},
 ): Promise<TestApp> => {
+  const ownDataDir = typeof overrides.dataDir !== 'string';
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
+  // A fresh folder gets an already migrated, empty store (./store-template.ts).
+  if (ownDataDir) copyMigratedStore(dataDir);
   const dns = overrides.dns === undefined && !options.dns ? await startDnsServer(t) : null;
   const config = loadConfig({
     overrides: deepMerge(
