@@ -1,7 +1,8 @@
 /**
  * The app's worker threads (parse, search, authentication) for startApp: the same thread
- * files as src/workers/threads/*-source.ts start, bundled once per test process by esbuild
- * (as scripts/package.mjs bundles them for the executable) and started as plain JavaScript.
+ * files as src/workers/threads/*-source.ts start, bundled by esbuild (as scripts/package.mjs
+ * bundles them for the executable) once per state of the source (see bundleKey), and started
+ * as plain JavaScript.
  *
  * Why: a thread started from source registers tsx itself (source-thread.ts), and on Node 20
  * `register()` starts a loader-hooks thread that loads tsx and esbuild again: about 0.45 s of
@@ -13,12 +14,12 @@
  * search-thread, auth-thread, read-path) and `npm start` uses them unchanged.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import type { AuthWorkerFactory } from '../../src/workers/threads/auth-thread-client.js';
 import type { ParseWorkerFactory } from '../../src/workers/threads/parse-pool.js';
 import type { SearchWorkerFactory } from '../../src/workers/threads/search-writer-thread.js';
@@ -39,40 +40,64 @@ const packagesByNodeResolution: Plugin = {
   },
 };
 
+const ROOT = new URL('../../', import.meta.url);
+const CACHE = join(tmpdir(), 'agentpost-test-threads');
+
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((item) => {
+    const path = join(dir, item.name);
+    return item.isDirectory() ? filesUnder(path) : [path];
+  });
+
 /**
- * Bundles the three thread files and writes each under the temp folder by the hash of its
- * text (written to a temp name and renamed, so test processes running side by side never
- * read a half-written file). Returns each thread's file URL.
+ * What decides the bundles: every file under src/ (the threads import only from there and
+ * from packages), tsconfig.json, the installed packages (package-lock.json), esbuild's
+ * version and this file (the build's options). Hashing them takes some 20 ms; esbuild, once
+ * loaded and run, some 0.3 s of CPU, which each test process would pay.
+ */
+const bundleKey = (): string => {
+  const hash = createHash('sha256');
+  const root = fileURLToPath(ROOT);
+  const files = [...filesUnder(join(root, 'src')).sort(), join(root, 'tsconfig.json'), join(root, 'package-lock.json'), fileURLToPath(import.meta.url)];
+  for (const file of files) {
+    const text = readFileSync(file);
+    hash.update(`${relative(root, file)}\0${text.length}\0`);
+    hash.update(text);
+  }
+  hash.update(readFileSync(new URL(import.meta.resolve('esbuild/package.json'))));
+  return hash.digest('hex').slice(0, 16);
+};
+
+/**
+ * The three thread files bundled, from the cache when this key's bundles are there; else
+ * bundled now into a folder of this process's own and renamed into place, so test processes
+ * running side by side never read a half-written one. Returns each thread's file URL.
  */
 const bundle = async (): Promise<Record<Entry, URL>> => {
-  const result = await build({
-    entryPoints: ENTRIES.map((entry) => new URL(`${entry}.ts`, THREADS_DIR).pathname),
+  const dir = join(CACHE, bundleKey());
+  const urlsIn = (folder: string) => Object.fromEntries(ENTRIES.map((entry) => [entry, pathToFileURL(join(folder, `${entry}.mjs`))])) as Record<Entry, URL>;
+  if (existsSync(dir)) return urlsIn(dir);
+  const making = `${dir}.${process.pid}.tmp`;
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: ENTRIES.map((entry) => fileURLToPath(new URL(`${entry}.ts`, THREADS_DIR))),
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    write: false,
-    outdir: '/',
+    outdir: making,
     outExtension: { '.js': '.mjs' },
     plugins: [packagesByNodeResolution],
     logLevel: 'error',
   });
-  const dir = join(tmpdir(), 'agentpost-test-threads');
-  mkdirSync(dir, { recursive: true });
-  const urls = {} as Record<Entry, URL>;
-  for (const entry of ENTRIES) {
-    const output = result.outputFiles.find((file) => file.path === `/${entry}.mjs`);
-    if (!output) throw new Error(`esbuild wrote no ${entry}.mjs`);
-    const hash = createHash('sha256').update(output.contents).digest('hex').slice(0, 16);
-    const file = join(dir, `${entry}-${hash}.mjs`);
-    if (!existsSync(file)) {
-      const temp = `${file}.${process.pid}.tmp`;
-      writeFileSync(temp, output.contents);
-      renameSync(temp, file);
-    }
-    urls[entry] = pathToFileURL(file);
+  try {
+    renameSync(making, dir);
+  } catch (error) {
+    // Another process put the same bundles there first.
+    rmSync(making, { recursive: true, force: true });
+    if (!existsSync(dir)) throw error;
   }
-  return urls;
+  return urlsIn(dir);
 };
 
 /** Flags that preload a module (`--import x`, `--import=x`, `--loader`, `--require`, `-r`). */
@@ -118,7 +143,7 @@ export interface BundledThreads {
   authWorker: AuthWorkerFactory;
 }
 
-/** The factories, once this process's bundle is written (the first call waits for esbuild, about 0.2 s). */
+/** The factories, once the bundles are there (when the source changed, the first call waits for esbuild, about 0.3 s). */
 export const bundledThreads = async (): Promise<BundledThreads> => {
   const urls = await (bundled ??= bundle());
   const execArgv = withoutPreloads(process.execArgv);
