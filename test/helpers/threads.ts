@@ -14,7 +14,7 @@
  * search-thread, auth-thread, read-path) and `npm start` uses them unchanged.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -68,6 +68,20 @@ const bundleKey = (): string => {
   return hash.digest('hex').slice(0, 16);
 };
 
+/** A day: far longer than a run of the suite, whose every test process marks the folder it uses. */
+const UNUSED_MS = 24 * 60 * 60 * 1000;
+
+/** Each edit of src/ makes a new folder (about 60 KB): those no test process used for a day go. */
+const pruneUnused = (): void => {
+  if (!existsSync(CACHE)) return;
+  for (const name of readdirSync(CACHE)) {
+    const folder = join(CACHE, name);
+    // Another process may be pruning it too.
+    const modified = statSync(folder, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+    if (Date.now() - modified > UNUSED_MS) rmSync(folder, { recursive: true, force: true });
+  }
+};
+
 /**
  * The three thread files bundled, from the cache when this key's bundles are there; else
  * bundled now into a folder of this process's own and renamed into place, so test processes
@@ -76,7 +90,13 @@ const bundleKey = (): string => {
 const bundle = async (): Promise<Record<Entry, URL>> => {
   const dir = join(CACHE, bundleKey());
   const urlsIn = (folder: string) => Object.fromEntries(ENTRIES.map((entry) => [entry, pathToFileURL(join(folder, `${entry}.mjs`))])) as Record<Entry, URL>;
-  if (existsSync(dir)) return urlsIn(dir);
+  if (existsSync(dir)) {
+    // Marked as in use, so that pruneUnused leaves it.
+    const now = new Date();
+    utimesSync(dir, now, now);
+    return urlsIn(dir);
+  }
+  pruneUnused();
   const making = `${dir}.${process.pid}.tmp`;
   const { build } = await import('esbuild');
   await build({
