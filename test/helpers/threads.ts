@@ -166,7 +166,10 @@ export interface BundledThreads {
 /** The factories, once the bundles are there (when the source changed, the first call waits for esbuild, about 0.3 s). */
 export const bundledThreads = async (): Promise<BundledThreads> => {
   const urls = await (bundled ??= bundle());
-  const execArgv = withoutPreloads(process.execArgv);
+  // Without tap's --enable-source-maps too: the bundles carry no map, and the packages' maps
+  // (read and parsed as each module loads) cost some 65 ms of a parse thread's start. The
+  // executable's threads run without it as well (scripts/package.mjs EXEC_ARGV).
+  const execArgv = withoutPreloads(process.execArgv).filter((flag) => flag !== '--enable-source-maps');
   return {
     parseWorker: () => new Worker(urls['parse-thread'], { execArgv, env: envWithoutPreloads(), resourceLimits: PARSE_THREAD_LIMITS }),
     searchWorker: (workerData) => new Worker(urls['search-thread'], { execArgv, env: envWithoutPreloads(), workerData }),
