@@ -101,7 +101,7 @@ export const startApp = async (
     mtaStsPort: options.mtaStsPort,
     rankSampleSpacing: options.rankSampleSpacing,
     // The real threads' code, as bin/main.ts starts it (smtp.parseThreads decides how many parse
-    // threads), bundled once per process so that no thread loads tsx (./threads.ts).
+    // threads), bundled by esbuild so that no thread loads tsx or tap's preloads (./threads.ts).
     parseWorker: options.parseWorker ?? threads.parseWorker,
     searchWorker: options.searchWorker === null ? undefined : (options.searchWorker ?? threads.searchWorker),
     authWorker: options.authWorker ?? threads.authWorker,
