@@ -6,7 +6,8 @@
  * directory, loaded with process.dlopen, and removed again at once; its exports reach
  * better-sqlite3 as the `nativeBinding` option (runCli -> openCore -> Store.open).
  * @node-rs/argon2's addon (owner passwords) travels and loads the same way; its exports are
- * the package's own `hash` and `verify`, passed as the `argon2` option.
+ * the package's own `hash` and `verify`, passed as the `argon2` option. So does
+ * native/heap-trim.c's (malloc_trim), passed as `trimHeap`.
  * Outside a SEA (e.g. `node --import tsx bin/sea-entry.ts`) it runs like bin/main.ts and
  * better-sqlite3 finds its addon in node_modules as usual.
  *
@@ -30,6 +31,7 @@ import { runAndExit } from './run.js';
 /** The asset keys; scripts/package.mjs stores the addon and the parse thread under the same names. */
 const ADDON_ASSET = 'better_sqlite3.node';
 const ARGON2_ASSET = 'argon2.node';
+const HEAP_TRIM_ASSET = 'heap_trim.node';
 const PARSE_THREAD_ASSET = 'parse-thread.js';
 const SEARCH_THREAD_ASSET = 'search-thread.js';
 const AUTH_THREAD_ASSET = 'auth-thread.js';
@@ -62,6 +64,8 @@ const threadFromAsset = (asset: string, resourceLimits?: ResourceLimits) => (wor
 
 const addon = isSea() ? loadAddonFromAsset(ADDON_ASSET) : undefined;
 const argon2 = isSea() ? (loadAddonFromAsset(ARGON2_ASSET).exports as Argon2Binding) : undefined;
+// glibc's malloc_trim (native/heap-trim.c): the C heap's free pages go back once quiet.
+const heapTrim = isSea() ? (loadAddonFromAsset(HEAP_TRIM_ASSET).exports as { trim(): boolean }) : undefined;
 const threads = isSea()
   ? {
       parseWorker: threadFromAsset(PARSE_THREAD_ASSET, PARSE_THREAD_LIMITS),
@@ -71,4 +75,4 @@ const threads = isSea()
     }
   : {};
 
-runAndExit({ nativeBinding: addon?.exports, argon2, ...threads });
+runAndExit({ nativeBinding: addon?.exports, argon2, trimHeap: heapTrim?.trim, ...threads });

@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { addonFor, packagingNode, RUNTIME_MAJOR } from './sea-runtime.mjs';
+import { addonFor, heapTrimAddonFor, packagingNode, RUNTIME_MAJOR } from './sea-runtime.mjs';
 
 const require = createRequire(import.meta.url);
 const { inject } = require('postject');
@@ -30,6 +30,7 @@ const { inject } = require('postject');
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const ADDON_ASSET = 'better_sqlite3.node'; // the names bin/sea-entry.ts asks for
 const ARGON2_ASSET = 'argon2.node';
+const HEAP_TRIM_ASSET = 'heap_trim.node';
 /** Each worker thread's code, bundled to its own file and stored under its asset name. */
 const THREADS = [
   { asset: 'parse-thread.js', entry: join('src', 'workers', 'threads', 'parse-thread.ts') },
@@ -115,9 +116,10 @@ const step = (text) => process.stdout.write(`package: ${text}\n`);
 const node = packagingNode();
 if (!readFileSync(node.binary).includes(SENTINEL_FUSE)) throw new Error(`${node.binary} has no single-executable fuse`);
 step(`runtime: Node ${node.version} from ${relative(root, node.binary)}`);
+mkdirSync(join(dist, 'addon'), { recursive: true });
 const addon = addonFor(node, root, step);
+const heapTrimAddon = heapTrimAddonFor(node, root);
 
-mkdirSync(dist, { recursive: true });
 rmSync(executable, { force: true });
 
 /** One CommonJS file with everything inside; only Node builtins stay outside. */
@@ -170,7 +172,7 @@ for (const thread of THREADS) {
   asciiOnly(threadBundle(thread));
 }
 
-step(`making the SEA blob (assets ${[addon, argon2Addon, ...THREADS.map(threadBundle)].map((file) => relative(root, file)).join(', ')})`);
+step(`making the SEA blob (assets ${[addon, argon2Addon, heapTrimAddon, ...THREADS.map(threadBundle)].map((file) => relative(root, file)).join(', ')})`);
 writeFileSync(
   seaConfig,
   JSON.stringify(
@@ -180,7 +182,7 @@ writeFileSync(
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
       execArgv: EXEC_ARGV,
-      assets: { [ADDON_ASSET]: addon, [ARGON2_ASSET]: argon2Addon, ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])) },
+      assets: { [ADDON_ASSET]: addon, [ARGON2_ASSET]: argon2Addon, [HEAP_TRIM_ASSET]: heapTrimAddon, ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])) },
     },
     null,
     2,

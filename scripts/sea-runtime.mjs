@@ -73,6 +73,21 @@ export const addonFor = (node, root, log) => {
   return addon;
 };
 
+/**
+ * native/heap-trim.c (glibc's malloc_trim, see there) compiled for the packaging Node into
+ * dist/addon/. One C file against Node-API's headers: the compiler alone, no node-gyp, and
+ * quick enough to build each time.
+ */
+export const heapTrimAddonFor = (node, root) => {
+  const addon = join(root, 'dist', 'addon', 'heap_trim.node');
+  const source = join(root, 'native', 'heap-trim.c');
+  execFileSync(process.env.CC ?? 'cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-I', join(node.nodedir, 'include', 'node'), source, '-o', addon], {
+    stdio: 'inherit',
+  });
+  execFileSync(node.binary, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(addon)})`], { stdio: 'inherit' });
+  return addon;
+};
+
 /** Names the kept addon by the header change below, so an addon built without it is rebuilt. */
 const HEADERS_VARIANT = 'objectwrap-nohook';
 

@@ -56,6 +56,9 @@ import { readTrustAnchors } from './tls/trust-anchors.js';
 /** Contract Events 2: the receiver answers "a small response"; more than this is not read. */
 const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024;
 
+/** How long after the main thread's quiet-time collection the C heap is trimmed (see there). */
+const TRIM_AFTER_MS = 3000;
+
 export interface AppOptions {
   clock?: Clock;
   logger?: Logger;
@@ -94,6 +97,11 @@ export interface AppOptions {
   tlsPollMs?: number;
   /** @node-rs/argon2's exports, when the single executable loaded its addon from an asset. */
   argon2?: Argon2Binding;
+  /**
+   * Hands the C heap's free pages back to the system (glibc's malloc_trim: native/heap-trim.c),
+   * when the single executable has it; called once quiet, after the full GC.
+   */
+  trimHeap?: () => boolean;
   /** Tests serve MTA-STS policies on a port of their own (RFC 8461 fixes 443). */
   mtaStsPort?: number;
   /** Messages between a folder's rank samples (src/store/rank-samples.ts); tests make it small so few messages reach many samples. */
@@ -311,6 +319,10 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const quiet = releaseWhenQuiet(10_000, () => {
     store.unmapPages();
     gc?.();
+    // The parse and search threads collect on their own quiet checks, up to 2.75 s after
+    // this one (the search thread's last work is the index a quarter second after the last
+    // commit): the trim waits for their garbage too. One call trims every thread's arena.
+    if (options.trimHeap) setTimeout(options.trimHeap, TRIM_AFTER_MS).unref();
   });
   let stopping: Promise<void> | null = null;
 

@@ -39,6 +39,16 @@ t.test('the shipped addon survives statements finalized by GCs that start from I
   t.match(result.stdout, /survived \d+ reads/);
 });
 
+t.test('the heap-trim addon loads in the packaging Node and trims (native/heap-trim.c)', async (t) => {
+  const { packagingNode, heapTrimAddonFor } = await import('../scripts/sea-runtime.mjs');
+  const node = packagingNode();
+  const addon = heapTrimAddonFor(node, root);
+  const script = `const m = { exports: {} }; process.dlopen(m, ${JSON.stringify(addon)}); process.stdout.write(typeof m.exports.trim());`;
+  const result = await runCommand(node.binary, ['-e', script], { cwd: root });
+  t.equal(result.code, 0, result.stderr);
+  t.equal(result.stdout, 'function');
+});
+
 t.test('the executable serves, receives and reads with nothing beside it', async (t) => {
   const home = mkdtempSync(join(tmpdir(), 'agentpost-sea-test-'));
   t.teardown(() => rmSync(home, { recursive: true, force: true }));
