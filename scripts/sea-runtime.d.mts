@@ -9,3 +9,5 @@ export const RUNTIME_MAJOR: number;
 export function packagingNode(): PackagingNode;
 /** better-sqlite3's addon compiled for the packaging Node (kept in dist/addon); returns its path. */
 export function addonFor(node: PackagingNode, root: string, log: (line: string) => void): string;
+/** native/heap-trim.c compiled for the packaging Node (dist/addon/heap_trim.node); returns its path. */
+export function heapTrimAddonFor(node: PackagingNode, root: string): string;
