@@ -30,6 +30,18 @@ export const connect = (file: string, options: OpenOptions & { readonly?: boolea
 export const MMAP_BYTES = 0x7fff0000;
 
 /**
+ * Each connection's page cache, in KiB (SQLite's negative cache_size). better-sqlite3 builds
+ * SQLite with 16 MB a connection, and a burst of mail fills it with the pages it wrote
+ * (bodies, index entries), kept in the C heap: bench:ingest --only memory (executable, 20,000
+ * messages) with 2 MB against 16 MB for the store, the search index's writer and its reader:
+ * anonymous memory 20 s after 81 against 116 MB, at the highest sample 234 against 262, at 529
+ * against 513 msg/s. Reads go through the memory map (MMAP_BYTES) instead, whose pages are the
+ * OS page cache's: the file pages at the peak rose (agentpost.db mapped 66 MB against 13), and
+ * the quiet-time unmap hands them back.
+ */
+export const CACHE_KIB = 2048;
+
+/**
  * Unmaps the connection's map of the database file; SQLite maps it again at the next read.
  * Every page read through the map stays in the process's RSS (as file pages) until then: after
  * bench:ingest's 20,000 messages the map held 89 MB of agentpost.db. The pages stay in the
@@ -53,6 +65,7 @@ export const openDatabase = (file: string, options: OpenOptions = {}): Db => {
   pragma(db, 'synchronous = FULL');
   pragma(db, 'foreign_keys = ON');
   pragma(db, 'busy_timeout = 5000');
+  pragma(db, `cache_size = -${CACHE_KIB}`);
   if (file !== ':memory:') pragma(db, `mmap_size = ${MMAP_BYTES}`);
   migrate(db);
   return db;
