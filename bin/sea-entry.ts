@@ -23,6 +23,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
+import { setFlagsFromString } from 'node:v8';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { PARSE_THREAD_LIMITS } from '../src/workers/threads/thread-limits.js';
 import type { Argon2Binding } from '../src/core/passwords.js';
@@ -66,6 +67,10 @@ const addon = isSea() ? loadAddonFromAsset(ADDON_ASSET) : undefined;
 const argon2 = isSea() ? (loadAddonFromAsset(ARGON2_ASSET).exports as Argon2Binding) : undefined;
 // glibc's malloc_trim (native/heap-trim.c): the C heap's free pages go back once quiet.
 const heapTrim = isSea() ? (loadAddonFromAsset(HEAP_TRIM_ASSET).exports as { trim(): boolean }) : undefined;
+// The executable's --max-semi-space-size=8 (scripts/package.mjs) is for the main thread,
+// whose heap is configured by now; V8 lets the flag win over a worker's resourceLimits, so
+// unset it before any thread starts and each keeps its own (thread-limits.ts).
+if (isSea()) setFlagsFromString('--max-semi-space-size=0');
 const threads = isSea()
   ? {
       parseWorker: threadFromAsset(PARSE_THREAD_ASSET, PARSE_THREAD_LIMITS),
