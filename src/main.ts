@@ -33,7 +33,7 @@ import { loadSecretKey, loadSessionKey } from './store/secret-key.js';
 import type { Argon2Binding, Argon2Loader } from './core/passwords.js';
 import { DeliveryWorker } from './workers/jobs/delivery.js';
 import { AuthThread, type AuthWorkerFactory } from './workers/threads/auth-thread-client.js';
-import { ParsePool, type ParseWorkerFactory } from './workers/threads/parse-pool.js';
+import { IDLE_THREAD_MS, ParsePool, type ParseWorkerFactory } from './workers/threads/parse-pool.js';
 import { domainRecheckRunOnce } from './workers/jobs/domain-recheck.js';
 import { Scheduler } from './workers/jobs/scheduler.js';
 import { SearchIndexer } from './workers/jobs/search-indexer.js';
@@ -211,7 +211,8 @@ export const openCore = (config: Config, options: AppOptions = {}, { parseMail, 
 export const createApp = (config: Config, options: AppOptions = {}): App => {
   const logger = loggerOf(config, options);
   const certificates = CertificateStore.fromConfig(config, logger, options.clock ?? systemClock);
-  const parsePool = createParsePool(config, options.parseWorker, logger);
+  // A parse thread ended for idleness leaves its arena's pages free: handed back at once.
+  const parsePool = createParsePool(config, options.parseWorker, logger, () => options.trimHeap?.());
   // Read at each status request, when the listeners below exist.
   const runtime: RuntimeProbe = {
     listeners: () => ({
@@ -462,12 +463,12 @@ const createIndexWriter = (store: Store, options: AppOptions, logger: Logger): I
     : new InlineIndexWriter(SearchIndexFileWriter.open(store.searchFile, { nativeBinding: options.nativeBinding }));
 
 /** Null only when no way to start a thread was given (a bench that stores no received mail): then parses run inline. */
-const createParsePool = (config: Config, factory: ParseWorkerFactory | undefined, logger: Logger): ParsePool | null => {
+const createParsePool = (config: Config, factory: ParseWorkerFactory | undefined, logger: Logger, onIdleExit: () => void): ParsePool | null => {
   if (!factory) {
     logger.warn('mail is parsed on the main thread, with no time budget: no parse-thread factory was given');
     return null;
   }
-  return new ParsePool(config.smtp.parseThreads, factory, logger, config.smtp.parseTimeoutMs);
+  return new ParsePool(config.smtp.parseThreads, factory, logger, { timeoutMs: config.smtp.parseTimeoutMs, idleMs: IDLE_THREAD_MS, onIdleExit });
 };
 
 const listen = (server: Server | SMTPServer['server'], host: string, port: number): Promise<number> =>

@@ -45,7 +45,7 @@ const rejectionOf = async (promise: Promise<unknown>): Promise<any> => {
 
 t.test('every MIME fixture parses on a thread exactly as on the main thread', async (t) => {
   // A budget no cold parse on a loaded machine reaches: the comparison is of full parses.
-  const pool = new ParsePool(2, sourceParseWorker, silent, 60_000);
+  const pool = new ParsePool(2, sourceParseWorker, silent, { timeoutMs: 60_000 });
   t.teardown(() => pool.close());
   await pool.start();
   t.ok(FIXTURES.length >= 10, 'the fixtures are there');
@@ -70,6 +70,33 @@ t.test('a thread that dies fails its request cleanly and is replaced', async (t)
   const parsed = await pool.parse(fixture('reply.eml'));
   t.strictSame(parsed, await parseMessage(fixture('reply.eml')), 'the next message goes to a new thread');
   t.equal(threads.started(), 2);
+});
+
+t.test('an idle thread ends after idleMs; the next message starts a new one and parses', async (t) => {
+  let started = 0;
+  const exits: number[] = [];
+  const factory: ParseWorkerFactory = () => {
+    const worker = sourceParseWorker();
+    const index = started++;
+    worker.once('exit', () => exits.push(index));
+    return worker;
+  };
+  let idleExits = 0;
+  let idleExited = (): void => {};
+  const pool = new ParsePool(1, factory, silent, { idleMs: 50, onIdleExit: () => (idleExits++, idleExited()) });
+  t.teardown(() => pool.close());
+  await pool.start();
+  await new Promise<void>((resolve) => (idleExited = resolve));
+  t.strictSame(exits, [0], 'the thread start() proved ended once idle');
+  const parsed = await pool.parse(fixture('reply.eml'));
+  t.strictSame(parsed, await parseMessage(fixture('reply.eml')), 'a new thread parses the next message');
+  t.equal(started, 2);
+  // Busy threads stay: many messages at once all parse on the one thread.
+  const many = await Promise.all(FIXTURES.slice(0, 5).map((name) => pool.parse(fixture(name))));
+  t.equal(many.length, 5);
+  t.equal(started, 2, 'no thread ended while it had work');
+  await new Promise<void>((resolve) => (idleExited = resolve));
+  t.equal(idleExits, 2, 'and it ends again once idle');
 });
 
 t.test('start fails when a thread ends before it is ready; close fails what is in flight', async (t) => {
