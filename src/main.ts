@@ -33,11 +33,11 @@ import { loadSecretKey, loadSessionKey } from './store/secret-key.js';
 import type { Argon2Binding, Argon2Loader } from './core/passwords.js';
 import { DeliveryWorker } from './workers/jobs/delivery.js';
 import { AuthThread, type AuthWorkerFactory } from './workers/threads/auth-thread-client.js';
-import { IDLE_THREAD_MS, ParsePool, type ParseWorkerFactory } from './workers/threads/parse-pool.js';
+import { IDLE_THREAD_MS as PARSE_IDLE_MS, ParsePool, type ParseWorkerFactory } from './workers/threads/parse-pool.js';
 import { domainRecheckRunOnce } from './workers/jobs/domain-recheck.js';
 import { Scheduler } from './workers/jobs/scheduler.js';
 import { SearchIndexer } from './workers/jobs/search-indexer.js';
-import { SearchWriterThread, type SearchWorkerFactory } from './workers/threads/search-writer-thread.js';
+import { IDLE_THREAD_MS as SEARCH_IDLE_MS, SearchWriterThread, type SearchWorkerFactory } from './workers/threads/search-writer-thread.js';
 import { reactAfterCommit } from './workers/after-commit.js';
 import { BodyBackfill } from './workers/jobs/body-backfill.js';
 import { fullGc, releaseWhenQuiet } from './workers/memory-release.js';
@@ -459,7 +459,12 @@ const argon2Loader = (given: Argon2Binding | undefined): Argon2Loader => {
 /** The search thread when there is a way to start it; else the index's writer runs on the main thread. */
 const createIndexWriter = (store: Store, options: AppOptions, logger: Logger): IndexWriter =>
   options.searchWorker
-    ? new SearchWriterThread(store.searchFile, options.searchWorker, logger, { nativeBindingFile: options.nativeBindingFile })
+    ? new SearchWriterThread(store.searchFile, options.searchWorker, logger, {
+        nativeBindingFile: options.nativeBindingFile,
+        // An idle thread ends, and its arena's pages go back at once (see trimHeap).
+        idleMs: SEARCH_IDLE_MS,
+        onIdleExit: () => options.trimHeap?.(),
+      })
     : new InlineIndexWriter(SearchIndexFileWriter.open(store.searchFile, { nativeBinding: options.nativeBinding }));
 
 /** Null only when no way to start a thread was given (a bench that stores no received mail): then parses run inline. */
@@ -468,7 +473,7 @@ const createParsePool = (config: Config, factory: ParseWorkerFactory | undefined
     logger.warn('mail is parsed on the main thread, with no time budget: no parse-thread factory was given');
     return null;
   }
-  return new ParsePool(config.smtp.parseThreads, factory, logger, { timeoutMs: config.smtp.parseTimeoutMs, idleMs: IDLE_THREAD_MS, onIdleExit });
+  return new ParsePool(config.smtp.parseThreads, factory, logger, { timeoutMs: config.smtp.parseTimeoutMs, idleMs: PARSE_IDLE_MS, onIdleExit });
 };
 
 const listen = (server: Server | SMTPServer['server'], host: string, port: number): Promise<number> =>

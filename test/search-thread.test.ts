@@ -69,6 +69,24 @@ t.test('entries the thread indexed are found; settle waits for what was sent; ea
   t.same(reader.all('alpha OR delta'), [1], 'entries above row 1 are gone');
 });
 
+t.test('an idle thread closes the index and ends; the next request starts a new one', async (t) => {
+  const { file, reader } = indexFile(t);
+  let started = 0;
+  const factory: SearchWorkerFactory = (data) => (started++, sourceSearchWorker(data));
+  let idleExited = (): void => {};
+  const writer = new SearchWriterThread(file, factory, silent, { idleMs: 50, onIdleExit: () => idleExited() });
+  t.teardown(() => writer.close());
+  await writer.start();
+  await writer.index([entry(1, 'alpha')]);
+  await new Promise<void>((resolve) => (idleExited = resolve));
+  await writer.settle();
+  t.equal(started, 1, 'a settle with nothing sent starts no thread');
+  await writer.index([entry(2, 'alpha beta')]);
+  await writer.settle();
+  t.equal(started, 2, 'the next request started a new thread');
+  t.equal(reader.count('alpha'), 2, 'what both threads indexed is found');
+});
+
 t.test('a total the reader keeps follows every commit the thread makes', async (t) => {
   const { file, reader } = indexFile(t);
   const writer = new SearchWriterThread(file, sourceSearchWorker, silent);
