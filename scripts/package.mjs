@@ -182,7 +182,12 @@ writeFileSync(
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
       execArgv: EXEC_ARGV,
-      assets: { [ADDON_ASSET]: addon, [ARGON2_ASSET]: argon2Addon, [HEAP_TRIM_ASSET]: heapTrimAddon, ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])) },
+      assets: {
+        [ADDON_ASSET]: addon,
+        [ARGON2_ASSET]: argon2Addon,
+        [HEAP_TRIM_ASSET]: heapTrimAddon,
+        ...Object.fromEntries(THREADS.map((thread) => [thread.asset, threadBundle(thread)])),
+      },
     },
     null,
     2,

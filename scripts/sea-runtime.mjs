@@ -81,9 +81,13 @@ export const addonFor = (node, root, log) => {
 export const heapTrimAddonFor = (node, root) => {
   const addon = join(root, 'dist', 'addon', 'heap_trim.node');
   const source = join(root, 'native', 'heap-trim.c');
-  execFileSync(process.env.CC ?? 'cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-I', join(node.nodedir, 'include', 'node'), source, '-o', addon], {
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.env.CC ?? 'cc',
+    ['-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-I', join(node.nodedir, 'include', 'node'), source, '-o', addon],
+    {
+      stdio: 'inherit',
+    },
+  );
   execFileSync(node.binary, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(addon)})`], { stdio: 'inherit' });
   return addon;
 };
