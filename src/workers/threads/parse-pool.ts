@@ -18,6 +18,7 @@ import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
 import type { ContentFallback } from '../../core/stored-message.js';
 import { withStoredBody } from '../../mime/parse.js';
 import type { PackedText, PackedTexts } from '../../core/packed-text.js';
+import { IdleEnd } from './idle-end.js';
 import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
 
 /** Starts one parse thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
@@ -48,7 +49,7 @@ interface Slot {
   current: number | null;
   watchdog: NodeJS.Timeout | null;
   /** Ends the thread once it has had nothing to do for the pool's idleMs. */
-  idle: NodeJS.Timeout | null;
+  idle: IdleEnd;
 }
 
 export interface ParsePoolOptions {
@@ -101,7 +102,7 @@ export class ParsePool {
       loaded: false,
       current: null,
       watchdog: null,
-      idle: null,
+      idle: new IdleEnd(options.idleMs ?? 0),
     }));
   }
 
@@ -127,7 +128,7 @@ export class ParsePool {
     this.closed = true;
     for (const slot of this.slots) {
       this.disarm(slot);
-      this.keepThread(slot);
+      slot.idle.disarm();
     }
     await Promise.all(this.slots.map((slot) => slot.worker?.terminate()));
   }
@@ -139,7 +140,7 @@ export class ParsePool {
   private dispatch(pending: Pending): void {
     const slot = this.leastBusy();
     const worker = slot.worker ?? this.spawn(slot);
-    this.keepThread(slot);
+    slot.idle.disarm();
     const id = this.nextId++;
     slot.pending.set(id, pending);
     // An exact-size copy whose memory moves to the thread; raw itself stays ours to store.
@@ -156,23 +157,16 @@ export class ParsePool {
 
   /** Once the slot's thread has nothing in flight, it ends after idleMs unless work comes. */
   private endWhenIdle(slot: Slot): void {
-    const idleMs = this.options.idleMs ?? 0;
-    if (idleMs <= 0 || this.closed || slot.pending.size > 0 || !slot.loaded || slot.idle) return;
-    slot.idle = setTimeout(() => {
-      slot.idle = null;
-      const worker = slot.worker;
-      if (!worker || slot.pending.size > 0 || this.closed) return;
-      // Out of the slot first: its exit is not a failure, and the next message starts another.
-      slot.worker = null;
-      this.disarm(slot);
-      void worker.terminate().then(() => this.options.onIdleExit?.());
-    }, idleMs);
-    slot.idle.unref();
+    if (!this.closed && slot.pending.size === 0 && slot.loaded) slot.idle.arm(() => this.endIdle(slot));
   }
 
-  private keepThread(slot: Slot): void {
-    if (slot.idle) clearTimeout(slot.idle);
-    slot.idle = null;
+  private endIdle(slot: Slot): void {
+    const worker = slot.worker;
+    if (!worker || slot.pending.size > 0 || this.closed) return;
+    // Out of the slot first: its exit is not a failure, and the next message starts another.
+    slot.worker = null;
+    this.disarm(slot);
+    void worker.terminate().then(() => this.options.onIdleExit?.());
   }
 
   /** Keeps the watchdog on the request the slot's thread is working on now (once it has loaded). */

@@ -5,6 +5,7 @@
 import type { Worker } from 'node:worker_threads';
 import { AppError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
+import { IdleEnd } from './idle-end.js';
 import type { IndexEntry, IndexWriter } from '../../core/search-index.js';
 import type { SearchReply, SearchRequest, SearchThreadData } from './search-protocol.js';
 
@@ -62,14 +63,16 @@ export class SearchWriterThread implements IndexWriter {
   private waiters: Waiter[] = [];
   private ready: Promise<void> = Promise.resolve();
   private closed = false;
-  private idle: NodeJS.Timeout | null = null;
+  private readonly idle: IdleEnd;
 
   constructor(
     private readonly file: string,
     private readonly factory: SearchWorkerFactory,
     private readonly logger: Logger,
     private readonly options: SearchWriterOptions = {},
-  ) {}
+  ) {
+    this.idle = new IdleEnd(options.idleMs ?? 0);
+  }
 
   /** Starts the thread; rejects when it dies before it has opened the index. */
   start(): Promise<void> {
@@ -106,7 +109,7 @@ export class SearchWriterThread implements IndexWriter {
   /** Lets the thread finish what it was sent and close the index file. */
   async close(): Promise<void> {
     this.closed = true;
-    this.keepThread();
+    this.idle.disarm();
     const worker = this.worker;
     if (!worker) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
@@ -116,7 +119,7 @@ export class SearchWriterThread implements IndexWriter {
 
   private request(request: Request): Promise<void> {
     if (this.closed) return Promise.reject(new AppError('unavailable', 'the server is shutting down'));
-    this.keepThread();
+    this.idle.disarm();
     const worker = this.worker ?? this.spawn();
     const seq = ++this.lastSeq;
     return new Promise<void>((resolve, reject) => {
@@ -154,24 +157,17 @@ export class SearchWriterThread implements IndexWriter {
 
   /** Once every request is done, the thread closes the index and ends after idleMs unless one comes. */
   private endWhenIdle(): void {
-    const idleMs = this.options.idleMs ?? 0;
-    if (idleMs <= 0 || this.closed || this.idle || this.doneSeq < this.lastSeq) return;
-    this.idle = setTimeout(() => {
-      this.idle = null;
-      const worker = this.worker;
-      if (!worker || this.closed || this.doneSeq < this.lastSeq) return;
-      // Out of the way first: its exit is not a failure, and the next request starts another.
-      this.worker = null;
-      worker.once('exit', () => this.options.onIdleExit?.());
-      worker.postMessage({ type: 'close', seq: ++this.lastSeq } satisfies SearchRequest);
-      this.doneSeq = this.lastSeq;
-    }, idleMs);
-    this.idle.unref();
+    if (!this.closed && this.doneSeq >= this.lastSeq) this.idle.arm(() => this.endIdle());
   }
 
-  private keepThread(): void {
-    if (this.idle) clearTimeout(this.idle);
-    this.idle = null;
+  private endIdle(): void {
+    const worker = this.worker;
+    if (!worker || this.closed || this.doneSeq < this.lastSeq) return;
+    // Out of the way first: its exit is not a failure, and the next request starts another.
+    this.worker = null;
+    worker.once('exit', () => this.options.onIdleExit?.());
+    worker.postMessage({ type: 'close', seq: ++this.lastSeq } satisfies SearchRequest);
+    this.doneSeq = this.lastSeq;
   }
 
   /** Settles every search whose requests are all done now. */
