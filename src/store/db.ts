@@ -11,24 +11,6 @@ export interface OpenOptions {
   nativeBinding?: object;
 }
 
-/** A connection through the addon the caller gave (the single executable's), else node_modules'. */
-export const connect = (file: string, options: OpenOptions & { readonly?: boolean } = {}): Db =>
-  new Database(file, {
-    readonly: options.readonly ?? false,
-    ...(options.nativeBinding ? { nativeBinding: options.nativeBinding as never } : {}),
-  });
-
-/**
- * Reads through a memory map of the database file (https://sqlite.org/mmap.html) up to this
- * size, SQLite's largest: a page already in the OS page cache is read without a system call
- * or a copy into the connection's own 16 MB cache. An IMAP sync or SEARCH TEXT over a folder
- * of 10,000 messages reads about 100 MB of pages, which that cache cannot hold, and each miss
- * was a pread: SEARCH TEXT went from 525 to 219 ms, the sync's rows from 72 to 43 ms. Pages
- * of the map count in the process's RSS as file pages, which the kernel can drop at need.
- * Writes still go through the WAL.
- */
-export const MMAP_BYTES = 0x7fff0000;
-
 /**
  * Each connection's page cache, in KiB (SQLite's negative cache_size). better-sqlite3 builds
  * SQLite with 16 MB a connection, and a burst of mail fills it with the pages it wrote
@@ -39,7 +21,31 @@ export const MMAP_BYTES = 0x7fff0000;
  * OS page cache's: the file pages at the peak rose (agentpost.db mapped 66 MB against 13), and
  * the quiet-time unmap hands them back.
  */
-export const CACHE_KIB = 2048;
+const CACHE_KIB = 2048;
+
+/**
+ * A connection through the addon the caller gave (the single executable's), else node_modules',
+ * with the page cache every connection of this process keeps (CACHE_KIB).
+ */
+export const connect = (file: string, options: OpenOptions & { readonly?: boolean } = {}): Db => {
+  const db = new Database(file, {
+    readonly: options.readonly ?? false,
+    ...(options.nativeBinding ? { nativeBinding: options.nativeBinding as never } : {}),
+  });
+  pragma(db, `cache_size = -${CACHE_KIB}`);
+  return db;
+};
+
+/**
+ * Reads through a memory map of the database file (https://sqlite.org/mmap.html) up to this
+ * size, SQLite's largest: a page already in the OS page cache is read without a system call
+ * or a copy into the connection's own page cache (CACHE_KIB). An IMAP sync or SEARCH TEXT over a folder
+ * of 10,000 messages reads about 100 MB of pages, which that cache cannot hold, and each miss
+ * was a pread: SEARCH TEXT went from 525 to 219 ms, the sync's rows from 72 to 43 ms. Pages
+ * of the map count in the process's RSS as file pages, which the kernel can drop at need.
+ * Writes still go through the WAL.
+ */
+export const MMAP_BYTES = 0x7fff0000;
 
 /**
  * Unmaps the connection's map of the database file; SQLite maps it again at the next read.
@@ -65,7 +71,6 @@ export const openDatabase = (file: string, options: OpenOptions = {}): Db => {
   pragma(db, 'synchronous = FULL');
   pragma(db, 'foreign_keys = ON');
   pragma(db, 'busy_timeout = 5000');
-  pragma(db, `cache_size = -${CACHE_KIB}`);
   if (file !== ':memory:') pragma(db, `mmap_size = ${MMAP_BYTES}`);
   migrate(db);
   return db;

@@ -1,5 +1,5 @@
 import type { IndexEntry, IndexWriter } from '../core/search-index.js';
-import { CACHE_KIB, connect, MMAP_BYTES, type OpenOptions, unmapPages } from './db.js';
+import { connect, MMAP_BYTES, type OpenOptions, unmapPages } from './db.js';
 import { type Counted, type IndexPosition, MatchCounts } from './match-counts.js';
 import { Repo } from './repo.js';
 import { pragma } from './statements.js';
@@ -74,7 +74,6 @@ export class SearchIndexFileWriter extends Repo {
     pragma(db, 'journal_mode = WAL');
     pragma(db, 'synchronous = FULL');
     pragma(db, 'busy_timeout = 5000');
-    pragma(db, `cache_size = -${CACHE_KIB}`);
     return new SearchIndexFileWriter(db);
   }
 
@@ -156,7 +155,6 @@ export class SearchIndexReader extends Repo {
   static open(file: string, options: OpenOptions = {}): SearchIndexReader {
     const db = connect(file, { ...options, readonly: true });
     pragma(db, `mmap_size = ${MMAP_BYTES}`); // see MMAP_BYTES: a search reads doclists of many pages
-    pragma(db, `cache_size = -${CACHE_KIB}`);
     return new SearchIndexReader(db);
   }
 
