@@ -104,7 +104,6 @@ const store = async (session: ImapSession, args: Token[], byUid: boolean): Promi
       lines.push(`* ${view.sequenceOf(row.uid)} FETCH (${parts.join(' ')})\r\n`);
     }
     if (lines.length > 0) await session.output.write(lines);
-    return true;
   });
   if (modified.length > 0) {
     const numbers = byUid ? modified : modified.map((uid) => view.sequenceOf(uid));

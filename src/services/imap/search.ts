@@ -61,7 +61,6 @@ export const searchFolder = async (
       : rowsOf(chunk, (low, high) => store.imap.datesBetween(folder.id, low, high)).map((row) => ({ row, recent: recent.has(row.uid) }));
     if (needs) await addTexts(store, bodies, folder, chunk, candidates, inRaw);
     for (const candidate of candidates) if (matches(candidate, key)) found.push(candidate.row.uid);
-    return true;
   });
   return found;
 };
