@@ -7,7 +7,7 @@
  * better-sqlite3 as the `nativeBinding` option (runCli -> openCore -> Store.open).
  * @node-rs/argon2's addon (owner passwords) travels and loads the same way; its exports are
  * the package's own `hash` and `verify`, passed as the `argon2` option. So does
- * native/heap-trim.c's (malloc_trim), passed as `trimHeap`.
+ * native/heap-trim.c's (malloc_trim, and dropping file pages), passed as `releaseNativeMemory`.
  * Outside a SEA (e.g. `node --import tsx bin/sea-entry.ts`) it runs like bin/main.ts and
  * better-sqlite3 finds its addon in node_modules as usual.
  *
@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
 import { setFlagsFromString } from 'node:v8';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { releaseNativeMemory, type NativeMemoryAddon } from '../src/workers/native-memory.js';
 import { PARSE_THREAD_LIMITS } from '../src/workers/threads/thread-limits.js';
 import type { Argon2Binding } from '../src/core/passwords.js';
 import { runAndExit } from './run.js';
@@ -65,8 +66,8 @@ const threadFromAsset = (asset: string, resourceLimits?: ResourceLimits) => (wor
 
 const addon = isSea() ? loadAddonFromAsset(ADDON_ASSET) : undefined;
 const argon2 = isSea() ? (loadAddonFromAsset(ARGON2_ASSET).exports as Argon2Binding) : undefined;
-// glibc's malloc_trim (native/heap-trim.c): the C heap's free pages go back once quiet.
-const heapTrim = isSea() ? (loadAddonFromAsset(HEAP_TRIM_ASSET).exports as { trim(): boolean }) : undefined;
+// native/heap-trim.c: the C heap's free pages and the executable's own file pages go back once quiet.
+const nativeMemory = isSea() ? (loadAddonFromAsset(HEAP_TRIM_ASSET).exports as NativeMemoryAddon) : undefined;
 // The executable's --max-semi-space-size=8 (scripts/package.mjs) is for the main thread,
 // whose heap is configured by now; V8 lets the flag win over a worker's resourceLimits, so
 // unset it before any thread starts and each keeps its own (thread-limits.ts).
@@ -80,4 +81,4 @@ const threads = isSea()
     }
   : {};
 
-runAndExit({ nativeBinding: addon?.exports, argon2, trimHeap: heapTrim?.trim, ...threads });
+runAndExit({ nativeBinding: addon?.exports, argon2, releaseNativeMemory: nativeMemory && (() => releaseNativeMemory(nativeMemory)), ...threads });

@@ -98,10 +98,11 @@ export interface AppOptions {
   /** @node-rs/argon2's exports, when the single executable loaded its addon from an asset. */
   argon2?: Argon2Binding;
   /**
-   * Hands the C heap's free pages back to the system (glibc's malloc_trim: native/heap-trim.c),
-   * when the single executable has it; called once quiet, after the full GC.
+   * Hands back the native memory a burst left resident (src/workers/native-memory.ts: the C
+   * heap's free pages, the executable's own file pages), when the single executable has
+   * native/heap-trim.c; called once quiet, after the full GC, and when an idle thread ends.
    */
-  trimHeap?: () => boolean;
+  releaseNativeMemory?: () => void;
   /** Tests serve MTA-STS policies on a port of their own (RFC 8461 fixes 443). */
   mtaStsPort?: number;
   /** Messages between a folder's rank samples (src/store/rank-samples.ts); tests make it small so few messages reach many samples. */
@@ -212,7 +213,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const logger = loggerOf(config, options);
   const certificates = CertificateStore.fromConfig(config, logger, options.clock ?? systemClock);
   // A parse thread ended for idleness leaves its arena's pages free: handed back at once.
-  const parsePool = createParsePool(config, options.parseWorker, logger, () => options.trimHeap?.());
+  const parsePool = createParsePool(config, options.parseWorker, logger, () => options.releaseNativeMemory?.());
   // Read at each status request, when the listeners below exist.
   const runtime: RuntimeProbe = {
     listeners: () => ({
@@ -323,7 +324,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     // The parse and search threads collect on their own quiet checks, up to 2.75 s after
     // this one (the search thread's last work is the index a quarter second after the last
     // commit): the trim waits for their garbage too. One call trims every thread's arena.
-    if (options.trimHeap) setTimeout(options.trimHeap, TRIM_AFTER_MS).unref();
+    if (options.releaseNativeMemory) setTimeout(options.releaseNativeMemory, TRIM_AFTER_MS).unref();
   });
   let stopping: Promise<void> | null = null;
 
@@ -461,9 +462,9 @@ const createIndexWriter = (store: Store, options: AppOptions, logger: Logger): I
   options.searchWorker
     ? new SearchWriterThread(store.searchFile, options.searchWorker, logger, {
         nativeBindingFile: options.nativeBindingFile,
-        // An idle thread ends, and its arena's pages go back at once (see trimHeap).
+        // An idle thread ends, and its arena's pages go back at once (see releaseNativeMemory).
         idleMs: SEARCH_IDLE_MS,
-        onIdleExit: () => options.trimHeap?.(),
+        onIdleExit: () => options.releaseNativeMemory?.(),
       })
     : new InlineIndexWriter(SearchIndexFileWriter.open(store.searchFile, { nativeBinding: options.nativeBinding }));
 

@@ -49,6 +49,19 @@ t.test('the heap-trim addon loads in the packaging Node and trims (native/heap-t
   t.equal(result.stdout, 'boolean', 'trim() ran and answered whether pages went back');
 });
 
+t.test("dropping the executable's own file pages leaves the process working (native/heap-trim.c)", async (t) => {
+  const { packagingNode, heapTrimAddonFor } = await import('../scripts/sea-runtime.mjs');
+  const addon = heapTrimAddonFor(packagingNode(), root);
+  // Node-API is stable across versions: the addon built for the executable's Node loads in this one.
+  const probe = join(root, 'test', 'fixtures', 'native', 'drop-pages-probe.ts');
+  const result = await runCommand(process.execPath, ['--import', 'tsx', probe, addon], { cwd: root });
+  t.equal(result.code, 0, result.stderr);
+  const { before, after, same, misaligned } = JSON.parse(result.stdout) as { before: number; after: number; same: boolean; misaligned: boolean };
+  t.ok(same, 'hashing, deflate, regular expressions and ICU answer as before');
+  t.ok(after < before / 2, `resident file pages ${before} -> ${after} kB`);
+  t.equal(misaligned, false, 'a range not on a page boundary is refused');
+});
+
 t.test('the executable serves, receives and reads with nothing beside it', async (t) => {
   const home = mkdtempSync(join(tmpdir(), 'agentpost-sea-test-'));
   t.teardown(() => rmSync(home, { recursive: true, force: true }));
