@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { dedupeNested } from './bundle-dedupe.mjs';
 import { addonFor, heapTrimAddonFor, packagingNode, RUNTIME_MAJOR } from './sea-runtime.mjs';
 
 const require = createRequire(import.meta.url);
@@ -132,7 +133,7 @@ const bundleOptions = {
   logLevel: 'warning',
   // import.meta is empty in CommonJS: code that relies on it would break only at run time.
   logOverride: { 'empty-import-meta': 'error' },
-  plugins: [preferCommonJsBuilds, importMetaRequires],
+  plugins: [dedupeNested(root), preferCommonJsBuilds, importMetaRequires],
   // Its loader requires a platform package's .node file, which a bundle cannot hold; the
   // executable passes the addon from its asset instead (src/main.ts imports it only lazily).
   external: ['@node-rs/argon2'],
