@@ -43,6 +43,23 @@ const rejectionOf = async (promise: Promise<unknown>): Promise<any> => {
   throw new Error('expected a rejection');
 };
 
+t.test('a packed text crosses back from a thread as its own bytes, not its zlib chunk (64 KB on Node 24)', async (t) => {
+  const pool = new ParsePool(1, sourceParseWorker, silent, { timeoutMs: 60_000 });
+  t.teardown(() => pool.close());
+  await pool.start();
+  const words = Array.from({ length: 700 }, (_, i) => `word${i % 113}`).join(' ');
+  const html = `<p>${words}</p>`;
+  const raw = Buffer.from(
+    'From: a@example.org\r\nTo: b@example.org\r\nSubject: packed\r\nMIME-Version: 1.0\r\n' +
+      'Content-Type: multipart/alternative; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\n' +
+      `${words}\r\n--b\r\nContent-Type: text/html\r\n\r\n${html}\r\n--b--\r\n`,
+  );
+  const { packed } = (await pool.parse(raw)).body!;
+  const compressed = [packed.text, packed.html].filter((value): value is Uint8Array => typeof value !== 'string');
+  t.equal(compressed.length, 2, 'the text and the HTML are compressed');
+  for (const value of compressed) t.equal(value.buffer.byteLength, value.byteLength, `${value.byteLength} bytes in a buffer of that size`);
+});
+
 t.test('every MIME fixture parses on a thread exactly as on the main thread', async (t) => {
   // A budget no cold parse on a loaded machine reaches: the comparison is of full parses.
   const pool = new ParsePool(2, sourceParseWorker, silent, { timeoutMs: 60_000 });

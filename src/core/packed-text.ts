@@ -31,8 +31,19 @@ export interface PackedTexts {
 
 export const packText = (text: string): PackedText => {
   const bytes = Buffer.byteLength(text);
-  return bytes < COMPRESS_MIN_BYTES || bytes > COMPRESS_MAX_BYTES ? text : deflateRawSync(text, { level: 1 });
+  return bytes < COMPRESS_MIN_BYTES || bytes > COMPRESS_MAX_BYTES ? text : exactly(deflateRawSync(text, { level: 1 }));
 };
+
+/**
+ * zlib's synchronous calls answer with a view of their output chunk: 16 KB on Node 20, 64 KB on
+ * Node 24, for a deflated text of a few hundred bytes. A structured clone copies the whole
+ * buffer behind a view, so each packed text crossing back from a parse thread was a 64 KB copy,
+ * and the main thread held a 64 KB array buffer per text until a full collection: on
+ * bench:ingest the main thread's array buffers swung up to 67 MB, most of the C heap's peak.
+ * A copy of exactly its bytes crosses as those bytes.
+ */
+const exactly = (view: Buffer): Buffer =>
+  view.byteLength === view.buffer.byteLength ? view : Buffer.from(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength));
 
 export const unpackText = (value: PackedText): string => (typeof value === 'string' ? value : inflateRawSync(value).toString('utf8'));
 
