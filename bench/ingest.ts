@@ -10,7 +10,8 @@
  * - tls: on one agentpost with a certificate (ECDSA P-256, as certbot makes by default),
  *   plain and STARTTLS sessions alternately: over reused connections, and over a new
  *   connection per message with a full handshake or a resumed session each; STARTTLS's rate
- *   as a ratio of plain's per round.
+ *   as a ratio of plain's per round; then node:tls's own cost per connection with no SMTP
+ *   (bench/tls-floor.ts) and the most a new connection per message could reach with it alone.
  * - memory: agentpost's RSS idle (15 s after start, and 45 s after start, when the idle
  *   parse and search threads have ended), at the peak of a 20,000-message ingest and a minute after.
  * - threading: the rate with threads assigned at ingest against threads.enabled false, in the
@@ -38,6 +39,7 @@ import { domainsPart } from './ingest-domains.js';
 import { signedBySender, startAgentpost, startPostfixTarget, startSink, type Agentpost, type Target } from './ingest-targets.js';
 import { holdIdleImap } from './imap-idle.js';
 import { threading } from './ingest-threading.js';
+import { tlsFloor } from './tls-floor.js';
 import { treesPart } from './ingest-trees.js';
 import { argValue, fmt, messageOfSize, percentile, prng, stringArgs, tempDir, vocabulary } from './lib.js';
 import { postfixInstalled, postfixVersion } from './postfix.js';
@@ -172,10 +174,13 @@ const tls = async (): Promise<void> => {
       ['new connection', 'resumed'],
     ];
     const ratios = variants.map((): number[] => []);
+    // Plain new-connection CPU per message (server, client), for the floor below.
+    const plainNew: { server: number; client: number }[] = [];
     for (let round = 0; round < rounds; round += 1) {
       for (const [index, [mode, handshake]] of variants.entries()) {
         const plain = await measure(target, mode);
         report(mode, 'agentpost, plain', plain);
+        if (mode === 'new connection' && handshake === 'full') plainNew.push({ server: plain.cpuPerMessage ?? NaN, client: plain.clientCpuPerMessage });
         const secure = await measure(target, mode, count, handshake);
         report(mode, `agentpost, STARTTLS (${handshake} handshake)`, secure);
         ratios[index].push(secure.rate / plain.rate);
@@ -186,10 +191,32 @@ const tls = async (): Promise<void> => {
         `${mode}: STARTTLS (${handshake} handshake) / plain per round ${ratios[index].map((ratio) => `${fmt(ratio)}x`).join(' ')}, median ${fmt(percentile(ratios[index], 50))}x (target >= 0.6x)`,
       );
     }
+    await reportFloor(files, plainNew);
   } finally {
     await target.stop();
     dir.remove();
   }
+};
+
+/**
+ * node:tls's own cost per connection (bench/tls-floor.ts), on the Node the server runs on, and
+ * the most a new connection per message could reach with it alone: both ends share these
+ * cores, so each message's CPU (plain: the server's and the client's) grows by both floors.
+ */
+const reportFloor = async (files: { cert: string; key: string }, plainNew: { server: number; client: number }[]) => {
+  const node = executable ? (await import('../scripts/sea-runtime.mjs')).packagingNode().binary : process.execPath;
+  const floor = await tlsFloor(node, files);
+  const added = { server: floor.tls.server - floor.plain.server, client: floor.tls.client - floor.plain.client };
+  const plain = percentile(
+    plainNew.map((cpu) => cpu.server + cpu.client),
+    50,
+  );
+  console.log(
+    `node:tls floor (a bare server on ${node}, this process the client, no SMTP): a full handshake adds ${fmt(added.server, 3)} ms of server CPU ` +
+      `and ${fmt(added.client, 3)} ms of client CPU per connection (plain ${fmt(floor.plain.server, 3)} / ${fmt(floor.plain.client, 3)}, TLS ` +
+      `${fmt(floor.tls.server, 3)} / ${fmt(floor.tls.client, 3)}); with agentpost's plain new connection at ${fmt(plain, 3)} ms of server and client ` +
+      `CPU per message (median), that floor alone allows at most ${fmt(plain / (plain + added.server + added.client))}x on shared cores`,
+  );
 };
 
 /**
