@@ -107,6 +107,8 @@ export interface AppOptions {
   mtaStsPort?: number;
   /** Messages between a folder's rank samples (src/store/rank-samples.ts); tests make it small so few messages reach many samples. */
   rankSampleSpacing?: number;
+  /** How long stored mail waits for the search indexer (INDEX_DELAY_MS); tests that look at the queue before it runs lengthen it. */
+  searchIndexDelayMs?: number;
 }
 
 export interface BoundPorts {
@@ -312,7 +314,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     concurrency: config.webhooks.concurrency,
     onAttempt: (ok) => services.metrics.webhookAttempt(ok),
   });
-  const searchIndexer = new SearchIndexer(services.searchIndex, logger);
+  const searchIndexer = new SearchIndexer(services.searchIndex, logger, options.searchIndexDelayMs);
   const bodyBackfill = new BodyBackfill(services.bodies, logger);
   let stopReacting = (): void => {};
   // A burst of mail leaves garbage V8 keeps for minutes, and pages of the database read through

@@ -67,6 +67,7 @@ export const startApp = async (
     tlsPollMs?: number;
     mtaStsPort?: number;
     rankSampleSpacing?: number;
+    searchIndexDelayMs?: number;
   } = {},
 ): Promise<TestApp> => {
   const ownDataDir = typeof overrides.dataDir !== 'string';
@@ -100,6 +101,7 @@ export const startApp = async (
     tlsPollMs: options.tlsPollMs,
     mtaStsPort: options.mtaStsPort,
     rankSampleSpacing: options.rankSampleSpacing,
+    searchIndexDelayMs: options.searchIndexDelayMs,
     // The real threads' code, as bin/main.ts starts it (smtp.parseThreads decides how many parse
     // threads), bundled by esbuild so that no thread loads tsx or tap's preloads (./threads.ts).
     parseWorker: options.parseWorker ?? threads.parseWorker,
