@@ -34,7 +34,13 @@ const tapConfigFor = (tree) => {
   return config;
 };
 
-/** tap's arguments with each TypeScript file of the compiled folders replaced by its compiled one. */
+/** A failure's name with each test file of the compiled tree named by its source, as tsx runs named it. */
+const sourceNames = (reason, tree) => {
+  const at = relative(process.cwd(), tree).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return reason.replace(new RegExp(`${at}/(\\S+?)\\.js\\b`, 'g'), '$1.ts');
+};
+
+/** tap's arguments with each test file (a .ts file under test/, not test/helpers/) replaced by its bundle. */
 const compiledArgs = (args, compiled) => args.map((arg) => (!arg.startsWith('-') && arg.endsWith('.ts') && existsSync(arg) ? compiled(arg) : arg));
 
 /** ESC [?25h and ESC [?25l: the terminal's "show cursor" and "hide cursor". */
@@ -95,7 +101,8 @@ export const runTap = async (args) => {
     } catch {
       // tap died before writing anything: the exit code and "no test ran" speak for it.
     }
-    return countTap(raw, code);
+    const counts = countTap(raw, code);
+    return { ...counts, reasons: counts.reasons.map((reason) => sourceNames(reason, tree)) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
