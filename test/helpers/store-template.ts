@@ -10,9 +10,10 @@
  * the store's own tests open their files with Store.open and still migrate from scratch.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cachedDirSync } from '../../scripts/cached-dir.mjs';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { Store } from '../../src/store/index.js';
 
@@ -34,25 +35,14 @@ const templateKey = (): string => {
 };
 
 /**
- * The template's folder, made if missing: migrated in a folder of this process's own, then
- * renamed into place, so processes running side by side never copy a half-made one.
+ * The template's folder, made if missing (cachedDirSync: migrated in a folder of this process's
+ * own, then renamed into place, so processes running side by side never copy a half-made one).
  */
-const templateDir = (): string => {
-  const dir = join(ROOT, templateKey());
-  if (existsSync(dir)) return dir;
-  const making = `${dir}.${process.pid}.tmp`;
-  rmSync(making, { recursive: true, force: true });
-  mkdirSync(making, { recursive: true });
-  Store.open(join(making, STORE_FILE)).close();
-  try {
-    renameSync(making, dir);
-  } catch (error) {
-    // Another process put its template there first: the same migrations, so the same contents.
-    rmSync(making, { recursive: true, force: true });
-    if (!existsSync(dir)) throw error;
-  }
-  return dir;
-};
+const templateDir = (): string =>
+  cachedDirSync(join(ROOT, templateKey()), (making) => {
+    mkdirSync(making, { recursive: true });
+    Store.open(join(making, STORE_FILE)).close();
+  });
 
 let template: string | null = null;
 

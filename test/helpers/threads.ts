@@ -14,12 +14,13 @@
  * search-thread, auth-thread, read-path) and `npm start` uses them unchanged.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Plugin } from 'esbuild';
+import { cachedDir, pruneUnused } from '../../scripts/cached-dir.mjs';
 import type { AuthWorkerFactory } from '../../src/workers/threads/auth-thread-client.js';
 import type { ParseWorkerFactory } from '../../src/workers/threads/parse-pool.js';
 import type { SearchWorkerFactory } from '../../src/workers/threads/search-writer-thread.js';
@@ -71,53 +72,31 @@ const bundleKey = (): string => {
 /** A day: far longer than a run of the suite, whose every test process marks the folder it uses. */
 const UNUSED_MS = 24 * 60 * 60 * 1000;
 
-/** Each edit of src/ makes a new folder (about 60 KB): those no test process used for a day go. */
-const pruneUnused = (): void => {
-  if (!existsSync(CACHE)) return;
-  for (const name of readdirSync(CACHE)) {
-    const folder = join(CACHE, name);
-    // Another process may be pruning it too.
-    const modified = statSync(folder, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
-    if (Date.now() - modified > UNUSED_MS) rmSync(folder, { recursive: true, force: true });
-  }
-};
-
 /**
  * The three thread files bundled, from the cache when this key's bundles are there; else
- * bundled now into a folder of this process's own and renamed into place, so test processes
- * running side by side never read a half-written one. Returns each thread's file URL.
+ * bundled now (cachedDir: into a folder of this process's own, renamed into place, so test
+ * processes running side by side never read a half-written one). Each edit of src/ makes a
+ * new folder (about 60 KB): those no test process used for a day go then. Returns each
+ * thread's file URL.
  */
 const bundle = async (): Promise<Record<Entry, URL>> => {
   const dir = join(CACHE, bundleKey());
-  const urlsIn = (folder: string) => Object.fromEntries(ENTRIES.map((entry) => [entry, pathToFileURL(join(folder, `${entry}.mjs`))])) as Record<Entry, URL>;
-  if (existsSync(dir)) {
-    // Marked as in use, so that pruneUnused leaves it.
-    const now = new Date();
-    utimesSync(dir, now, now);
-    return urlsIn(dir);
-  }
-  pruneUnused();
-  const making = `${dir}.${process.pid}.tmp`;
-  const { build } = await import('esbuild');
-  await build({
-    entryPoints: ENTRIES.map((entry) => fileURLToPath(new URL(`${entry}.ts`, THREADS_DIR))),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outdir: making,
-    outExtension: { '.js': '.mjs' },
-    plugins: [packagesByNodeResolution],
-    logLevel: 'error',
+  await cachedDir(dir, async (making) => {
+    pruneUnused(CACHE, UNUSED_MS, dir);
+    const { build } = await import('esbuild');
+    await build({
+      entryPoints: ENTRIES.map((entry) => fileURLToPath(new URL(`${entry}.ts`, THREADS_DIR))),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outdir: making,
+      outExtension: { '.js': '.mjs' },
+      plugins: [packagesByNodeResolution],
+      logLevel: 'error',
+    });
   });
-  try {
-    renameSync(making, dir);
-  } catch (error) {
-    // Another process put the same bundles there first.
-    rmSync(making, { recursive: true, force: true });
-    if (!existsSync(dir)) throw error;
-  }
-  return urlsIn(dir);
+  return Object.fromEntries(ENTRIES.map((entry) => [entry, pathToFileURL(join(dir, `${entry}.mjs`))])) as Record<Entry, URL>;
 };
 
 /** Flags that preload a module (`--import x`, `--import=x`, `--loader`, `--require`, `-r`). */
