@@ -104,8 +104,8 @@ const PRELOAD = /^(--import|--loader|--experimental-loader|--require|-r)(=|$)/;
 
 /**
  * The process's flags without its preloads. A worker inherits execArgv, and under tap that is
- * tsx plus tap's own mock and processinfo imports, each registering loader hooks (so one more
- * hooks thread per worker): a bundle of plain JavaScript needs none of them, and the threads
+ * tap's own mock and processinfo imports (and tsx, when tap runs the sources), each registering
+ * loader hooks (so one more hooks thread per worker): a bundle of plain JavaScript needs none of them, and the threads
  * were never what tap's mocks or coverage look at. Other flags (--expose-gc, ...) are kept.
  */
 export const withoutPreloads = (argv: readonly string[]): string[] => {
