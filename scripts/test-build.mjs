@@ -29,8 +29,11 @@ const FOLDERS = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')).in
 /** The files of theirs that esbuild may read (not, say, test/screenshots/, which tests write). */
 const READ = /\.(ts|json|js|mjs|cjs)$/;
 export const BUILD_DIR = join(root, '.build', 'test');
-/** Trees no run used for a day go. */
-const UNUSED_MS = 24 * 60 * 60 * 1000;
+/**
+ * Trees no run used for two hours go (when a new one is made): each is some 4 MB, and an edit
+ * makes one. A run marks its tree as it starts, and a whole suite takes some 15 minutes.
+ */
+const UNUSED_MS = 2 * 60 * 60 * 1000;
 
 const filesUnder = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((item) => {
