@@ -7,7 +7,7 @@ import t from 'tap';
 import packageJson from '../package.json' with { type: 'json' };
 import { restCall, runCommand, startServerProcess } from './helpers/process.js';
 
-// Each case starts a process through tsx: generous for a loaded 2-core machine.
+// Each case starts a process (bin/agentpost, the built dist/app): generous for a loaded 2-core machine.
 t.setTimeout(900_000);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

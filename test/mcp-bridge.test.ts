@@ -14,7 +14,7 @@ import { smtpSend } from './helpers/smtp.js';
 
 const AGENTPOST = new URL('../bin/agentpost', import.meta.url).pathname;
 
-// Each bridge is a child process started through tsx: slow on a loaded machine.
+// Each bridge is a child process of its own: slow on a loaded machine.
 t.setTimeout(600_000);
 
 /** `agentpost mcp --url <base>` as a child process, driven by the SDK's stdio client. */

@@ -17,7 +17,7 @@ const runTap = (...files: string[]) => runIn(cleanEnv, ...files);
 const runIn = (env: NodeJS.ProcessEnv, ...files: string[]) =>
   runCommand(process.execPath, [join(root, 'scripts', 'run-tap.mjs'), ...files], { cwd: root, env });
 
-// Each case starts a whole tap run (tsx, plugins): generous for a loaded 2-core machine.
+// Each case starts a whole tap run (the test build, plugins): generous for a loaded 2-core machine.
 t.setTimeout(600_000);
 
 // The four runs share nothing (each has its own fixture files and tap output file), so they
