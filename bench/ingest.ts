@@ -39,7 +39,7 @@ import { domainsPart } from './ingest-domains.js';
 import { signedBySender, startAgentpost, startPostfixTarget, startSink, type Agentpost, type Target } from './ingest-targets.js';
 import { holdIdleImap } from './imap-idle.js';
 import { threading } from './ingest-threading.js';
-import { tlsFloor } from './tls-floor.js';
+import { reportFloor } from './tls-floor.js';
 import { treesPart } from './ingest-trees.js';
 import { argValue, fmt, messageOfSize, percentile, prng, stringArgs, tempDir, vocabulary } from './lib.js';
 import { postfixInstalled, postfixVersion } from './postfix.js';
@@ -191,32 +191,12 @@ const tls = async (): Promise<void> => {
         `${mode}: STARTTLS (${handshake} handshake) / plain per round ${ratios[index].map((ratio) => `${fmt(ratio)}x`).join(' ')}, median ${fmt(percentile(ratios[index], 50))}x (target >= 0.6x)`,
       );
     }
-    await reportFloor(files, plainNew);
+    const node = executable ? (await import('../scripts/sea-runtime.mjs')).packagingNode().binary : process.execPath;
+    await reportFloor(node, files, plainNew);
   } finally {
     await target.stop();
     dir.remove();
   }
-};
-
-/**
- * node:tls's own cost per connection (bench/tls-floor.ts), on the Node the server runs on, and
- * the most a new connection per message could reach with it alone: both ends share these
- * cores, so each message's CPU (plain: the server's and the client's) grows by both floors.
- */
-const reportFloor = async (files: { cert: string; key: string }, plainNew: { server: number; client: number }[]) => {
-  const node = executable ? (await import('../scripts/sea-runtime.mjs')).packagingNode().binary : process.execPath;
-  const floor = await tlsFloor(node, files);
-  const added = { server: floor.tls.server - floor.plain.server, client: floor.tls.client - floor.plain.client };
-  const plain = percentile(
-    plainNew.map((cpu) => cpu.server + cpu.client),
-    50,
-  );
-  console.log(
-    `node:tls floor (a bare server on ${node}, this process the client, no SMTP): a full handshake adds ${fmt(added.server, 3)} ms of server CPU ` +
-      `and ${fmt(added.client, 3)} ms of client CPU per connection (plain ${fmt(floor.plain.server, 3)} / ${fmt(floor.plain.client, 3)}, TLS ` +
-      `${fmt(floor.tls.server, 3)} / ${fmt(floor.tls.client, 3)}); with agentpost's plain new connection at ${fmt(plain, 3)} ms of server and client ` +
-      `CPU per message (median), that floor alone allows at most ${fmt(plain / (plain + added.server + added.client))}x on shared cores`,
-  );
 };
 
 /**

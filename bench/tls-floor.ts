@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { createSecureContext, connect as tlsConnect } from 'node:tls';
+import { fmt, percentile } from './lib.js';
 import { cpuMs } from './proc.js';
 
 /**
@@ -84,3 +85,23 @@ export const tlsFloor = async (node: string, files: { cert: string; key: string 
   plain: await measureMode(node, files, false, connections, sessions),
   tls: await measureMode(node, files, true, connections, sessions),
 });
+
+/**
+ * Prints the floor on `node` (the Node the measured server runs on) and the most a new
+ * connection per message could reach with it alone: both ends share these cores, so each
+ * message's CPU (plain: the server's and the client's, `plainNew` per round) grows by both floors.
+ */
+export const reportFloor = async (node: string, files: { cert: string; key: string }, plainNew: { server: number; client: number }[]): Promise<void> => {
+  const floor = await tlsFloor(node, files);
+  const added = { server: floor.tls.server - floor.plain.server, client: floor.tls.client - floor.plain.client };
+  const plain = percentile(
+    plainNew.map((cpu) => cpu.server + cpu.client),
+    50,
+  );
+  console.log(
+    `node:tls floor (a bare server on ${node}, this process the client, no SMTP): a full handshake adds ${fmt(added.server, 3)} ms of server CPU ` +
+      `and ${fmt(added.client, 3)} ms of client CPU per connection (plain ${fmt(floor.plain.server, 3)} / ${fmt(floor.plain.client, 3)}, TLS ` +
+      `${fmt(floor.tls.server, 3)} / ${fmt(floor.tls.client, 3)}); with agentpost's plain new connection at ${fmt(plain, 3)} ms of server and client ` +
+      `CPU per message (median), that floor alone allows at most ${fmt(plain / (plain + added.server + added.client))}x on shared cores`,
+  );
+};
