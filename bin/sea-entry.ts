@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
 import { setFlagsFromString } from 'node:v8';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { releaseNativeMemory, type NativeMemoryAddon } from '../src/workers/native-memory.js';
+import { nativeMemoryRelease, type NativeMemoryAddon } from '../src/workers/native-memory.js';
 import { PARSE_THREAD_LIMITS } from '../src/workers/threads/thread-limits.js';
 import type { Argon2Binding } from '../src/core/passwords.js';
 import { runAndExit } from './run.js';
@@ -81,4 +81,4 @@ const threads = isSea()
     }
   : {};
 
-runAndExit({ nativeBinding: addon?.exports, argon2, releaseNativeMemory: nativeMemory && (() => releaseNativeMemory(nativeMemory)), ...threads });
+runAndExit({ nativeBinding: addon?.exports, argon2, releaseNativeMemory: nativeMemory && nativeMemoryRelease(nativeMemory), ...threads });
