@@ -37,7 +37,7 @@ t.test("the executable's private read-only mappings with no private page, and no
 });
 
 t.test('a mapping whose Anonymous line is missing stays (nothing proves it holds no private page)', async (t) => {
-  const text = ['00400000-00746000 r--p 00000000 fe:00 1 ' + EXE, 'Rss: 4 kB'].join('\n');
+  const text = [`00400000-00746000 r--p 00000000 fe:00 1 ${EXE}`, 'Rss: 4 kB'].join('\n');
   t.same(releasableMappings(text, EXE), []);
 });
 
