@@ -68,7 +68,7 @@ const addon = isSea() ? loadAddonFromAsset(ADDON_ASSET) : undefined;
 const argon2 = isSea() ? (loadAddonFromAsset(ARGON2_ASSET).exports as Argon2Binding) : undefined;
 // native/heap-trim.c: the C heap's free pages and the executable's own file pages go back once quiet.
 const nativeMemory = isSea() ? (loadAddonFromAsset(HEAP_TRIM_ASSET).exports as NativeMemoryAddon) : undefined;
-// The executable's --max-semi-space-size=8 (scripts/package.mjs) is for the main thread,
+// The executable's --max-semi-space-size=2 (scripts/package.mjs) is for the main thread,
 // whose heap is configured by now; V8 lets the flag win over a worker's resourceLimits, so
 // unset it before any thread starts and each keeps its own (thread-limits.ts).
 if (isSea()) setFlagsFromString('--max-semi-space-size=0');

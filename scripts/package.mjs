@@ -100,14 +100,17 @@ const importMetaRequires = {
  * matches the flags the executable runs with.
  * --expose-gc: every thread's gc(), for the collection once a burst of mail is over
  * (src/workers/memory-release.ts).
- * --max-semi-space-size: during bench:ingest's 20,000 messages V8 let the main thread's new
+ * --max-semi-space-size=2: during bench:ingest's 20,000 messages V8 let the main thread's new
  * space grow to 128 MB (a diagnostic report's heap spaces), a quarter of the process's peak.
- * Objects of one SMTP transaction or one request die young at any size, so 8 MB semi-spaces
- * only mean more, shorter scavenges: the main heap's peak went from 190 to 65 MB. The flag is
- * process-wide and wins over a worker's resourceLimits, so the parse thread's young generation
- * (PARSE_THREAD_LIMITS, 3 MB) reaches 16 MB here too. Safe with SQLite now: the abort that
- * ruled this out earlier (a statement finalized by a GC outside any context) is gone:
- * statements are kept, and the addon is built without the cleanup hook (scripts/sea-runtime.mjs).
+ * Objects of one SMTP transaction or one request die young at any size, so small semi-spaces
+ * only mean more, shorter scavenges: 8 MB took the main heap's peak from 190 to 65 MB; 2 MB
+ * (with the growing percent below) took bench:ingest's highest sample from 220 to 191 MB
+ * (anonymous 169 -> 140; 4 MB: 210) for about 4% of the rate (the main thread 0.05 ms more CPU
+ * per message, V8's helper threads 0.04). The flag is process-wide and would win over a
+ * worker's resourceLimits: bin/sea-entry.ts unsets it before any thread starts, so the parse
+ * thread keeps its own (thread-limits.ts). Safe with SQLite now: the abort that ruled this
+ * out earlier (a statement finalized by a GC outside any context) is gone: statements are
+ * kept, and the addon is built without the cleanup hook (scripts/sea-runtime.mjs).
  * --heap-growing-percent=20: after each full collection V8 lets the old generation grow to 1.2
  * times what survived, where by default it chooses up to 4 times from its measured GC speed.
  * Under a burst of mail it chose large factors, and garbage waited long for the next full
@@ -116,7 +119,7 @@ const importMetaRequires = {
  * with 20 (100: 186 to 189). The cost is concurrent marking on V8's helper threads, 0.43 to
  * 0.47 ms of CPU per message against 0.24 to 0.26 (100: 0.30 to 0.32), about 5% of the rate.
  */
-const EXEC_ARGV = ['--expose-gc', '--max-semi-space-size=8', '--heap-growing-percent=20'];
+const EXEC_ARGV = ['--expose-gc', '--max-semi-space-size=2', '--heap-growing-percent=20'];
 
 const started = process.hrtime.bigint();
 const step = (text) => process.stdout.write(`package: ${text}\n`);

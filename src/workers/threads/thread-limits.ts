@@ -7,9 +7,9 @@ import type { ResourceLimits } from 'node:worker_threads';
  * the objects of one parse die young anyway. The old generation keeps V8's default, so a
  * large message still parses.
  *
- * In the executable, whose --max-semi-space-size=8 caps the main thread's young generation
- * (scripts/package.mjs), that process-wide flag would win over this limit (16 MB of new space
- * here); bin/sea-entry.ts unsets it once the main heap is configured, before any thread
+ * In the executable, whose --max-semi-space-size=2 caps the main thread's young generation
+ * (scripts/package.mjs), that process-wide flag would win over this limit (at 8, it made 16 MB of
+ * new space here); bin/sea-entry.ts unsets it once the main heap is configured, before any thread
  * starts: idle anonymous memory 73 -> 63 MB, at the highest sample of bench:ingest's 20,000
  * messages 234 -> 224 MB. Small young generations in threads that use SQLite once could not be: better-sqlite3 12 aborted
  * the process ("RemoveEnvironmentCleanupHook: Assertion (env) != nullptr") when a GC outside
