@@ -37,27 +37,20 @@ export const connect = (file: string, options: OpenOptions & { readonly?: boolea
 };
 
 /**
- * The bulk reader (openReader) reads through a memory map of the database file
- * (https://sqlite.org/mmap.html) up to this size, SQLite's largest: a page already in the OS
- * page cache is read without a system call or a copy into the connection's own page cache
- * (CACHE_KIB). An IMAP sync or SEARCH TEXT over a folder of 10,000 messages reads about 100 MB
- * of pages, which that cache cannot hold, and each miss was a pread: SEARCH TEXT went from 525
- * to 219 ms, the sync's rows from 72 to 43 ms. Pages of the map count in the process's RSS as
- * file pages, which the kernel can drop at need.
- *
- * The writer has no map. The few pages an insert reads (the path to a b-tree's last leaf, an
- * index's leaf) went through it too, and each fault maps the neighbouring pages already in the
- * OS page cache as well (the kernel's fault-around, 64 KB): the pages of every table that the
- * WAL's checkpoints had just written. During bench:ingest's 20,000 messages the writer's map
- * held 64 MB of agentpost.db, about 28% of the pages of every table (raw bytes, bodies, rows
- * alike), though ingest reads none of them back.
+ * Reads through a memory map of the database file (https://sqlite.org/mmap.html) up to this
+ * size, SQLite's largest: a page already in the OS page cache is read without a system call
+ * or a copy into the connection's own page cache (CACHE_KIB). An IMAP sync or SEARCH TEXT over a folder
+ * of 10,000 messages reads about 100 MB of pages, which that cache cannot hold, and each miss
+ * was a pread: SEARCH TEXT went from 525 to 219 ms, the sync's rows from 72 to 43 ms. Pages
+ * of the map count in the process's RSS as file pages, which the kernel can drop at need.
+ * Writes still go through the WAL.
  */
 export const MMAP_BYTES = 0x7fff0000;
 
 /**
- * Unmaps a reader's map of the database file; SQLite maps it again at the next read. Every
- * page read through the map stays in the process's RSS (as file pages) until then: an IMAP
- * sync of 10,000 messages reads about 100 MB of them (MMAP_BYTES). The pages stay in the
+ * Unmaps the connection's map of the database file; SQLite maps it again at the next read.
+ * Every page read through the map stays in the process's RSS (as file pages) until then: after
+ * bench:ingest's 20,000 messages the map held 89 MB of agentpost.db. The pages stay in the
  * OS page cache, so a read after this costs a page fault, not a disk read. SQLite unmaps only
  * between statements (no page of the map in use), which a caller outside any query is.
  */
@@ -78,18 +71,8 @@ export const openDatabase = (file: string, options: OpenOptions = {}): Db => {
   pragma(db, 'synchronous = FULL');
   pragma(db, 'foreign_keys = ON');
   pragma(db, 'busy_timeout = 5000');
+  if (file !== ':memory:') pragma(db, `mmap_size = ${MMAP_BYTES}`);
   migrate(db);
-  return db;
-};
-
-/**
- * A read-only connection to a database another connection of this process writes, reading
- * through the memory map (MMAP_BYTES): for reads of many pages outside any write transaction.
- * WAL mode lets it read while the writer writes; each statement sees the last commit.
- */
-export const openReader = (file: string, options: OpenOptions = {}): Db => {
-  const db = connect(file, { ...options, readonly: true });
-  pragma(db, `mmap_size = ${MMAP_BYTES}`);
   return db;
 };
 

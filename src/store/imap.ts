@@ -17,7 +17,7 @@ import {
   toFlagRow,
 } from './imap-rows.js';
 import { keywordsColumn } from './messages.js';
-import { MappedReadRepo } from './repo.js';
+import { Repo } from './repo.js';
 
 /**
  * What SQL can decide of a SEARCH before any row is read into JavaScript: ranges and flags
@@ -46,10 +46,10 @@ const containsPattern = (text: string | null): string | null => (text === null ?
 const flagParameter = (value: boolean | undefined): number | null => (value === undefined ? null : value ? 1 : 0);
 
 /** Queries over messages that the IMAP session service needs, all by (folder_id, uid). */
-export class ImapRepo extends MappedReadRepo {
+export class ImapRepo extends Repo {
   /** Every UID of a folder above `afterUid`, ascending: the message sequence numbers (RFC 3501 2.3.1.2). */
   uidsAfter(folderId: number, afterUid: number): number[] {
-    return this.mappedRead('SELECT uid FROM messages WHERE folder_id = ? AND uid > ? ORDER BY uid').pluck().all(folderId, afterUid) as number[];
+    return this.sql('SELECT uid FROM messages WHERE folder_id = ? AND uid > ? ORDER BY uid').pluck().all(folderId, afterUid) as number[];
   }
 
   /** Rows with UIDs in [low, high], ascending; callers filter to the exact set they asked for. */
@@ -59,7 +59,7 @@ export class ImapRepo extends MappedReadRepo {
 
   /** Rows with UIDs in [low, high], ascending, their addresses unparsed. */
   searchFieldsBetween(folderId: number, low: number, high: number): SearchFieldsRow[] {
-    const rows = this.mappedRead(`SELECT ${META_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`).all(
+    const rows = this.sql(`SELECT ${META_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`).all(
       folderId,
       low,
       high,
@@ -76,7 +76,7 @@ export class ImapRepo extends MappedReadRepo {
 
   /** Flags, sizes and dates of UIDs in [low, high], ascending: what a SEARCH without text keys reads (no subject, no addresses). */
   datesBetween(folderId: number, low: number, high: number): DatedRow[] {
-    const rows = this.mappedRead(
+    const rows = this.sql(
       `SELECT ${FLAG_COLUMNS}, m.size, m.received_at, m.date FROM messages m WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`,
     ).all(folderId, low, high) as (FlagColumns & { size: number; received_at: number; date: number | null })[];
     return rows.map((row) => ({ ...toFlagRow(row), size: row.size, receivedAt: row.received_at, date: row.date }));
@@ -97,20 +97,20 @@ export class ImapRepo extends MappedReadRepo {
     const rawMax = rawMaxBytes ?? -1;
     const rows = (
       wire
-        ? this.mappedRead(
+        ? this.sql(
             `SELECT ${FETCH_COLUMNS}, ${raw}, CAST(w.envelope || w.body_structure AS BLOB), length(w.envelope)
              FROM messages m LEFT JOIN message_wire w ON w.message_rowid = m.id AND w.version = ? ${range}`,
           )
             .raw(true)
             .all(rawMax, version, folderId, low, high)
-        : this.mappedRead(`SELECT ${FETCH_COLUMNS}, ${raw}, NULL, NULL FROM messages m ${range}`).raw(true).all(rawMax, folderId, low, high)
+        : this.sql(`SELECT ${FETCH_COLUMNS}, ${raw}, NULL, NULL FROM messages m ${range}`).raw(true).all(rawMax, folderId, low, high)
     ) as FetchRowColumns[];
     return rows.map(fetchRowOf);
   }
 
   /** Flags of messages up to `maxUid` changed after `modseq` (RFC 7162), ascending by UID. */
   flagsChangedSince(folderId: number, modseq: number, maxUid: number): FlagRow[] {
-    const rows = this.mappedRead(`SELECT ${FLAG_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.modseq > ? AND m.uid <= ? ORDER BY m.uid`).all(
+    const rows = this.sql(`SELECT ${FLAG_COLUMNS} FROM messages m WHERE m.folder_id = ? AND m.modseq > ? AND m.uid <= ? ORDER BY m.uid`).all(
       folderId,
       modseq,
       maxUid,
@@ -120,7 +120,7 @@ export class ImapRepo extends MappedReadRepo {
 
   /** UIDs expunged after `modseq`, ascending (QRESYNC's VANISHED, RFC 7162 section 3.2.10). */
   expungedSince(folderId: number, modseq: number): number[] {
-    return this.mappedRead('SELECT uid FROM expunged WHERE folder_id = ? AND modseq > ? ORDER BY uid').pluck().all(folderId, modseq) as number[];
+    return this.sql('SELECT uid FROM expunged WHERE folder_id = ? AND modseq > ? ORDER BY uid').pluck().all(folderId, modseq) as number[];
   }
 
   setFlags(rowId: number, flags: MessageFlags, modseq: number): void {
@@ -138,11 +138,11 @@ export class ImapRepo extends MappedReadRepo {
 
   /** UIDs marked \Deleted, ascending: what EXPUNGE removes (RFC 3501 section 6.4.3). */
   deletedUids(folderId: number): number[] {
-    return this.mappedRead('SELECT uid FROM messages WHERE folder_id = ? AND deleted = 1 ORDER BY uid').pluck().all(folderId) as number[];
+    return this.sql('SELECT uid FROM messages WHERE folder_id = ? AND deleted = 1 ORDER BY uid').pluck().all(folderId) as number[];
   }
 
   raw(folderId: number, uid: number): Buffer | null {
-    const row = this.mappedRead(`SELECT r.raw FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`)
+    const row = this.sql(`SELECT r.raw FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`)
       .pluck()
       .get(folderId, uid) as Buffer | undefined;
     return row ?? null;
@@ -150,7 +150,7 @@ export class ImapRepo extends MappedReadRepo {
 
   /** The first `maxBytes` of the raw message: enough for its header without reading a large body. */
   rawHead(folderId: number, uid: number, maxBytes: number): Buffer | null {
-    const row = this.mappedRead(`SELECT substr(r.raw, 1, ?) FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`)
+    const row = this.sql(`SELECT substr(r.raw, 1, ?) FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`)
       .pluck()
       .get(maxBytes, folderId, uid) as Buffer | undefined;
     return row ?? null;
@@ -162,7 +162,7 @@ export class ImapRepo extends MappedReadRepo {
    * plain message comes whole instead, its packed texts unread.
    */
   searchTexts(folderId: number, low: number, high: number, version: number, headerMax: number): SearchTextRow[] {
-    return this.mappedRead(
+    return this.sql(
       `SELECT m.id AS rowId, m.uid, b.plain_text_start AS plainTextStart,
          CASE WHEN b.plain_text_start IS NULL THEN b.text END AS text, CASE WHEN b.plain_text_start IS NULL THEN b.html END AS html,
          CASE WHEN b.plain_text_start IS NOT NULL THEN r.raw
@@ -180,7 +180,7 @@ export class ImapRepo extends MappedReadRepo {
   uidsNarrowed(folderId: number, narrowing: SearchNarrowing): number[] {
     const { flags } = narrowing;
     const sent = narrowing.sentFrom !== null || narrowing.sentBefore !== null;
-    return this.mappedRead(
+    return this.sql(
       `SELECT uid FROM messages WHERE folder_id = ?
          AND (? IS NULL OR received_at >= ?) AND (? IS NULL OR received_at < ?)
          AND (? = 0 OR (date IS NOT NULL AND (? IS NULL OR date >= ?) AND (? IS NULL OR date < ?)))
@@ -212,11 +212,11 @@ export class ImapRepo extends MappedReadRepo {
   }
 
   unseenCount(folderId: number): number {
-    return this.mappedRead('SELECT count(*) FROM messages WHERE folder_id = ? AND seen = 0').pluck().get(folderId) as number;
+    return this.sql('SELECT count(*) FROM messages WHERE folder_id = ? AND seen = 0').pluck().get(folderId) as number;
   }
 
   firstUnseenUid(folderId: number): number | null {
-    return (this.mappedRead('SELECT min(uid) FROM messages WHERE folder_id = ? AND seen = 0').pluck().get(folderId) as number | null) ?? null;
+    return (this.sql('SELECT min(uid) FROM messages WHERE folder_id = ? AND seen = 0').pluck().get(folderId) as number | null) ?? null;
   }
 }
 

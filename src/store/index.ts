@@ -5,7 +5,7 @@ import { DeliveryRepo } from './delivery.js';
 import { DkimKeyRepo } from './dkim-keys.js';
 import { DomainAddressRepo } from './domain-addresses.js';
 import { DomainRepo } from './domains.js';
-import { openDatabase, openReader, type Db, type OpenOptions, unmapPages } from './db.js';
+import { openDatabase, type Db, type OpenOptions, unmapPages } from './db.js';
 import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostingRepo } from './hosting.js';
@@ -42,10 +42,7 @@ export interface StoreOptions extends OpenOptions {
 }
 export type { CommitFeed, Committed, CommitListener } from './commit-feed.js';
 
-/**
- * The one source of truth: every repository over one SQLite connection, the writer; IMAP's
- * reads of many pages outside a transaction through a second, read-only one (MappedReadRepo).
- */
+/** The one source of truth: every repository over one SQLite connection. */
 export class Store {
   /** The one after-commit hook: consumers subscribe by topic (commit-feed.ts). */
   readonly feed = new CommitFeed();
@@ -81,8 +78,6 @@ export class Store {
   readonly health: HealthRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
-  /** IMAP's reads of many pages, through a memory map (db.ts, openReader); `db` itself for an in-memory store. */
-  private readonly reader: Db;
 
   /**
    * `searchFile` is the full-text index's own file (search-db.ts): read here, written by the
@@ -95,7 +90,6 @@ export class Store {
   ) {
     const searchReader = SearchIndexReader.open(searchFile, options);
     this.searchReader = searchReader;
-    this.reader = db.memory ? db : openReader(db.name, options);
     this.accounts = new AccountRepo(db);
     this.keys = new KeyRepo(db);
     const ranks = new RankSampleRepo(db, options.rankSampleSpacing ?? RANK_SAMPLE_SPACING);
@@ -113,7 +107,7 @@ export class Store {
     this.webhookEndpoints = new WebhookEndpointRepo(db);
     this.outboxCursors = new OutboxCursorRepo(db);
     this.webhookEvents = new WebhookEventRepo(db);
-    this.imap = new ImapRepo(db, this.reader);
+    this.imap = new ImapRepo(db);
     this.searchIndex = new SearchIndexRepo(db);
     this.invoices = new InvoiceRepo(db);
     this.threads = new ThreadRepo(db);
@@ -180,18 +174,17 @@ export class Store {
   }
 
   /**
-   * Hands back the pages both readers' memory maps hold (see unmapPages in db.ts), once a
+   * Hands back the pages both connections' memory maps hold (see unmapPages in db.ts), once a
    * burst of work is over; the next read maps again, from the OS page cache.
    */
   unmapPages(): void {
-    unmapPages(this.reader);
+    unmapPages(this.db);
     this.searchReader.unmapPages();
   }
 
   close(): void {
     this.committer.close();
     this.searchReader.close();
-    if (this.reader !== this.db && this.reader.open) this.reader.close();
     if (this.db.open) this.db.close();
   }
 }

@@ -1,5 +1,5 @@
 import type { IndexEntry, IndexWriter } from '../core/search-index.js';
-import { connect, type OpenOptions, openReader, unmapPages } from './db.js';
+import { connect, MMAP_BYTES, type OpenOptions, unmapPages } from './db.js';
 import { type Counted, type IndexPosition, MatchCounts } from './match-counts.js';
 import { Repo } from './repo.js';
 import { pragma } from './statements.js';
@@ -153,8 +153,9 @@ export class SearchIndexReader extends Repo {
   private readonly counts = new MatchCounts();
 
   static open(file: string, options: OpenOptions = {}): SearchIndexReader {
-    // See MMAP_BYTES: a search reads doclists of many pages.
-    return new SearchIndexReader(openReader(file, options));
+    const db = connect(file, { ...options, readonly: true });
+    pragma(db, `mmap_size = ${MMAP_BYTES}`); // see MMAP_BYTES: a search reads doclists of many pages
+    return new SearchIndexReader(db);
   }
 
   /** See unmapPages: the index's pages a search read leave this process's RSS. */
