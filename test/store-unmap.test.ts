@@ -2,10 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { MMAP_BYTES, openDatabase, unmapPages } from '../src/store/db.js';
+import { BURST_JOBS, Store } from '../src/store/index.js';
 
 /**
  * unmapPages (store/db.ts): the pages a read brought into this process through SQLite's
- * memory map leave its RSS, and the connection goes on reading through a map.
+ * memory map leave its RSS, and the connection goes on reading through a map. A burst of
+ * group commits stops the writer's map (stopMapping) until then.
  */
 
 /** KB of this process's RSS in mappings of `file` (Linux), or null where there is no smaps. */
@@ -57,4 +59,26 @@ t.test('unmapPages leaves a connection alone inside a transaction, and an in-mem
     unmapPages(db);
     t.equal(db.pragma('mmap_size', { simple: true }), MMAP_BYTES);
   })();
+});
+
+t.test('a burst of group commits leaves the writer without its map until the quiet-time unmap', async (t) => {
+  const file = join(t.testdir(), 'burst.db');
+  const store = Store.open(file);
+  t.teardown(() => store.close());
+  const mapSize = () => store.db.pragma('mmap_size', { simple: true });
+  const jobs = (count: number) =>
+    Promise.all(Array.from({ length: count }, () => store.groupCommit(() => store.db.prepare('SELECT count(*) FROM messages').pluck().get())));
+
+  await jobs(BURST_JOBS - 1);
+  t.equal(mapSize(), MMAP_BYTES, 'fewer jobs than a burst: the writer keeps its map');
+  await jobs(1);
+  t.equal(mapSize(), 0, 'a burst: the writer reads without it');
+  t.same(await jobs(3), [0, 0, 0], 'and goes on reading');
+  const resident = mappedKb(file);
+  if (resident !== null) t.equal(resident, 0, 'nothing of the file is resident in this process');
+
+  store.unmapPages();
+  t.equal(mapSize(), MMAP_BYTES, 'once quiet it maps again');
+  await jobs(BURST_JOBS - 1);
+  t.equal(mapSize(), MMAP_BYTES, 'and the count starts over');
 });
