@@ -66,8 +66,8 @@ t.test('a burst of group commits leaves the writer without its map until the qui
   const store = Store.open(file);
   t.teardown(() => store.close());
   const mapSize = () => store.db.pragma('mmap_size', { simple: true });
-  const jobs = (count: number) =>
-    Promise.all(Array.from({ length: count }, () => store.groupCommit(() => store.db.prepare('SELECT count(*) FROM messages').pluck().get())));
+  const messages = store.db.prepare('SELECT count(*) FROM messages').pluck();
+  const jobs = (count: number) => Promise.all(Array.from({ length: count }, () => store.groupCommit(() => messages.get())));
 
   await jobs(BURST_JOBS - 1);
   t.equal(mapSize(), MMAP_BYTES, 'fewer jobs than a burst: the writer keeps its map');

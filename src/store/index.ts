@@ -180,8 +180,15 @@ export class Store {
 
   /** Runs `work` in a transaction shared with other callers of this turn; settles after commit. */
   groupCommit<T>(work: () => T): Promise<T> {
-    if (this.jobsSinceQuiet !== null && ++this.jobsSinceQuiet >= BURST_JOBS && stopMapping(this.db)) this.jobsSinceQuiet = null;
+    this.countBurstJob();
     return this.committer.run(work);
+  }
+
+  /** The writer stops mapping once BURST_JOBS jobs have come since the quiet-time unmapPages. */
+  private countBurstJob(): void {
+    if (this.jobsSinceQuiet === null) return;
+    this.jobsSinceQuiet += 1;
+    if (this.jobsSinceQuiet >= BURST_JOBS && stopMapping(this.db)) this.jobsSinceQuiet = null;
   }
 
   /**
