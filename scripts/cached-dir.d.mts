@@ -1,3 +1,2 @@
 export declare const cachedDir: (dir: string, make: (making: string) => Promise<void>) => Promise<string>;
-export declare const cachedDirSync: (dir: string, make: (making: string) => void) => string;
 export declare const pruneUnused: (parent: string, unusedMs: number, keep?: string) => void;

@@ -24,21 +24,6 @@ export const cachedDir = async (dir, make) => {
   return dir;
 };
 
-/** cachedDir for a `make` that is synchronous. */
-export const cachedDirSync = (dir, make) => {
-  if (markUsed(dir)) return dir;
-  const making = `${dir}.${process.pid}.tmp`;
-  rmSync(making, { recursive: true, force: true });
-  try {
-    make(making);
-  } catch (error) {
-    rmSync(making, { recursive: true, force: true });
-    throw error;
-  }
-  settle(making, dir);
-  return dir;
-};
-
 const markUsed = (dir) => {
   if (!existsSync(dir)) return false;
   const now = new Date();

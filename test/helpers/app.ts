@@ -73,7 +73,7 @@ export const startApp = async (
   const ownDataDir = typeof overrides.dataDir !== 'string';
   const dataDir = typeof overrides.dataDir === 'string' ? overrides.dataDir : t.testdir({});
   // A fresh folder gets an already migrated, empty store (./store-template.ts).
-  if (ownDataDir) copyMigratedStore(dataDir);
+  if (ownDataDir) await copyMigratedStore(dataDir);
   const dns = overrides.dns === undefined && !options.dns ? await startDnsServer(t) : null;
   const config = loadConfig({
     overrides: deepMerge(

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cachedDirSync } from '../../scripts/cached-dir.mjs';
+import { cachedDir } from '../../scripts/cached-dir.mjs';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { Store } from '../../src/store/index.js';
 
@@ -35,19 +35,20 @@ const templateKey = (): string => {
 };
 
 /**
- * The template's folder, made if missing (cachedDirSync: migrated in a folder of this process's
+ * The template's folder, made if missing (cachedDir: migrated in a folder of this process's
  * own, then renamed into place, so processes running side by side never copy a half-made one).
  */
-const templateDir = (): string =>
-  cachedDirSync(join(ROOT, templateKey()), (making) => {
+const templateDir = (): Promise<string> =>
+  cachedDir(join(ROOT, templateKey()), async (making) => {
     mkdirSync(making, { recursive: true });
     Store.open(join(making, STORE_FILE)).close();
   });
 
-let template: string | null = null;
+let template: Promise<string> | null = null;
 
 /** Copies the migrated, empty store files (the database and its search index) into an empty data folder. */
-export const copyMigratedStore = (dataDir: string): void => {
+export const copyMigratedStore = async (dataDir: string): Promise<void> => {
   template ??= templateDir();
-  for (const name of readdirSync(template)) copyFileSync(join(template, name), join(dataDir, name));
+  const folder = await template;
+  for (const name of readdirSync(folder)) copyFileSync(join(folder, name), join(dataDir, name));
 };
