@@ -73,6 +73,8 @@ export interface AppOptions {
   resolver?: MxResolver;
   /** False: no cron run and no kick after a send; the caller drives `workers.delivery` (tests). Default true. */
   autoDeliver?: boolean;
+  /** False: no per-second webhook tick, so only the kick after a commit starts attempts (its tests). Default true. */
+  webhookTick?: boolean;
   /** DNS for webhook target checks only, over `dns` (DESIGN.md "How to test"). */
   addressResolver?: AddressResolver;
   /**
@@ -400,7 +402,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
           },
         },
         { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },
-        { name: 'webhooks', schedule: '* * * * * *', run: () => webhookDispatcher.start(clock.now()) },
+        ...(options.webhookTick === false ? [] : [{ name: 'webhooks', schedule: '* * * * * *', run: () => webhookDispatcher.start(clock.now()) }]),
         { name: 'domain-recheck', schedule: config.domains.recheckSchedule, run: () => domainRecheckRunOnce(services, logger) },
       ]);
       if (config.payments.polygon.rpcUrl && config.payments.polygon.xpub) {

@@ -58,6 +58,7 @@ export const startApp = async (
     authWorker?: AuthWorkerFactory;
     resolver?: MxResolver;
     autoDeliver?: boolean;
+    webhookTick?: boolean;
     addressResolver?: AddressResolver;
     parseWorker?: ParseWorkerFactory;
     /** null: the index is written on the main thread. */
@@ -96,6 +97,7 @@ export const startApp = async (
     dns: options.dns,
     resolver: options.resolver,
     autoDeliver: options.autoDeliver ?? false,
+    webhookTick: options.webhookTick,
     addressResolver: options.addressResolver,
     logger: options.logger ?? createLogger('silent', () => {}),
     tlsPollMs: options.tlsPollMs,

@@ -26,13 +26,21 @@ export interface WebhookFixture extends TestApp {
  */
 export const webhookFixture = async (
   t: Test,
-  options: { events?: string[]; verified?: boolean; resolver?: AddressResolver; timeoutMs?: number; startAt?: Date; config?: ConfigLayer } = {},
+  options: {
+    events?: string[];
+    verified?: boolean;
+    resolver?: AddressResolver;
+    timeoutMs?: number;
+    startAt?: Date;
+    config?: ConfigLayer;
+    webhookTick?: boolean;
+  } = {},
 ): Promise<WebhookFixture> => {
   const clock = new ManualClock(options.startAt ?? '2026-03-01T12:00:00Z');
   const app = await startApp(
     t,
     { ...options.config, webhooks: { allowInsecure: true, timeoutMs: options.timeoutMs ?? 5000 } },
-    { clock, addressResolver: options.resolver },
+    { clock, addressResolver: options.resolver, webhookTick: options.webhookTick },
   );
   const receiver = await startReceiver(t);
   const agent = await app.register();
