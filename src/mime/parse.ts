@@ -12,6 +12,7 @@ import { isTruncated, parseMimeTree, type MimePart } from './mime-tree.js';
 import { structureWire } from './imap-notation.js';
 import { structureOf } from './structure.js';
 import { plainTextStart } from './plain-body.js';
+import { simpleShapeOf } from './simple-shape.js';
 
 // The shape lives in core so the injected ParseMail type can name it; re-exported for callers here.
 export type { ParsedMessage } from '../core/parsed-message.js';
@@ -39,12 +40,15 @@ export const HTML_TO_TEXT_MAX_BYTES = 256 * 1024;
 export interface ParseOptions {
   /** Skip the full parse and keep the bounded fallback, for this reason (the pool's cut-off). */
   fallback?: ContentFallback;
+  /** false: mailparser even for the simple shape (./simple-shape.ts), which the tests compare with it. */
+  shortcut?: boolean;
 }
 
 /**
  * The whole parse of a received message, run in a parse thread: the MIME structure and
  * the attachments' places (own code, linear, bounded), then text and HTML by mailparser
- * when the message is within the structure budget. When mailparser fails, or is not tried,
+ * when the message is within the structure budget (read directly, with mailparser's result,
+ * for the simple shape of ./simple-shape.ts). When mailparser fails, or is not tried,
  * the top-level header fields and a bounded text are kept instead, and the stored body
  * says why (StoredContent.fallback).
  */
@@ -53,6 +57,8 @@ export const parseMessage = async (raw: Buffer, options: ParseOptions = {}): Pro
   const structure = structureOf(raw, tree);
   const reason = options.fallback ?? (isTruncated(tree) || tree.bodyStart > MAX_HEADER_BYTES ? 'structure' : null);
   if (reason) return fallbackParse(raw, tree, structure, reason);
+  const simple = options.shortcut === false ? null : simpleShapeOf(raw, tree);
+  if (simple) return withBody(raw, structure, simple.summary, { text: simple.text, html: null }, null);
   const skipHtmlToText = htmlBytes(structure) > HTML_TO_TEXT_MAX_BYTES;
   const { simpleParser } = await loadMailparser();
   let mail: ParsedMail;

@@ -1,0 +1,140 @@
+import type { AddressEntry } from '../core/types.js';
+import type { HeaderSummary } from './fallback.js';
+import type { MimePart } from './mime-tree.js';
+
+/**
+ * mailparser's result for the commonest shape of mail, without running mailparser: one
+ * text/plain part in UTF-8 or US-ASCII, not transfer-encoded, under a header of printable
+ * ASCII whose address fields are plain `Name <local@domain>` lists. mailparser's stream
+ * pipeline cost about 0.4 ms of CPU per 4 KB message, two thirds of the whole parse; this
+ * reads the same fields in a few microseconds.
+ *
+ * Every message it takes gets exactly what the mailparser path gives (test/simple-shape.test.ts
+ * compares the two on generated messages); anything outside the shape returns null, and the
+ * caller runs mailparser. So each rule below is a condition, not an interpretation:
+ * - header lines end in CRLF and hold only printable ASCII and tabs, so both parsers split
+ *   them alike; no RFC 2047 encoded word (`=?`), so there is nothing to decode;
+ * - the fields read here occur at most once (mailparser keeps the last, the tree the first);
+ * - no Content-Disposition, no `format=flowed` (mailparser unwraps flowed text, RFC 3676).
+ */
+
+/** The fields mailparser reads for the summary, and the ones that decide the shape. */
+const SINGLE_FIELDS = new Set([
+  'subject',
+  'from',
+  'to',
+  'cc',
+  'date',
+  'message-id',
+  'in-reply-to',
+  'references',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+]);
+
+const CLEAN_HEADER = /^(?:[\t\x20-\x7e]*\r\n)*\r\n$/;
+const FIELD_LINE = /^([!-9;-~]+):/;
+const PLAIN_TYPE = /^text\/plain(?:\s*;\s*charset=("?)(?:utf-8|us-ascii)\1)?$/i;
+const PASS_THROUGH = /^(?:7bit|8bit|binary)$/i;
+
+export interface SimpleShape {
+  summary: HeaderSummary;
+  text: string;
+}
+
+export const simpleShapeOf = (raw: Buffer, tree: MimePart): SimpleShape | null => {
+  if (tree.children.length > 0) return null;
+  const fields = headerFields(raw.toString('latin1', 0, tree.bodyStart));
+  if (fields === null || fields.has('content-disposition')) return null;
+  const type = fields.get('content-type');
+  const encoding = fields.get('content-transfer-encoding');
+  if ((type !== undefined && !PLAIN_TYPE.test(type)) || (encoding !== undefined && !PASS_THROUGH.test(encoding))) return null;
+  const summary = summaryOf(fields);
+  if (summary === null) return null;
+  // mailsplit passes the body through and mailparser reads it as UTF-8 with LF line ends.
+  return { summary, text: raw.toString('utf8', tree.bodyStart).replace(/\r?\n/g, '\n') };
+};
+
+/**
+ * The header's fields by lowercased name, each value unfolded as libmime's decodeHeader does
+ * (a line break and the blanks after it become one space) and trimmed; null when the header
+ * is outside the shape.
+ */
+const headerFields = (header: string): Map<string, string> | null => {
+  if (!CLEAN_HEADER.test(header)) return null;
+  const fields = new Map<string, string>();
+  const lines = header.slice(0, -2).split('\r\n');
+  lines.pop();
+  let name: string | null = null;
+  let value = '';
+  const flush = (): boolean => {
+    if (name === null || !SINGLE_FIELDS.has(name)) return true;
+    if (fields.has(name) || value.includes('=?')) return false;
+    fields.set(name, value.trim());
+    return true;
+  };
+  for (const line of lines) {
+    if (line[0] === ' ' || line[0] === '\t') {
+      // A folded Date is unfolded differently by mailparser's two readings of it (parse.ts dateOf).
+      if (name === null || name === 'date') return null;
+      value = `${value} ${line.trimStart()}`;
+      continue;
+    }
+    const match = FIELD_LINE.exec(line);
+    if (match === null || !flush()) return null;
+    name = match[1].toLowerCase();
+    value = line.slice(match[0].length);
+  }
+  return flush() ? fields : null;
+};
+
+const summaryOf = (fields: Map<string, string>): HeaderSummary | null => {
+  const from = addressesOf(fields.get('from'));
+  const to = addressesOf(fields.get('to'));
+  const cc = addressesOf(fields.get('cc'));
+  if (from === null || to === null || cc === null) return null;
+  return {
+    messageId: messageIdOf(fields.get('message-id')),
+    inReplyTo: messageIdOf(fields.get('in-reply-to')),
+    references: (fields.get('references') ?? '').split(/\s+/).flatMap((id) => messageIdOf(id) ?? []),
+    subject: fields.get('subject') ?? '',
+    from: from[0] ?? null,
+    to,
+    cc,
+    date: dateOf(fields.get('date')),
+  };
+};
+
+/** mailparser's ensureMessageIDFormat: angle brackets added where missing. */
+const messageIdOf = (value: string | undefined): string | null => {
+  if (!value) return null;
+  return `${value.startsWith('<') ? '' : '<'}${value}${value.endsWith('>') ? '' : '>'}`;
+};
+
+/** The Date's time, or null where mailparser cannot read it (parse.ts drops mailparser's stand-in). */
+const dateOf = (value: string | undefined): number | null => {
+  if (value === undefined) return null;
+  const time = new Date(value).getTime();
+  return Number.isNaN(time) ? null : time;
+};
+
+const ADDR_SPEC = '[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*';
+const WORDS = "[A-Za-z0-9._'-]+(?: [A-Za-z0-9._'-]+)*";
+/** One mailbox: a bare address, `<address>`, `Words <address>` or `"Words" <address>`. */
+const MAILBOX = new RegExp(`^(?:(${ADDR_SPEC})|(?:(${WORDS}) |"(${WORDS})" ?)?<(${ADDR_SPEC})>)$`);
+
+/** A plain address list, as addressparser reads it; null for anything else (comments, groups, IDNA). */
+const addressesOf = (value: string | undefined): AddressEntry[] | null => {
+  if (value === undefined || value === '') return [];
+  const entries: AddressEntry[] = [];
+  for (const item of value.split(',')) {
+    const match = MAILBOX.exec(item.trim());
+    if (match === null) return null;
+    const email = match[1] ?? match[4];
+    const name = match[2] ?? match[3];
+    if (email.toLowerCase().includes('xn--')) return null;
+    entries.push(name ? { name, email } : { email });
+  }
+  return entries;
+};

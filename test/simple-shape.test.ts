@@ -1,0 +1,208 @@
+// The parse's short way for the simple shape of mail (src/mime/simple-shape.ts) must give
+// exactly what the mailparser path gives, for every message it takes: compared here on
+// generated messages, most of them just inside or just outside the shape.
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
+import t from 'tap';
+import { parseMimeTree } from '../src/mime/mime-tree.js';
+import { parseMessage } from '../src/mime/parse.js';
+import { simpleShapeOf } from '../src/mime/simple-shape.js';
+
+/** Mostly what the shape takes, sometimes what it must decline: each field gets both. */
+const mostly = <T>(plain: fc.Arbitrary<T>, hostile: fc.Arbitrary<T>) => fc.oneof({ weight: 10, arbitrary: plain }, { weight: 1, arbitrary: hostile });
+
+const asciiWords = fc.constantFrom('Hello', 'report', 'Q3', 'ok.', "it's", 'a-b', 're:', 'Fwd:', '100%', '[tag]', 'x_y', '(note)', 'a=b', '"q"');
+const phrase = fc.array(asciiWords, { minLength: 1, maxLength: 6 }).map((list) => list.join(' '));
+const spaced = fc.tuple(phrase, fc.constantFrom('', ' ', '  ', '\t', ' \t ')).map(([text, blank]) => `${blank}${text}${blank}`);
+const folded = fc.tuple(phrase, fc.constantFrom('\r\n ', '\r\n\t', '\r\n   '), phrase).map(([a, fold, b]) => `${a}${fold}${b}`);
+const encodedWord = fc.constantFrom('=?utf-8?Q?caf=C3=A9?=', '=?UTF-8?B?w6l0w6k=?=', '=?iso-8859-1?q?r=E9sum=E9?= x', '=?x?y?=');
+const subject = mostly(fc.oneof(phrase, spaced, folded, fc.constant('')), fc.oneof(encodedWord, fc.constantFrom('caf\u00e9', '\u65e5\u672c')));
+
+const local = fc.constantFrom('ann', 'bob.smith', 'c+tag', 'd_e', 'UPPER', 'x%y');
+const domain = mostly(
+  fc.constantFrom('example.org', 'mail.example.com', 'EXAMPLE.NET', 'a-b.test', 'localhost'),
+  fc.constantFrom('xn--bcher-kva.example', 'ex ample.org'),
+);
+const addrSpec = fc.tuple(local, domain).map(([l, d]) => `${l}@${d}`);
+const displayName = mostly(
+  fc.constantFrom('Ann', 'Bob Smith', "O'Brien", 'Dr. X', 'A-B', ''),
+  fc.constantFrom('J.  Doe', 'Doe, John', 'Ann (work)', '=?utf-8?Q?J=C3=BCrgen?=', '\u00dcnal', ' Ann '),
+);
+const mailbox = mostly(
+  fc.oneof(
+    addrSpec,
+    addrSpec.map((a) => `<${a}>`),
+    fc.tuple(displayName, addrSpec).map(([n, a]) => `${n} <${a}>`),
+    fc.tuple(displayName, addrSpec).map(([n, a]) => `"${n}" <${a}>`),
+    fc.tuple(displayName, addrSpec).map(([n, a]) => `"${n}"<${a}>`),
+  ),
+  fc.oneof(
+    fc.tuple(addrSpec, displayName).map(([a, n]) => `${a} (${n})`),
+    fc.constantFrom('undisclosed-recipients:;', 'Team: ann@example.org, bob@example.org;', 'not an address', '<>'),
+  ),
+);
+const addressList = fc.oneof(
+  fc.array(mailbox, { minLength: 1, maxLength: 3 }).map((list) => list.join(', ')),
+  fc.array(mailbox, { minLength: 2, maxLength: 3 }).map((list) => list.join(',\r\n ')),
+  fc.array(mailbox, { minLength: 2, maxLength: 3 }).map((list) => list.join(',')),
+  fc.constant(''),
+);
+
+const date = mostly(
+  fc.constantFrom(
+    'Mon, 02 Mar 2026 10:15:00 +0000',
+    'Tue, 3 Mar 2026 23:59:59 -0800 (PST)',
+    '2 Mar 2026 10:15 +0100',
+    'yesterday',
+    '',
+    'Mon, 02 Mar 2026 25:00:00 +0000',
+  ),
+  fc.constant('Mon, 02 Mar 2026\r\n 10:15:00 +0000'),
+);
+const id = fc.constantFrom('a1@example.org', 'b.2@mail.example.com', 'c$3@x');
+const messageId = fc.oneof(
+  id.map((value) => `<${value}>`),
+  id,
+  fc.tuple(id, id).map(([a, b]) => `<${a}> <${b}>`),
+  id.map((value) => `<${value}> (comment)`),
+  fc.constant(''),
+);
+const references = fc.oneof(
+  fc.array(id, { minLength: 1, maxLength: 4 }).map((list) => list.map((value) => `<${value}>`).join(' ')),
+  fc.array(id, { minLength: 2, maxLength: 4 }).map((list) => list.map((value) => `<${value}>`).join('\r\n ')),
+  fc.array(id, { minLength: 1, maxLength: 3 }).map((list) => list.join(' ')),
+  fc.constant('  '),
+);
+const contentType = mostly(
+  fc.constantFrom('text/plain', 'text/plain; charset=utf-8', 'TEXT/PLAIN; CHARSET="UTF-8"', 'text/plain; charset=us-ascii', 'text/plain;charset="us-ascii"'),
+  fc.constantFrom(
+    'text/plain; charset=iso-8859-1',
+    'text/plain; charset=utf-8; format=flowed',
+    'text/plain; format=flowed; delsp=yes',
+    'text/html; charset=utf-8',
+    'application/octet-stream',
+  ),
+);
+const transferEncoding = mostly(fc.constantFrom('7bit', '8bit', 'binary', '7BIT'), fc.constantFrom('quoted-printable', 'base64', 'x-uuencode'));
+const disposition = fc.constantFrom('inline', 'attachment; filename="a.txt"');
+
+/** A header field line (or lines), as on the wire, or null for none. */
+const field = (name: string, value: fc.Arbitrary<string>, present = 3, absent = 1) =>
+  fc.oneof({ weight: absent, arbitrary: fc.constant(null) }, { weight: present, arbitrary: value.map((text) => `${name}: ${text}`) });
+
+const bodyLine = fc.oneof(
+  phrase,
+  fc.constantFrom('', '  indented', 'trailing   ', 'a=3D b', '> quoted', '-- ', 'From here', '.'),
+  fc.constantFrom('\u00e9t\u00e9', 'naïve café', '日本語のテキスト', '🙂 emoji'),
+);
+const body = fc
+  .tuple(fc.array(bodyLine, { maxLength: 12 }), fc.constantFrom('\r\n', '\r\n', '\n', '\r'), fc.constantFrom('', '\r\n', '\n'))
+  .map(([lines, end, last]) => Buffer.from(lines.join(end) + (lines.length > 0 ? last : '')));
+const oddBytes = fc.constantFrom(Buffer.from([0xff, 0xfe]), Buffer.from([0xc3]), Buffer.from([0xe2, 0x82]), Buffer.from('\u0000'), Buffer.alloc(0));
+
+const message = fc
+  .record({
+    fields: fc.tuple(
+      field('Subject', subject),
+      field('From', addressList),
+      field('To', addressList),
+      field('Cc', addressList, 1),
+      field('Date', date),
+      field('Message-ID', messageId),
+      field('In-Reply-To', messageId, 1),
+      field('References', references, 1),
+      field('MIME-Version', fc.constant('1.0')),
+      field('Content-Type', contentType),
+      field('Content-Transfer-Encoding', transferEncoding, 2),
+      field('Content-Disposition', disposition, 1, 10),
+      field('X-Mailer', phrase, 1),
+    ),
+    duplicate: mostly(
+      fc.constant(null),
+      fc.constantFrom('Subject: again', 'From: other@example.org', 'Date: Tue, 03 Mar 2026 10:00:00 +0000', 'To: x@example.org'),
+    ),
+    shuffle: fc.boolean(),
+    lineEnd: mostly(fc.constant('\r\n'), fc.constant('\n')),
+    body,
+    odd: fc.option(oddBytes, { freq: 2 }),
+  })
+  .map(({ fields, duplicate, shuffle, lineEnd, body, odd }) => {
+    const lines = fields.filter((line): line is string => line !== null);
+    if (duplicate !== null) lines.push(duplicate);
+    if (shuffle) lines.reverse();
+    const head = `${lines.join(lineEnd)}${lineEnd}${lineEnd}`.replace(/\r\n/g, lineEnd);
+    return Buffer.concat([Buffer.from(head, 'utf8'), body, odd ?? Buffer.alloc(0)]);
+  });
+
+t.test('the short way gives what mailparser gives, for every message it takes', async (t) => {
+  let taken = 0;
+  let declined = 0;
+  const differences: string[] = [];
+  await fc.assert(
+    fc.asyncProperty(message, async (raw) => {
+      const simple = simpleShapeOf(raw, parseMimeTree(raw));
+      if (simple === null) {
+        declined += 1;
+        return true;
+      }
+      taken += 1;
+      const short = await parseMessage(raw);
+      const full = await parseMessage(raw, { shortcut: false });
+      if (isDeepStrictEqual(short, full)) return true;
+      differences.push(JSON.stringify(raw.toString('latin1')));
+      return false;
+    }),
+    { numRuns: 3000, seed: 20261127 },
+  );
+  t.same(differences, []);
+  // The shape must be common in what is generated, or the comparison proves little.
+  t.ok(taken > 300, `messages the short way took: ${taken}`);
+  t.ok(declined > 300, `messages left to mailparser: ${declined}`);
+});
+
+t.test('the shape of plain agent mail is taken; each thing outside it is declined', async (t) => {
+  const taken = (raw: string): boolean => simpleShapeOf(Buffer.from(raw, 'latin1'), parseMimeTree(Buffer.from(raw, 'latin1'))) !== null;
+  const head =
+    'From: "Sender 5" <sender5@example.org>\r\nTo: <agent@agentpost.test>\r\nSubject: Q3 numbers\r\nDate: Mon, 02 Mar 2026 10:15:00 +0000\r\nMessage-ID: <m1@example.org>\r\n';
+  t.ok(taken(`${head}Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 7bit\r\n\r\nHello\r\n`), 'text/plain, 7bit');
+  t.ok(taken(`${head}\r\nHello\r\n`), 'no Content-Type');
+  t.notOk(taken(`${head}Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nHi=\r\n\r\n`), 'quoted-printable');
+  t.notOk(taken(`${head}Content-Type: text/html\r\n\r\n<p>Hi</p>\r\n`), 'HTML');
+  t.notOk(taken(`${head}Content-Type: text/plain; format=flowed\r\n\r\nHi \r\nthere\r\n`), 'format=flowed');
+  t.notOk(taken(`${head.replace('Q3 numbers', '=?utf-8?Q?caf=C3=A9?=')}\r\nHello\r\n`), 'an encoded word');
+  t.notOk(taken(`${head}Subject: twice\r\n\r\nHello\r\n`), 'a field twice');
+  t.notOk(taken(`${head.replace('"Sender 5" <sender5@example.org>', 'Team: a@example.org;')}\r\nHello\r\n`), 'a group');
+  t.notOk(taken(`${head}X-Name: caf\u00e9\r\n\r\nHello\r\n`), '8-bit header bytes');
+  t.notOk(taken(`${head.replace(/\r\n/g, '\n')}\nHello\n`), 'bare LF line ends in the header');
+});
+
+t.test('the short way reads the fields mailparser reads', async (t) => {
+  const raw = Buffer.from(
+    'From: "Sender 5" <sender5@example.org>\r\nTo: Ann <ann@example.org>, bob@example.org\r\nCc: <c@example.org>\r\nSubject:  Q3\r\n  numbers \r\n' +
+      'Date: Tue, 3 Mar 2026 23:59:59 -0800 (PST)\r\nMessage-ID: m1@example.org\r\nIn-Reply-To: <m0@example.org>\r\nReferences: <a@x>\r\n <b@x> c@x\r\n\r\nline one\r\nline two\r\n',
+  );
+  const parsed = await parseMessage(raw);
+  t.same(
+    {
+      subject: parsed.subject,
+      from: parsed.from,
+      to: parsed.to,
+      cc: parsed.cc,
+      messageId: parsed.messageId,
+      inReplyTo: parsed.inReplyTo,
+      references: parsed.references,
+    },
+    {
+      subject: 'Q3 numbers',
+      from: { name: 'Sender 5', email: 'sender5@example.org' },
+      to: [{ name: 'Ann', email: 'ann@example.org' }, { email: 'bob@example.org' }],
+      cc: [{ email: 'c@example.org' }],
+      messageId: '<m1@example.org>',
+      inReplyTo: '<m0@example.org>',
+      references: ['<a@x>', '<b@x>', '<c@x>'],
+    },
+  );
+  t.equal(parsed.date, Date.parse('2026-03-04T07:59:59Z'));
+  t.equal(parsed.text, 'line one\nline two\n');
+  t.same(await parseMessage(raw, { shortcut: false }), parsed, 'the same as mailparser');
+});
