@@ -83,7 +83,10 @@ const contentType = mostly(
     'application/octet-stream',
   ),
 );
-const transferEncoding = mostly(fc.constantFrom('7bit', '8bit', 'binary', '7BIT'), fc.constantFrom('quoted-printable', 'base64', 'x-uuencode'));
+const transferEncoding = mostly(
+  fc.constantFrom(null, '7bit', '8bit', 'binary', '7BIT', 'quoted-printable', 'Quoted-Printable', 'base64', 'BASE64'),
+  fc.constant('x-uuencode'),
+);
 const disposition = fc.constantFrom('inline', 'attachment; filename="a.txt"');
 
 /** A header field line (or lines), as on the wire, or null for none. */
@@ -113,7 +116,6 @@ const message = fc
       field('References', references, 1),
       field('MIME-Version', fc.constant('1.0')),
       field('Content-Type', contentType),
-      field('Content-Transfer-Encoding', transferEncoding, 2),
       field('Content-Disposition', disposition, 1, 10),
       field('X-Mailer', phrase, 1),
     ),
@@ -125,14 +127,68 @@ const message = fc
     lineEnd: mostly(fc.constant('\r\n'), fc.constant('\n')),
     body,
     odd: fc.option(oddBytes, { freq: 2 }),
+    encoding: transferEncoding,
+    wire: fc.record({ width: fc.constantFrom(76, 64, 72, 70), lineEnd: mostly(fc.constant('\r\n'), fc.constant('\n')), mangle: fc.nat(12) }),
   })
-  .map(({ fields, duplicate, shuffle, lineEnd, body, odd }) => {
+  .map(({ fields, duplicate, shuffle, lineEnd, body, odd, encoding, wire }) => {
     const lines = fields.filter((line): line is string => line !== null);
+    if (encoding !== null) lines.push(`Content-Transfer-Encoding: ${encoding}`);
     if (duplicate !== null) lines.push(duplicate);
     if (shuffle) lines.reverse();
     const head = `${lines.join(lineEnd)}${lineEnd}${lineEnd}`.replace(/\r\n/g, lineEnd);
-    return Buffer.concat([Buffer.from(head, 'utf8'), body, odd ?? Buffer.alloc(0)]);
+    return Buffer.concat([Buffer.from(head, 'utf8'), encoded(Buffer.concat([body, odd ?? Buffer.alloc(0)]), encoding, wire)]);
   });
+
+interface Wire {
+  width: number;
+  lineEnd: string;
+  /** 0 to 2: each a different flaw a sender may leave; anything else: none. */
+  mangle: number;
+}
+
+/** The body as a sender would put it on the wire in that transfer encoding, sometimes flawed. */
+function encoded(body: Buffer, encoding: string | null, wire: Wire): Buffer {
+  switch (encoding?.toLowerCase()) {
+    case 'quoted-printable':
+      return Buffer.from(quotedPrintable(body, wire), 'latin1');
+    case 'base64':
+      return Buffer.from(base64(body, wire), 'latin1');
+    default:
+      return body;
+  }
+}
+
+function quotedPrintable(body: Buffer, { width, lineEnd, mangle }: Wire): string {
+  const hex = (byte: number): string => `=${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  const lines: string[] = [];
+  for (const line of body.toString('latin1').split(/\r?\n/)) {
+    let out = '';
+    for (const char of line) {
+      const code = char.charCodeAt(0);
+      const piece = code === 0x3d || code > 0x7e || (code < 0x20 && code !== 0x09) ? hex(code) : char;
+      if (out.length + piece.length > width - 1) {
+        lines.push(`${out}=`);
+        out = '';
+      }
+      out += piece;
+    }
+    lines.push(out);
+  }
+  const text = lines.join(lineEnd);
+  if (mangle === 0) return text.replace(/=([0-9A-F]{2})/, (_, pair: string) => `=${pair.toLowerCase()}`);
+  if (mangle === 1) return `${text.replace(lineEnd, `  ${lineEnd}`)}=ZZ =`;
+  if (mangle === 2) return `${text}\t `;
+  return text;
+}
+
+function base64(body: Buffer, { width, lineEnd, mangle }: Wire): string {
+  const text = body.toString('base64');
+  const lines = text.match(new RegExp(`.{1,${width}}`, 'g')) ?? [];
+  if (mangle === 0) return `${lines.join(lineEnd)}${lineEnd}`;
+  if (mangle === 1) return `${Buffer.from('ab').toString('base64')}${lineEnd}${lines.join(lineEnd)}`;
+  if (mangle === 2) return lines.join(` ${lineEnd}`);
+  return lines.join(lineEnd);
+}
 
 t.test('the short way gives what mailparser gives, for every message it takes', async (t) => {
   let taken = 0;
@@ -166,7 +222,9 @@ t.test('the shape of plain agent mail is taken; each thing outside it is decline
     'From: "Sender 5" <sender5@example.org>\r\nTo: <agent@agentpost.test>\r\nSubject: Q3 numbers\r\nDate: Mon, 02 Mar 2026 10:15:00 +0000\r\nMessage-ID: <m1@example.org>\r\n';
   t.ok(taken(`${head}Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 7bit\r\n\r\nHello\r\n`), 'text/plain, 7bit');
   t.ok(taken(`${head}\r\nHello\r\n`), 'no Content-Type');
-  t.notOk(taken(`${head}Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nHi=\r\n\r\n`), 'quoted-printable');
+  t.ok(taken(`${head}Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\ncaf=C3=A9=\r\n\r\n`), 'quoted-printable');
+  t.ok(taken(`${head}Content-Transfer-Encoding: base64\r\n\r\nY2Fmw6k=\r\n`), 'base64');
+  t.notOk(taken(`${head}Content-Transfer-Encoding: base64\r\n\r\nYWI=\r\nY2Fmw6k=\r\n`), 'base64 padded inside');
   t.notOk(taken(`${head}Content-Type: text/html\r\n\r\n<p>Hi</p>\r\n`), 'HTML');
   t.notOk(taken(`${head}Content-Type: text/plain; format=flowed\r\n\r\nHi \r\nthere\r\n`), 'format=flowed');
   t.notOk(taken(`${head.replace('Q3 numbers', '=?utf-8?Q?caf=C3=A9?=')}\r\nHello\r\n`), 'an encoded word');
