@@ -103,6 +103,50 @@ const body = fc
   .map(([lines, end, last]) => Buffer.from(lines.join(end) + (lines.length > 0 ? last : '')));
 const oddBytes = fc.constantFrom(Buffer.from([0xff, 0xfe]), Buffer.from([0xc3]), Buffer.from([0xe2, 0x82]), Buffer.from('\u0000'), Buffer.alloc(0));
 
+const htmlBody = fc
+  .array(fc.constantFrom('<p>Hello</p>', '<div>caf\u00e9 &amp; more</div>', '', '<br>', '<b>Q3</b> numbers', '\u65e5\u672c'), { maxLength: 5 })
+  .map((list) => Buffer.from(list.join('\r\n')));
+const childType = (kind: 'plain' | 'html') =>
+  mostly(
+    fc.constantFrom(`text/${kind}`, `text/${kind}; charset=utf-8`, `TEXT/${kind.toUpperCase()}; charset="us-ascii"`, ...(kind === 'plain' ? [null] : [])),
+    fc.constantFrom(`text/${kind}; charset=iso-8859-2`, 'image/png', `text/${kind === 'plain' ? 'html' : 'plain'}`),
+  );
+const child = (kind: 'plain' | 'html') =>
+  fc.record({
+    type: childType(kind),
+    encoding: transferEncoding,
+    extra: mostly(
+      fc.constantFrom(null, 'Content-ID: <c1@x>', 'Content-Description: body'),
+      fc.constantFrom('Content-Disposition: inline', 'Content-Disposition: attachment'),
+    ),
+    body: kind === 'plain' ? body : htmlBody,
+  });
+/** A multipart/alternative body and its Content-Type: a text and an HTML part, sometimes flawed or in another order. */
+const alternativeBody = fc
+  .record({
+    plain: child('plain'),
+    html: child('html'),
+    boundary: mostly(fc.constantFrom('b1', '"b1"', '----=_Part_1.2', '"=_abc"'), fc.constantFrom('"b 1"', 'b1; charset=x')),
+    order: mostly(fc.constant('plain-html'), fc.constantFrom('html-plain', 'three', 'one', 'unclosed')),
+    preamble: fc.constantFrom('', 'This is a multi-part message in MIME format.\r\n'),
+    epilogue: fc.constantFrom('', '\r\n', 'epilogue\r\n'),
+    wire: fc.record({ width: fc.constant(76), lineEnd: fc.constant('\r\n'), mangle: fc.nat(12) }),
+  })
+  .map(({ plain, html, boundary, order, preamble, epilogue, wire }) => {
+    const marker = boundary.replace(/^"|"(;.*)?$|;.*$/g, '');
+    const part = (c: { type: string | null; encoding: string | null; extra: string | null; body: Buffer }): Buffer => {
+      const head = [c.type && `Content-Type: ${c.type}`, c.encoding && `Content-Transfer-Encoding: ${c.encoding}`, c.extra].filter(Boolean);
+      return Buffer.concat([
+        Buffer.from(`--${marker}\r\n${head.map((line) => `${line}\r\n`).join('')}\r\n`),
+        encoded(c.body, c.encoding, wire),
+        Buffer.from('\r\n'),
+      ]);
+    };
+    const parts = { 'plain-html': [plain, html], 'html-plain': [html, plain], three: [plain, html, plain], one: [plain], unclosed: [plain, html] }[order];
+    const close = order === 'unclosed' ? '' : `--${marker}--\r\n${epilogue}`;
+    return { type: `multipart/alternative; boundary=${boundary}`, body: Buffer.concat([Buffer.from(preamble), ...parts.map(part), Buffer.from(close)]) };
+  });
+
 const message = fc
   .record({
     fields: fc.tuple(
@@ -128,15 +172,18 @@ const message = fc
     body,
     odd: fc.option(oddBytes, { freq: 2 }),
     encoding: transferEncoding,
+    alternative: fc.option(alternativeBody, { freq: 3 }),
     wire: fc.record({ width: fc.constantFrom(76, 64, 72, 70), lineEnd: mostly(fc.constant('\r\n'), fc.constant('\n')), mangle: fc.nat(12) }),
   })
-  .map(({ fields, duplicate, shuffle, lineEnd, body, odd, encoding, wire }) => {
-    const lines = fields.filter((line): line is string => line !== null);
-    if (encoding !== null) lines.push(`Content-Transfer-Encoding: ${encoding}`);
+  .map(({ fields, duplicate, shuffle, lineEnd, body, odd, encoding, alternative, wire }) => {
+    const lines = fields.filter((line): line is string => line !== null && !(alternative && line.startsWith('Content-Type:')));
+    if (encoding !== null && !alternative) lines.push(`Content-Transfer-Encoding: ${encoding}`);
+    if (alternative) lines.push(`Content-Type: ${alternative.type}`);
     if (duplicate !== null) lines.push(duplicate);
     if (shuffle) lines.reverse();
     const head = `${lines.join(lineEnd)}${lineEnd}${lineEnd}`.replace(/\r\n/g, lineEnd);
-    return Buffer.concat([Buffer.from(head, 'utf8'), encoded(Buffer.concat([body, odd ?? Buffer.alloc(0)]), encoding, wire)]);
+    const content = alternative ? alternative.body : encoded(Buffer.concat([body, odd ?? Buffer.alloc(0)]), encoding, wire);
+    return Buffer.concat([Buffer.from(head, 'utf8'), content]);
   });
 
 interface Wire {
@@ -192,6 +239,7 @@ function base64(body: Buffer, { width, lineEnd, mangle }: Wire): string {
 
 t.test('the short way gives what mailparser gives, for every message it takes', async (t) => {
   let taken = 0;
+  let takenWithHtml = 0;
   let declined = 0;
   const differences: string[] = [];
   await fc.assert(
@@ -202,6 +250,7 @@ t.test('the short way gives what mailparser gives, for every message it takes', 
         return true;
       }
       taken += 1;
+      if (simple.html !== null) takenWithHtml += 1;
       const short = await parseMessage(raw);
       const full = await parseMessage(raw, { shortcut: false });
       if (isDeepStrictEqual(short, full)) return true;
@@ -213,6 +262,7 @@ t.test('the short way gives what mailparser gives, for every message it takes', 
   t.same(differences, []);
   // The shape must be common in what is generated, or the comparison proves little.
   t.ok(taken > 300, `messages the short way took: ${taken}`);
+  t.ok(takenWithHtml > 100, `of them multipart/alternative with HTML: ${takenWithHtml}`);
   t.ok(declined > 300, `messages left to mailparser: ${declined}`);
 });
 
@@ -226,6 +276,13 @@ t.test('the shape of plain agent mail is taken; each thing outside it is decline
   t.ok(taken(`${head}Content-Transfer-Encoding: base64\r\n\r\nY2Fmw6k=\r\n`), 'base64');
   t.notOk(taken(`${head}Content-Transfer-Encoding: base64\r\n\r\nYWI=\r\nY2Fmw6k=\r\n`), 'base64 padded inside');
   t.notOk(taken(`${head}Content-Type: text/html\r\n\r\n<p>Hi</p>\r\n`), 'HTML');
+  const alternative = (parts: string[]) =>
+    `${head}Content-Type: multipart/alternative; boundary="b1"\r\n\r\n${parts.map((part) => `--b1\r\n${part}\r\n`).join('')}--b1--\r\n`;
+  const plainPart = 'Content-Type: text/plain; charset=utf-8\r\n\r\nHi';
+  const htmlPart = 'Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>Hi</p>';
+  t.ok(taken(alternative([plainPart, htmlPart])), 'multipart/alternative, text then HTML');
+  t.notOk(taken(alternative([htmlPart, plainPart])), 'HTML first');
+  t.notOk(taken(alternative([plainPart, htmlPart, 'Content-Type: image/png\r\n\r\nx'])), 'a third part');
   t.notOk(taken(`${head}Content-Type: text/plain; format=flowed\r\n\r\nHi \r\nthere\r\n`), 'format=flowed');
   t.notOk(taken(`${head.replace('Q3 numbers', '=?utf-8?Q?caf=C3=A9?=')}\r\nHello\r\n`), 'an encoded word');
   t.notOk(taken(`${head}Subject: twice\r\n\r\nHello\r\n`), 'a field twice');

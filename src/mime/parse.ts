@@ -58,7 +58,7 @@ export const parseMessage = async (raw: Buffer, options: ParseOptions = {}): Pro
   const reason = options.fallback ?? (isTruncated(tree) || tree.bodyStart > MAX_HEADER_BYTES ? 'structure' : null);
   if (reason) return fallbackParse(raw, tree, structure, reason);
   const simple = options.shortcut === false ? null : simpleShapeOf(raw, tree);
-  if (simple) return withBody(raw, structure, simple.summary, { text: simple.text, html: null }, null);
+  if (simple) return withBody(raw, structure, simple.summary, { text: simple.text, html: simple.html }, null);
   const skipHtmlToText = htmlBytes(structure) > HTML_TO_TEXT_MAX_BYTES;
   const { simpleParser } = await loadMailparser();
   let mail: ParsedMail;

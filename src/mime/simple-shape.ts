@@ -3,9 +3,10 @@ import type { HeaderSummary } from './fallback.js';
 import type { MimePart } from './mime-tree.js';
 
 /**
- * mailparser's result for the commonest shape of mail, without running mailparser: one
- * text/plain part in UTF-8 or US-ASCII, under a header of printable
- * ASCII whose address fields are plain `Name <local@domain>` lists. mailparser's stream
+ * mailparser's result for the commonest shapes of mail, without running mailparser: one
+ * text/plain part, or a multipart/alternative of a text/plain and a text/html part, in
+ * UTF-8 or US-ASCII, under a header of printable ASCII whose address fields are plain
+ * `Name <local@domain>` lists. mailparser's stream
  * pipeline cost about 0.4 ms of CPU per 4 KB message, two thirds of the whole parse; this
  * reads the same fields in a few microseconds.
  *
@@ -36,6 +37,8 @@ const SINGLE_FIELDS = new Set([
 const CLEAN_HEADER = /^(?:[\t\x20-\x7e]*\r\n)*\r\n$/;
 const FIELD_LINE = /^([!-9;-~]+):/;
 const PLAIN_TYPE = /^text\/plain(?:\s*;\s*charset=("?)(?:utf-8|us-ascii)\1)?$/i;
+const HTML_TYPE = /^text\/html(?:\s*;\s*charset=("?)(?:utf-8|us-ascii)\1)?$/i;
+const ALTERNATIVE_TYPE = /^multipart\/alternative;\s*boundary=("?)[A-Za-z0-9_.=-]{1,70}\1$/i;
 const ENCODING = /^(?:7bit|8bit|binary|quoted-printable|base64)$/i;
 /** Base64 that every decoder reads alike: whole quartets, padding only at the very end. */
 const PLAIN_BASE64 = /^(?:[A-Za-z0-9+/]{4}|\r\n)*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?:\r\n)*$/;
@@ -43,19 +46,51 @@ const PLAIN_BASE64 = /^(?:[A-Za-z0-9+/]{4}|\r\n)*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-
 export interface SimpleShape {
   summary: HeaderSummary;
   text: string;
+  html: string | null;
 }
 
 export const simpleShapeOf = (raw: Buffer, tree: MimePart): SimpleShape | null => {
-  if (tree.children.length > 0) return null;
-  const fields = headerFields(raw.toString('latin1', 0, tree.bodyStart));
-  if (fields === null || fields.has('content-disposition')) return null;
-  const type = fields.get('content-type');
+  const fields = partFields(raw, tree);
+  const summary = fields && summaryOf(fields);
+  if (!fields || !summary) return null;
+  if (tree.children.length === 0) {
+    const text = partText(raw, tree, fields, PLAIN_TYPE);
+    return text === null ? null : { summary, text, html: null };
+  }
+  return ALTERNATIVE_TYPE.test(fields.get('content-type') ?? '') ? alternative(raw, tree, summary) : null;
+};
+
+/**
+ * A text/plain and a text/html alternative (RFC 2046 section 5.1.4): mailparser's text is the
+ * plain part's, its HTML the HTML part's, each left out when empty.
+ */
+const alternative = (raw: Buffer, tree: MimePart, summary: HeaderSummary): SimpleShape | null => {
+  // mailsplit reads an empty part's body as the line break before the next boundary: left to it.
+  if (tree.children.length !== 2 || tree.children.some((part) => part.bodyStart >= part.end)) return null;
+  const [plain, rich] = tree.children;
+  const plainFields = partFields(raw, plain);
+  const richFields = partFields(raw, rich);
+  const text = plainFields && partText(raw, plain, plainFields, PLAIN_TYPE);
+  const html = richFields && partText(raw, rich, richFields, HTML_TYPE);
+  if (text === null || html === null) return null;
+  return { summary, text, html: html === '' ? null : html };
+};
+
+/** A part's header fields, null outside the shape (or with a Content-Disposition). */
+const partFields = (raw: Buffer, part: MimePart): Map<string, string> | null => {
+  const fields = headerFields(raw.toString('latin1', part.start, part.bodyStart));
+  return fields === null || fields.has('content-disposition') ? null : fields;
+};
+
+/** A leaf's text as mailparser reads it (decoded, as UTF-8, LF line ends), or null outside the shape. */
+const partText = (raw: Buffer, part: MimePart, fields: Map<string, string>, type: RegExp): string | null => {
+  const contentType = fields.get('content-type');
   const encoding = fields.get('content-transfer-encoding');
-  if ((type !== undefined && !PLAIN_TYPE.test(type)) || (encoding !== undefined && !ENCODING.test(encoding))) return null;
-  const summary = summaryOf(fields);
-  const body = summary && decodedBody(raw.subarray(tree.bodyStart), (encoding ?? '').toLowerCase());
-  // mailparser reads the decoded body as UTF-8, with LF line ends.
-  return body ? { summary, text: body.toString('utf8').replace(/\r?\n/g, '\n') } : null;
+  // An absent Content-Type is text/plain (RFC 2045 section 5.2), in the root and in an alternative.
+  if (contentType === undefined ? type !== PLAIN_TYPE : !type.test(contentType)) return null;
+  if (encoding !== undefined && !ENCODING.test(encoding)) return null;
+  const body = decodedBody(raw.subarray(part.bodyStart, part.end), (encoding ?? '').toLowerCase());
+  return body === null ? null : body.toString('utf8').replace(/\r?\n/g, '\n');
 };
 
 /** The body as mailsplit's decoders give it; null for base64 they might split differently. */
