@@ -4,8 +4,9 @@ import type { MimePart } from './mime-tree.js';
 
 /**
  * mailparser's result for the commonest shapes of mail, without running mailparser: one
- * text/plain part, or a multipart/alternative of a text/plain and a text/html part, in
- * UTF-8 or US-ASCII, under a header of printable ASCII whose address fields are plain
+ * text/plain part, or a multipart/alternative of a text/plain and a text/html part, either
+ * alone or first in a multipart/mixed whose other parts are attachments; text in UTF-8 or
+ * US-ASCII, under a header of printable ASCII whose address fields are plain
  * `Name <local@domain>` lists. mailparser's stream
  * pipeline cost about 0.4 ms of CPU per 4 KB message, two thirds of the whole parse; this
  * reads the same fields in a few microseconds.
@@ -39,6 +40,9 @@ const FIELD_LINE = /^([!-9;-~]+):/;
 const PLAIN_TYPE = /^text\/plain(?:\s*;\s*charset=("?)(?:utf-8|us-ascii)\1)?$/i;
 const HTML_TYPE = /^text\/html(?:\s*;\s*charset=("?)(?:utf-8|us-ascii)\1)?$/i;
 const ALTERNATIVE_TYPE = /^multipart\/alternative;\s*boundary=("?)[A-Za-z0-9_.=-]{1,70}\1$/i;
+const MIXED_TYPE = /^multipart\/mixed;\s*boundary=("?)[A-Za-z0-9_.=-]{1,70}\1$/i;
+/** A type mailparser always takes as an attachment: never text, a message or a multipart. */
+const ATTACHMENT_TYPE = /^(?:application|image|audio|video|font|model)\/[A-Za-z0-9.+_-]+(?:\s*;.*)?$/i;
 const ENCODING = /^(?:7bit|8bit|binary|quoted-printable|base64)$/i;
 /** Base64 that every decoder reads alike: whole quartets, padding only at the very end. */
 const PLAIN_BASE64 = /^(?:[A-Za-z0-9+/]{4}|\r\n)*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?:\r\n)*$/;
@@ -49,31 +53,57 @@ export interface SimpleShape {
   html: string | null;
 }
 
+type Texts = Pick<SimpleShape, 'text' | 'html'>;
+
 export const simpleShapeOf = (raw: Buffer, tree: MimePart): SimpleShape | null => {
   const fields = partFields(raw, tree);
   const summary = fields && summaryOf(fields);
   if (!fields || !summary) return null;
-  if (tree.children.length === 0) {
-    const text = partText(raw, tree, fields, PLAIN_TYPE);
-    return text === null ? null : { summary, text, html: null };
-  }
-  return ALTERNATIVE_TYPE.test(fields.get('content-type') ?? '') ? alternative(raw, tree, summary) : null;
+  const texts = MIXED_TYPE.test(fields.get('content-type') ?? '') ? mixed(raw, tree) : content(raw, tree, fields);
+  return texts && { summary, ...texts };
+};
+
+/** One text/plain leaf, or a text/plain and text/html alternative. */
+const content = (raw: Buffer, part: MimePart, fields: Map<string, string>): Texts | null => {
+  if (part.children.length > 0) return ALTERNATIVE_TYPE.test(fields.get('content-type') ?? '') ? alternative(raw, part) : null;
+  const text = partText(raw, part, fields, PLAIN_TYPE);
+  return text === null ? null : { text, html: null };
 };
 
 /**
  * A text/plain and a text/html alternative (RFC 2046 section 5.1.4): mailparser's text is the
  * plain part's, its HTML the HTML part's, each left out when empty.
  */
-const alternative = (raw: Buffer, tree: MimePart, summary: HeaderSummary): SimpleShape | null => {
-  // mailsplit reads an empty part's body as the line break before the next boundary: left to it.
-  if (tree.children.length !== 2 || tree.children.some((part) => part.bodyStart >= part.end)) return null;
-  const [plain, rich] = tree.children;
+const alternative = (raw: Buffer, part: MimePart): Texts | null => {
+  if (part.children.length !== 2 || part.children.some(isEmpty)) return null;
+  const [plain, rich] = part.children;
   const plainFields = partFields(raw, plain);
   const richFields = partFields(raw, rich);
   const text = plainFields && partText(raw, plain, plainFields, PLAIN_TYPE);
   const html = richFields && partText(raw, rich, richFields, HTML_TYPE);
   if (text === null || html === null) return null;
-  return { summary, text, html: html === '' ? null : html };
+  return { text, html: html === '' ? null : html };
+};
+
+/**
+ * The content first, then attachments (RFC 2046 section 5.1.3), each of a type mailparser can
+ * only take as an attachment, so they add nothing to the text or HTML (their places and sizes
+ * come from the tree, as for every message).
+ */
+const mixed = (raw: Buffer, part: MimePart): Texts | null => {
+  const [first, ...attachments] = part.children;
+  if (first === undefined || part.children.some(isEmpty) || !attachments.every((child) => isAttachmentLeaf(raw, child))) return null;
+  const fields = partFields(raw, first);
+  return fields && content(raw, first, fields);
+};
+
+// mailsplit reads an empty part's body as the line break before the next boundary: left to it.
+const isEmpty = (part: MimePart): boolean => part.bodyStart >= part.end;
+
+const isAttachmentLeaf = (raw: Buffer, part: MimePart): boolean => {
+  if (part.children.length > 0) return false;
+  const type = headerFields(raw.toString('latin1', part.start, part.bodyStart))?.get('content-type');
+  return type !== undefined && ATTACHMENT_TYPE.test(type);
 };
 
 /** A part's header fields, null outside the shape (or with a Content-Disposition). */
