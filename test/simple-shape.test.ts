@@ -3,10 +3,12 @@
 // generated messages, most of them just inside or just outside the shape.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import t from 'tap';
 import { parseMimeTree } from '../src/mime/mime-tree.js';
 import { parseMessage } from '../src/mime/parse.js';
 import { simpleShapeOf } from '../src/mime/simple-shape.js';
+import { emlFixtures, fixture } from './helpers/mail.js';
 
 /** Mostly what the shape takes, sometimes what it must decline: each field gets both. */
 const mostly = <T>(plain: fc.Arbitrary<T>, hostile: fc.Arbitrary<T>) => fc.oneof({ weight: 10, arbitrary: plain }, { weight: 1, arbitrary: hostile });
@@ -367,4 +369,41 @@ t.test('the short way reads the fields mailparser reads', async (t) => {
   t.equal(parsed.date, Date.parse('2026-03-04T07:59:59Z'));
   t.equal(parsed.text, 'line one\nline two\n');
   t.same(await parseMessage(raw, { shortcut: false }), parsed, 'the same as mailparser');
+});
+
+t.test('mail as nodemailer writes it takes the short way, with the same result; every fixture agrees too', async (t) => {
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  const compose = async (message: SendMailOptions): Promise<Buffer> => (await transport.sendMail(message)).message as Buffer;
+  const common = {
+    from: '"Report Bot" <bot@example.org>',
+    to: 'Ann <ann@example.org>, bob@example.org',
+    subject: 'Q3 numbers',
+    date: new Date('2026-03-02T10:15:00Z'),
+  };
+  const samples: [string, Buffer][] = [
+    ['text', await compose({ ...common, text: 'Hello,\nthe numbers are in.\n' })],
+    ['text with non-ASCII (quoted-printable)', await compose({ ...common, text: 'Caf\u00e9 au lait, na\u00efve r\u00e9sum\u00e9 '.repeat(5) })],
+    ['text and HTML', await compose({ ...common, text: 'Hello', html: '<p>Hello</p>' })],
+    [
+      'text and a PDF',
+      await compose({ ...common, text: 'Attached.', attachments: [{ filename: 'q3.pdf', content: Buffer.alloc(3000, 7), contentType: 'application/pdf' }] }),
+    ],
+    [
+      'text, HTML and an image',
+      await compose({
+        ...common,
+        text: 'See',
+        html: '<p>See</p>',
+        attachments: [{ filename: 'a.png', content: Buffer.alloc(500, 1), contentType: 'image/png' }],
+      }),
+    ],
+  ];
+  for (const [name, raw] of samples) {
+    t.ok(simpleShapeOf(raw, parseMimeTree(raw)), `${name}: taken`);
+    t.same(await parseMessage(raw), await parseMessage(raw, { shortcut: false }), `${name}: the same as mailparser`);
+  }
+  for (const name of emlFixtures()) {
+    const raw = fixture(name);
+    t.same(await parseMessage(raw), await parseMessage(raw, { shortcut: false }), `fixture ${name}: the same either way`);
+  }
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { App } from '../../src/main.js';
@@ -8,6 +8,9 @@ const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures')
 
 /** A raw RFC 822 fixture from test/fixtures, byte for byte. */
 export const fixture = (name: string): Buffer => readFileSync(join(FIXTURES, name));
+
+/** The names of the .eml fixtures. */
+export const emlFixtures = (): string[] => readdirSync(FIXTURES).filter((file) => file.endsWith('.eml'));
 
 /** The folder record of a mailbox address, read through the store. */
 export const folderOf = (app: App, address: string, folder = 'INBOX') => {
