@@ -5,8 +5,8 @@ import type { MimePart } from './mime-tree.js';
 /**
  * mailparser's result for the commonest shapes of mail, without running mailparser: one
  * text/plain part, or a multipart/alternative of a text/plain and a text/html part, either
- * alone or first in a multipart/mixed whose other parts are attachments; text in UTF-8 or
- * US-ASCII, under a header of printable ASCII whose address fields are plain
+ * alone or first in a multipart/mixed whose other parts are attachments; text in UTF-8,
+ * US-ASCII, ISO-8859-1 or windows-1252, under a header of printable ASCII whose address fields are plain
  * `Name <local@domain>` lists. mailparser's stream pipeline cost about 0.4 ms of CPU per 4 KB
  * message, two thirds of the whole parse, and it decodes and checksums every attachment,
  * which nothing here needs (the tree gives their places and sizes).
@@ -37,8 +37,47 @@ const SINGLE_FIELDS = new Set([
 
 const CLEAN_HEADER = /^(?:[\t\x20-\x7e]*\r\n)*\r\n$/;
 const FIELD_LINE = /^([!-9;-~]+):/;
-const PLAIN_TYPE = /^text\/plain(?:\s*;\s*charset=("?)(?:utf-8|us-ascii)\1)?$/i;
-const HTML_TYPE = /^text\/html(?:\s*;\s*charset=("?)(?:utf-8|us-ascii)\1)?$/i;
+const PLAIN_TYPE = /^text\/plain(?:\s*;\s*charset=("?)(utf-8|us-ascii|iso-8859-1|windows-1252)\1)?$/i;
+const HTML_TYPE = /^text\/html(?:\s*;\s*charset=("?)(utf-8|us-ascii|iso-8859-1|windows-1252)\1)?$/i;
+/**
+ * windows-1252's characters for the bytes 0x80 to 0x9F (above them it is ISO-8859-1), from
+ * its published table; "" where it defines none (0x81, 0x8D, 0x8F, 0x90, 0x9D). Written out
+ * because Node's TextDecoder('windows-1252') reads those bytes as ISO-8859-1 on some versions.
+ */
+const WINDOWS_1252_C1 = [
+  '\u20ac',
+  '',
+  '\u201a',
+  '\u0192',
+  '\u201e',
+  '\u2026',
+  '\u2020',
+  '\u2021',
+  '\u02c6',
+  '\u2030',
+  '\u0160',
+  '\u2039',
+  '\u0152',
+  '',
+  '\u017d',
+  '',
+  '',
+  '\u2018',
+  '\u2019',
+  '\u201c',
+  '\u201d',
+  '\u2022',
+  '\u2013',
+  '\u2014',
+  '\u02dc',
+  '\u2122',
+  '\u0161',
+  '\u203a',
+  '\u0153',
+  '',
+  '\u017e',
+  '\u0178',
+];
 const ALTERNATIVE_TYPE = /^multipart\/alternative;\s*boundary=("?)[A-Za-z0-9_.=-]{1,70}\1$/i;
 const MIXED_TYPE = /^multipart\/mixed;\s*boundary=("?)[A-Za-z0-9_.=-]{1,70}\1$/i;
 /** A type mailparser always takes as an attachment: never text, a message or a multipart. */
@@ -117,10 +156,27 @@ const partText = (raw: Buffer, part: MimePart, fields: Map<string, string>, type
   const contentType = fields.get('content-type');
   const encoding = fields.get('content-transfer-encoding');
   // An absent Content-Type is text/plain (RFC 2045 section 5.2), in the root and in an alternative.
-  if (contentType === undefined ? type !== PLAIN_TYPE : !type.test(contentType)) return null;
-  if (encoding !== undefined && !ENCODING.test(encoding)) return null;
+  const match = contentType === undefined ? (type === PLAIN_TYPE ? [] : null) : type.exec(contentType);
+  if (match === null || (encoding !== undefined && !ENCODING.test(encoding))) return null;
   const body = decodedBody(raw.subarray(part.bodyStart, part.end), (encoding ?? '').toLowerCase());
-  return body === null ? null : body.toString('utf8').replace(/\r?\n/g, '\n');
+  const text = body && decodedText(body, (match[2] ?? 'utf-8').toLowerCase());
+  return text === null ? null : text.replace(/\r?\n/g, '\n');
+};
+
+/**
+ * The text of the decoded body in its charset, as mailparser reads it: UTF-8 and US-ASCII as
+ * UTF-8; ISO-8859-1 as windows-1252 (libmime's normalizeCharset maps it there, as WHATWG
+ * does) through iconv-lite, which gives U+FFFD for an undefined byte: such a body is left to it.
+ */
+const decodedText = (body: Buffer, charset: string): string | null => {
+  if (charset === 'utf-8' || charset === 'us-ascii') return body.toString('utf8');
+  let undefinedByte = false;
+  const text = body.toString('latin1').replace(/[\x80-\x9f]/g, (char) => {
+    const mapped = WINDOWS_1252_C1[char.charCodeAt(0) - 0x80];
+    undefinedByte ||= mapped === '';
+    return mapped;
+  });
+  return undefinedByte ? null : text;
 };
 
 /** The body as mailsplit's decoders give it; null for base64 they might split differently. */
