@@ -41,43 +41,12 @@ const PLAIN_TYPE = /^text\/plain(?:\s*;\s*charset=("?)(utf-8|us-ascii|iso-8859-1
 const HTML_TYPE = /^text\/html(?:\s*;\s*charset=("?)(utf-8|us-ascii|iso-8859-1|windows-1252)\1)?$/i;
 /**
  * windows-1252's characters for the bytes 0x80 to 0x9F (above them it is ISO-8859-1), from
- * its published table; "" where it defines none (0x81, 0x8D, 0x8F, 0x90, 0x9D). Written out
+ * its published table; U+0000 where it defines none (0x81, 0x8D, 0x8F, 0x90, 0x9D). Written out
  * because Node's TextDecoder('windows-1252') reads those bytes as ISO-8859-1 on some versions.
  */
-const WINDOWS_1252_C1 = [
-  '\u20ac',
-  '',
-  '\u201a',
-  '\u0192',
-  '\u201e',
-  '\u2026',
-  '\u2020',
-  '\u2021',
-  '\u02c6',
-  '\u2030',
-  '\u0160',
-  '\u2039',
-  '\u0152',
-  '',
-  '\u017d',
-  '',
-  '',
-  '\u2018',
-  '\u2019',
-  '\u201c',
-  '\u201d',
-  '\u2022',
-  '\u2013',
-  '\u2014',
-  '\u02dc',
-  '\u2122',
-  '\u0161',
-  '\u203a',
-  '\u0153',
-  '',
-  '\u017e',
-  '\u0178',
-];
+const WINDOWS_1252_C1 =
+  '\u20ac\u0000\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u0000\u017d\u0000' +
+  '\u0000\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u0000\u017e\u0178';
 const ALTERNATIVE_TYPE = /^multipart\/alternative;\s*boundary=("?)[A-Za-z0-9_.=-]{1,70}\1$/i;
 const MIXED_TYPE = /^multipart\/mixed;\s*boundary=("?)[A-Za-z0-9_.=-]{1,70}\1$/i;
 /** A type mailparser always takes as an attachment: never text, a message or a multipart. */
@@ -173,7 +142,7 @@ const decodedText = (body: Buffer, charset: string): string | null => {
   let undefinedByte = false;
   const text = body.toString('latin1').replace(/[\x80-\x9f]/g, (char) => {
     const mapped = WINDOWS_1252_C1[char.charCodeAt(0) - 0x80];
-    undefinedByte ||= mapped === '';
+    undefinedByte ||= mapped === '\u0000';
     return mapped;
   });
   return undefinedByte ? null : text;
