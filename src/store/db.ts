@@ -47,6 +47,11 @@ export const connect = (file: string, options: OpenOptions & { readonly?: boolea
  */
 export const MMAP_BYTES = 0x7fff0000;
 
+/** Reads through a map of the file from now on (MMAP_BYTES); the counterpart of stopMapping. */
+export const startMapping = (db: Db): void => {
+  pragma(db, `mmap_size = ${MMAP_BYTES}`);
+};
+
 /**
  * Unmaps the connection's map of the database file; SQLite maps it again at the next read.
  * Every page read through the map stays in the process's RSS (as file pages) until then: after
@@ -57,7 +62,7 @@ export const MMAP_BYTES = 0x7fff0000;
  */
 export const unmapPages = (db: Db): boolean => {
   if (!stopMapping(db)) return false;
-  pragma(db, `mmap_size = ${MMAP_BYTES}`);
+  startMapping(db);
   return true;
 };
 
@@ -87,7 +92,7 @@ export const openDatabase = (file: string, options: OpenOptions = {}): Db => {
   pragma(db, 'synchronous = FULL');
   pragma(db, 'foreign_keys = ON');
   pragma(db, 'busy_timeout = 5000');
-  if (file !== ':memory:') pragma(db, `mmap_size = ${MMAP_BYTES}`);
+  if (file !== ':memory:') startMapping(db);
   migrate(db);
   return db;
 };

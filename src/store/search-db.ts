@@ -1,5 +1,5 @@
 import type { IndexEntry, IndexWriter } from '../core/search-index.js';
-import { connect, MMAP_BYTES, type OpenOptions, unmapPages } from './db.js';
+import { connect, type OpenOptions, startMapping, unmapPages } from './db.js';
 import { type Counted, type IndexPosition, MatchCounts } from './match-counts.js';
 import { Repo } from './repo.js';
 import { pragma } from './statements.js';
@@ -154,7 +154,7 @@ export class SearchIndexReader extends Repo {
 
   static open(file: string, options: OpenOptions = {}): SearchIndexReader {
     const db = connect(file, { ...options, readonly: true });
-    pragma(db, `mmap_size = ${MMAP_BYTES}`); // see MMAP_BYTES: a search reads doclists of many pages
+    startMapping(db); // see MMAP_BYTES: a search reads doclists of many pages
     return new SearchIndexReader(db);
   }
 
