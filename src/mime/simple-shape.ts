@@ -1,6 +1,7 @@
 import type { AddressEntry } from '../core/types.js';
 import type { HeaderSummary } from './fallback.js';
 import type { MimePart } from './mime-tree.js';
+import { decodeBody } from './transfer-encoding.js';
 
 /**
  * mailparser's result for the commonest shapes of mail, without running mailparser: one
@@ -151,9 +152,8 @@ const decodedText = (body: Buffer, charset: string): string | null => {
 /** The body as mailsplit's decoders give it; null for base64 they might split differently. */
 const decodedBody = (body: Buffer, encoding: string): Buffer | null => {
   if (encoding === 'quoted-printable') return libqpDecode(body);
-  if (encoding !== 'base64') return body;
-  const text = body.toString('latin1');
-  return PLAIN_BASE64.test(text) ? Buffer.from(text.replace(/\r\n/g, ''), 'base64') : null;
+  if (encoding === 'base64' && !PLAIN_BASE64.test(body.toString('latin1'))) return null;
+  return decodeBody(body, encoding);
 };
 
 /**
