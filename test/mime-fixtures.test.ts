@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { readdirSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { startApp, type TestApp } from './helpers/app.js';
-import { fixture, storedRaw } from './helpers/mail.js';
+import { emlFixtures, fixture, storedRaw } from './helpers/mail.js';
 import { smtpSend, smtpSendRaw } from './helpers/smtp.js';
 
 /**
@@ -189,9 +189,7 @@ t.test('MIME fixtures round-trip from SMTP to REST', async (t) => {
   });
 
   t.test('every fixture in the folder is covered above', async (t) => {
-    const names = readdirSync(new URL('./fixtures', import.meta.url))
-      .filter((name) => name.endsWith('.eml'))
-      .sort();
+    const names = emlFixtures().sort();
     t.equal(names.length, 11);
     const list = await harness.api('GET', '/api/v1/agent/inbox?limit=100', { key: agent.apiKey });
     t.equal(list.body.totalMessages, names.length);

@@ -1,9 +1,6 @@
 // The inbound parse runs on worker threads (src/workers/threads/parse-pool.ts). What a thread returns
 // must be exactly what parseMessage returns on the main thread; a thread that dies fails only
 // its own messages (the MX answers 451, nothing is stored) and is replaced.
-import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
 import { loadConfig } from '../src/config/load.js';
@@ -13,10 +10,10 @@ import { parseMessage } from '../src/mime/parse.js';
 import { ParsePool, type ParseWorkerFactory } from '../src/workers/threads/parse-pool.js';
 import { sourceParseWorker } from '../src/workers/threads/parse-thread-source.js';
 import { startApp } from './helpers/app.js';
-import { fixture } from './helpers/mail.js';
+import { emlFixtures, fixture } from './helpers/mail.js';
 import { smtpSendRaw } from './helpers/smtp.js';
 
-const FIXTURES = readdirSync(join(dirname(fileURLToPath(import.meta.url)), 'fixtures')).filter((name) => name.endsWith('.eml'));
+const FIXTURES = emlFixtures();
 const silent = createLogger('silent', () => {});
 
 /** A real thread that loads, says it is ready, and ends itself on its first request. */
