@@ -39,6 +39,7 @@ import { Scheduler } from './workers/jobs/scheduler.js';
 import { SearchIndexer } from './workers/jobs/search-indexer.js';
 import { IDLE_THREAD_MS as SEARCH_IDLE_MS, SearchWriterThread, type SearchWorkerFactory } from './workers/threads/search-writer-thread.js';
 import { reactAfterCommit } from './workers/after-commit.js';
+import { InboundDrain } from './workers/jobs/inbound-drain.js';
 import { BodyBackfill } from './workers/jobs/body-backfill.js';
 import { fullGc, releaseWhenQuiet } from './workers/memory-release.js';
 import { keyExpiryRunOnce } from './workers/jobs/key-expiry.js';
@@ -75,6 +76,8 @@ export interface AppOptions {
   autoDeliver?: boolean;
   /** False: no per-second webhook tick, so only the kick after a commit starts attempts (its tests). Default true. */
   webhookTick?: boolean;
+  /** False: queued inbound mail waits for the caller to kick `workers.inbound` (tests of the queue). Default true. */
+  inboundDrain?: boolean;
   /** DNS for webhook target checks only, over `dns` (DESIGN.md "How to test"). */
   addressResolver?: AddressResolver;
   /**
@@ -129,7 +132,7 @@ export interface App {
   readonly store: Store;
   readonly services: Services;
   readonly logger: Logger;
-  readonly workers: { delivery: DeliveryWorker; webhooks: WebhookDispatcher; bodies: BodyBackfill };
+  readonly workers: { delivery: DeliveryWorker; webhooks: WebhookDispatcher; bodies: BodyBackfill; inbound: InboundDrain };
   /** Request body bytes held at once across HTTP and MCP requests (`http.maxBufferedBodyBytes`). */
   readonly bodyBudget: BodyBudget;
   /** The `tls.*` certificates; null when none is configured. */
@@ -318,6 +321,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   });
   const searchIndexer = new SearchIndexer(services.searchIndex, logger, options.searchIndexDelayMs);
   const bodyBackfill = new BodyBackfill(services.bodies, logger);
+  const inboundDrain = new InboundDrain(services.inbound, logger);
   let stopReacting = (): void => {};
   // A burst of mail leaves garbage V8 keeps for minutes, and pages of the database read through
   // its memory maps; both handed back once quiet for 10 s.
@@ -338,7 +342,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     services,
     logger,
     certificates,
-    workers: { delivery: deliveryWorker, webhooks: webhookDispatcher, bodies: bodyBackfill },
+    workers: { delivery: deliveryWorker, webhooks: webhookDispatcher, bodies: bodyBackfill, inbound: inboundDrain },
     bodyBudget: bodyLimits.budget,
     ports: { http: 0, smtp: 0, submission: 0, submissionTls: null, imap: 0, imapTls: null },
     baseUrl: config.baseUrl ?? '',
@@ -361,12 +365,14 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       // settled before anything can claim again.
       services.delivery.recoverClaims();
       const autoDeliver = options.autoDeliver ?? true;
+      const autoDrain = options.inboundDrain ?? true;
       // Every reaction to a commit, before the first commit can happen; the per-second webhook
       // tick and the delivery cron below are for retries.
       stopReacting = reactAfterCommit(store.feed, {
         indexSearch: () => searchIndexer.kick(),
         buildBodies: () => bodyBackfill.kick(),
         dispatchWebhooks: () => webhookDispatcher.kick(),
+        drainInbound: autoDrain ? () => inboundDrain.queued() : undefined,
         deliver: autoDeliver ? () => deliveryWorker.kick() : undefined,
         watchers: services.mailboxWatchers,
         eventStreams: services.eventStreams,
@@ -402,6 +408,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
           },
         },
         { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },
+        // Queued inbound mail postponed after a failed delivery; new mail kicks the drain itself.
+        ...(autoDrain ? [{ name: 'inbound-drain', schedule: '* * * * * *', run: () => inboundDrain.kick() }] : []),
         ...(options.webhookTick === false ? [] : [{ name: 'webhooks', schedule: '* * * * * *', run: () => webhookDispatcher.start(clock.now()) }]),
         { name: 'domain-recheck', schedule: config.domains.recheckSchedule, run: () => domainRecheckRunOnce(services, logger) },
       ]);
@@ -413,6 +421,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         // Mail queued when the last process stopped (claims recovered above included) goes now, not at the next tick.
         deliveryWorker.kick();
       }
+      // Mail queued when the last process stopped, before new mail queues behind it.
+      if (autoDrain) inboundDrain.kick();
       certificates?.watch(options.tlsPollMs ?? 5000);
       ready = true;
       logger.info('agentpost listening', {
@@ -439,7 +449,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         await searchIndexer.stop();
         await bodyBackfill.stop();
         await Promise.all([closeHttp(httpListener.server), ...smtpServers.map(closeSmtp), imapServer.close(), imapTlsServer?.close()]);
-        // After the MX closed: a session still in DATA got its parse done or a 451.
+        // After the MX closed: a session still in DATA got its parse done or a 451, or was queued.
+        await inboundDrain.stop();
         await parsePool?.close();
         await authThread?.close();
         await indexWriter.close();

@@ -32,6 +32,10 @@ export const defaultConfig = (): Config => ({
     authenticationChecks: true,
     authenticationThread: false,
     authenticationTimeoutMs: 20_000,
+    // Past 8 deliveries in progress a burst is on: messages are queued, answered, and delivered
+    // once it pauses (a trickle meanwhile); 20,000 waiting (80 MB of 4 KB mail, on disk) bring
+    // back delivery before 250 (docs/operators/inbound.md).
+    queue: { inlineLimit: 8, maxMessages: 20_000 },
   },
   // Submission clients authenticate, so a pause before the greeting would protect nothing.
   submission: { host: '127.0.0.1', port: 2587, tlsPort: 2465, allowInsecureAuth: false, maxClients: 200, greetingDelayMs: 0 },

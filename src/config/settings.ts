@@ -22,6 +22,8 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_SMTP_POSTMASTER', flag: 'smtp-postmaster', path: 'smtp.postmaster', type: 'string' },
   { env: 'AGENTPOST_SMTP_AUTHENTICATION_CHECKS', flag: 'smtp-authentication-checks', path: 'smtp.authenticationChecks', type: 'boolean' },
   { env: 'AGENTPOST_SMTP_AUTHENTICATION_THREAD', flag: 'smtp-authentication-thread', path: 'smtp.authenticationThread', type: 'boolean' },
+  { env: 'AGENTPOST_SMTP_QUEUE_INLINE_LIMIT', flag: 'smtp-queue-inline-limit', path: 'smtp.queue.inlineLimit', type: 'integer' },
+  { env: 'AGENTPOST_SMTP_QUEUE_MAX_MESSAGES', flag: 'smtp-queue-max-messages', path: 'smtp.queue.maxMessages', type: 'integer' },
   { env: 'AGENTPOST_PARSE_TIMEOUT_MS', flag: 'parse-timeout-ms', path: 'smtp.parseTimeoutMs', type: 'integer' },
   { env: 'AGENTPOST_IMAP_HOST', flag: 'imap-host', path: 'imap.host', type: 'string' },
   { env: 'AGENTPOST_IMAP_PORT', flag: 'imap-port', path: 'imap.port', type: 'integer' },

@@ -31,6 +31,8 @@ export interface Config {
     authenticationChecks: boolean;
     authenticationThread: boolean;
     authenticationTimeoutMs: number;
+    /** When the MX answers 250 before delivering (src/services/mail/inbound.ts, InboundQueuePolicy). */
+    queue: { inlineLimit: number; maxMessages: number };
   };
   /** tlsPort: implicit TLS (RFC 8314), listening only when a certificate is configured. */
   submission: Listener & { tlsPort: number; allowInsecureAuth: boolean; greetingDelayMs: number };

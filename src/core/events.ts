@@ -38,6 +38,12 @@ export interface FolderNotice {
   folder: string;
 }
 
+/**
+ * The MX queued a message during a burst (src/services/mail/inbound.ts): a notice that wakes
+ * the inbound drain, which reads the queue itself.
+ */
+export const INBOUND_QUEUED = 'inbound.queued';
+
 /** A recipient of an outgoing submission changed state (written on acceptance too). */
 export const OUTBOUND_RECIPIENT_UPDATED = 'outbound.recipient_updated';
 

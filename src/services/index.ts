@@ -206,7 +206,10 @@ export const createServices = ({
     accounts,
     auth,
     mailbox,
-    inbound: new InboundService(store, clock, mailbox, config.smtpHostname, inboundChecks(config, authenticator, authenticateMail), parse, bounces),
+    inbound: new InboundService(store, clock, mailbox, config.smtpHostname, inboundChecks(config, authenticator, authenticateMail), parse, bounces, {
+      inlineLimit: config.smtpQueue.inlineLimit,
+      maxQueued: config.smtpQueue.maxMessages,
+    }),
     rateLimiter,
     keyRotation,
     accessKeys: new AccessKeyService(store, clock, twoFactor, accessKeyPolicy, config.accessKeysPerAccount),

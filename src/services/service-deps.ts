@@ -36,6 +36,8 @@ export interface ServicesConfig {
   authenticationChecks: boolean;
   /** Inbound authentication lookups still running after this long are recorded as temperror. */
   authenticationTimeoutMs: number;
+  /** `smtp.queue`: when the MX answers 250 before delivering (InboundQueuePolicy). */
+  smtpQueue: { inlineLimit: number; maxMessages: number };
   registrationsPerIpPerHour: number;
   readMaxBytes: number;
   /** IANA zone of day boundaries (daily limits, access-key daily budgets). */

@@ -19,6 +19,11 @@ export class HealthRepo extends Repo {
     this.sql('SELECT 1').get();
   }
 
+  /** Received messages queued during a burst, not yet in their mailboxes. */
+  inboundQueue(): QueueFigures {
+    return this.sql('SELECT count(*) AS depth, min(received_at) AS oldestCreatedAt, min(due_at) AS earliestDueAt FROM inbound_queue').get() as QueueFigures;
+  }
+
   /** Remote recipients still to deliver (queued or deferred). */
   deliveryQueue(): QueueFigures {
     return this.sql(

@@ -11,6 +11,7 @@ import { GroupCommitter } from './group-commit.js';
 import { HostingRepo } from './hosting.js';
 import { HealthRepo } from './health.js';
 import { IdempotencyRepo } from './idempotency.js';
+import { InboundQueueRepo } from './inbound-queue.js';
 import { InvoiceRepo } from './invoices.js';
 import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
@@ -84,6 +85,7 @@ export class Store {
   readonly invoices: InvoiceRepo;
   readonly threads: ThreadRepo;
   readonly health: HealthRepo;
+  readonly inboundQueue: InboundQueueRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
   /** Group-commit jobs since the quiet-time unmapPages; null once the writer stopped mapping. */
@@ -125,6 +127,7 @@ export class Store {
     this.owners = new OwnerRepo(db);
     this.drafts = new DraftRepo(db);
     this.health = new HealthRepo(db);
+    this.inboundQueue = new InboundQueueRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies, ranks);
     this.messageArrivals = new MessageArrivalRepo(db);
     this.domains = new DomainRepo(db);

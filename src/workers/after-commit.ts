@@ -1,4 +1,4 @@
-import { MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type OutboundRecipientUpdatedEvent } from '../core/events.js';
+import { INBOUND_QUEUED, MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type OutboundRecipientUpdatedEvent } from '../core/events.js';
 import { EventStreamService } from '../services/events/streams.js';
 import { METRIC_TOPICS, type MetricsService } from '../services/health/metrics.js';
 import { MailboxWatchers } from '../services/mail/watchers.js';
@@ -12,6 +12,8 @@ export interface AfterCommitReactions {
   buildBodies?: () => void;
   /** Turns outbox rows into webhook events and sends them (src/workers/jobs/webhook-dispatcher.ts). */
   dispatchWebhooks?: () => void;
+  /** Delivers mail the MX queued during a burst into its mailboxes (src/workers/jobs/inbound-drain.ts). */
+  drainInbound?: () => void;
   /** Hands queued remote recipients to the next mail server (src/workers/jobs/delivery.ts). */
   deliver?: () => void;
   /** Tells whoever watches a mailbox right now (IMAP IDLE, wait_for_email). */
@@ -32,11 +34,12 @@ export interface AfterCommitReactions {
  * that the next start does not redo. Returns the unsubscribe for shutdown.
  */
 export const reactAfterCommit = (feed: CommitFeed, reactions: AfterCommitReactions): (() => void) => {
-  const { indexSearch, buildBodies, dispatchWebhooks, deliver, watchers, eventStreams, worked, metrics } = reactions;
+  const { indexSearch, buildBodies, dispatchWebhooks, drainInbound, deliver, watchers, eventStreams, worked, metrics } = reactions;
   const subscriptions = [
     indexSearch && feed.subscribe(MESSAGE_STORED, () => indexSearch()),
     buildBodies && feed.subscribe(MESSAGE_STORED, () => buildBodies()),
     dispatchWebhooks && feed.subscribe([MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED], () => dispatchWebhooks()),
+    drainInbound && feed.subscribe(INBOUND_QUEUED, () => drainInbound()),
     deliver &&
       feed.subscribe<OutboundRecipientUpdatedEvent>(OUTBOUND_RECIPIENT_UPDATED, (entries) => {
         if (leftQueued(entries)) deliver();

@@ -91,10 +91,10 @@ export class PromMetrics {
         },
       });
     };
-    const queues = (parts: StatusReport['parts']) => ({ delivery: parts.delivery, webhooks: parts.webhooks });
+    const queues = (parts: StatusReport['parts']) => ({ inbound: parts.inbound, delivery: parts.delivery, webhooks: parts.webhooks });
     gauge(
       'agentpost_queue_depth',
-      'Work waiting: queue="delivery" (recipients), "webhooks" (events), "search" (messages to index).',
+      'Work waiting: queue="inbound" (received messages not yet in their mailboxes), "delivery" (recipients), "webhooks" (events), "search" (messages to index).',
       ['queue'],
       (metric, parts) => {
         for (const [queue, part] of Object.entries(queues(parts))) metric.set({ queue }, 'depth' in part ? part.depth : 0);

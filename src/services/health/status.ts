@@ -41,6 +41,7 @@ export class StatusService {
       listeners: this.listeners(),
       store: this.storePart(),
       searchIndex: this.searchPart(),
+      inbound: this.queuePart(() => this.store.health.inboundQueue(), now),
       delivery: this.queuePart(() => this.store.health.deliveryQueue(), now),
       webhooks: this.queuePart(() => this.store.health.webhookBacklog(), now),
       certificate: await this.certificatePart(now),

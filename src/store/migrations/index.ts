@@ -28,6 +28,7 @@ import { payments } from './070_payments.js';
 import { invoiceScan } from './071_invoice_scan.js';
 import { rankSamples } from './072_rank_samples.js';
 import { draftCopyValidity } from './073_draft_copy_validity.js';
+import { inboundQueue } from './074_inbound_queue.js';
 
 export interface Migration {
   version: number;
@@ -67,4 +68,5 @@ export const MIGRATIONS: readonly Migration[] = [
   invoiceScan,
   rankSamples,
   draftCopyValidity,
+  inboundQueue,
 ];
