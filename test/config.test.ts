@@ -73,6 +73,8 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'smtp.parseThreads': ['2', 2],
     'smtp.parseTimeoutMs': ['750', 750],
     'smtp.maxClients': ['500', 500],
+    'smtp.queue.inlineLimit': ['0', 0],
+    'smtp.queue.maxMessages': ['500', 500],
     'smtp.greetingDelayMs': ['0', 0],
     'imap.maxClients': ['300', 300],
     'imap.maxAppendBytes': ['1048576', 1048576],

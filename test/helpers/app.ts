@@ -59,6 +59,7 @@ export const startApp = async (
     resolver?: MxResolver;
     autoDeliver?: boolean;
     webhookTick?: boolean;
+    inboundDrain?: boolean;
     addressResolver?: AddressResolver;
     parseWorker?: ParseWorkerFactory;
     /** null: the index is written on the main thread. */
@@ -98,6 +99,7 @@ export const startApp = async (
     resolver: options.resolver,
     autoDeliver: options.autoDeliver ?? false,
     webhookTick: options.webhookTick,
+    inboundDrain: options.inboundDrain,
     addressResolver: options.addressResolver,
     logger: options.logger ?? createLogger('silent', () => {}),
     tlsPollMs: options.tlsPollMs,

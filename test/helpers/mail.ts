@@ -28,14 +28,25 @@ export const storedRaw = (app: App, address: string, uid: number | string, folde
   return raw;
 };
 
-/** Delivers through the inbound service directly (no SMTP), for seeding many messages fast. */
-export const deliverDirect = (app: App, to: string[], raw: Buffer | string): Promise<void> =>
-  app.services.inbound.deliver({
+/**
+ * Delivers through the inbound service directly (no SMTP), for seeding many messages fast.
+ * Resolves once the message is in its mailbox: seeded in parallel, messages past the MX's
+ * `smtp.queue.inlineLimit` are queued first (src/services/mail/inbound.ts), then delivered.
+ */
+export const deliverDirect = async (app: App, to: string[], raw: Buffer | string): Promise<void> => {
+  await app.services.inbound.deliver({
     session: { id: 'seed', remoteAddress: '127.0.0.1', heloName: 'seed.test', protocol: 'ESMTP', tls: null },
     mailFrom: 'sender@example.org',
     recipients: to,
     raw: Buffer.isBuffer(raw) ? raw : Buffer.from(raw),
   });
+  await inboundDelivered(app);
+};
+
+/** Until no message the MX accepted waits in the inbound queue. */
+export const inboundDelivered = async (app: App): Promise<void> => {
+  while (app.services.inbound.queuedCount() > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+};
 
 /** A small RFC 5322 message with CRLF line ends. */
 export const simpleMessage = (fields: { from?: string; to?: string; subject: string; body?: string; headers?: string[] }): Buffer =>

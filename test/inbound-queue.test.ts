@@ -1,0 +1,142 @@
+import t from 'tap';
+import { ManualClock } from '../src/core/clock.js';
+import { rfc5322Date } from '../src/services/mail/trace.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { hostedHolder, MX_HOST, startDomainApp } from './helpers/domains.js';
+import { storedRaw } from './helpers/mail.js';
+import { smtpSend } from './helpers/smtp.js';
+
+/**
+ * The inbound queue (src/services/mail/inbound.ts): past `smtp.queue.inlineLimit` deliveries
+ * in progress the MX commits a message to the queue, answers 250, and the drain
+ * (src/workers/jobs/inbound-drain.ts) delivers it after. Here `inlineLimit: 0` queues every
+ * message and `inboundDrain: false` leaves the drain to the test, so each step can be seen.
+ */
+
+const QUEUE_EVERYTHING = { smtp: { queue: { inlineLimit: 0, maxMessages: 100 } } };
+
+const inbox = async (app: TestApp, key: string) =>
+  (await app.api('GET', '/api/v1/agent/inbox', { key })).body as { totalMessages: number; emails: { id: string; subject: string }[] };
+const inboundPart = async (app: TestApp) =>
+  (await app.api('GET', '/api/v1/status')).body.parts.inbound as { status: string; depth: number; oldestAgeSeconds: number };
+const send = (app: TestApp, to: string, subject: string) => smtpSend(app.smtpPort, { from: 'someone@example.org', to, subject, text: `${subject}\n` });
+const drain = async (app: TestApp) => {
+  app.app.workers.inbound.kick();
+  await app.app.workers.inbound.idle();
+};
+
+t.test('one message at a time is in its mailbox before its 250 (the default: no burst, no queue)', async (t) => {
+  const app = await startApp(t, {}, { inboundDrain: false });
+  const agent = await app.register();
+  t.match((await send(app, agent.email, 'at once')).response, /^250 /);
+  t.same(
+    (await inbox(app, agent.apiKey)).emails.map((email) => email.subject),
+    ['at once'],
+    'visible with no drain at all',
+  );
+  t.equal((await inboundPart(app)).depth, 0);
+});
+
+t.test('a queued message is answered 250, waits in the queue, and is delivered in arrival order with its 250 time', async (t) => {
+  const clock = new ManualClock('2026-06-01T10:00:00Z');
+  const app = await startApp(t, QUEUE_EVERYTHING, { clock, inboundDrain: false });
+  const agent = await app.register();
+  for (const subject of ['first', 'second', 'third']) t.match((await send(app, agent.email, subject)).response, /^250 /, `${subject}: 250`);
+  t.equal((await inbox(app, agent.apiKey)).totalMessages, 0, 'not in the mailbox before the drain');
+  const waiting = await inboundPart(app);
+  t.equal(waiting.depth, 3, 'the status page counts the queued messages');
+  t.equal(waiting.status, 'ok');
+
+  const answeredAt = clock.now();
+  clock.advance(90_000);
+  await drain(app);
+  const delivered = await inbox(app, agent.apiKey);
+  t.same(
+    delivered.emails.map((email) => [email.subject, email.id]),
+    [
+      ['third', '3'],
+      ['second', '2'],
+      ['first', '1'],
+    ],
+    'each once, UIDs in the order of the 250s',
+  );
+  const raw = storedRaw(app.app, agent.email, 1).toString();
+  const trace = raw.slice(0, raw.indexOf('\r\nAuthentication-Results:'));
+  t.equal(trace.slice(trace.lastIndexOf('; ') + 2), rfc5322Date(answeredAt), 'the trace field carries the time of the 250, not of the delivery');
+  t.equal((await inboundPart(app)).depth, 0, 'the queue is empty');
+});
+
+t.test('queued mail outlives a stop: the next start delivers it', async (t) => {
+  const dataDir = t.testdir({});
+  const first = await startApp(t, { dataDir, ...QUEUE_EVERYTHING }, { inboundDrain: false });
+  const agent = await first.register();
+  await send(first, agent.email, 'before the stop');
+  await send(first, agent.email, 'also before the stop');
+  await first.app.stop();
+
+  const second = await startApp(t, { dataDir });
+  for (let i = 0; i < 500 && (await inboundPart(second)).depth > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.same(
+    (await inbox(second, agent.apiKey)).emails.map((email) => email.subject),
+    ['also before the stop', 'before the stop'],
+    'both delivered once, in order, by the start',
+  );
+  t.equal((await inboundPart(second)).depth, 0);
+});
+
+t.test('at smtp.queue.maxMessages waiting, the MX delivers before its 250 again', async (t) => {
+  const app = await startApp(t, { smtp: { queue: { inlineLimit: 0, maxMessages: 2 } } }, { inboundDrain: false });
+  const agent = await app.register();
+  for (const subject of ['queued 1', 'queued 2', 'past the bound']) await send(app, agent.email, subject);
+  t.same(
+    (await inbox(app, agent.apiKey)).emails.map((email) => email.subject),
+    ['past the bound'],
+    'the third is in its mailbox at its 250',
+  );
+  t.equal((await inboundPart(app)).depth, 2);
+  await drain(app);
+  t.equal((await inbox(app, agent.apiKey)).totalMessages, 3);
+});
+
+t.test('a queued message whose delivery fails stays queued, is tried again later, and is delivered once', async (t) => {
+  const clock = new ManualClock('2026-06-01T10:00:00Z');
+  const app = await startApp(t, QUEUE_EVERYTHING, { clock, inboundDrain: false });
+  const agent = await app.register();
+  await send(app, agent.email, 'fails first');
+  // A row the service cannot read: what any failure before the commit looks like to the drain.
+  const db = app.app.store.db;
+  const envelope = (db.prepare('SELECT envelope FROM inbound_queue').get() as { envelope: string }).envelope;
+  db.prepare("UPDATE inbound_queue SET envelope = '{'").run();
+  await drain(app);
+  t.equal((await inbox(app, agent.apiKey)).totalMessages, 0, 'not delivered');
+  const row = db.prepare('SELECT attempts, due_at AS dueAt FROM inbound_queue').get() as { attempts: number; dueAt: number };
+  t.same(row, { attempts: 1, dueAt: clock.now().getTime() + 1_000 }, 'postponed by a second after the first failure');
+  await drain(app);
+  t.equal((await inbox(app, agent.apiKey)).totalMessages, 0, 'not tried again before it is due');
+
+  db.prepare('UPDATE inbound_queue SET envelope = ?').run(envelope);
+  clock.advance(1_000);
+  await drain(app);
+  t.same(
+    (await inbox(app, agent.apiKey)).emails.map((email) => email.subject),
+    ['fails first'],
+    'delivered once when due',
+  );
+  t.equal((await inboundPart(app)).depth, 0);
+});
+
+t.test('a queued message to an alias removed before its delivery is dropped, not delivered elsewhere', async (t) => {
+  const { app, dns } = await startDomainApp(t, { smtp: { hostname: MX_HOST, queue: { inlineLimit: 0, maxMessages: 100 } } }, { inboundDrain: false });
+  const { holder, key, domain } = await hostedHolder(app, dns, 'team.example');
+  const alias = (await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body: { localPart: 'support', mailbox: holder.email } })).body;
+  t.match((await send(app, 'support@team.example', 'to the alias')).response, /^250 /);
+  await send(app, holder.email, 'to the mailbox');
+  t.equal((await app.api('DELETE', `/api/user/domains/${domain.id}/aliases/${alias.id}`, { key })).status, 200);
+  await drain(app);
+  t.same(
+    (await inbox(app, holder.apiKey)).emails.map((email) => email.subject),
+    ['to the mailbox'],
+    "only the message to the mailbox; the alias's is gone with the alias",
+  );
+  t.equal((await inboundPart(app)).depth, 0, 'nothing left to retry');
+});
