@@ -20,6 +20,8 @@ export interface Target {
   address: string;
   /** The process whose CPU and memory are read from /proc; none for Postfix (many processes). */
   pid?: number;
+  /** Resolves once every accepted message is in its mailbox (agentpost queues a burst: src/services/mail/inbound.ts). */
+  drained?(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -165,6 +167,13 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
       accounts,
       baseUrl,
       stored: async () => (await newest()).totalMessages,
+      drained: async () => {
+        for (;;) {
+          const status = (await (await fetch(`${baseUrl}/api/v1/status`)).json()) as { parts: { inbound?: { depth: number } } };
+          if ((status.parts.inbound?.depth ?? 0) === 0) return;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      },
       lastTrust: async () => (await newest()).emails[0]?.trust,
       stop: async () => {
         await stopChild(child);
