@@ -82,14 +82,18 @@ export const domainsPart = async (run: DomainsRun): Promise<void> => {
     for (let round = 0; round < run.rounds; round += 1) {
       const rate = async (to: readonly string[], from: number) => {
         await runLoad({ port: target.port, to, payloads: run.payloadsFor(to, from, Math.min(run.count, 1000)), sessions: run.sessions, reuse: true });
-        const { seconds } = await runLoad({
+        await target.drained();
+        const started = performance.now();
+        await runLoad({
           port: target.port,
           to,
           payloads: run.payloadsFor(to, from + 100_000, run.count),
           sessions: run.sessions,
           reuse: true,
         });
-        return run.count / seconds;
+        // Aliases resolve at RCPT and again at delivery, which a burst's queue puts after the 250s: the rate into the mailboxes.
+        await target.drained();
+        return run.count / ((performance.now() - started) / 1000);
       };
       // The order alternates, so neither figure always meets the larger store or the warmer process.
       const first = round % 2 === 0 ? 'single' : 'spread';

@@ -38,6 +38,7 @@ export interface Agentpost extends Target {
   configFile: string;
   /** Messages in `address`'s INBOX. */
   stored(): Promise<number>;
+  drained(): Promise<void>;
   /** The newest message's `trust` (absent with the checks off). */
   lastTrust(): Promise<string | undefined>;
 }
