@@ -63,6 +63,11 @@ t.test('a queued message is answered 250, waits in the queue, and is delivered i
   const raw = storedRaw(app.app, agent.email, 1).toString();
   const trace = raw.slice(0, raw.indexOf('\r\nAuthentication-Results:'));
   t.equal(trace.slice(trace.lastIndexOf('; ') + 2), rfc5322Date(answeredAt), 'the trace field carries the time of the 250, not of the delivery');
+  t.same(
+    app.app.store.db.prepare('SELECT DISTINCT received_at AS at FROM messages').all(),
+    [{ at: answeredAt.getTime() }],
+    'so does the arrival time (IMAP INTERNALDATE)',
+  );
   t.equal((await inboundPart(app)).depth, 0, 'the queue is empty');
 });
 
@@ -82,6 +87,27 @@ t.test('queued mail outlives a stop: the next start delivers it', async (t) => {
     'both delivered once, in order, by the start',
   );
   t.equal((await inboundPart(second)).depth, 0);
+});
+
+t.test('while a message waits, a later one queues behind it even with no burst: the 250s order the mailbox', async (t) => {
+  const dataDir = t.testdir({});
+  const first = await startApp(t, { dataDir, ...QUEUE_EVERYTHING }, { inboundDrain: false });
+  const agent = await first.register();
+  await send(first, agent.email, 'queued before the stop');
+  await first.app.stop();
+
+  // The default inlineLimit: one message alone would be delivered before its 250.
+  const second = await startApp(t, { dataDir }, { inboundDrain: false });
+  await send(second, agent.email, 'sent alone after the start');
+  t.equal((await inbox(second, agent.apiKey)).totalMessages, 0, 'queued behind the waiting one');
+  await drain(second);
+  t.same(
+    (await inbox(second, agent.apiKey)).emails.map((email) => [email.subject, email.id]),
+    [
+      ['sent alone after the start', '2'],
+      ['queued before the stop', '1'],
+    ],
+  );
 });
 
 t.test('at smtp.queue.maxMessages waiting, the MX delivers before its 250 again', async (t) => {
