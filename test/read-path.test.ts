@@ -100,3 +100,26 @@ t.test('mail stored without a body gets one through the parse thread: by the fir
   const count = app.app.store.db.prepare('SELECT (SELECT count(*) FROM message_bodies) AS bodies, (SELECT count(*) FROM body_backfill) AS listed').get();
   t.same(count, { bodies: 2, listed: 0 });
 });
+
+t.test('a read with a large body is answered in pieces (src/http/json-body.ts): the same JSON as in one piece', async (t) => {
+  const app = await startApp(t);
+  const agent = await app.register();
+  // 300,000 characters of html, pairs and escapes among them: over the piece limit (256 Ki characters).
+  const html = `<html><body>${'<p>caf\u00e9 \ud83d\ude00 "quoted" \\ back</p>\n'.repeat(10_000)}</body></html>`;
+  const raw = Buffer.from(
+    `From: a@example.org\r\nSubject: large\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n${html.replace(/\n/g, '\r\n')}\r\n`,
+  );
+  await smtpSendRaw(app.smtpPort, 'a@example.org', [agent.email], raw);
+  const response = await fetch(`${app.baseUrl}/api/v1/agent/email/1?markAsRead=false`, {
+    headers: { authorization: `Bearer ${agent.apiKey}`, 'user-agent': 'agentpost-tests/1.0' },
+  });
+  t.equal(response.status, 200);
+  t.match(response.headers.get('content-type'), /^application\/json; charset=utf-8/);
+  t.equal(response.headers.get('transfer-encoding'), 'chunked', 'sent in pieces, with no Content-Length');
+  const text = await response.text();
+  const body = JSON.parse(text);
+  t.equal(body.html.replace(/\r\n/g, '\n').trim(), html.trim(), 'the html as received');
+  t.equal(text, JSON.stringify(body), "byte for byte JSON.stringify's text of what it holds");
+  const small = await app.api('GET', '/api/v1/agent/inbox', { key: agent.apiKey });
+  t.equal(small.status, 200, 'a small answer still goes in one piece');
+});

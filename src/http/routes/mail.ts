@@ -2,6 +2,7 @@ import type { Router } from '@koa/router';
 import type { ListQuery } from '../../services/mail/mailbox.js';
 import { principalOf, requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
+import { sendJson } from '../json-body.js';
 
 interface EmailQuery {
   id: string;
@@ -18,11 +19,14 @@ export const mailRoutes = (router: Router, deps: HttpDeps): void => {
   });
   router.get('/api/v1/agent/email/:id', requireAuth(services.auth), async (ctx) => {
     const query = validator.validate<EmailQuery>('email-query.json', { ...ctx.query, id: ctx.params.id }, { coerce: true });
-    ctx.body = await services.mailbox.read(principalOf(ctx), {
-      uid: Number(query.id),
-      folder: query.folder,
-      markAsRead: query.markAsRead,
-      uidValidity: query.uidValidity,
-    });
+    sendJson(
+      ctx,
+      await services.mailbox.read(principalOf(ctx), {
+        uid: Number(query.id),
+        folder: query.folder,
+        markAsRead: query.markAsRead,
+        uidValidity: query.uidValidity,
+      }),
+    );
   });
 };

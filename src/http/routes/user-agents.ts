@@ -5,6 +5,7 @@ import type { ListQuery } from '../../services/mail/mailbox.js';
 import { readJsonBody } from '../body.js';
 import type { HttpDeps } from '../context.js';
 import { ownerOf, requireOwner } from '../owner-auth.js';
+import { sendJson } from '../json-body.js';
 
 const SMALL_BODY_BYTES = 64 * 1024;
 
@@ -37,7 +38,7 @@ export const userAgentRoutes = (router: Router, deps: HttpDeps): void => {
   });
   router.get('/api/user/agents/:userId/email/:id', owner, async (ctx) => {
     const query = validateInput<{ id: string; folder: string }>('owner-email-query.json', { ...ctx.query, id: ctx.params.id }, { coerce: true });
-    ctx.body = await ownerViews.email(ownerOf(ctx), ctx.params.userId, query.folder, Number(query.id));
+    sendJson(ctx, await ownerViews.email(ownerOf(ctx), ctx.params.userId, query.folder, Number(query.id)));
   });
   router.get('/api/user/agents/:userId/outbound', owner, (ctx) => {
     const query = validateInput<{ before?: string }>('outbound-query.json', { ...ctx.query }, { coerce: true });
