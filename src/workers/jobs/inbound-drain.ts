@@ -1,8 +1,8 @@
 import type { Logger } from '../../core/logger.js';
 import type { InboundService } from '../../services/mail/inbound.js';
 
-/** Queued messages delivered per commit once the burst has paused: as many as a busy MX commits at once. */
-const BATCH = 64;
+/** Queued messages delivered per commit once the burst has paused: about what 16 busy sessions commit at once, so one commit holds the event loop a few milliseconds, not tens. */
+const BATCH = 16;
 /** While mail keeps queueing, a batch this small at most every TRICKLE_MS, so the MX's sessions keep the main thread. */
 const TRICKLE_BATCH = 4;
 const TRICKLE_MS = 50;
