@@ -32,7 +32,7 @@ interface PreparedCopies {
 }
 
 /**
- * When the MX answers 250 before the message is in its mailboxes (docs/operators/inbound-queue.md).
+ * When the MX answers 250 before the message is in its mailboxes (docs/operators/inbound.md, "Bursts: the inbound queue").
  * A message is delivered before its 250 while fewer than `inlineLimit` deliveries are in
  * progress and nothing waits in the queue; past that (a burst) it is committed to the queue,
  * answered, and delivered right after, in arrival order. At `maxQueued` waiting messages the
