@@ -1,5 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../core/logger.js';
 import type { InboundService } from '../../services/mail/inbound.js';
+import type { QueuedInbound } from '../../store/inbound-queue.js';
+import { KickedJob } from './kicked-job.js';
 
 /** Queued messages delivered per commit once the burst has paused: about what 16 busy sessions commit at once, so one commit holds the event loop a few milliseconds, not tens. */
 const BATCH = 16;
@@ -17,13 +20,9 @@ const BURST_GAP_MS = 100;
  * commit (`queued`), at start and every second (a message postponed after a failure).
  */
 export class InboundDrain {
-  private running: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  /** The highest queue id handed out; rows at or below it are delivered or postponed. */
-  private cursor = 0;
+  private readonly job = new KickedJob(() => this.deliverAll(), 0);
   private lastQueuedAt = Number.NEGATIVE_INFINITY;
-  private lastBatchAt = Number.NEGATIVE_INFINITY;
-  private stopped = false;
+  private stopping = false;
 
   constructor(
     private readonly inbound: InboundService,
@@ -33,36 +32,38 @@ export class InboundDrain {
   /** A message was queued: the burst goes on. */
   queued(): void {
     this.lastQueuedAt = performance.now();
-    this.kick();
+    this.job.kick();
   }
 
   kick(): void {
-    if (this.stopped || this.running !== null || this.timer !== null) return;
-    const now = performance.now();
-    const bursting = now - this.lastQueuedAt < BURST_GAP_MS;
-    const wait = bursting ? this.lastBatchAt + TRICKLE_MS - now : 0;
-    if (wait > 0) {
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        this.kick();
-      }, wait);
-      return;
-    }
-    const entries = this.inbound.dueQueued(this.cursor, bursting ? TRICKLE_BATCH : BATCH);
-    if (entries.length === 0) {
-      // Postponed rows lie below the cursor: the next kick looks again from the start.
-      this.cursor = 0;
-      return;
-    }
-    this.cursor = entries[entries.length - 1].id;
-    this.lastBatchAt = now;
-    this.running = this.deliver(entries).finally(() => {
-      this.running = null;
-      this.kick();
-    });
+    this.job.kick();
   }
 
-  private async deliver(entries: Parameters<InboundService['deliverQueued']>[0]): Promise<void> {
+  /** Stops after the batch in progress; the rest stay queued for the next start. */
+  stop(): Promise<void> {
+    this.stopping = true;
+    return this.job.stop();
+  }
+
+  /** Resolves when no run is in progress or due (tests). */
+  idle(): Promise<void> {
+    return this.job.idle();
+  }
+
+  /** Batch after batch until none is due. A postponed message lies below `after`: the next run sees it again, once due. */
+  private async deliverAll(): Promise<void> {
+    for (let after = 0; !this.stopping; ) {
+      const bursting = performance.now() - this.lastQueuedAt < BURST_GAP_MS;
+      const entries = this.inbound.dueQueued(after, bursting ? TRICKLE_BATCH : BATCH);
+      if (entries.length === 0) return;
+      after = entries[entries.length - 1].id;
+      const started = performance.now();
+      await this.deliver(entries);
+      if (bursting) await sleep(Math.max(0, TRICKLE_MS - (performance.now() - started)));
+    }
+  }
+
+  private async deliver(entries: readonly QueuedInbound[]): Promise<void> {
     try {
       const { failed } = await this.inbound.deliverQueued(entries);
       for (const { id, error } of failed) {
@@ -74,18 +75,5 @@ export class InboundDrain {
     } catch (error) {
       this.logger.error('delivering queued inbound mail failed', { error: error instanceof Error ? error.message : String(error) });
     }
-  }
-
-  /** Stops handing out messages and waits for the batch in progress; the rest stay queued for the next start. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  /** Resolves when no batch is in progress or due (tests). */
-  async idle(): Promise<void> {
-    while (this.running !== null || this.timer !== null) await (this.running ?? new Promise((resolve) => setTimeout(resolve, TRICKLE_MS)));
   }
 }
