@@ -80,7 +80,8 @@ t.test('queued mail outlives a stop: the next start delivers it', async (t) => {
   await first.app.stop();
 
   const second = await startApp(t, { dataDir });
-  for (let i = 0; i < 500 && (await inboundPart(second)).depth > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  // Up to a minute: a start on a loaded machine may take a while to load its parse thread.
+  for (let i = 0; i < 6000 && (await inboundPart(second)).depth > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
   t.same(
     (await inbox(second, agent.apiKey)).emails.map((email) => email.subject),
     ['also before the stop', 'before the stop'],
