@@ -1,6 +1,5 @@
 import t from 'tap';
 import { ManualClock } from '../src/core/clock.js';
-import type { DnsResolver } from '../src/core/dns.js';
 import { rfc5322Date } from '../src/services/mail/trace.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { hostedHolder, MX_HOST, startDomainApp } from './helpers/domains.js';
@@ -70,32 +69,6 @@ t.test('a queued message is answered 250, waits in the queue, and is delivered i
     'so does the arrival time (IMAP INTERNALDATE)',
   );
   t.equal((await inboundPart(app)).depth, 0, 'the queue is empty');
-});
-
-/** A resolver with no records, whose answers about `slow.example` take 300 ms. */
-const slowForOneDomain: DnsResolver = (() => {
-  const none = async (name: string): Promise<never> => {
-    if (name.includes('slow.example')) await new Promise((resolve) => setTimeout(resolve, 300));
-    throw Object.assign(new Error(`queryTxt ENODATA ${name}`), { code: 'ENODATA' });
-  };
-  return { resolve4: none, resolve6: none, resolveMx: none, resolveTxt: none, resolveCname: none, resolvePtr: none, resolveAddresses: none };
-})();
-
-t.test('batches are prepared two at a time and commit in the order of the 250s, even when a later one is ready first', async (t) => {
-  // The first 16 messages (one batch) come from a domain whose checks take 300 ms, the next 16
-  // from one whose checks answer at once: the second batch is ready long before the first.
-  const app = await startApp(t, QUEUE_EVERYTHING, { inboundDrain: false, dns: slowForOneDomain });
-  const agent = await app.register();
-  const senders = Array.from({ length: 32 }, (_, i) => (i < 16 ? `a${i}@slow.example` : `a${i}@fast.example`));
-  for (const [i, from] of senders.entries()) await smtpSend(app.smtpPort, { from, to: agent.email, subject: `message ${i}`, text: 'x' });
-  await drain(app);
-  const delivered = await app.api('GET', '/api/v1/agent/inbox?limit=50', { key: agent.apiKey });
-  t.same(
-    delivered.body.emails.map((email: { subject: string; id: string }) => [email.subject, email.id]).reverse(),
-    senders.map((_, i) => [`message ${i}`, String(i + 1)]),
-    'each once, UIDs in the order of their 250s',
-  );
-  t.equal((await inboundPart(app)).depth, 0);
 });
 
 t.test('queued mail outlives a stop: the next start delivers it', async (t) => {

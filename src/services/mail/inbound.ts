@@ -25,22 +25,10 @@ export interface InboundMessage {
 type Envelope = Omit<InboundMessage, 'raw'>;
 
 /** A message ready to commit: its copy per mailbox and what every copy records. */
-export interface PreparedCopies {
+interface PreparedCopies {
   targets: { mailbox: MailboxRecord; raw: Buffer; parsed: ParsedMessage }[];
   tls: SmtpSessionInfo['tls'];
   authentication: AuthenticationVerdict | undefined;
-}
-
-/** Queued messages parsed and judged, ready to commit; those whose preparation failed, to postpone. */
-export interface PreparedQueued {
-  ready: { entry: QueuedInbound; copies: PreparedCopies }[];
-  failed: { entry: QueuedInbound; error: unknown }[];
-}
-
-/** How a batch of queued messages went: those not stored stay queued, postponed. */
-export interface QueuedOutcome {
-  stored: number;
-  failed: { id: number; error: unknown }[];
 }
 
 /**
@@ -135,36 +123,26 @@ export class InboundService {
   }
 
   /**
-   * Queued messages' parses and verdicts, nothing written yet (the drain prepares one batch
-   * while the last one commits). A message whose parse or checks fail is set aside to postpone.
+   * Stores queued messages' copies as they would have been stored before their 250 (trace
+   * field and arrival time are the 250's), all in one commit that also drops them from the
+   * queue. A message whose parse or checks fail stays queued for a later try (postponed), and
+   * so do all of them when the commit fails. Resolves with how many were stored.
    */
-  async prepareQueued(entries: readonly QueuedInbound[]): Promise<PreparedQueued> {
+  async deliverQueued(entries: readonly QueuedInbound[]): Promise<{ stored: number; failed: { id: number; error: unknown }[] }> {
     const prepared = await Promise.allSettled(
       entries.map(async (entry) => {
         const envelope = JSON.parse(entry.envelope) as Envelope;
         return this.prepareCopies({ ...envelope, raw: entry.raw }, new Date(entry.receivedAt), true);
       }),
     );
-    return {
-      ready: entries.flatMap((entry, i) => {
-        const outcome = prepared[i];
-        return outcome.status === 'fulfilled' ? [{ entry, copies: outcome.value }] : [];
-      }),
-      failed: entries.flatMap((entry, i) => {
-        const outcome = prepared[i];
-        return outcome.status === 'rejected' ? [{ entry, error: outcome.reason as unknown }] : [];
-      }),
-    };
-  }
-
-  /**
-   * Stores a prepared batch's copies as they would have been stored before their 250 (trace
-   * field and arrival time are the 250's), in one commit that also drops them from the queue.
-   * What was not stored (a failed preparation, or all of them when the commit fails) stays
-   * queued, postponed.
-   */
-  async commitQueued({ ready, failed }: PreparedQueued): Promise<QueuedOutcome> {
-    let unstored = failed;
+    const ready = entries.flatMap((entry, i) => {
+      const outcome = prepared[i];
+      return outcome.status === 'fulfilled' ? [{ entry, copies: outcome.value }] : [];
+    });
+    let failed = entries.flatMap((entry, i) => {
+      const outcome = prepared[i];
+      return outcome.status === 'rejected' ? [{ entry, error: outcome.reason as unknown }] : [];
+    });
     try {
       await this.store.groupCommit(() => {
         for (const { entry, copies } of ready) {
@@ -174,10 +152,10 @@ export class InboundService {
       });
       this.queued -= ready.length;
     } catch (error) {
-      unstored = [...failed, ...ready.map(({ entry }) => ({ entry, error }))];
+      failed = [...failed, ...ready.map(({ entry }) => ({ entry, error }))];
     }
-    if (unstored.length > 0) await this.postpone(unstored.map(({ entry }) => entry));
-    return { stored: ready.length + failed.length - unstored.length, failed: unstored.map(({ entry, error }) => ({ id: entry.id, error })) };
+    if (failed.length > 0) await this.postpone(failed.map(({ entry }) => entry));
+    return { stored: entries.length - failed.length, failed: failed.map(({ entry, error }) => ({ id: entry.id, error })) };
   }
 
   private postpone(entries: readonly QueuedInbound[]): Promise<void> {

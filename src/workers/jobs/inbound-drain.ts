@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../core/logger.js';
-import type { InboundService, PreparedQueued, QueuedOutcome } from '../../services/mail/inbound.js';
+import type { InboundService } from '../../services/mail/inbound.js';
+import type { QueuedInbound } from '../../store/inbound-queue.js';
 import { KickedJob } from './kicked-job.js';
 
 /** Queued messages delivered per commit once the burst has paused: about what 16 busy sessions commit at once, so one commit holds the event loop a few milliseconds, not tens. */
@@ -8,8 +9,6 @@ const BATCH = 16;
 /** While mail keeps queueing, a batch this small at most every TRICKLE_MS, so the MX's sessions keep the main thread. */
 const TRICKLE_BATCH = 4;
 const TRICKLE_MS = 50;
-/** Batches in progress at once after the burst: one committing, the next being prepared. */
-const PIPELINE = 2;
 /** Mail queued within this long means the burst goes on. */
 const BURST_GAP_MS = 100;
 
@@ -51,54 +50,30 @@ export class InboundDrain {
     return this.job.idle();
   }
 
-  /**
-   * Batch after batch until none is due, two at a time once the burst has paused: the next
-   * batch is parsed and judged while the last one commits, and commits after it (the 250s'
-   * order). A postponed message lies below `after`: the next run sees it again, once due.
-   */
+  /** Batch after batch until none is due. A postponed message lies below `after`: the next run sees it again, once due. */
   private async deliverAll(): Promise<void> {
-    let lastCommit: Promise<void> = Promise.resolve();
-    const inFlight = new Set<Promise<void>>();
     for (let after = 0; !this.stopping; ) {
       const bursting = performance.now() - this.lastQueuedAt < BURST_GAP_MS;
       const entries = this.inbound.dueQueued(after, bursting ? TRICKLE_BATCH : BATCH);
-      if (entries.length === 0) break;
+      if (entries.length === 0) return;
       after = entries[entries.length - 1].id;
       const started = performance.now();
-      const prepared = this.inbound.prepareQueued(entries);
-      // Handled where it is awaited, after the batch before it has committed; marked now so a
-      // rejection meanwhile is not an unhandled one.
-      prepared.catch(() => undefined);
-      const committed = this.commitAfter(lastCommit, prepared);
-      lastCommit = committed;
-      inFlight.add(committed);
-      void committed.finally(() => inFlight.delete(committed));
-      if (bursting) {
-        await committed;
-        await sleep(Math.max(0, TRICKLE_MS - (performance.now() - started)));
-      } else if (inFlight.size >= PIPELINE) {
-        await Promise.race(inFlight);
-      }
+      await this.deliver(entries);
+      if (bursting) await sleep(Math.max(0, TRICKLE_MS - (performance.now() - started)));
     }
-    await Promise.all(inFlight);
   }
 
-  /** Commits the batch once the one before it has, so batches commit in queue order; never rejects. */
-  private async commitAfter(previous: Promise<void>, prepared: Promise<PreparedQueued>): Promise<void> {
-    await previous;
+  private async deliver(entries: readonly QueuedInbound[]): Promise<void> {
     try {
-      this.report(await this.inbound.commitQueued(await prepared));
+      const { failed } = await this.inbound.deliverQueued(entries);
+      for (const { id, error } of failed) {
+        this.logger.warn('queued inbound message not delivered; tried again later', {
+          queueId: id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
     } catch (error) {
       this.logger.error('delivering queued inbound mail failed', { error: error instanceof Error ? error.message : String(error) });
-    }
-  }
-
-  private report({ failed }: QueuedOutcome): void {
-    for (const { id, error } of failed) {
-      this.logger.warn('queued inbound message not delivered; tried again later', {
-        queueId: id,
-        error: error instanceof Error ? error.message : String(error),
-      });
     }
   }
 }
