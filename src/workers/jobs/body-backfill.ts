@@ -1,6 +1,6 @@
 import type { Logger } from '../../core/logger.js';
 import type { MessageBodyService } from '../../services/mail/bodies.js';
-import { KickedJob } from './kicked-job.js';
+import { SteppedJob } from './kicked-job.js';
 
 /** Bodies built per batch; the run goes on while any are left. */
 const BATCH = 100;
@@ -12,34 +12,16 @@ export const BACKFILL_DELAY_MS = 1_000;
  * start (mail stored before bodies existed) and after mail is stored without one. One run
  * at a time; a read that needs a body meanwhile builds it itself.
  */
-export class BodyBackfill {
-  private readonly job: KickedJob;
-  private stopping = false;
-
+export class BodyBackfill extends SteppedJob {
   constructor(
     private readonly bodies: MessageBodyService,
     private readonly logger: Logger,
     delayMs = BACKFILL_DELAY_MS,
   ) {
-    this.job = new KickedJob(() => this.runAll(), delayMs);
+    super(delayMs);
   }
 
-  kick(): void {
-    this.job.kick();
-  }
-
-  /** Stops after the message being built: a long backfill does not hold up shutdown. */
-  stop(): Promise<void> {
-    this.stopping = true;
-    return this.job.stop();
-  }
-
-  /** Resolves when no run is in progress or due (tests). */
-  idle(): Promise<void> {
-    return this.job.idle();
-  }
-
-  private async runAll(): Promise<void> {
+  protected async runAll(): Promise<void> {
     try {
       let built = 0;
       // Until none is left, or a batch made no progress (those stay listed for the next start).

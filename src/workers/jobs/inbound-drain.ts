@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../core/logger.js';
 import type { InboundService } from '../../services/mail/inbound.js';
 import type { QueuedInbound } from '../../store/inbound-queue.js';
-import { KickedJob } from './kicked-job.js';
+import { SteppedJob } from './kicked-job.js';
 
 /** Queued messages delivered per commit once the burst has paused: about what 16 busy sessions commit at once, so one commit holds the event loop a few milliseconds, not tens. */
 const BATCH = 16;
@@ -19,39 +19,24 @@ const BURST_GAP_MS = 100;
  * smtpd and its delivery agents), then in full batches once it pauses. Kicked by each queue
  * commit (`queued`), at start and every second (a message postponed after a failure).
  */
-export class InboundDrain {
-  private readonly job = new KickedJob(() => this.deliverAll(), 0);
+export class InboundDrain extends SteppedJob {
   private lastQueuedAt = Number.NEGATIVE_INFINITY;
-  private stopping = false;
 
   constructor(
     private readonly inbound: InboundService,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    super(0);
+  }
 
   /** A message was queued: the burst goes on. */
   queued(): void {
     this.lastQueuedAt = performance.now();
-    this.job.kick();
-  }
-
-  kick(): void {
-    this.job.kick();
-  }
-
-  /** Stops after the batch in progress; the rest stay queued for the next start. */
-  stop(): Promise<void> {
-    this.stopping = true;
-    return this.job.stop();
-  }
-
-  /** Resolves when no run is in progress or due (tests). */
-  idle(): Promise<void> {
-    return this.job.idle();
+    this.kick();
   }
 
   /** Batch after batch until none is due. A postponed message lies below `after`: the next run sees it again, once due. */
-  private async deliverAll(): Promise<void> {
+  protected async runAll(): Promise<void> {
     for (let after = 0; !this.stopping; ) {
       const bursting = performance.now() - this.lastQueuedAt < BURST_GAP_MS;
       const entries = this.inbound.dueQueued(after, bursting ? TRICKLE_BATCH : BATCH);

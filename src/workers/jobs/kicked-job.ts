@@ -53,3 +53,34 @@ export class KickedJob {
       });
   }
 }
+
+/**
+ * A KickedJob whose run goes step by step until its work is done: `stop` lets the step in
+ * progress finish and the run ends there (the run checks `stopping` between steps), so a long
+ * run never holds up shutdown. What is left waits for the next start.
+ */
+export abstract class SteppedJob {
+  protected stopping = false;
+  private readonly job: KickedJob;
+
+  constructor(delayMs: number) {
+    this.job = new KickedJob(() => this.runAll(), delayMs);
+  }
+
+  kick(): void {
+    this.job.kick();
+  }
+
+  stop(): Promise<void> {
+    this.stopping = true;
+    return this.job.stop();
+  }
+
+  /** Resolves when no run is in progress or due (tests). */
+  idle(): Promise<void> {
+    return this.job.idle();
+  }
+
+  /** One run: steps until done or `stopping`; handles its own errors. */
+  protected abstract runAll(): Promise<void>;
+}
