@@ -37,6 +37,7 @@ import { generate } from 'selfsigned';
 import { defaultConfig } from '../src/config/defaults.js';
 import { domainsPart } from './ingest-domains.js';
 import { signedBySender, startAgentpost, startPostfixTarget, startSink, type Agentpost, type Target } from './ingest-targets.js';
+import { holdIdleStreams } from './event-streams.js';
 import { holdIdleImap } from './imap-idle.js';
 import { threading } from './ingest-threading.js';
 import { reportFloor } from './tls-floor.js';
@@ -214,9 +215,16 @@ const connections = async (): Promise<void> => {
   const kinds: [string, (t: Agentpost) => Promise<{ close(): void }>][] = [
     ['idle SMTP connections (EHLO, then nothing)', (t) => holdIdleSmtp(t.port, idle)],
     ['IMAP sessions in IDLE', (t) => holdIdleImap(t.imapPort, idle, t.accounts)],
+    ['event streams (GET /api/v1/agent/events, heartbeats only)', (t) => holdIdleStreams(t.baseUrl, idle, t.accounts)],
   ];
   for (const [kind, hold] of kinds) {
-    const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0, accounts: 20 });
+    // 50 streams per account for 1,000 on 20 accounts (the per-account cap is a policy of its own).
+    const target = await startAgentpost('agentpost', {
+      executable,
+      greetingDelayMs: 0,
+      accounts: 20,
+      config: { events: { maxStreamsPerAccount: 50, maxStreams: 2000, heartbeatSeconds: 15 } },
+    });
     try {
       // Past the start-up's quiet-time release (file pages handed back at 13 to 15.5 s) and the
       // idle threads' end (30 s), either of which would otherwise fall inside the window.

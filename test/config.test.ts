@@ -110,6 +110,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'threads.enabled': ['false', false],
     'threads.subjectWindowDays': ['3', 3],
     'events.maxStreamsPerAccount': ['20', 20],
+    'events.maxStreams': ['300', 300],
     'smtp.authenticationChecks': ['false', false],
     'smtp.authenticationThread': ['true', true],
     'smtp.postmaster': ['ops@agents.localhost', 'ops@agents.localhost'],

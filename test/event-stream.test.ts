@@ -99,6 +99,27 @@ t.test('delivery updates only when asked for; heartbeats keep an idle stream ali
   await reader.cancel();
 });
 
+t.test('at most events.maxStreams open on the whole server: one more answers 503 until one closes', async (t) => {
+  const app = await startApp(t, { events: { maxStreamsPerAccount: 5, maxStreams: 2 } });
+  const [a, b] = [await app.register(), await app.register()];
+  const open = (key: string) => fetch(`${app.baseUrl}/api/v1/agent/events`, { headers: { authorization: `Bearer ${key}` } });
+  const first = await open(a.apiKey);
+  const second = await open(b.apiKey);
+  t.same([first.status, second.status], [200, 200], 'one stream per account, two in all');
+  const third = await open(b.apiKey);
+  t.equal(third.status, 503, 'a third anywhere is one too many');
+  t.match(await third.json(), { code: 'unavailable', error: /2 event streams open, the most it holds/ });
+  await first.body!.cancel();
+  let again = await open(b.apiKey);
+  // The server hears of the closed stream when its socket closes.
+  for (let tries = 0; again.status === 503 && tries < 50; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    again = await open(b.apiKey);
+  }
+  t.equal(again.status, 200, "a closed stream frees its place, for another account's too");
+  await Promise.all([second.body!.cancel(), again.body!.cancel()]);
+});
+
 t.test('who may open a stream, and at most events.maxStreamsPerAccount at once', async (t) => {
   const app = await startApp(t, { events: { maxStreamsPerAccount: 2 } });
   const agent = await app.register();

@@ -58,6 +58,7 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_WEBHOOKS_ALLOW_INSECURE', flag: 'webhooks-allow-insecure', path: 'webhooks.allowInsecure', type: 'boolean' },
   { env: 'AGENTPOST_THREADS_ENABLED', flag: 'threads-enabled', path: 'threads.enabled', type: 'boolean' },
   { env: 'AGENTPOST_THREADS_SUBJECT_WINDOW_DAYS', flag: 'threads-subject-window-days', path: 'threads.subjectWindowDays', type: 'integer' },
+  { env: 'AGENTPOST_EVENTS_MAX_STREAMS', flag: 'events-max-streams', path: 'events.maxStreams', type: 'integer' },
   { env: 'AGENTPOST_EVENTS_MAX_STREAMS_PER_ACCOUNT', flag: 'events-max-streams-per-account', path: 'events.maxStreamsPerAccount', type: 'integer' },
 ];
 

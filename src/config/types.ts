@@ -107,7 +107,7 @@ export interface Config {
   /** enabled: threads assigned at ingest; subjectWindowDays: how long after its last message a thread can be joined by subject alone. */
   threads: { enabled: boolean; subjectWindowDays: number };
   /** The Server-Sent Events stream (GET /api/v1/agent/events): streams open at once per account, heartbeat interval. */
-  events: { maxStreamsPerAccount: number; heartbeatSeconds: number };
+  events: { maxStreamsPerAccount: number; maxStreams: number; heartbeatSeconds: number };
   /** servers empty: the system's resolvers (/etc/resolv.conf). */
   dns: { servers: string[]; timeoutMs: number; tries: number };
   /**

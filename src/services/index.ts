@@ -237,7 +237,11 @@ export const createServices = ({
     payments,
     threads,
     mailWait: new MailWaitService(store, mailbox, mailboxWatchers),
-    eventStreams: new EventStreamService(store, clock, { maxStreamsPerAccount: config.maxEventStreamsPerAccount, historyMs: config.webhooks.historyMs }),
+    eventStreams: new EventStreamService(store, clock, {
+      maxStreamsPerAccount: config.maxEventStreamsPerAccount,
+      maxStreams: config.maxEventStreams,
+      historyMs: config.webhooks.historyMs,
+    }),
     status,
     metrics: new MetricsService(status, config.metricsToken),
     doctor: new DoctorService(

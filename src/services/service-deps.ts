@@ -68,6 +68,8 @@ export interface ServicesConfig {
   threads: ThreadingConfig;
   /** events.maxStreamsPerAccount: event streams open at once per account. */
   maxEventStreamsPerAccount: number;
+  /** events.maxStreams: event streams open at once on the whole server. */
+  maxEventStreams: number;
   /** webhooks.allowInsecure: http, any port and loopback targets (local development and tests only). */
   webhooksAllowInsecure: boolean;
   /** Folders one mailbox may hold (imap.maxFolders). */
