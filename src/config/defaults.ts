@@ -106,7 +106,7 @@ export const defaultConfig = (): Config => ({
   outbound: { port: 25, allowLoopbackMx: false, timeoutMs: 60_000, concurrency: 20, maxIdlePerHost: 20, retryHours: 48 },
   webhooks: { allowInsecure: false, timeoutMs: 7000, concurrency: 32 },
   threads: { enabled: true, subjectWindowDays: 7 },
-  // maxStreams: as many as smtp.maxClients; 1,000 idle streams take about 20 MB (bench:ingest --only connections).
+  // maxStreams: as many as smtp.maxClients; 1,000 idle streams take about 30 MB (bench:ingest --only connections).
   events: { maxStreamsPerAccount: 5, maxStreams: 2000, heartbeatSeconds: 15 },
   // c-ares' own default is 5 s and 4 tries; mail paths wait on these, so fewer tries.
   dns: { servers: [], timeoutMs: 5000, tries: 2 },
