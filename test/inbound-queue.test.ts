@@ -17,6 +17,8 @@ const QUEUE_EVERYTHING = { smtp: { queue: { inlineLimit: 0, maxMessages: 100 } }
 
 const inbox = async (app: TestApp, key: string) =>
   (await app.api('GET', '/api/v1/agent/inbox', { key })).body as { totalMessages: number; emails: { id: string; subject: string }[] };
+/** The INBOX's subjects, newest first. */
+const subjects = async (app: TestApp, key: string) => (await inbox(app, key)).emails.map((email) => email.subject);
 const inboundPart = async (app: TestApp) =>
   (await app.api('GET', '/api/v1/status')).body.parts.inbound as { status: string; depth: number; oldestAgeSeconds: number };
 const send = (app: TestApp, to: string, subject: string) => smtpSend(app.smtpPort, { from: 'someone@example.org', to, subject, text: `${subject}\n` });
@@ -29,11 +31,7 @@ t.test('one message at a time is in its mailbox before its 250 (the default: no 
   const app = await startApp(t, {}, { inboundDrain: false });
   const agent = await app.register();
   t.match((await send(app, agent.email, 'at once')).response, /^250 /);
-  t.same(
-    (await inbox(app, agent.apiKey)).emails.map((email) => email.subject),
-    ['at once'],
-    'visible with no drain at all',
-  );
+  t.same(await subjects(app, agent.apiKey), ['at once'], 'visible with no drain at all');
   t.equal((await inboundPart(app)).depth, 0);
 });
 
@@ -82,11 +80,7 @@ t.test('queued mail outlives a stop: the next start delivers it', async (t) => {
   const second = await startApp(t, { dataDir });
   // Up to a minute: a start on a loaded machine may take a while to load its parse thread.
   for (let i = 0; i < 6000 && (await inboundPart(second)).depth > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-  t.same(
-    (await inbox(second, agent.apiKey)).emails.map((email) => email.subject),
-    ['also before the stop', 'before the stop'],
-    'both delivered once, in order, by the start',
-  );
+  t.same(await subjects(second, agent.apiKey), ['also before the stop', 'before the stop'], 'both delivered once, in order, by the start');
   t.equal((await inboundPart(second)).depth, 0);
 });
 
@@ -115,11 +109,7 @@ t.test('at smtp.queue.maxMessages waiting, the MX delivers before its 250 again'
   const app = await startApp(t, { smtp: { queue: { inlineLimit: 0, maxMessages: 2 } } }, { inboundDrain: false });
   const agent = await app.register();
   for (const subject of ['queued 1', 'queued 2', 'past the bound']) await send(app, agent.email, subject);
-  t.same(
-    (await inbox(app, agent.apiKey)).emails.map((email) => email.subject),
-    ['past the bound'],
-    'the third is in its mailbox at its 250',
-  );
+  t.same(await subjects(app, agent.apiKey), ['past the bound'], 'the third is in its mailbox at its 250');
   t.equal((await inboundPart(app)).depth, 2);
   await drain(app);
   t.equal((await inbox(app, agent.apiKey)).totalMessages, 3);
@@ -144,11 +134,7 @@ t.test('a queued message whose delivery fails stays queued, is tried again later
   db.prepare('UPDATE inbound_queue SET envelope = ?').run(envelope);
   clock.advance(1_000);
   await drain(app);
-  t.same(
-    (await inbox(app, agent.apiKey)).emails.map((email) => email.subject),
-    ['fails first'],
-    'delivered once when due',
-  );
+  t.same(await subjects(app, agent.apiKey), ['fails first'], 'delivered once when due');
   t.equal((await inboundPart(app)).depth, 0);
 });
 
@@ -160,10 +146,6 @@ t.test('a queued message to an alias removed before its delivery is dropped, not
   await send(app, holder.email, 'to the mailbox');
   t.equal((await app.api('DELETE', `/api/user/domains/${domain.id}/aliases/${alias.id}`, { key })).status, 200);
   await drain(app);
-  t.same(
-    (await inbox(app, holder.apiKey)).emails.map((email) => email.subject),
-    ['to the mailbox'],
-    "only the message to the mailbox; the alias's is gone with the alias",
-  );
+  t.same(await subjects(app, holder.apiKey), ['to the mailbox'], "only the message to the mailbox; the alias's is gone with the alias");
   t.equal((await inboundPart(app)).depth, 0, 'nothing left to retry');
 });
