@@ -126,22 +126,20 @@ export class InboundService {
    * Stores queued messages' copies as they would have been stored before their 250 (trace
    * field and arrival time are the 250's), all in one commit that also drops them from the
    * queue. A message whose parse or checks fail stays queued for a later try (postponed), and
-   * so do all of them when the commit fails. Resolves with how many were stored.
+   * so do all of them when the commit fails. Resolves with those not stored.
    */
-  async deliverQueued(entries: readonly QueuedInbound[]): Promise<{ stored: number; failed: { id: number; error: unknown }[] }> {
+  async deliverQueued(entries: readonly QueuedInbound[]): Promise<{ id: number; error: unknown }[]> {
     const prepared = await Promise.allSettled(
       entries.map(async (entry) => {
         const envelope = JSON.parse(entry.envelope) as Envelope;
         return this.prepareCopies({ ...envelope, raw: entry.raw }, new Date(entry.receivedAt), true);
       }),
     );
-    const ready = entries.flatMap((entry, i) => {
-      const outcome = prepared[i];
-      return outcome.status === 'fulfilled' ? [{ entry, copies: outcome.value }] : [];
-    });
-    let failed = entries.flatMap((entry, i) => {
-      const outcome = prepared[i];
-      return outcome.status === 'rejected' ? [{ entry, error: outcome.reason as unknown }] : [];
+    const ready: { entry: QueuedInbound; copies: PreparedCopies }[] = [];
+    let failed: { entry: QueuedInbound; error: unknown }[] = [];
+    prepared.forEach((outcome, i) => {
+      if (outcome.status === 'fulfilled') ready.push({ entry: entries[i], copies: outcome.value });
+      else failed.push({ entry: entries[i], error: outcome.reason });
     });
     try {
       await this.store.groupCommit(() => {
@@ -155,7 +153,7 @@ export class InboundService {
       failed = [...failed, ...ready.map(({ entry }) => ({ entry, error }))];
     }
     if (failed.length > 0) await this.postpone(failed.map(({ entry }) => entry));
-    return { stored: entries.length - failed.length, failed: failed.map(({ entry, error }) => ({ id: entry.id, error })) };
+    return failed.map(({ entry, error }) => ({ id: entry.id, error }));
   }
 
   private postpone(entries: readonly QueuedInbound[]): Promise<void> {

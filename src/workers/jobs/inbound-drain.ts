@@ -35,9 +35,12 @@ export class InboundDrain extends SteppedJob {
     this.kick();
   }
 
-  /** Batch after batch until none is due. A postponed message lies below `after`: the next run sees it again, once due. */
+  /**
+   * Batch after batch until none is due. A postponed message lies below `after`: the next run
+   * sees it again, once due. With nothing queued (the per-second kick, most seconds) no query.
+   */
   protected async runAll(): Promise<void> {
-    for (let after = 0; !this.stopping; ) {
+    for (let after = 0; !this.stopping && this.inbound.queuedCount() > 0; ) {
       const bursting = performance.now() - this.lastQueuedAt < BURST_GAP_MS;
       const entries = this.inbound.dueQueued(after, bursting ? TRICKLE_BATCH : BATCH);
       if (entries.length === 0) return;
@@ -50,8 +53,7 @@ export class InboundDrain extends SteppedJob {
 
   private async deliver(entries: readonly QueuedInbound[]): Promise<void> {
     try {
-      const { failed } = await this.inbound.deliverQueued(entries);
-      for (const { id, error } of failed) {
+      for (const { id, error } of await this.inbound.deliverQueued(entries)) {
         this.logger.warn('queued inbound message not delivered; tried again later', {
           queueId: id,
           error: error instanceof Error ? error.message : String(error),
