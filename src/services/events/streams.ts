@@ -37,7 +37,6 @@ export interface EventStream {
  */
 export class EventStreamService {
   private readonly openCount = new Map<string, number>();
-  private openTotal = 0;
   private readonly wakers = new Map<string, Set<() => void>>();
 
   /** The topics `onCommitted` reads; src/workers/after-commit.ts subscribes it. */
@@ -61,13 +60,13 @@ export class EventStreamService {
     if (open >= this.config.maxStreamsPerAccount) {
       throw new AppError('rate_limited', `this account has ${open} event streams open, the most allowed; close one first`);
     }
-    if (this.openTotal >= this.config.maxStreams) {
-      throw new AppError('unavailable', `the server has ${this.openTotal} event streams open, the most it holds; try again later or use a webhook`);
+    const openTotal = [...this.openCount.values()].reduce((sum, count) => sum + count, 0);
+    if (openTotal >= this.config.maxStreams) {
+      throw new AppError('unavailable', `the server has ${openTotal} event streams open, the most it holds; try again later or use a webhook`);
     }
     let cursor =
       options.lastEventId === undefined ? this.store.webhookEvents.lastSeq(accountId) : (this.store.webhookEvents.seqOf(accountId, options.lastEventId) ?? 0);
     this.openCount.set(accountId, open + 1);
-    this.openTotal += 1;
     let set = this.wakers.get(accountId);
     if (!set) this.wakers.set(accountId, (set = new Set()));
     set.add(wake);
@@ -83,7 +82,6 @@ export class EventStreamService {
       close: () => {
         if (closed) return;
         closed = true;
-        this.openTotal -= 1;
         set.delete(wake);
         if (set.size === 0 && this.wakers.get(accountId) === set) this.wakers.delete(accountId);
         const left = (this.openCount.get(accountId) ?? 1) - 1;
