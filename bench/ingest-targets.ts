@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dkimSign } from '../src/smtp/outbound-message.js';
 import { openDnsServer } from '../test/helpers/dns-server.js';
+import { inboundDrained } from '../test/helpers/status.js';
 import { tempDir } from './lib.js';
 import { freePort, startPostfix, waitForPort } from './postfix.js';
 
@@ -168,13 +169,7 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
       accounts,
       baseUrl,
       stored: async () => (await newest()).totalMessages,
-      drained: async () => {
-        for (;;) {
-          const status = (await (await fetch(`${baseUrl}/api/v1/status`)).json()) as { parts: { inbound?: { depth: number } } };
-          if ((status.parts.inbound?.depth ?? 0) === 0) return;
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-      },
+      drained: () => inboundDrained(baseUrl),
       lastTrust: async () => (await newest()).emails[0]?.trust,
       stop: async () => {
         await stopChild(child);

@@ -7,6 +7,7 @@
 import nodemailer from 'nodemailer';
 import t from 'tap';
 import { faultSeed, faultServer, integrityCheck, killHard, registerAgent, report, seededRandom, sleep, summary, withDatabase } from './helpers/fault.js';
+import { inboundDrained } from './helpers/status.js';
 
 t.setTimeout(600_000);
 
@@ -25,15 +26,6 @@ interface Round {
 }
 
 const queuedRows = (dbPath: string): number => withDatabase(dbPath, (db) => db.prepare('SELECT count(*) AS n FROM inbound_queue').get() as { n: number }).n;
-
-/** Until the status page shows no message waiting in the inbound queue. */
-const drained = async (baseUrl: string): Promise<void> => {
-  for (;;) {
-    const status = (await (await fetch(`${baseUrl}/api/v1/status`)).json()) as { parts: { inbound: { depth: number } } };
-    if (status.parts.inbound.depth === 0) return;
-    await sleep(20);
-  }
-};
 
 /** 16 sessions, each one SMTP connection sending message after message until the server dies. */
 const ingest = (smtpPort: number, mailboxes: string[], round: number, acked: Set<string>, stop: () => boolean) =>
@@ -95,7 +87,7 @@ t.test(`kill -9 during 16-session ingest, ${ROUNDS} times: every 250 stored exac
   // The fifth kill's database starts and serves again, and delivers what the kill left queued.
   server = await fault.start();
   const health = await fetch(`${server.baseUrl}/healthz`);
-  await drained(server.baseUrl);
+  await inboundDrained(server.baseUrl);
   await server.stop();
 
   const { counts, integrity } = withDatabase(fault.dbPath, (db) => ({
