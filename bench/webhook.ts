@@ -114,7 +114,6 @@ const result = {
     max: round(latencies[latencies.length - 1]),
     min: round(latencies[0]),
   },
-  attemptsStartedBy: app.workers.webhooks.started,
   targetP99Under1s: percentile(99) < 1000 && arrivals.size === TOTAL,
 };
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

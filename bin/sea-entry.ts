@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
 import { setFlagsFromString } from 'node:v8';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { nativeMemoryRelease, type NativeMemoryAddon } from '../src/workers/native-memory.js';
+import { nativeMemoryRelease, type NativeMemoryAddon } from '../src/runtime/native-memory.js';
 import { PARSE_THREAD_LIMITS } from '../src/workers/threads/thread-limits.js';
 import type { Argon2Binding } from '../src/core/passwords.js';
 import { runAndExit } from './run.js';

@@ -99,7 +99,7 @@ const importMetaRequires = {
  * The executable's Node flags. The blob is made with the same flags, so the code cache it holds
  * matches the flags the executable runs with.
  * --expose-gc: every thread's gc(), for the collection once a burst of mail is over
- * (src/workers/memory-release.ts).
+ * (src/runtime/memory-release.ts).
  * --max-semi-space-size=2: during bench:ingest's 20,000 messages V8 let the main thread's new
  * space grow to 128 MB (a diagnostic report's heap spaces), a quarter of the process's peak.
  * Objects of one SMTP transaction or one request die young at any size, so small semi-spaces

@@ -38,7 +38,7 @@ const setup = async (t: any) => {
     key: agent.apiKey,
     body: { to: ['ok1@remote.test', 'ok2@remote.test'], subject: 's', text: 't' },
   });
-  await app.app.workers.delivery.runOnce();
+  await app.app.queues.delivery.runOnce();
   await sink.waitFor(1);
   return { app, agent, id: sent.body.id as string, bounceAddress: sink.messages[0].from };
 };

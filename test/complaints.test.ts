@@ -11,7 +11,7 @@ const setup = async (t: any, to: string[]) => {
   const app = await startApp(t, { outbound: { relay: `smtp://127.0.0.1:${sink.port}`, timeoutMs: 5000 } });
   const agent = await funded(app, 5);
   const sent = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to, subject: 's', text: 't' } });
-  await app.app.workers.delivery.runOnce();
+  await app.app.queues.delivery.runOnce();
   await sink.waitFor(1);
   const bounceAddress = sink.messages[0].from;
   // The receiving server records the envelope sender as Return-Path (RFC 5321 section 4.4).

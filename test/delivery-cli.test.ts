@@ -43,8 +43,8 @@ t.test('outbound resolve and suppressions add through the CLI', async (t) => {
     key: agent.apiKey,
     body: { to: ['drop@remote.test', 'drop2@remote.test'], subject: 's', text: 't' },
   });
-  await app.app.workers.delivery.runOnce();
-  await app.app.workers.delivery.idle();
+  await app.app.queues.delivery.runOnce();
+  await app.app.queues.delivery.idle();
   const detail = async () => (await app.api('GET', `/api/v1/agent/outbound/${sent.body.id}`, { key: agent.apiKey })).body;
   t.same(
     (await detail()).recipients.map((r: any) => r.status),

@@ -23,7 +23,7 @@ t.test('after a crash a claim past DATA becomes unresolved; one before DATA is s
   const sink = await startSink(t);
   const app = await relayApp(t, sink);
   const agent = await funded(app, 3);
-  await app.app.workers.delivery.stop();
+  await app.app.queues.delivery.stop();
   const before = await send(app, agent.apiKey, ['never@remote.test']);
   const during = await send(app, agent.apiKey, ['maybe@remote.test']);
   const queuedOnly = await send(app, agent.apiKey, ['later@remote.test']);
@@ -52,7 +52,7 @@ t.test('a run claims only the batch it is about to send, and marks it before the
   const sink = await startSink(t);
   const app = await relayApp(t, sink, { concurrency: 1, timeoutMs: 1500 });
   const agent = await funded(app, 6);
-  await app.app.workers.delivery.stop();
+  await app.app.queues.delivery.stop();
   const hung = await send(app, agent.apiKey, ['hang@remote.test']);
   const ids = [];
   for (let i = 0; i < 4; i += 1) ids.push(await send(app, agent.apiKey, [`ok${i}@remote.test`]));
@@ -71,7 +71,7 @@ t.test('a recipient refused at RCPT is not marked; a transaction that never reac
   const sink = await startSink(t);
   const app = await relayApp(t, sink, { timeoutMs: 1500 });
   const agent = await funded(app, 4);
-  await app.app.workers.delivery.stop();
+  await app.app.queues.delivery.stop();
   const marked: number[][] = [];
   const store = app.app.store.delivery;
   const original = store.markDataSent.bind(store);
@@ -101,7 +101,7 @@ t.test('mail queued when the process stopped is delivered right after the next s
   t.equal(sink.messages.length, 0);
   const after = await startApp(t, config, { autoDeliver: true });
   // The run started by start() itself: nothing else kicks the worker here.
-  await after.app.workers.delivery.idle();
+  await after.app.queues.delivery.idle();
   t.same(
     sink.messages.map((message) => message.to[0]),
     ['waiting@remote.test'],

@@ -33,8 +33,8 @@ t.test('250, 550 5.1.1, 554 and a drop after DATA, with exact credit arithmetic'
   const first = await send(app, agent.apiKey, ['ok@remote.test', 'unknown@remote.test', 'policy@remote.test']);
   const second = await send(app, agent.apiKey, ['drop@other.test']);
   t.equal(await creditsOf(app, agent.apiKey), 6, 'four credits reserved at acceptance');
-  await app.app.workers.delivery.runOnce();
-  await app.app.workers.delivery.idle();
+  await app.app.queues.delivery.runOnce();
+  await app.app.queues.delivery.idle();
 
   t.same(await statusOf(app, agent.apiKey, first), { 'ok@remote.test': 'delivered', 'unknown@remote.test': 'failed', 'policy@remote.test': 'failed' });
   t.same(await statusOf(app, agent.apiKey, second), { 'drop@other.test': 'unresolved' });
@@ -53,7 +53,7 @@ t.test('250, 550 5.1.1, 554 and a drop after DATA, with exact credit arithmetic'
   t.match(suppressions, [{ address: 'unknown@remote.test', reason: 'bounce', canRelease: true }], 'only 5.1.1 suppresses, not 5.7.1');
 
   const delivered = sink.messages.length;
-  await app.app.workers.delivery.runOnce(new Date(Date.now() + 72 * HOUR));
+  await app.app.queues.delivery.runOnce(new Date(Date.now() + 72 * HOUR));
   t.equal(sink.messages.length, delivered, 'nothing is resent after delivered, failed or unresolved');
 
   const events = app.app.store.outbox.after(OUTBOUND_RECIPIENT_UPDATED, 0, 100).map((e) => e.payload as any);
@@ -85,7 +85,7 @@ t.test('451 is retried with backoff until 48 hours from acceptance, then fails a
   const agent = await funded(app, 5);
   const id = await send(app, agent.apiKey, ['defer@remote.test']);
   const accepted = clock.now().getTime();
-  const worker = app.app.workers.delivery;
+  const worker = app.app.queues.delivery;
   await worker.idle();
   await worker.runOnce(clock.now()); // the first attempt, by the kick or by this run
   const waits: number[] = [];
@@ -122,8 +122,8 @@ t.test('direct MX: resolver-driven, null MX fails 556 5.1.10, A fallback deliver
   const app = await startApp(t, { outbound: { port: sink.port, timeoutMs: 5000, allowLoopbackMx: true } }, { resolver });
   const agent = await funded(app, 3);
   const id = await send(app, agent.apiKey, ['ok@mx.test', 'ok@amx.test', 'ok@nomail.test']);
-  await app.app.workers.delivery.runOnce();
-  await app.app.workers.delivery.idle();
+  await app.app.queues.delivery.runOnce();
+  await app.app.queues.delivery.idle();
   t.same(await statusOf(app, agent.apiKey, id), { 'ok@mx.test': 'delivered', 'ok@amx.test': 'delivered', 'ok@nomail.test': 'failed' });
   t.match((await detail(app, agent.apiKey, id)).recipients[2], { smtpCode: 556, enhancedCode: '5.1.10' });
   t.equal(await creditsOf(app, agent.apiKey), 1);
@@ -145,7 +145,7 @@ t.test('direct MX never connects inside: an MX or A answer of loopback, private 
   const app = await startApp(t, { outbound: { port: sink.port, timeoutMs: 5000 } }, { resolver });
   const agent = await funded(app, 3);
   const id = await send(app, agent.apiKey, ['a@lo.test', 'b@private.test', 'c@metadata.test']);
-  await app.app.workers.delivery.runOnce();
+  await app.app.queues.delivery.runOnce();
   t.same(await statusOf(app, agent.apiKey, id), { 'a@lo.test': 'failed', 'b@private.test': 'failed', 'c@metadata.test': 'failed' });
   for (const recipient of (await detail(app, agent.apiKey, id)).recipients) t.match(recipient, { smtpCode: 550, enhancedCode: '5.4.4', creditRefunded: true });
   t.equal(sink.messages.length, 0, 'nothing reached the loopback sink');
@@ -168,7 +168,7 @@ t.test('DKIM: remote mail is signed with the generated key and verifies against 
   t.match(record.zoneLine, /^agentpost\._domainkey\.agents\.localhost IN TXT "v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+" "[A-Za-z0-9+/=]+"$/);
   const agent = await funded(app, 1);
   await send(app, agent.apiKey, ['ok@remote.test'], 'signed');
-  await app.app.workers.delivery.runOnce();
+  await app.app.queues.delivery.runOnce();
   await sink.waitFor(1);
   const raw = sink.messages[0].raw.toString();
   t.match(raw, /^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=agents\.localhost;\s+q=dns\/txt;\s+s=agentpost;/);
@@ -189,13 +189,13 @@ t.test('more than 10 failures over the last 100 recipients pause the account', a
     agent.apiKey,
     Array.from({ length: 10 }, (_, i) => `unknown${i}@remote.test`),
   );
-  await app.app.workers.delivery.runOnce();
-  await app.app.workers.delivery.idle();
+  await app.app.queues.delivery.runOnce();
+  await app.app.queues.delivery.idle();
   const state = async () => (await app.api('GET', '/api/v1/agent/sending', { key: agent.apiKey })).body.state;
   t.equal(await state(), 'standard', '10 of 100 is not past 10%');
   await send(app, agent.apiKey, ['unknown10@remote.test', 'ok@remote.test']);
-  await app.app.workers.delivery.runOnce();
-  await app.app.workers.delivery.idle();
+  await app.app.queues.delivery.runOnce();
+  await app.app.queues.delivery.idle();
   t.equal(await state(), 'paused', '11 of 100 is');
   t.equal(await creditsOf(app, agent.apiKey), 20 - 1, 'every failure refunded');
   const refused = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'x@remote.test', subject: 's', text: 't' } });
@@ -217,6 +217,6 @@ t.test('a definite failure releases the access key budget unit with the credit; 
   await send(app, limited.apiKey, ['drop@remote.test']);
   const policy = async () => (await app.api('GET', '/api/v1/agent/balance', { key: limited.apiKey })).body;
   t.match(await policy(), { credits: 7, accessKey: { dailyRecipientsUsed: 3, totalRecipientsUsed: 3 } });
-  await app.app.workers.delivery.runOnce();
+  await app.app.queues.delivery.runOnce();
   t.match(await policy(), { credits: 8, accessKey: { dailyRecipientsUsed: 2, totalRecipientsUsed: 2 } }, 'delivered and unresolved hold theirs');
 });

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { dnsErrorCode, resolveByType, reverseName, withAnswerCache } from '../src/core/dns.js';
 import { resolveWebhookTarget } from '../src/core/webhook-target.js';
 import { NextHopResolver } from '../src/services/delivery/next-hop.js';
-import { createDnsResolver } from '../src/workers/net/dns-resolver.js';
+import { createDnsResolver } from '../src/net/dns-resolver.js';
 import { startApp } from './helpers/app.js';
 import { startDnsServer } from './helpers/dns-server.js';
 

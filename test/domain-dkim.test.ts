@@ -22,7 +22,7 @@ t.test("mail from a verified domain verifies with the domain's published key; ma
   };
   await send('support@team.example', 'from the domain');
   await send(holder.email, 'from the mail domain');
-  await app.app.workers.delivery.runOnce();
+  await app.app.queues.delivery.runOnce();
   await sink.waitFor(2);
 
   const resolver = new Resolver({ timeout: 1000, tries: 1 });

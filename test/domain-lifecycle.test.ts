@@ -1,7 +1,6 @@
 import t from 'tap';
 import { ManualClock } from '../src/core/clock.js';
-import { domainRecheckRunOnce } from '../src/workers/jobs/domain-recheck.js';
-import { sweepRunOnce } from '../src/workers/jobs/sweep.js';
+import { domainRecheckRunOnce, sweepRunOnce } from '../src/app/calendar-jobs.js';
 import { addVerifiedDomain, hostedHolder, publish, startDomainApp, type DnsRecordView } from './helpers/domains.js';
 import { enableTwoFactor } from './helpers/keys.js';
 import { smtpDialog, smtpSend } from './helpers/smtp.js';

@@ -29,8 +29,8 @@ const mxApp = async (t: any, sink: Sink, asked: string[] = []) =>
   startApp(t, { outbound: { port: sink.port, timeoutMs: 5000, allowLoopbackMx: true } }, { resolver: idnResolver(asked) });
 
 const deliverAll = async (app: TestApp) => {
-  await app.app.workers.delivery.runOnce();
-  await app.app.workers.delivery.idle();
+  await app.app.queues.delivery.runOnce();
+  await app.app.queues.delivery.idle();
 };
 
 const rcpts = (sink: Sink): string[] => sink.commands.filter((line) => line.startsWith('RCPT'));

@@ -9,7 +9,7 @@ import { smtpSend } from './helpers/smtp.js';
 /**
  * The inbound queue (src/services/mail/inbound.ts): past `smtp.queue.inlineLimit` deliveries
  * in progress the MX commits a message to the queue, answers 250, and the drain
- * (src/workers/jobs/inbound-drain.ts) delivers it after. Here `inlineLimit: 0` queues every
+ * (src/runtime/queues/inbound.ts) delivers it after. Here `inlineLimit: 0` queues every
  * message and `inboundDrain: false` leaves the drain to the test, so each step can be seen.
  */
 
@@ -23,12 +23,11 @@ const inboundPart = async (app: TestApp) =>
   (await app.api('GET', '/api/v1/status')).body.parts.inbound as { status: string; depth: number; oldestAgeSeconds: number };
 const send = (app: TestApp, to: string, subject: string) => smtpSend(app.smtpPort, { from: 'someone@example.org', to, subject, text: `${subject}\n` });
 const drain = async (app: TestApp) => {
-  app.app.workers.inbound.kick();
-  await app.app.workers.inbound.idle();
+  await app.app.queues.inbound.runOnce();
 };
 
 t.test('one message at a time is in its mailbox before its 250 (the default: no burst, no queue)', async (t) => {
-  const app = await startApp(t, {}, { inboundDrain: false });
+  const app = await startApp(t, {}, { manual: ['inbound'] });
   const agent = await app.register();
   t.match((await send(app, agent.email, 'at once')).response, /^250 /);
   t.same(await subjects(app, agent.apiKey), ['at once'], 'visible with no drain at all');
@@ -37,7 +36,7 @@ t.test('one message at a time is in its mailbox before its 250 (the default: no 
 
 t.test('a queued message is answered 250, waits in the queue, and is delivered in arrival order with its 250 time', async (t) => {
   const clock = new ManualClock('2026-06-01T10:00:00Z');
-  const app = await startApp(t, QUEUE_EVERYTHING, { clock, inboundDrain: false });
+  const app = await startApp(t, QUEUE_EVERYTHING, { clock, manual: ['inbound'] });
   const agent = await app.register();
   for (const subject of ['first', 'second', 'third']) t.match((await send(app, agent.email, subject)).response, /^250 /, `${subject}: 250`);
   t.equal((await inbox(app, agent.apiKey)).totalMessages, 0, 'not in the mailbox before the drain');
@@ -71,7 +70,7 @@ t.test('a queued message is answered 250, waits in the queue, and is delivered i
 
 t.test('queued mail outlives a stop: the next start delivers it', async (t) => {
   const dataDir = t.testdir({});
-  const first = await startApp(t, { dataDir, ...QUEUE_EVERYTHING }, { inboundDrain: false });
+  const first = await startApp(t, { dataDir, ...QUEUE_EVERYTHING }, { manual: ['inbound'] });
   const agent = await first.register();
   await send(first, agent.email, 'before the stop');
   await send(first, agent.email, 'also before the stop');
@@ -85,13 +84,13 @@ t.test('queued mail outlives a stop: the next start delivers it', async (t) => {
 
 t.test('while a message waits, a later one queues behind it even with no burst: the 250s order the mailbox', async (t) => {
   const dataDir = t.testdir({});
-  const first = await startApp(t, { dataDir, ...QUEUE_EVERYTHING }, { inboundDrain: false });
+  const first = await startApp(t, { dataDir, ...QUEUE_EVERYTHING }, { manual: ['inbound'] });
   const agent = await first.register();
   await send(first, agent.email, 'queued before the stop');
   await first.app.stop();
 
   // The default inlineLimit: one message alone would be delivered before its 250.
-  const second = await startApp(t, { dataDir }, { inboundDrain: false });
+  const second = await startApp(t, { dataDir }, { manual: ['inbound'] });
   await send(second, agent.email, 'sent alone after the start');
   t.equal((await inbox(second, agent.apiKey)).totalMessages, 0, 'queued behind the waiting one');
   await drain(second);
@@ -105,7 +104,7 @@ t.test('while a message waits, a later one queues behind it even with no burst: 
 });
 
 t.test('at smtp.queue.maxMessages waiting, the MX delivers before its 250 again', async (t) => {
-  const app = await startApp(t, { smtp: { queue: { inlineLimit: 0, maxMessages: 2 } } }, { inboundDrain: false });
+  const app = await startApp(t, { smtp: { queue: { inlineLimit: 0, maxMessages: 2 } } }, { manual: ['inbound'] });
   const agent = await app.register();
   for (const subject of ['queued 1', 'queued 2', 'past the bound']) await send(app, agent.email, subject);
   t.same(await subjects(app, agent.apiKey), ['past the bound'], 'the third is in its mailbox at its 250');
@@ -116,7 +115,7 @@ t.test('at smtp.queue.maxMessages waiting, the MX delivers before its 250 again'
 
 t.test('a queued message whose delivery fails stays queued, is tried again later, and is delivered once', async (t) => {
   const clock = new ManualClock('2026-06-01T10:00:00Z');
-  const app = await startApp(t, QUEUE_EVERYTHING, { clock, inboundDrain: false });
+  const app = await startApp(t, QUEUE_EVERYTHING, { clock, manual: ['inbound'] });
   const agent = await app.register();
   await send(app, agent.email, 'fails first');
   // A row the service cannot read: what any failure before the commit looks like to the drain.
@@ -138,7 +137,7 @@ t.test('a queued message whose delivery fails stays queued, is tried again later
 });
 
 t.test('a queued message to an alias removed before its delivery is dropped, not delivered elsewhere', async (t) => {
-  const { app, dns } = await startDomainApp(t, { smtp: { hostname: MX_HOST, queue: { inlineLimit: 0, maxMessages: 100 } } }, { inboundDrain: false });
+  const { app, dns } = await startDomainApp(t, { smtp: { hostname: MX_HOST, queue: { inlineLimit: 0, maxMessages: 100 } } }, { manual: ['inbound'] });
   const { holder, key, domain } = await hostedHolder(app, dns, 'team.example');
   const alias = (await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body: { localPart: 'support', mailbox: holder.email } })).body;
   t.match((await send(app, 'support@team.example', 'to the alias')).response, /^250 /);

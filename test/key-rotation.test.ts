@@ -1,6 +1,6 @@
 import t from 'tap';
 import { ManualClock } from '../src/core/clock.js';
-import { keyExpiryRunOnce } from '../src/workers/jobs/key-expiry.js';
+import { keyExpiryRunOnce } from '../src/app/calendar-jobs.js';
 import { startApp } from './helpers/app.js';
 
 const MINUTE = 60_000;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { fullGc, releaseWhenQuiet } from '../src/workers/memory-release.js';
+import { fullGc, releaseWhenQuiet } from '../src/runtime/memory-release.js';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

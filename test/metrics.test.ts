@@ -74,13 +74,12 @@ t.test('webhook attempts by outcome', async (t) => {
 });
 
 t.test('the inbound queue has its gauges: messages answered in a burst and not yet in their mailboxes', async (t) => {
-  const app: TestApp = await startApp(t, { metrics: { token: TOKEN }, smtp: { queue: { inlineLimit: 0, maxMessages: 100 } } }, { inboundDrain: false });
+  const app: TestApp = await startApp(t, { metrics: { token: TOKEN }, smtp: { queue: { inlineLimit: 0, maxMessages: 100 } } }, { manual: ['inbound'] });
   const agent = await app.register();
   await smtpSend(app.smtpPort, { from: 'a@example.org', to: agent.email, subject: 'queued', text: 'x' });
   const queued = (await scrape(app, TOKEN)).text;
   t.equal(sample(queued, 'agentpost_queue_depth{queue="inbound"}'), 1);
   t.equal(sample(queued, 'agentpost_messages_received_total'), 0, 'not received into a mailbox yet');
-  app.app.workers.inbound.kick();
-  await app.app.workers.inbound.idle();
+  await app.app.queues.inbound.runOnce();
   t.equal(sample((await scrape(app, TOKEN)).text, 'agentpost_messages_received_total'), 1, 'counted once delivered');
 });

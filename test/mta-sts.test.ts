@@ -8,7 +8,7 @@ import { ConfigError } from '../src/config/load.js';
 import { ManualClock } from '../src/core/clock.js';
 import { readTrustAnchors } from '../src/tls/trust-anchors.js';
 import { TargetRefused } from '../src/core/webhook-target.js';
-import { HttpsMtaStsFetcher, type MtaStsHttpOptions } from '../src/workers/net/mta-sts-http.js';
+import { HttpsMtaStsFetcher, type MtaStsHttpOptions } from '../src/net/mta-sts-http.js';
 import { mxMatches, parsePolicy, stsRecordId } from '../src/services/delivery/mta-sts-policy.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { funded } from './helpers/agents.js';
@@ -138,8 +138,8 @@ const world = async (t: Test, options: { mxCertificateFor?: string[] | null } = 
 const deliver = async (w: World, to: string) => {
   const agent = await funded(w.app, 1);
   const sent = await w.app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: [to], subject: 'sts', text: 'hello' } });
-  await w.app.app.workers.delivery.runOnce();
-  await w.app.app.workers.delivery.idle();
+  await w.app.app.queues.delivery.runOnce();
+  await w.app.app.queues.delivery.idle();
   const detail = (await w.app.api('GET', `/api/v1/agent/outbound/${sent.body.id}`, { key: agent.apiKey })).body;
   return detail.recipients[0];
 };

@@ -1,8 +1,8 @@
-// Which of the process's mappings src/workers/native-memory.ts may take out of the resident
+// Which of the process's mappings src/runtime/native-memory.ts may take out of the resident
 // set: only the executable's own private read-only mappings that hold no private copy of a
 // page. The addon's effect on a live process is in package.test.ts.
 import t from 'tap';
-import { releasableMappings } from '../src/workers/native-memory.js';
+import { releasableMappings } from '../src/runtime/native-memory.js';
 
 const EXE = '/usr/local/bin/agentpost';
 const mapping = (range: string, permissions: string, path: string, anonymous: number, offset = '00000000') =>

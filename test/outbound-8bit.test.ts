@@ -139,8 +139,8 @@ t.test('submitted raw UTF-8 mail reaches the next hop declared (BODY=8BITMIME SM
   const raw = Buffer.from(UTF8_SUBJECT.toString().replace('From: a@agents.localhost', `From: ${agent.email}`));
   const transport = submissionTransport(t, app.submissionPort, agent.email, agent.apiKey);
   await transport.sendMail({ envelope: { from: agent.email, to: ['ok@remote.test'] }, raw });
-  await app.app.workers.delivery.runOnce();
-  await app.app.workers.delivery.idle();
+  await app.app.queues.delivery.runOnce();
+  await app.app.queues.delivery.idle();
   t.equal(sink.messages.length, 1);
   t.same(sink.messages[0].mailFromArgs, { BODY: '8BITMIME', SMTPUTF8: true });
   t.match(sink.messages[0].raw.toString('utf8'), /Subject: Grüße aus Köln\r\n/);

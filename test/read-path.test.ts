@@ -94,8 +94,8 @@ t.test('mail stored without a body gets one through the parse thread: by the fir
   t.equal(threads.requests(), before + 1, 'the read had it built on the parse thread');
   await app.api('GET', '/api/v1/agent/email/1', { key: agent.apiKey });
   t.equal(threads.requests(), before + 1, 'and stored: the next read parses nothing');
-  app.app.workers.bodies.kick();
-  await app.app.workers.bodies.idle();
+  app.app.queues.bodies.kick();
+  await app.app.queues.bodies.idle();
   t.equal(threads.requests(), before + 2, 'the backfill built the other one');
   const count = app.app.store.db.prepare('SELECT (SELECT count(*) FROM message_bodies) AS bodies, (SELECT count(*) FROM body_backfill) AS listed').get();
   t.same(count, { bodies: 2, listed: 0 });

@@ -29,7 +29,7 @@ const setUp = async (t: Test) => {
   });
   /** What the sink received for a recipient, parsed. */
   const delivered = async (recipient: string) => {
-    await app.app.workers.delivery.runOnce();
+    await app.app.queues.delivery.runOnce();
     const message = sink.messages.filter((item) => item.to.includes(recipient)).pop();
     if (!message) throw new Error(`nothing delivered to ${recipient}`);
     return simpleParser(message.raw);

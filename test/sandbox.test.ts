@@ -25,7 +25,7 @@ t.test('outcomes by magic recipient; no credit, no budget unit, nothing sent or 
   const statusOf = (address: string) =>
     detail.body.recipients.find((item: { address?: string; email?: string }) => (item.address ?? item.email) === address)?.status;
   t.same(to.map(statusOf), ['bounced', 'deferred', 'delivered', 'delivered', 'delivered']);
-  await app.app.workers.delivery.runOnce();
+  await app.app.queues.delivery.runOnce();
   t.equal(sink.messages.length, 0, 'nothing left the host');
   t.equal((await app.api('GET', '/api/v1/agent/inbox', { key: local.apiKey })).body.totalMessages, 0, 'not delivered to a local mailbox either');
   t.equal((await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: agent.apiKey })).body.totalMessages, 1, 'the Sent copy is kept');

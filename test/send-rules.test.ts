@@ -1,6 +1,6 @@
 import t from 'tap';
 import { ManualClock } from '../src/core/clock.js';
-import { sweepRunOnce } from '../src/workers/jobs/sweep.js';
+import { sweepRunOnce } from '../src/app/calendar-jobs.js';
 import { startApp, type TestApp } from './helpers/app.js';
 
 const ready = async (app: TestApp, credits = 100) => {

@@ -3,11 +3,15 @@ import { OUTBOUND_RECIPIENT_UPDATED } from '../src/core/events.js';
 import { startApp } from './helpers/app.js';
 import { creditsOf, funded } from './helpers/agents.js';
 import type { TestApp } from './helpers/app.js';
-import { reactAfterCommit } from '../src/workers/after-commit.js';
 
-/** Counts the delivery kicks that the after-commit feed makes (the app runs with autoDeliver off). */
+/** Counts the kicks the after-commit reactions give the delivery queue (driven by hand here, so a kick runs nothing). */
 const onDeliveryKick = (app: TestApp, kick: () => void): void => {
-  reactAfterCommit(app.app.store.feed, { deliver: kick });
+  const queue = app.app.queues.delivery;
+  const original = queue.kick.bind(queue);
+  queue.kick = () => {
+    kick();
+    original();
+  };
 };
 
 t.test('a send charges one credit per recipient, delivers locally and saves a Sent copy', async (t) => {

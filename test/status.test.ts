@@ -6,7 +6,7 @@ import { generate } from 'selfsigned';
 import t from 'tap';
 import { ManualClock } from '../src/core/clock.js';
 import { StatusService } from '../src/services/health/status.js';
-import { certificateFiles } from '../src/workers/net/certificate-files.js';
+import { certificateFiles } from '../src/net/certificate-files.js';
 import { funded } from './helpers/agents.js';
 import { startApp } from './helpers/app.js';
 import { makeCertificate, writePair } from './helpers/tls.js';

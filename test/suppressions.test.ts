@@ -54,7 +54,7 @@ t.test('a released address can be sent to again; a suppressed one is not charged
   const agent = await app.register();
   app.app.services.accounts.addCredits(agent.email, 2);
   app.app.services.sending.setState(agent.email, 'standard');
-  await app.app.workers.delivery.stop();
+  await app.app.queues.delivery.stop();
   const record = app.app.services.suppressions.add(agent.email, 'gone@remote.test', 'bounce');
   const first = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'gone@remote.test', subject: 's', text: 't' } });
   t.equal(first.status, 200);
@@ -70,7 +70,7 @@ t.test('the account pauses itself past 10% bounces or 0.5% complaints over its l
   const complainer = await app.register();
   app.app.services.sending.setState(complainer.email, 'standard');
   app.app.services.accounts.addCredits(complainer.email, 5);
-  await app.app.workers.delivery.stop();
+  await app.app.queues.delivery.stop();
   await app.api('POST', '/api/v1/agent/send', { key: complainer.apiKey, body: { to: 'reader@remote.test', subject: 's', text: 't' } });
   t.equal(await sending(complainer.apiKey), 'standard');
   app.app.services.suppressions.add(complainer.email, 'reader@remote.test', 'complaint');

@@ -84,7 +84,7 @@ export interface CardEvent {
   session: CheckoutSession | null;
 }
 
-/** The card processor (Stripe Checkout); src/workers/net/stripe-card.ts. */
+/** The card processor (Stripe Checkout); src/net/stripe-card.ts. */
 export interface CardProcessor {
   createCheckout(request: CheckoutRequest): Promise<CheckoutSession>;
   retrieveCheckout(sessionId: string): Promise<CheckoutSession>;
@@ -101,7 +101,7 @@ export interface TokenTransfer {
   amount: bigint;
 }
 
-/** Reads the chain (viem over JSON-RPC); src/workers/net/polygon-chain.ts. Errors mean the RPC is unusable. */
+/** Reads the chain (viem over JSON-RPC); src/net/polygon-chain.ts. Errors mean the RPC is unusable. */
 export interface ChainReader {
   headBlock(): Promise<number>;
   /** Transfer logs of the configured token to `address`, blocks `fromBlock..toBlock` inclusive. */

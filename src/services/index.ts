@@ -7,6 +7,7 @@ import { AccountService } from './accounts/accounts.js';
 import { AuthService } from './accounts/auth.js';
 import { BalanceService } from './accounts/balance.js';
 import { BounceService } from './delivery/bounces.js';
+import { CalendarService } from './calendar/calendar.js';
 import { DeliveryService } from './delivery/delivery.js';
 import { DkimService } from './delivery/dkim.js';
 import { createDomainServices, type DomainServices } from './domains/index.js';
@@ -105,6 +106,8 @@ export interface Services extends OwnerServices, DomainServices {
   metrics: MetricsService;
   /** The deployment checks (`agentpost doctor`, the console's Health page). */
   doctor: DoctorService;
+  /** Calendar jobs' due rows (src/runtime/calendar.ts runs them). */
+  calendar: CalendarService;
 }
 
 export const createServices = ({
@@ -243,6 +246,7 @@ export const createServices = ({
       historyMs: config.webhooks.historyMs,
     }),
     status,
+    calendar: new CalendarService(store, clock),
     metrics: new MetricsService(status, config.metricsToken),
     doctor: new DoctorService(
       dns,

@@ -23,6 +23,22 @@ export class DeliveryRepo extends Repo {
   }
 
   /**
+   * When the queue is next due: the earliest unheld pending recipient's next attempt, or the
+   * oldest claim's time (a claim is recovered once stale); null when nothing waits.
+   */
+  nextDueAt(staleClaimMs: number): number | null {
+    const due = this.sql(
+      `SELECT next_attempt_at FROM submission_recipients
+       WHERE status IN ('queued', 'deferred') AND claimed_at IS NULL ORDER BY next_attempt_at LIMIT 1`,
+    )
+      .pluck()
+      .get() as number | undefined;
+    const claimed = this.sql('SELECT min(claimed_at) FROM submission_recipients WHERE claimed_at IS NOT NULL').pluck().get() as number | null;
+    const times = [due ?? null, claimed === null ? null : claimed + staleClaimMs].filter((time): time is number => time !== null);
+    return times.length === 0 ? null : Math.min(...times);
+  }
+
+  /**
    * Claims those of `ids` that are still pending and unheld; returns the ids claimed. Run in
    * a transaction: a claimed row is not due to anyone else until it is released.
    */

@@ -38,6 +38,11 @@ export class InboundQueueRepo extends Repo {
     this.sql('UPDATE inbound_queue SET attempts = attempts + 1, due_at = ? WHERE id = ?').run(dueAt, id);
   }
 
+  /** The earliest time a queued message is due, or null when the queue is empty. */
+  nextDueAt(): number | null {
+    return this.sql('SELECT min(due_at) FROM inbound_queue').pluck().get() as number | null;
+  }
+
   count(): number {
     return this.sql('SELECT count(*) FROM inbound_queue').pluck().get() as number;
   }

@@ -1,3 +1,4 @@
+import { ScheduledJobRepo } from './scheduled-jobs.js';
 import { AccessKeyRepo } from './access-keys.js';
 import { AccountRepo } from './accounts.js';
 import { CommitFeed } from './commit-feed.js';
@@ -86,6 +87,7 @@ export class Store {
   readonly threads: ThreadRepo;
   readonly health: HealthRepo;
   readonly inboundQueue: InboundQueueRepo;
+  readonly scheduledJobs: ScheduledJobRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
   /** Group-commit jobs since the quiet-time unmapPages; null once the writer stopped mapping. */
@@ -128,6 +130,7 @@ export class Store {
     this.drafts = new DraftRepo(db);
     this.health = new HealthRepo(db);
     this.inboundQueue = new InboundQueueRepo(db);
+    this.scheduledJobs = new ScheduledJobRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies, ranks);
     this.messageArrivals = new MessageArrivalRepo(db);
     this.domains = new DomainRepo(db);

@@ -106,6 +106,17 @@ export class WebhookEventRepo extends Repo {
     ) as WebhookEventRecord[];
   }
 
+  /** The earliest next attempt of a pending event not among `excluded` (attempts in flight), or null. */
+  nextDueAt(excluded: readonly number[]): number | null {
+    const at = this.sql(
+      `SELECT next_attempt_at FROM webhook_events
+       WHERE status = 'pending' AND seq NOT IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at LIMIT 1`,
+    )
+      .pluck()
+      .get(JSON.stringify(excluded)) as number | null | undefined;
+    return at ?? null;
+  }
+
   bySeq(seq: number): WebhookEventRecord | null {
     return (this.sql(`SELECT ${COLUMNS} FROM webhook_events WHERE seq = ?`).get(seq) as WebhookEventRecord | undefined) ?? null;
   }

@@ -6,6 +6,7 @@ import type { DnsResolver } from '../../src/core/dns.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { MxResolver } from '../../src/core/outbound.js';
 import { createLogger, type Logger } from '../../src/core/logger.js';
+import type { QueueName } from '../../src/app/queues.js';
 import { createApp, type App } from '../../src/main.js';
 import type { ParseWorkerFactory } from '../../src/workers/threads/parse-pool.js';
 import type { AuthWorkerFactory } from '../../src/workers/threads/auth-thread-client.js';
@@ -47,7 +48,8 @@ export interface TestApp {
 
 /**
  * Starts the real app on port 0 in a temp folder; stopped when the test ends. Remote delivery
- * runs only when a test calls `app.workers.delivery.runOnce()`, or with `autoDeliver: true`.
+ * runs only when a test calls `app.queues.delivery.runOnce()`, or with `autoDeliver: true`;
+ * `manual` names other queues that run only when the test says so (src/runtime/queue-runner.ts).
  */
 export const startApp = async (
   t: Test,
@@ -58,8 +60,7 @@ export const startApp = async (
     authWorker?: AuthWorkerFactory;
     resolver?: MxResolver;
     autoDeliver?: boolean;
-    webhookTick?: boolean;
-    inboundDrain?: boolean;
+    manual?: readonly QueueName[];
     addressResolver?: AddressResolver;
     parseWorker?: ParseWorkerFactory;
     /** null: the index is written on the main thread. */
@@ -69,7 +70,6 @@ export const startApp = async (
     tlsPollMs?: number;
     mtaStsPort?: number;
     rankSampleSpacing?: number;
-    searchIndexDelayMs?: number;
   } = {},
 ): Promise<TestApp> => {
   const ownDataDir = typeof overrides.dataDir !== 'string';
@@ -97,21 +97,19 @@ export const startApp = async (
     clock: options.clock,
     dns: options.dns,
     resolver: options.resolver,
-    autoDeliver: options.autoDeliver ?? false,
-    webhookTick: options.webhookTick,
-    inboundDrain: options.inboundDrain,
     addressResolver: options.addressResolver,
     logger: options.logger ?? createLogger('silent', () => {}),
     tlsPollMs: options.tlsPollMs,
     mtaStsPort: options.mtaStsPort,
     rankSampleSpacing: options.rankSampleSpacing,
-    searchIndexDelayMs: options.searchIndexDelayMs,
     // The real threads' code, as bin/main.ts starts it (smtp.parseThreads decides how many parse
     // threads), bundled by esbuild so that no thread loads tsx or tap's preloads (./threads.ts).
     parseWorker: options.parseWorker ?? threads.parseWorker,
     searchWorker: options.searchWorker === null ? undefined : (options.searchWorker ?? threads.searchWorker),
     authWorker: options.authWorker ?? threads.authWorker,
   });
+  const manual = [...(options.manual ?? []), ...(options.autoDeliver ? [] : (['delivery'] as const))];
+  for (const name of manual) app.queues[name].driveManually();
   await app.start();
   t.teardown(() => app.stop());
   const api = async <T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> => {

@@ -33,14 +33,13 @@ export const webhookFixture = async (
     timeoutMs?: number;
     startAt?: Date;
     config?: ConfigLayer;
-    webhookTick?: boolean;
   } = {},
 ): Promise<WebhookFixture> => {
   const clock = new ManualClock(options.startAt ?? '2026-03-01T12:00:00Z');
   const app = await startApp(
     t,
     { ...options.config, webhooks: { allowInsecure: true, timeoutMs: options.timeoutMs ?? 5000 } },
-    { clock, addressResolver: options.resolver, webhookTick: options.webhookTick },
+    { clock, addressResolver: options.resolver },
   );
   const receiver = await startReceiver(t);
   const agent = await app.register();
@@ -50,8 +49,13 @@ export const webhookFixture = async (
     receiver,
     agent,
     webhookId: '',
+    // Every attempt due at the clock's time, over as many runs as the concurrency needs, each awaited.
     runOnce: async () => {
-      await app.app.workers.webhooks.runOnce(clock.now());
+      const webhooks = app.app.queues.webhooks;
+      for (let started = 1; started > 0; ) {
+        started = (await webhooks.runOnce(clock.now())).started;
+        await webhooks.settled();
+      }
     },
     mail: async (subject) => {
       await smtpSend(app.smtpPort, { from: 'sender@example.com', to: agent.email, subject, text: `body of ${subject}` });

@@ -101,6 +101,11 @@ export class DeliveryService {
     return report;
   }
 
+  /** When a run next has work: a deferred recipient's next attempt, or a claim turning stale. */
+  nextDueAt(): number | null {
+    return this.store.delivery.nextDueAt(STALE_CLAIM_MS);
+  }
+
   /**
    * A claim still held when the process starts again belongs to a handoff that was cut off.
    * If the server had answered DATA, the message may have gone out: the recipient becomes

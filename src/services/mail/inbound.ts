@@ -168,6 +168,11 @@ export class InboundService {
     return this.queued;
   }
 
+  /** When the earliest queued message is due (a postponed one waits); null with nothing queued, without a query. */
+  nextQueuedDueAt(): number | null {
+    return this.queued === 0 ? null : this.store.inboundQueue.nextDueAt();
+  }
+
   private async storeCopies(message: InboundMessage, receivedAt: Date): Promise<void> {
     const copies = await this.prepareCopies(message, receivedAt, false);
     await this.store.groupCommit(() => this.appendCopies(copies));

@@ -167,6 +167,11 @@ export class WebhookDispatchService {
     return this.store.webhookEvents.due(now, limit);
   }
 
+  /** When the next attempt of an event not `inFlight` is due, or null when none is pending. */
+  nextDueAt(inFlight: readonly number[]): number | null {
+    return this.store.webhookEvents.nextDueAt(inFlight);
+  }
+
   /** One scheduled attempt of a pending event; the outcome decides the next one (DESIGN.md schedule). */
   async attemptScheduled(event: WebhookEventRecord, signal?: AbortSignal): Promise<AttemptOutcome | null> {
     const endpoint = this.store.webhookEndpoints.byId(event.endpointId);

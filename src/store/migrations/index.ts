@@ -29,6 +29,7 @@ import { invoiceScan } from './071_invoice_scan.js';
 import { rankSamples } from './072_rank_samples.js';
 import { draftCopyValidity } from './073_draft_copy_validity.js';
 import { inboundQueue } from './074_inbound_queue.js';
+import { scheduledJobs } from './080_scheduled_jobs.js';
 
 export interface Migration {
   version: number;
@@ -69,4 +70,5 @@ export const MIGRATIONS: readonly Migration[] = [
   rankSamples,
   draftCopyValidity,
   inboundQueue,
+  scheduledJobs,
 ];

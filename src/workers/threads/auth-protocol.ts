@@ -1,5 +1,5 @@
 import type { CheckedMessage, SmtpEnvelope } from '../../core/authentication.js';
-import type { DnsSettings } from '../net/dns-resolver.js';
+import type { DnsSettings } from '../../net/dns-resolver.js';
 
 /**
  * Messages between the main thread and the authentication thread. Like the parse thread's

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { MessageAuthenticator } from '../../services/mail/authentication.js';
-import { createDnsResolver } from '../net/dns-resolver.js';
+import { createDnsResolver } from '../../net/dns-resolver.js';
 import type { AuthReply, AuthRequest, AuthResult, AuthThreadData } from './auth-protocol.js';
 import { perTurn } from './turn-batch.js';
 

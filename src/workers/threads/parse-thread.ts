@@ -7,7 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { ParsedMessage } from '../../core/parsed-message.js';
 import { loadMailparser, parseMessage } from '../../mime/parse.js';
-import { releaseWhenQuiet } from '../memory-release.js';
+import { releaseWhenQuiet } from '../../runtime/memory-release.js';
 import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
 import { perTurn } from './turn-batch.js';
 

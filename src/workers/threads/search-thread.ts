@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SearchIndexFileWriter } from '../../store/search-db.js';
-import { releaseWhenQuiet } from '../memory-release.js';
+import { releaseWhenQuiet } from '../../runtime/memory-release.js';
 import type { SearchReply, SearchRequest, SearchThreadData } from './search-protocol.js';
 
 const port = parentPort;

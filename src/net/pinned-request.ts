@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
-import type { WebhookTarget } from '../../core/webhook-target.js';
+import type { WebhookTarget } from '../core/webhook-target.js';
 
 export interface PinnedRequest {
   method: 'GET' | 'POST';

@@ -1,5 +1,5 @@
 import { Resolver } from 'node:dns/promises';
-import { isNoRecords, type DnsResolver } from '../../core/dns.js';
+import { isNoRecords, type DnsResolver } from '../core/dns.js';
 
 export interface DnsSettings {
   /** `dns.servers`: `ip` or `ip:port` entries; empty means the system's (/etc/resolv.conf). */

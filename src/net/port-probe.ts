@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { PortProbe } from '../../core/doctor.js';
+import type { PortProbe } from '../core/doctor.js';
 
 /**
  * Connects and reads the first line the server sends (SMTP `220 ...`, IMAP `* OK ...`), then

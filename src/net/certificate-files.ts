@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { CertificateSource } from '../../core/certificates.js';
+import type { CertificateSource } from '../core/certificates.js';
 
 /**
  * The PEM files of the configured certificates (`tls.cert`, one per SNI pair), read afresh at

@@ -1,6 +1,6 @@
-import type { Config } from '../../config/types.js';
-import { AppError } from '../../core/errors.js';
-import type { CardProcessor, PolygonPort } from '../../core/payments.js';
+import type { Config } from '../config/types.js';
+import { AppError } from '../core/errors.js';
+import type { CardProcessor, PolygonPort } from '../core/payments.js';
 
 export interface PaymentAdapters {
   /** Present when `payments.card` is configured (card payments answer 503 without it). */

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
-import { AppError } from '../../core/errors.js';
-import type { CardEvent, CardProcessor, CheckoutRequest, CheckoutSession } from '../../core/payments.js';
+import { AppError } from '../core/errors.js';
+import type { CardEvent, CardProcessor, CheckoutRequest, CheckoutSession } from '../core/payments.js';
 
 export interface StripeCardOptions {
   secretKey: string;

@@ -1,7 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { createPublicClient, http, parseAbiItem, type PublicClient } from 'viem';
 import { HDKey, publicKeyToAddress } from 'viem/accounts';
-import type { ChainReader, PolygonPort, TokenTransfer } from '../../core/payments.js';
+import type { ChainReader, PolygonPort, TokenTransfer } from '../core/payments.js';
 
 /** EIP-20: `Transfer(address indexed _from, address indexed _to, uint256 _value)`. */
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');

@@ -1,6 +1,6 @@
-import type { AddressResolver } from '../../core/address-resolver.js';
-import { resolveWebhookTarget, TargetRefused, type WebhookTarget } from '../../core/webhook-target.js';
-import type { AttemptOutcome, WebhookRequest, WebhookSender } from '../../core/webhooks.js';
+import type { AddressResolver } from '../core/address-resolver.js';
+import { resolveWebhookTarget, TargetRefused, type WebhookTarget } from '../core/webhook-target.js';
+import type { AttemptOutcome, WebhookRequest, WebhookSender } from '../core/webhooks.js';
 import { abortable, pinnedRequest } from './pinned-request.js';
 
 export interface WebhookHttpOptions {

@@ -1,6 +1,6 @@
-import type { AddressResolver } from '../../core/address-resolver.js';
-import type { MtaStsFetcher } from '../../core/mta-sts.js';
-import { resolveWebhookTarget } from '../../core/webhook-target.js';
+import type { AddressResolver } from '../core/address-resolver.js';
+import type { MtaStsFetcher } from '../core/mta-sts.js';
+import { resolveWebhookTarget } from '../core/webhook-target.js';
 import { abortable, pinnedRequest } from './pinned-request.js';
 
 export interface MtaStsHttpOptions {

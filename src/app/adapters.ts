@@ -1,0 +1,105 @@
+import type { SMTPServer } from 'smtp-server';
+import { schemasWithLimits } from '../../schema/limits.js';
+import type { Config } from '../config/types.js';
+import { BodyBudget, type BodyLimits } from '../core/body-budget.js';
+import type { Logger } from '../core/logger.js';
+import { createValidator } from '../core/validate.js';
+import { createConsole } from '../console/index.js';
+import { createHttpApp } from '../http/app.js';
+import { createHttpListener, type HttpListener } from '../http/listener.js';
+import { createImapServer, type ImapServer } from '../imap/server.js';
+import { lazyMcpEndpoint, MCP_PATHS } from '../mcp/lazy-endpoint.js';
+import type { Services } from '../services/index.js';
+import { createInboundServer } from '../smtp/inbound.js';
+import { createSubmissionServer } from '../smtp/submission.js';
+import { presentCertificates } from '../smtp/tls.js';
+import type { CertificateStore } from '../tls/certificate-store.js';
+
+/** Every protocol adapter, built and not yet listening. */
+export interface Adapters {
+  http: HttpListener;
+  smtp: SMTPServer;
+  submission: SMTPServer;
+  /** Submission over implicit TLS; null without a certificate. */
+  submissionTls: SMTPServer | null;
+  imap: ImapServer;
+  /** IMAP over implicit TLS; null without a certificate. */
+  imapTls: ImapServer | null;
+  /** Request body bytes held at once across HTTP and MCP requests (`http.maxBufferedBodyBytes`). */
+  bodyBudget: BodyBudget;
+  /** Stops presenting reloaded certificates (SMTP's contexts and the HTTPS listener's). */
+  stopPresenting(): void;
+}
+
+export interface AdapterContext {
+  services: Services;
+  config: Config;
+  logger: Logger;
+  certificates: CertificateStore | null;
+  /** Answered by /healthz: true once every listener is bound. */
+  isReady: () => boolean;
+  /** Known once the HTTP listener is bound. */
+  baseUrl: () => string;
+}
+
+/**
+ * REST, MCP and the console on one HTTP listener, the MX, submission (and its implicit-TLS
+ * port) and IMAP (and its implicit-TLS port). MCP and the console are mounted here rather than
+ * in an HTTP routes file, so no adapter imports another: the HTTP app only lends them paths
+ * and Node's raw request and response.
+ */
+export const createAdapters = ({ services, config, logger, certificates, isReady, baseUrl }: AdapterContext): Adapters => {
+  // One budget for the bytes of request bodies held at once, shared by REST and MCP.
+  const body: BodyLimits = {
+    sendBytes: config.http.maxBodyBytes,
+    smallBytes: config.http.maxSmallBodyBytes,
+    budget: new BodyBudget(config.http.maxBufferedBodyBytes),
+  };
+  // The request schemas with this config's limits: REST, the MCP tools and the OpenAPI document.
+  const validator = createValidator(schemasWithLimits(config.limits));
+  const trustProxy = config.http.trustProxy;
+  const mcp = lazyMcpEndpoint({ services, logger, validator, trustProxy, body, baseUrl });
+  const pages = createConsole({ services, logger, trustProxy, body, timeZone: config.timeZone, baseUrl });
+  const httpApp = createHttpApp({
+    services,
+    logger,
+    validator,
+    trustProxy,
+    body,
+    isReady,
+    baseUrl,
+    events: { heartbeatMs: config.events.heartbeatSeconds * 1000 },
+    observe: (method, route, status, seconds) => services.metrics.observeHttp(method, route, status, seconds),
+    nodeMounts: [{ paths: MCP_PATHS, handle: mcp }],
+    pages,
+  });
+  const http = createHttpListener(httpApp.callback(), config.http.tls ? certificates : null);
+  const smtp = createInboundServer(services, logger, { ...config.smtp, certificates });
+  const submissionOptions = {
+    ...config.submission,
+    hostname: config.smtp.hostname,
+    maxMessageBytes: config.smtp.maxMessageBytes,
+    certificates,
+    maxRecipients: config.limits.recipientsPerMessage,
+  };
+  const submission = createSubmissionServer(services, logger, submissionOptions);
+  const submissionTls = certificates ? createSubmissionServer(services, logger, { ...submissionOptions, implicitTls: true }) : null;
+  const smtpServers = [smtp, submission, ...(submissionTls ? [submissionTls] : [])];
+  // smtp-server re-emits listener errors (EADDRINUSE) on itself; binding reports them, so this
+  // only keeps an unhandled 'error' event from ending the process.
+  for (const server of smtpServers)
+    server.on('error', (error: Error) => logger.warn('smtp listener error', { port: server.server.address(), error: error.message }));
+  const presenting = [...(certificates ? smtpServers.map((server) => presentCertificates(server, certificates)) : []), http.close];
+  return {
+    http,
+    smtp,
+    submission,
+    submissionTls,
+    imap: createImapServer(services, logger, { ...config.imap, certificates }),
+    imapTls: certificates ? createImapServer(services, logger, { ...config.imap, certificates, implicitTls: true }) : null,
+    bodyBudget: body.budget,
+    stopPresenting: () => {
+      for (const stop of presenting) stop();
+    },
+  };
+};

@@ -1,0 +1,39 @@
+import type { Clock } from '../../core/clock.js';
+import type { Store } from '../../store/index.js';
+
+/**
+ * The calendar's durable side: each scheduled job's next run is a row, and a run is taken by
+ * moving the row to the run after it in one conditional update. So a period's run happens once,
+ * and a run missed while the service was down happens at the next start (once, not once per
+ * missed period). The schedule arithmetic is the runtime's (src/runtime/calendar.ts).
+ */
+export class CalendarService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A job as configured; a new one, or one whose schedule changed, is due at `firstRunAt`. */
+  register(name: string, schedule: string, firstRunAt: number): void {
+    this.store.transaction(() => this.store.scheduledJobs.register(name, schedule, firstRunAt));
+  }
+
+  nextDueAt(names: readonly string[]): number | null {
+    return this.store.scheduledJobs.nextDueAt(names);
+  }
+
+  due(names: readonly string[], now: number): { name: string; nextRunAt: number }[] {
+    return this.store.scheduledJobs.due(names, now);
+  }
+
+  /** True when this caller takes the run due at `dueAt` (and the row moves on to `nextRunAt`). */
+  take(name: string, dueAt: number, nextRunAt: number): boolean {
+    const now = this.clock.now().getTime();
+    return this.store.transaction(() => this.store.scheduledJobs.take(name, dueAt, nextRunAt, now));
+  }
+
+  finished(name: string, error: string | null): void {
+    const now = this.clock.now().getTime();
+    this.store.transaction(() => this.store.scheduledJobs.finished(name, now, error));
+  }
+}
