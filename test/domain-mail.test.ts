@@ -3,6 +3,7 @@ import { funded } from './helpers/agents.js';
 import { hostedHolder, startDomainApp } from './helpers/domains.js';
 import { imapLogin } from './helpers/imap.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
+import { storedRaw } from './helpers/mail.js';
 import { smtpDialog, smtpSend, submissionTransport } from './helpers/smtp.js';
 
 /** Mail to aliases and domain mailboxes over real SMTP, and sending as an alias. */
@@ -143,4 +144,34 @@ t.test('mail between addresses on a hosted domain is stored at once, not sent ou
     (await inboxOf(app, holder.apiKey)).map((message) => message.subject),
     ['local'],
   );
+});
+
+t.test('a send to a mailbox and its alias takes the way in of mail from the MX: one copy, our trace field and verdict on top', async (t) => {
+  const { app, dns } = await startDomainApp(t);
+  const { holder, key, domain } = await hostedHolder(app, dns, 'team.example');
+  await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body: { localPart: 'support', mailbox: holder.email } });
+  const sender = await funded(app, 5);
+  const sent = await app.api('POST', '/api/v1/agent/send', {
+    key: sender.apiKey,
+    body: { to: ['support@team.example', holder.email], subject: 'to both', text: 'x' },
+  });
+  const outcome = await app.api('GET', `/api/v1/agent/outbound/${sent.body.id}`, { key: sender.apiKey });
+  t.same(
+    outcome.body.recipients.map((recipient: any) => recipient.status),
+    ['delivered', 'delivered'],
+    'both recipients delivered',
+  );
+  const inbox = await inboxOf(app, holder.apiKey);
+  t.equal(inbox.length, 1, 'one copy in the mailbox, as the MX stores one');
+  const raw = storedRaw(app.app, holder.email, inbox[0].id).toString('latin1');
+  const [trace, verdict] = raw.split(/\r\n(?=\S)/);
+  t.match(
+    trace,
+    new RegExp(
+      `^Received: from \\S+ \\(authenticated sender, rest\\)\\r\\n\\tby \\S+ \\(agentpost\\) with HTTP id ${sent.body.id}\\r\\n\\tfor <support@team\\.example>; `,
+    ),
+  );
+  t.match(verdict, new RegExp(`^Authentication-Results: \\S+;\\r\\n\\tauth=pass smtp\\.auth=${sender.email.replace(/[.+]/g, '\\$&')}`));
+  const read = await app.api('GET', `/api/v1/agent/email/${inbox[0].id}`, { key: holder.apiKey });
+  t.equal(read.body.trust, 'verified', 'the stored verdict: sent by a mailbox of this service');
 });

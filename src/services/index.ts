@@ -19,6 +19,7 @@ import { MetricsService } from './health/metrics.js';
 import { StatusService, type RuntimeProbe } from './health/status.js';
 import { MessageAuthenticator, uncheckedMail } from './mail/authentication.js';
 import { InboundService } from './mail/inbound.js';
+import { MailboxDeliveryAgent } from './mail/delivery-agent.js';
 import { KeyRotationService } from './keys/key-rotation.js';
 import { MessageBodyService } from './mail/bodies.js';
 import { PostmasterRoute } from './mail/postmaster.js';
@@ -158,7 +159,19 @@ export const createServices = ({
   const status = new StatusService(store, clock, runtime, certificates);
   const authenticator = new MessageAuthenticator(dns, config.smtpHostname, config.authenticationTimeoutMs);
   const { limits: sendingLimits, ...sendingConfig } = config.sending;
-  const sending = new SendingService(store, clock, mailbox, limits, accessKeyPolicy, parse, { ...sendingConfig, mailDomain: config.mailDomain }, authenticator);
+  // The one way into a mailbox: the MX, the inbound queue and local sends all go through it.
+  const deliveryAgent = new MailboxDeliveryAgent(mailbox, config.smtpHostname);
+  const sending = new SendingService(
+    store,
+    clock,
+    mailbox,
+    limits,
+    accessKeyPolicy,
+    parse,
+    { ...sendingConfig, mailDomain: config.mailDomain, hostname: config.smtpHostname },
+    authenticator,
+    deliveryAgent,
+  );
   const reputation = new SendingReputation(store);
   const bounces = new BounceService(store, clock, logger, reputation, config.mailDomain);
   const dkim = new DkimService(store, clock, config.secretKey);
@@ -209,7 +222,7 @@ export const createServices = ({
     accounts,
     auth,
     mailbox,
-    inbound: new InboundService(store, clock, mailbox, config.smtpHostname, inboundChecks(config, authenticator, authenticateMail), parse, bounces, {
+    inbound: new InboundService(store, clock, deliveryAgent, config.smtpHostname, inboundChecks(config, authenticator, authenticateMail), parse, bounces, {
       inlineLimit: config.smtpQueue.inlineLimit,
       maxQueued: config.smtpQueue.maxMessages,
     }),

@@ -47,7 +47,7 @@ export interface ServicesConfig {
   keyRotationMutationsPer15Minutes: number;
   keyReplacementMinutes: number;
   factorAttemptsPer15Minutes: number;
-  sending: Omit<SendingConfig, 'mailDomain'> & {
+  sending: Omit<SendingConfig, 'mailDomain' | 'hostname'> & {
     limits: Omit<SendingLimitsConfig, 'timeZone'>;
   };
   outboundTracking: OutboundConfig;

@@ -14,7 +14,7 @@ import {
   type SpfResult,
 } from '../../core/authentication.js';
 import { resolveByType, withAnswerCache, type DnsResolver } from '../../core/dns.js';
-import { authenticationResultsField, withoutForgedAuthenticationResults } from '../../mime/authentication-results.js';
+import { authenticationResultsField } from '../../mime/authentication-results.js';
 
 /**
  * `smtp.authenticationChecks` off (a relay in front judged the mail): no verdict, and our field
@@ -74,16 +74,13 @@ export class MessageAuthenticator {
     }
   };
 
-  /**
-   * A message a mailbox of this service sent to another, as stored in the recipient's INBOX:
-   * our field says the sender authenticated (RFC 8601 section 2.7.4 `auth`), and fields that
-   * claim to be ours are removed as for mail from outside. `shift` is how far the original
-   * bytes moved (the field's length), or null when fields were cut out of them.
-   */
-  internal(raw: Buffer, sender: string): { raw: Buffer; verdict: AuthenticationVerdict; shift: number | null } {
-    const field = Buffer.from(authenticationResultsField(this.authservId, [`auth=pass smtp.auth=${sender}`]), 'latin1');
-    const kept = withoutForgedAuthenticationResults(raw, this.authservId);
-    return { raw: Buffer.concat([field, kept]), verdict: internalVerdict(), shift: kept === raw ? field.length : null };
+  /** Our verdict field on mail a mailbox of this service sent, authenticated by its key (RFC 8601 `auth`). */
+  internalField(sender: string): string {
+    return authenticationResultsField(this.authservId, [`auth=pass smtp.auth=${sender}`]);
+  }
+
+  internalVerdict(): AuthenticationVerdict {
+    return internalVerdict();
   }
 
   private async evaluate(raw: Buffer, envelope: SmtpEnvelope, now: Date): Promise<CheckedMessage> {

@@ -1,15 +1,11 @@
 import type { Clock } from '../../core/clock.js';
 import { INBOUND_QUEUED } from '../../core/events.js';
-import type { ParsedMessage, ParseMail } from '../../core/parsed-message.js';
-import type { MailboxRecord } from '../../store/accounts.js';
+import type { ParseMail } from '../../core/parsed-message.js';
 import type { QueuedInbound } from '../../store/inbound-queue.js';
 import type { Store } from '../../store/index.js';
 import type { BounceService } from '../delivery/bounces.js';
-import { INBOX, type MailboxService } from './mailbox.js';
-import { withPrefix } from '../../mime/structure.js';
-import { withoutForgedAuthenticationResults } from '../../mime/authentication-results.js';
-import type { AuthenticateMail, AuthenticationVerdict } from '../../core/authentication.js';
-import { AppError } from '../../core/errors.js';
+import type { MailboxDeliveryAgent, PreparedCopies } from './delivery-agent.js';
+import type { AuthenticateMail } from '../../core/authentication.js';
 import { receivedHeader, type SmtpSessionInfo } from './trace.js';
 
 export interface InboundMessage {
@@ -23,13 +19,6 @@ export interface InboundMessage {
 
 /** What a queued message keeps besides its bytes (inbound_queue.envelope). */
 type Envelope = Omit<InboundMessage, 'raw'>;
-
-/** A message ready to commit: its copy per mailbox and what every copy records. */
-interface PreparedCopies {
-  targets: { mailbox: MailboxRecord; raw: Buffer; parsed: ParsedMessage }[];
-  tls: SmtpSessionInfo['tls'];
-  authentication: AuthenticationVerdict | undefined;
-}
 
 /**
  * When the MX answers 250 before the message is in its mailboxes (docs/operators/inbound.md, "Bursts: the inbound queue").
@@ -57,7 +46,7 @@ export class InboundService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly mailboxes: MailboxService,
+    private readonly agent: MailboxDeliveryAgent,
     private readonly hostname: string,
     /** Where the checks run is main.ts's choice (a worker thread keeps mailauth off the event loop). */
     private readonly authenticate: AuthenticateMail,
@@ -76,7 +65,7 @@ export class InboundService {
    */
   acceptsRecipient(address: string): boolean {
     if (this.bounces?.isBounceAddress(address)) return this.bounces.acceptsRecipient(address);
-    return this.mailboxes.mailboxForRecipient(address) !== null;
+    return this.agent.knows(address);
   }
 
   /** Resolves once the message is durably committed, in its mailboxes or in the queue; the adapter answers 250 only then. */
@@ -144,7 +133,7 @@ export class InboundService {
     try {
       await this.store.groupCommit(() => {
         for (const { entry, copies } of ready) {
-          this.appendCopies(copies, entry.receivedAt);
+          this.agent.append(copies, entry.receivedAt);
           this.store.inboundQueue.remove(entry.id);
         }
       });
@@ -175,7 +164,7 @@ export class InboundService {
 
   private async storeCopies(message: InboundMessage, receivedAt: Date): Promise<void> {
     const copies = await this.prepareCopies(message, receivedAt, false);
-    await this.store.groupCommit(() => this.appendCopies(copies));
+    await this.store.groupCommit(() => this.agent.append(copies));
   }
 
   /** The parse, the verdict and each mailbox's stored bytes: everything but the commit. */
@@ -186,46 +175,14 @@ export class InboundService {
       this.parse(message.raw),
       this.authenticate(message.raw, { clientAddress: session.remoteAddress, helo: session.heloName, mailFrom: message.mailFrom }, receivedAt),
     ]);
-    const sent = withoutForgedAuthenticationResults(message.raw, this.hostname);
-    const verdict = Buffer.from(checked.field, 'latin1');
-    const targets = this.copiesFor(message.recipients, queued).map(({ mailbox, recipient }) => {
-      const trace = Buffer.from(receivedHeader(session, this.hostname, recipient, receivedAt), 'utf8');
-      // Our trace field on top, then our verdict (RFC 8601 section 4: both are trace fields of
-      // this hop). The stored body's offsets are into the stored bytes, which start with them;
-      // with forged fields cut out the parse no longer matches, and the backfill builds the body anew.
-      const body = sent === message.raw && parsed.body ? withPrefix(parsed.body, trace.length + verdict.length) : null;
-      return { mailbox, raw: Buffer.concat([trace, verdict, sent]), parsed: { ...parsed, body } };
-    });
-    return { targets, tls: session.tls, authentication: checked.verdict ?? undefined };
-  }
-
-  /** Inside the commit; `receivedAt` for a queued message (the 250's time), else now. */
-  private appendCopies(copies: PreparedCopies, receivedAt?: number): void {
-    for (const target of copies.targets) {
-      this.mailboxes.append(target.mailbox, INBOX, target.raw, target.parsed, {
-        arrival: { tls: copies.tls },
-        authentication: copies.authentication,
-        ...(receivedAt !== undefined && { receivedAt }),
-      });
-    }
-  }
-
-  /**
-   * One copy per mailbox: a message to a mailbox and its alias (or two of its aliases) is
-   * stored once, as an MTA expanding aliases delivers once per final recipient. A queued
-   * message skips a mailbox removed since its 250 (the account was deleted meanwhile).
-   */
-  private copiesFor(recipients: string[], skipMissing: boolean): { mailbox: MailboxRecord; recipient: string }[] {
-    const copies = new Map<string, { mailbox: MailboxRecord; recipient: string }>();
-    for (const recipient of recipients) {
-      const mailbox = this.mailboxes.mailboxForRecipient(recipient);
-      if (!mailbox) {
-        if (skipMissing) continue;
-        throw new AppError('not_found', `no mailbox for ${recipient}`);
-      }
-      if (!copies.has(mailbox.id)) copies.set(mailbox.id, { mailbox, recipient });
-    }
-    return [...copies.values()];
+    const hop = {
+      traceFor: (recipient: string) => receivedHeader(session, this.hostname, recipient, receivedAt),
+      verdictField: checked.field,
+      verdict: checked.verdict ?? undefined,
+      tls: session.tls,
+    };
+    // A queued message skips a mailbox removed since its 250 (the account was deleted meanwhile).
+    return this.agent.prepare(message.raw, parsed, hop, message.recipients, queued ? 'skip' : 'refuse');
   }
 }
 

@@ -1,4 +1,5 @@
 import type { TlsSessionInfo } from '../../core/tls.js';
+import type { SubmissionVia } from '../../core/types.js';
 
 /** What the SMTP adapter knows of a session, for the trace header. */
 export interface SmtpSessionInfo {
@@ -23,6 +24,17 @@ export const receivedHeader = (session: SmtpSessionInfo, byHost: string, recipie
   const by = `by ${byHost} (agentpost) with ${session.protocol}${version} id ${session.id}`;
   const tls = session.tls ? `\r\n\ttls ${session.tls.cipher}` : '';
   return `Received: ${from}\r\n\t${by}\r\n\tfor <${recipient}>${tls}; ${rfc5322Date(at)}\r\n`;
+};
+
+/**
+ * The Received field of mail sent by a mailbox of this service and delivered here, which never
+ * crossed SMTP into this hop: from and by are this host, the protocol says how it was
+ * submitted (ESMTPA for authenticated submission, RFC 3848; HTTP for REST and MCP), and the id
+ * is the submission's, which GET /api/v1/agent/outbound/{id} answers.
+ */
+export const submissionReceivedHeader = (via: SubmissionVia, submissionId: string, byHost: string, recipient: string, at: Date): string => {
+  const protocol = via === 'smtp' ? 'ESMTPA' : 'HTTP';
+  return `Received: from ${byHost} (authenticated sender, ${via})\r\n\tby ${byHost} (agentpost) with ${protocol} id ${submissionId}\r\n\tfor <${recipient}>; ${rfc5322Date(at)}\r\n`;
 };
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

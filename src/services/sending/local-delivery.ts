@@ -1,18 +1,28 @@
-import type { AuthenticationVerdict } from '../../core/authentication.js';
 import type { ParsedMessage } from '../../core/parsed-message.js';
-import { withPrefix } from '../../mime/structure.js';
+import type { SubmissionVia } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { RecipientRecord } from '../../store/submissions.js';
 import type { MessageAuthenticator } from '../mail/authentication.js';
-import { INBOX, type MailboxService } from '../mail/mailbox.js';
-import type { PreparedSubmission } from './sending.js';
+import type { MailboxDeliveryAgent } from '../mail/delivery-agent.js';
+import { submissionReceivedHeader } from '../mail/trace.js';
 
 /** What storing a submission's local copies needs. */
 export interface LocalDelivery {
   store: Store;
-  mailbox: MailboxService;
+  agent: MailboxDeliveryAgent;
   authenticator: MessageAuthenticator;
   mailDomain: string;
+  /** `smtp.hostname`: the `by` of our trace field. */
+  hostname: string;
+}
+
+/** The submission whose recipients are being settled. */
+export interface LocalSubmission {
+  id: string;
+  via: SubmissionVia;
+  fromAddress: string;
+  /** What every recipient gets (no Bcc header). */
+  raw: Buffer;
 }
 
 /** Mail for our mail domain and for custom domains hosted here is stored at once, not sent out. */
@@ -20,49 +30,49 @@ export const isLocalDomain = (store: Store, mailDomain: string, domain: string):
   domain === mailDomain || store.domains.provenByName(domain) !== null;
 
 /**
- * Recipients on our mail domain or a custom domain hosted here are settled at once: stored
- * in their INBOX (delivered), or, with no such mailbox, failed with the credit refunded
- * once. Remote recipients stay queued for the delivery worker.
+ * Recipients on our mail domain or a custom domain hosted here are settled at once, inside the
+ * send's transaction: delivered into their mailbox by the same agent as mail from the MX (one
+ * copy per mailbox, our trace field and verdict on top), or, with no such mailbox, failed with
+ * the credit refunded once. Remote recipients stay queued for the delivery queue.
  */
-export const deliverLocally = (deps: LocalDelivery, rows: RecipientRecord[], prepared: PreparedSubmission, parsed: ParsedMessage | null, now: number): void => {
-  let local: { raw: Buffer; verdict: AuthenticationVerdict; parsed: ParsedMessage } | undefined;
-  for (const row of rows) {
-    if (row.status !== 'queued' || !parsed || !isLocalDomain(deps.store, deps.mailDomain, row.domain)) continue;
-    const target = deps.mailbox.mailboxForRecipient(row.address);
-    if (target) {
-      local ??= stampLocal(deps.authenticator, prepared, parsed);
-      deps.mailbox.append(target, INBOX, local.raw, local.parsed, { authentication: local.verdict });
+export const deliverLocally = (deps: LocalDelivery, rows: RecipientRecord[], submission: LocalSubmission, parsed: ParsedMessage | null, now: number): void => {
+  const local = rows.filter((row) => row.status === 'queued' && parsed !== null && isLocalDomain(deps.store, deps.mailDomain, row.domain));
+  if (local.length === 0 || parsed === null) return;
+  const at = new Date(now);
+  const hop = {
+    traceFor: (recipient: string) => submissionReceivedHeader(submission.via, submission.id, deps.hostname, recipient, at),
+    verdictField: deps.authenticator.internalField(submission.fromAddress),
+    verdict: deps.authenticator.internalVerdict(),
+  };
+  const prepared = deps.agent.prepare(
+    submission.raw,
+    parsed,
+    hop,
+    local.map((row) => row.address),
+    'skip',
+  );
+  deps.agent.append(prepared);
+  const missing = new Set(prepared.missing);
+  for (const row of local) {
+    if (missing.has(row.address)) fail(deps.store, row, now);
+    else {
       deps.store.submissions.transition(
         row.id,
         { status: 'delivered', diagnostic: 'stored in the local mailbox', nextAttemptAt: null, countAttempt: true },
         now,
         ['queued'],
       );
-    } else {
-      deps.store.submissions.transition(
-        row.id,
-        {
-          status: 'failed',
-          smtpCode: 550,
-          enhancedCode: '5.1.1',
-          diagnostic: 'no such mailbox on this service',
-          nextAttemptAt: null,
-          countAttempt: true,
-        },
-        now,
-        ['queued'],
-      );
-      deps.store.submissions.refundOnce(row.id);
     }
   }
 };
 
-/** The recipient's copy: our verdict in front; the stored body's offsets move with it (or it is rebuilt by the backfill). */
-const stampLocal = (
-  authenticator: MessageAuthenticator,
-  prepared: PreparedSubmission,
-  parsed: ParsedMessage,
-): { raw: Buffer; verdict: AuthenticationVerdict; parsed: ParsedMessage } => {
-  const { raw, verdict, shift } = authenticator.internal(prepared.raw, prepared.fromAddress);
-  return { raw, verdict, parsed: { ...parsed, body: shift !== null && parsed.body ? withPrefix(parsed.body, shift) : null } };
+/** No mailbox by that address here: failed as a remote server's 550 5.1.1 would be, refunded once. */
+const fail = (store: Store, row: RecipientRecord, now: number): void => {
+  store.submissions.transition(
+    row.id,
+    { status: 'failed', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such mailbox on this service', nextAttemptAt: null, countAttempt: true },
+    now,
+    ['queued'],
+  );
+  store.submissions.refundOnce(row.id);
 };

@@ -9,6 +9,7 @@ import type { AccessKeySendPolicy } from '../keys/access-key-send-policy.js';
 import { requirePermission } from '../accounts/auth.js';
 import { composeMessage, parsedOfComposed } from './compose.js';
 import type { MessageAuthenticator } from '../mail/authentication.js';
+import type { MailboxDeliveryAgent } from '../mail/delivery-agent.js';
 import { SENT, type MailboxService } from '../mail/mailbox.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
 import {
@@ -60,6 +61,8 @@ export interface PreparedSubmission {
 
 export interface SendingConfig extends MessageLimits {
   mailDomain: string;
+  /** `smtp.hostname`: the host our trace field names on mail delivered here. */
+  hostname: string;
   idempotencyRetentionMs: number;
   /** Contract Limits (config `limits.*`): the schema checks them in REST and MCP bodies. */
   idempotencyKeyMaxChars: number;
@@ -93,8 +96,9 @@ export class SendingService {
     private readonly parseMail: ParseMail,
     private readonly config: SendingConfig,
     authenticator: MessageAuthenticator,
+    agent: MailboxDeliveryAgent,
   ) {
-    this.local = { store, mailbox, authenticator, mailDomain: config.mailDomain };
+    this.local = { store, agent, authenticator, mailDomain: config.mailDomain, hostname: config.hostname };
   }
 
   private readonly local: LocalDelivery;
@@ -250,7 +254,7 @@ export class SendingService {
     this.mailbox.append(this.mailbox.mailboxOfAccount(account.id), SENT, prepared.sentRaw, parsed.sent, { seen: true });
     this.store.submissions.setSentCopySaved(id);
     if (sandbox) settleSandbox(this.store, rows, now);
-    else deliverLocally(this.local, rows, prepared, parsed.delivered, now);
+    else deliverLocally(this.local, rows, { id, via, fromAddress: prepared.fromAddress, raw: prepared.raw }, parsed.delivered, now);
     const result: SendResult = { success: true, id, messageId: prepared.messageId, status: 'accepted' };
     if (idempotencyKey !== undefined) {
       this.store.idempotency.insert({

@@ -1,0 +1,97 @@
+import type { AuthenticationVerdict } from '../../core/authentication.js';
+import { AppError } from '../../core/errors.js';
+import type { ParsedMessage } from '../../core/parsed-message.js';
+import type { TlsSessionInfo } from '../../core/tls.js';
+import { withoutForgedAuthenticationResults } from '../../mime/authentication-results.js';
+import { withPrefix } from '../../mime/structure.js';
+import type { MailboxRecord } from '../../store/accounts.js';
+import { INBOX, type MailboxService } from './mailbox.js';
+
+/** How a message reached this hop: what each of its copies records. */
+export interface Hop {
+  /** Our Received field for one recipient (RFC 5321 section 4.4), CRLF-terminated. */
+  traceFor(recipient: string): string;
+  /** Our Authentication-Results field (RFC 8601), CRLF-terminated. */
+  verdictField: string;
+  /** The verdict stored with each copy; absent when the checks are off. */
+  verdict: AuthenticationVerdict | undefined;
+  /** Over SMTP: what the session negotiated (null in the clear); absent for mail that never crossed SMTP. */
+  tls?: TlsSessionInfo | null;
+}
+
+/** One copy per mailbox, ready to commit, and the recipients it stands for. */
+export interface MailboxCopy {
+  mailbox: MailboxRecord;
+  recipients: string[];
+  raw: Buffer;
+  parsed: ParsedMessage;
+}
+
+export interface PreparedCopies {
+  copies: MailboxCopy[];
+  /** Recipients with no mailbox (removed since their message was accepted). */
+  missing: string[];
+  hop: Hop;
+}
+
+/**
+ * The one way into a mailbox, whoever brings the message (the MX, the inbound queue, a send
+ * to a local address): like an MTA's local delivery agent, one copy per mailbox however many
+ * of its addresses and aliases the message names, each with our trace field and our verdict on
+ * top (both are trace fields of this hop, RFC 8601 section 4), any forged verdict of ours cut
+ * out (section 5), filed in INBOX.
+ */
+export class MailboxDeliveryAgent {
+  constructor(
+    private readonly mailboxes: MailboxService,
+    /** Our authserv-id (`smtp.hostname`): a field of another hop claiming it is forged. */
+    private readonly authservId: string,
+  ) {}
+
+  /** True when `address` names a mailbox here (an alias, a postmaster address). */
+  knows(address: string): boolean {
+    return this.mailboxes.mailboxForRecipient(address) !== null;
+  }
+
+  /**
+   * The copies of `raw` for `recipients`. A recipient with no mailbox is missing, or an error
+   * when `missing` is `'refuse'` (the MX checked each at RCPT, so one gone now is a fault).
+   */
+  prepare(raw: Buffer, parsed: ParsedMessage, hop: Hop, recipients: readonly string[], missing: 'refuse' | 'skip'): PreparedCopies {
+    const sent = withoutForgedAuthenticationResults(raw, this.authservId);
+    const verdict = Buffer.from(hop.verdictField, 'latin1');
+    const byMailbox = new Map<string, { mailbox: MailboxRecord; recipients: string[] }>();
+    const unknown: string[] = [];
+    for (const recipient of recipients) {
+      const mailbox = this.mailboxes.mailboxForRecipient(recipient);
+      if (!mailbox) {
+        if (missing === 'refuse') throw new AppError('not_found', `no mailbox for ${recipient}`);
+        unknown.push(recipient);
+        continue;
+      }
+      const copy = byMailbox.get(mailbox.id);
+      if (copy) copy.recipients.push(recipient);
+      else byMailbox.set(mailbox.id, { mailbox, recipients: [recipient] });
+    }
+    const copies = [...byMailbox.values()].map(({ mailbox, recipients: named }) => {
+      const trace = Buffer.from(hop.traceFor(named[0]), 'utf8');
+      // The stored body's offsets are into the stored bytes, which start with our two fields; with
+      // forged fields cut out the parse no longer matches, and the body backfill builds it anew.
+      const body = sent === raw && parsed.body ? withPrefix(parsed.body, trace.length + verdict.length) : null;
+      return { mailbox, recipients: named, raw: Buffer.concat([trace, verdict, sent]), parsed: { ...parsed, body } };
+    });
+    return { copies, missing: unknown, hop };
+  }
+
+  /** Inside the commit; `receivedAt` is the time of the 250 for a message that waited in the inbound queue. */
+  append(prepared: PreparedCopies, receivedAt?: number): void {
+    const { hop } = prepared;
+    for (const copy of prepared.copies) {
+      this.mailboxes.append(copy.mailbox, INBOX, copy.raw, copy.parsed, {
+        ...(hop.tls !== undefined && { arrival: { tls: hop.tls } }),
+        authentication: hop.verdict,
+        ...(receivedAt !== undefined && { receivedAt }),
+      });
+    }
+  }
+}
