@@ -13,7 +13,7 @@ import { Store } from '../src/store/index.js';
 
 const silent = createLogger('silent', () => {});
 
-t.test('nextCronTime is the first second after the given time that node-cron matches', async (t) => {
+t.test('nextCronTime is the first second after the given time that node-cron matches', async () => {
   const expressions = ['0 */10 * * * *', '30 * * * * *', '*/20 * * * * *', '0 17 3 * * *', '15 0 12 * * 1', '0 0 0 L * *', '0 30 9 1 * *', '0 0 * * *'];
   fc.assert(
     fc.property(fc.constantFrom(...expressions), fc.integer({ min: Date.parse('2026-01-01'), max: Date.parse('2029-12-31') }), (expression, start) => {

@@ -1,5 +1,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { StoredContent } from './stored-message.js';
+import type { PackedText, PackedTexts, StoredContent } from './stored-message.js';
+
+export type { PackedText, PackedTexts } from './stored-message.js';
 
 /**
  * How the texts of a stored body are kept compact (migration 11): they are written with every
@@ -16,18 +18,6 @@ import type { StoredContent } from './stored-message.js';
  */
 const COMPRESS_MIN_BYTES = 128;
 const COMPRESS_MAX_BYTES = 64 * 1024;
-
-/** A packed text: plain, or a raw DEFLATE of its UTF-8 (a Uint8Array once it crossed a thread). */
-export type PackedText = string | Uint8Array;
-
-export interface PackedTexts {
-  text: PackedText;
-  html: PackedText | null;
-  /** Null when equal to the text without trailing white space. */
-  extractedText: PackedText | null;
-  /** Null when equal to the HTML. */
-  extractedHtml: PackedText | null;
-}
 
 export const packText = (text: string): PackedText => {
   const bytes = Buffer.byteLength(text);

@@ -16,8 +16,6 @@
  * limits in src/mime/structure.ts), never rendered or used as a path.
  */
 
-import type { PackedTexts } from './packed-text.js';
-
 /** Bumped when the builder changes what it stores; a row of another version is rebuilt. */
 export const STORED_BODY_VERSION = 3;
 
@@ -181,4 +179,16 @@ export interface StoredBody {
    * searches then read the raw bytes, not the packed text. Null for any other message.
    */
   plainTextStart: number | null;
+}
+
+/** A packed text: plain, or a raw DEFLATE of its UTF-8 (a Uint8Array once it crossed a thread). */
+export type PackedText = string | Uint8Array;
+
+export interface PackedTexts {
+  text: PackedText;
+  html: PackedText | null;
+  /** Null when equal to the text without trailing white space. */
+  extractedText: PackedText | null;
+  /** Null when equal to the HTML. */
+  extractedHtml: PackedText | null;
 }

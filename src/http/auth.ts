@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { bearerToken } from '../core/bearer.js';
 import type { Principal } from '../core/types.js';
-import type { AuthenticateOptions, AuthService } from '../services/accounts/auth.js';
+import type { AuthenticateOptions, AuthService } from '../services/access/auth.js';
 
 export interface AuthState {
   principal: Principal;

@@ -1,6 +1,19 @@
 import { flagsResponse, flagsText } from './flags.js';
 import { uidSetText } from './sequence.js';
-import type { ImapSession } from './session.js';
+import type { Services } from '../services/index.js';
+import type { Chunk } from './format.js';
+import type { SelectedView } from './view.js';
+
+/** What reporting changes needs of a session (src/imap/session.ts). */
+export interface ReportingSession {
+  readonly view: SelectedView | null;
+  readonly state: string;
+  readonly services: Pick<Services, 'imap'>;
+  readonly qresync: boolean;
+  readonly condstore: boolean;
+  readonly output: { write(chunks: readonly Chunk[]): Promise<void> };
+  untagged(chunks: readonly Chunk[]): Promise<void>;
+}
 
 /** FETCH responses written per socket write while reporting many flag changes. */
 const BATCH = 256;
@@ -13,7 +26,7 @@ const BATCH = 256;
  * then new mail as "* n EXISTS" and "* n RECENT". Returns false when the folder was deleted
  * under the session, which then ends it (after the command's answer, as Dovecot does).
  */
-export const reportChanges = async (session: ImapSession, expunges: boolean): Promise<boolean> => {
+export const reportChanges = async (session: ReportingSession, expunges: boolean): Promise<boolean> => {
   const view = session.view;
   if (!view || session.state === 'logout') return true;
   const changes = session.services.imap.changes(view.folder, {

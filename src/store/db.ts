@@ -2,9 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations/index.js';
-import { keptStatement, pragma } from './statements.js';
+import { type Db, keptStatement, pragma } from './statements.js';
 
-export type Db = Database.Database;
+export type { Db } from './statements.js';
 
 export interface OpenOptions {
   /** The native addon, passed in by the single executable (see bin/sea-entry.ts). */

@@ -1,5 +1,8 @@
 import type { Statement } from 'better-sqlite3';
-import type { Db } from './db.js';
+import type Database from 'better-sqlite3';
+
+/** The one SQLite connection every repository uses. */
+export type Db = Database.Database;
 
 /**
  * Statements are prepared once per connection and kept while it lives, never left to the

@@ -6,7 +6,7 @@ import { hashKey, newFullKey } from '../../core/keys.js';
 import type { Account, AccountKind } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { MailboxService } from '../mail/mailbox.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
 
 export interface RegisterInput {
   agentId: string;

@@ -8,7 +8,7 @@ import type { RecipientRecord } from '../../store/submissions.js';
 import { parseArf } from '../../mime/arf.js';
 import { ComplaintIntake } from './complaints.js';
 import { parseDsn, type Dsn, type DsnRecipient } from '../../mime/dsn.js';
-import type { SendingReputation } from '../sending/reputation.js';
+import type { SendingReputation } from './reputation.js';
 
 const SECRET_NAME = 'bounce-token-secret';
 

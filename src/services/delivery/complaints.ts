@@ -5,7 +5,7 @@ import type { RecipientStatus } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { RecipientRecord, SubmissionRecord } from '../../store/submissions.js';
 import { isComplaint, type FeedbackReport } from '../../mime/arf.js';
-import type { SendingReputation } from '../sending/reputation.js';
+import type { SendingReputation } from './reputation.js';
 
 export interface ComplaintOutcome {
   /** True when the report was a verified complaint about one recipient of ours. */

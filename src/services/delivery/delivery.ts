@@ -9,7 +9,7 @@ import type { RecipientRecord } from '../../store/submissions.js';
 import type { BounceService } from './bounces.js';
 import type { DkimService } from './dkim.js';
 import type { NextHopResolver } from './next-hop.js';
-import type { SendingReputation } from '../sending/reputation.js';
+import type { SendingReputation } from './reputation.js';
 
 export interface DeliveryConfig {
   /** 4xx answers are retried for this long from acceptance, then the recipient fails (48 h). */

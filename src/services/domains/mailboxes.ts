@@ -4,7 +4,7 @@ import type { MailboxRecord } from '../../store/accounts.js';
 import type { DomainMailboxRecord } from '../../store/domain-addresses.js';
 import type { Store } from '../../store/index.js';
 import type { AccountService } from '../accounts/accounts.js';
-import type { TwoFactorService } from '../accounts/two-factor.js';
+import type { TwoFactorService } from '../access/two-factor.js';
 import type { MessageOps } from '../mail/message-ops.js';
 import { requireDomainRead, requireDomainWrite, type DomainCaller } from './caller.js';
 import type { DomainService } from './domains.js';

@@ -3,7 +3,7 @@ import type { DnsResolver } from '../../core/dns.js';
 import type { Logger } from '../../core/logger.js';
 import type { DomainRecord, DomainStatus } from '../../store/domains.js';
 import type { Store } from '../../store/index.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
 import { requireDomainWrite, type DomainCaller } from './caller.js';
 import { checkRecords, type Checked, type CheckResult } from './checks.js';
 import type { DomainService } from './domains.js';

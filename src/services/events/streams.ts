@@ -5,7 +5,7 @@ import type { Principal } from '../../core/types.js';
 import type { SubscribableEvent } from '../../core/webhooks.js';
 import type { Committed, Store } from '../../store/index.js';
 import type { LoggedEvent } from '../../store/webhook-events.js';
-import { requirePermission } from '../accounts/auth.js';
+import { requirePermission } from '../access/auth.js';
 
 export interface EventStreamOptions {
   /** The id of the last event the client has (the Last-Event-ID header): the stream resumes after it. */

@@ -8,7 +8,8 @@ import type { Store } from '../../store/index.js';
 import type { MessageBodyService } from '../mail/bodies.js';
 import type { Appended, MailboxService } from '../mail/mailbox.js';
 import { rowsOf, type CopyResult, type FlagChange, type FlagResult, type MessageOps } from '../mail/message-ops.js';
-import { searchFolder, type SearchKey } from './search.js';
+import type { SearchKey } from './search-key.js';
+import { searchFolder } from './search.js';
 import type { ImapIdentity } from './session.js';
 
 /** A message's ENVELOPE and BODYSTRUCTURE as a FETCH sends them. */

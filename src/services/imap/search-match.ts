@@ -2,7 +2,7 @@ import type { AddressEntry } from '../../core/types.js';
 import { parseHeaderFields } from '../../mime/mime-tree.js';
 import { addressesOf } from '../../store/address-columns.js';
 import type { DatedRow, SearchFieldsRow } from '../../store/imap-rows.js';
-import type { SearchKey } from './search.js';
+import type { SearchKey } from './search-key.js';
 
 // Whether one message matches a SEARCH key (RFC 3501 section 6.4.4), from what search.ts read
 // of it: strings as case-insensitive substrings, subject and addresses as ingest decoded them.

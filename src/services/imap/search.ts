@@ -6,30 +6,10 @@ import type { SearchNarrowing } from '../../store/imap.js';
 import type { SearchTextRow } from '../../store/imap-rows.js';
 import type { Store } from '../../store/index.js';
 import type { MessageBodyService } from '../mail/bodies.js';
-import { rowsOf, type SystemFlag } from '../mail/message-ops.js';
+import { rowsOf } from '../mail/message-ops.js';
 import { MESSAGE_STEPS, pacedSteps } from '../../core/paced-steps.js';
 import { type Candidate, DAY_MS, fromCut, isAscii, matches } from './search-match.js';
-
-/** RFC 3501 section 6.4.4 search keys (and RFC 7162's MODSEQ), with sequence sets already resolved to UIDs. */
-export type SearchKey =
-  | { kind: 'all' }
-  | { kind: 'none' }
-  | { kind: 'and'; keys: SearchKey[] }
-  | { kind: 'or'; left: SearchKey; right: SearchKey }
-  | { kind: 'not'; key: SearchKey }
-  | { kind: 'uids'; uids: ReadonlySet<number> }
-  | { kind: 'flag'; flag: SystemFlag; set: boolean }
-  /** RECENT (this session's \Recent), NEW (recent and unseen), OLD (not recent). */
-  | { kind: 'recent'; which: 'recent' | 'new' | 'old' }
-  | { kind: 'keyword'; keyword: string; set: boolean }
-  /** `field` lowercased; an empty `text` matches every message that has the field. */
-  | { kind: 'header'; field: string; text: string }
-  /** TEXT (header and body) or BODY: substrings of the decoded text. */
-  | { kind: 'text'; scope: 'text' | 'body'; text: string }
-  /** `day` is midnight UTC of the date given, in Unix milliseconds. */
-  | { kind: 'date'; of: 'internal' | 'sent'; op: 'before' | 'on' | 'since'; day: number }
-  | { kind: 'size'; op: 'larger' | 'smaller'; bytes: number }
-  | { kind: 'modseq'; modseq: number };
+import type { SearchKey } from './search-key.js';
 
 /** A header longer than this is searched in its first this many bytes. */
 const HEADER_MAX_BYTES = 64 * 1024;

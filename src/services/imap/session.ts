@@ -4,13 +4,13 @@ import type { Folder, Principal } from '../../core/types.js';
 import type { MailboxRecord } from '../../store/accounts.js';
 import type { FlagRow } from '../../store/imap-rows.js';
 import type { Store } from '../../store/index.js';
-import type { AuthService } from '../accounts/auth.js';
+import type { AuthService } from '../access/auth.js';
 import type { MailboxService } from '../mail/mailbox.js';
 import type { FolderService } from '../mail/folders.js';
 import type { MailboxListener, MailboxWatchers } from '../mail/watchers.js';
 
 export type { FlagRow, FetchRow, MessageMeta } from '../../store/imap-rows.js';
-export type { SearchKey } from './search.js';
+export type { SearchKey } from './search-key.js';
 
 /** Who an IMAP connection logged in as. The key itself is not kept: the principal is checked again by its id. */
 export interface ImapIdentity {

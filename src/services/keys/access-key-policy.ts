@@ -5,7 +5,7 @@ import type { Principal } from '../../core/types.js';
 import type { AccessPolicy } from '../../store/access-keys.js';
 import type { Store } from '../../store/index.js';
 import type { AccessKeySendPolicy, SendAddresses } from './access-key-send-policy.js';
-import { requirePermission } from '../accounts/auth.js';
+import { requirePermission } from '../access/auth.js';
 
 export interface KeyUsage {
   dailyRecipientsUsed: number;

@@ -6,8 +6,8 @@ import type { Permission, Principal } from '../../core/types.js';
 import type { AccessKeyKind, AccessKeyRecord, AccessPolicy } from '../../store/access-keys.js';
 import type { Store } from '../../store/index.js';
 import type { AccessKeyPolicyService } from './access-key-policy.js';
-import { requireFullKey, requireFullKeyOrOwner } from '../accounts/auth.js';
-import type { TwoFactorService } from '../accounts/two-factor.js';
+import { requireFullKey, requireFullKeyOrOwner } from '../access/auth.js';
+import type { TwoFactorService } from '../access/two-factor.js';
 
 /** The request shape of DESIGN.md "access key request", as schema/access-key-request.json validates it. */
 export interface AccessKeyRequest {

@@ -5,8 +5,8 @@ import { hashKey, newFullKey } from '../../core/keys.js';
 import type { Principal } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { KeyRecord } from '../../store/keys.js';
-import { requireFullKey } from '../accounts/auth.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import { requireFullKey } from '../access/auth.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
 
 export type RotationAction = 'prepare' | 'activate' | 'cancel';
 

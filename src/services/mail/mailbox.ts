@@ -9,7 +9,7 @@ import type { PostmasterRoute } from './postmaster.js';
 import type { Arrival } from '../../store/message-arrivals.js';
 import type { Store } from '../../store/index.js';
 import type { FullSummary, MessagePage } from '../../store/messages.js';
-import { requirePermission } from '../accounts/auth.js';
+import { requirePermission } from '../access/auth.js';
 import { previewOf, searchTextOf, type ParsedMessage } from '../../mime/parse.js';
 import { decodeBody } from '../../mime/transfer-encoding.js';
 import { wireLength } from '../../mime/crlf.js';

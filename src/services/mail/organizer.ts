@@ -2,7 +2,7 @@ import { AppError } from '../../core/errors.js';
 import type { Folder, Principal } from '../../core/types.js';
 import type { MailboxRecord } from '../../store/accounts.js';
 import type { Store } from '../../store/index.js';
-import { requireFullKey, requirePermission } from '../accounts/auth.js';
+import { requireFullKey, requirePermission } from '../access/auth.js';
 import { canonicalFolderName, INBOX, specialUseOf, TRASH } from './folder-names.js';
 import type { FolderService } from './folders.js';
 import type { MailboxService } from './mailbox.js';

@@ -3,7 +3,7 @@ import { hasReplyPrefix, subjectKey, threadKeysOf } from '../../core/thread-keys
 import type { Principal } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { ThreadCursor, ThreadListRow } from '../../store/threads.js';
-import { requirePermission } from '../accounts/auth.js';
+import { requirePermission } from '../access/auth.js';
 import { toFtsQuery } from './fts-query.js';
 import type { SearchIndexService } from './search-index.js';
 import { messageView, type MessageView } from './views.js';

@@ -1,7 +1,7 @@
 import { AppError } from '../../core/errors.js';
 import type { Principal } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
-import { requirePermission } from '../accounts/auth.js';
+import { requirePermission } from '../access/auth.js';
 import { INBOX, type MailboxService } from './mailbox.js';
 import { messageView, type MessageView } from './views.js';
 import type { MailboxWatchers } from './watchers.js';

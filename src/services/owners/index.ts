@@ -1,14 +1,14 @@
 import type { Argon2Loader } from '../../core/passwords.js';
 import type { AccountService } from '../accounts/accounts.js';
-import type { AuthService } from '../accounts/auth.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { AuthService } from '../access/auth.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
 import { OwnerAccountService, type OwnerAccountsConfig } from './owner-accounts.js';
 import { OwnershipService } from './ownership.js';
 import { DraftApprovalService } from './approvals.js';
 import { DraftService, type DraftsConfig } from '../drafts/drafts.js';
 import { OwnerViewService, type OwnerViewDeps } from './owner-views.js';
 import { Passwords } from './passwords.js';
-import type { SessionTokens } from './session-tokens.js';
+import type { SessionTokens } from '../access/session-tokens.js';
 import { OwnerSessionService, type SessionsConfig } from './sessions.js';
 
 /** Config `owners.*`, plus the data folder's session.key that signs JWTs and form tokens. */

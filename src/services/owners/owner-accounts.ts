@@ -6,8 +6,8 @@ import { sha256Hex } from '../../core/ids.js';
 import type { Account } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { AccountService } from '../accounts/accounts.js';
-import type { TwoFactorResult, TwoFactorService } from '../accounts/two-factor.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { TwoFactorResult, TwoFactorService } from '../access/two-factor.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
 import { checkPasswordPolicy, type Passwords } from './passwords.js';
 import { normalizeLogin, type OwnerSession, type OwnerSessionService, type SignedIn } from './sessions.js';
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { startOfDay } from '../../core/time-zone.js';
 import type { Store } from '../../store/index.js';
-import type { TwoFactorResult, TwoFactorService } from '../accounts/two-factor.js';
+import type { TwoFactorResult, TwoFactorService } from '../access/two-factor.js';
 import type { AccessKeyRequest, AccessKeyService, AccessKeyView } from '../keys/access-keys.js';
 import type { ListQuery, MailboxService } from '../mail/mailbox.js';
 import type { OutboundDetail, OutboundPage, OutboundService } from '../sending/outbound.js';

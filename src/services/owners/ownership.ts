@@ -5,7 +5,7 @@ import { sha256Hex } from '../../core/ids.js';
 import { keyKindOf } from '../../core/keys.js';
 import type { Account, Permission, Principal } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
-import { requireFullKey, type AuthService } from '../accounts/auth.js';
+import { requireFullKey, type AuthService } from '../access/auth.js';
 import type { OwnerSession } from './sessions.js';
 
 /** An owned agent in the owner's list. */

@@ -4,10 +4,10 @@ import { AppError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/ids.js';
 import type { Store } from '../../store/index.js';
 import type { OwnerSessionRecord } from '../../store/owners.js';
-import type { TwoFactorService } from '../accounts/two-factor.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { TwoFactorService } from '../access/two-factor.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
 import { PASSWORD_MAX_LENGTH, type Passwords } from './passwords.js';
-import type { SessionTokens } from './session-tokens.js';
+import type { SessionTokens } from '../access/session-tokens.js';
 
 /** A signed-in owner, as the adapters resolve it from a bearer JWT or the console cookie. */
 export interface OwnerSession {

@@ -6,7 +6,7 @@ import { CENTS_PER_PERIOD, creditsForCents } from '../../core/money.js';
 import { OPEN_STATUSES, type HostingLedger, type Invoice, type InvoiceKind, type InvoiceMethod } from '../../core/payments.js';
 import type { Principal } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
-import { requireFullKey } from '../accounts/auth.js';
+import { requireFullKey } from '../access/auth.js';
 import type { CallbackOutcome, CardPayments } from './card.js';
 import type { PolygonPayments, PolygonTerms } from './polygon.js';
 import { paymentView, type PaymentView } from './views.js';

@@ -3,7 +3,7 @@ import { AppError } from '../../core/errors.js';
 import type { Principal, RecipientKind, RecipientStatus, SubmissionVia } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { RecipientEvent, RecipientRecord, SubmissionRecord } from '../../store/submissions.js';
-import { requirePermission } from '../accounts/auth.js';
+import { requirePermission } from '../access/auth.js';
 
 /** Contract Limits: 50 submissions a page, the latest 200 state changes, metadata 90 days. */
 /** Contract Limits "Outgoing tracking" (config `limits.*`). */

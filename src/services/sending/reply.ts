@@ -3,7 +3,7 @@ import { invalidInput } from '../../core/errors.js';
 import type { EnvelopeAddress } from '../../core/stored-message.js';
 import { messageIdsIn } from '../../core/thread-keys.js';
 import type { AddressEntry, Principal, SubmissionVia } from '../../core/types.js';
-import { requirePermission } from '../accounts/auth.js';
+import { requirePermission } from '../access/auth.js';
 import type { MessageBodyService } from '../mail/bodies.js';
 import type { LocatedMessage, MailboxService } from '../mail/mailbox.js';
 import type { SendRequest, ThreadHeaders } from './send-input.js';

@@ -2,6 +2,7 @@ import { domainOf, isValidAddress, normalizeAddress } from '../../core/addresses
 import { AppError, invalidInput } from '../../core/errors.js';
 import { sha256Hex } from '../../core/ids.js';
 import type { RecipientKind } from '../../core/types.js';
+import type { ParsedMessage } from '../../core/parsed-message.js';
 import { addressparser } from '../../mime/nodemailer.js';
 
 /** The REST body / MCP arguments, as schema/send-request.json has already checked them. */
@@ -227,3 +228,31 @@ export const contentHashOf = (message: OutgoingMessage): string =>
       attachments: message.attachments.map((item) => [item.filename, item.contentType ?? null, sha256Hex(item.content)]),
     }),
   );
+
+/** A message ready to accept: composed, hashed, its recipients known. */
+export interface PreparedSubmission {
+  fromAddress: string;
+  replyTo: string[];
+  subject: string;
+  recipients: RecipientTarget[];
+  contentHash: string;
+  messageId: string;
+  /** What every recipient gets (no Bcc header). */
+  raw: Buffer;
+  /** The sender's Sent copy (Bcc kept). */
+  sentRaw: Buffer;
+  /** Known without parsing when we composed the message ourselves (compose.ts). */
+  parsed?: ParsedMessage | null;
+}
+
+export interface SendingConfig extends MessageLimits {
+  mailDomain: string;
+  /** `smtp.hostname`: the host our trace field names on mail delivered here. */
+  hostname: string;
+  idempotencyRetentionMs: number;
+  /** Contract Limits (config `limits.*`): the schema checks them in REST and MCP bodies. */
+  idempotencyKeyMaxChars: number;
+  subjectMaxChars: number;
+  attachmentsPerMessage: number;
+  attachmentFilenameMaxChars: number;
+}

@@ -3,7 +3,7 @@ import { startOfDay } from '../../core/time-zone.js';
 import { AppError } from '../../core/errors.js';
 import type { Account, SendingState } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
 
 export interface RecipientLimits {
   recipientsPerDay: number;

@@ -6,7 +6,7 @@ import type { Store } from '../../store/index.js';
 import { checkIdempotencyKeyHeader } from '../../core/idempotency-key.js';
 import type { IdempotencyRecord } from '../../store/idempotency.js';
 import type { AccessKeySendPolicy } from '../keys/access-key-send-policy.js';
-import { requirePermission } from '../accounts/auth.js';
+import { requirePermission } from '../access/auth.js';
 import { composeMessage, parsedOfComposed } from './compose.js';
 import type { MessageAuthenticator } from '../mail/authentication.js';
 import type { MailboxDeliveryAgent } from '../mail/delivery-agent.js';
@@ -16,8 +16,8 @@ import {
   contentHashOf,
   normalizeSendRequest,
   recipientsOf,
-  type MessageLimits,
-  type RecipientTarget,
+  type PreparedSubmission,
+  type SendingConfig,
   type SendRequest,
   type ThreadHeaders,
 } from './send-input.js';
@@ -25,6 +25,8 @@ import type { SendingLimits, SendingStatus } from './send-limits.js';
 import { deliverLocally, isLocalDomain, type LocalDelivery } from './local-delivery.js';
 import { settleSandbox } from './sandbox.js';
 import { prepareRawSubmission, type RawEnvelope } from './submit-raw.js';
+
+export type { PreparedSubmission, SendingConfig } from './send-input.js';
 
 export interface SendOptions {
   /** The Idempotency-Key header; the body's idempotencyKey must equal it when both are given. */
@@ -41,34 +43,6 @@ export interface SendResult {
   status: 'accepted';
   replayed?: true;
   sentCopySaved?: boolean;
-}
-
-/** A message ready to accept: composed, hashed, its recipients known. */
-export interface PreparedSubmission {
-  fromAddress: string;
-  replyTo: string[];
-  subject: string;
-  recipients: RecipientTarget[];
-  contentHash: string;
-  messageId: string;
-  /** What every recipient gets (no Bcc header). */
-  raw: Buffer;
-  /** The sender's Sent copy (Bcc kept). */
-  sentRaw: Buffer;
-  /** Known without parsing when we composed the message ourselves (compose.ts). */
-  parsed?: ParsedMessage | null;
-}
-
-export interface SendingConfig extends MessageLimits {
-  mailDomain: string;
-  /** `smtp.hostname`: the host our trace field names on mail delivered here. */
-  hostname: string;
-  idempotencyRetentionMs: number;
-  /** Contract Limits (config `limits.*`): the schema checks them in REST and MCP bodies. */
-  idempotencyKeyMaxChars: number;
-  subjectMaxChars: number;
-  attachmentsPerMessage: number;
-  attachmentFilenameMaxChars: number;
 }
 
 interface Parsed {

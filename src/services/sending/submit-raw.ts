@@ -6,7 +6,7 @@ import { headerFieldValues, mailboxesOf } from '../../mime/header-fields.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
 import { decodeBody } from '../../mime/transfer-encoding.js';
 import { normalizeSendRequest, type AliasCheck, type RecipientTarget } from './send-input.js';
-import type { PreparedSubmission, SendingConfig } from './sending.js';
+import type { PreparedSubmission, SendingConfig } from './send-input.js';
 
 export interface RawEnvelope {
   /** MAIL FROM; empty for the null sender. */

@@ -5,9 +5,9 @@ import { newUuid } from '../../core/ids.js';
 import type { Principal, SuppressionReason } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { SuppressionRecord } from '../../store/suppressions.js';
-import { requireFullKey } from '../accounts/auth.js';
-import type { RateLimiter } from '../rate-limiter.js';
-import type { SendingReputation } from './reputation.js';
+import { requireFullKey } from '../access/auth.js';
+import type { RateLimiter } from '../access/rate-limiter.js';
+import type { SendingReputation } from '../delivery/reputation.js';
 
 /** Contract Limits: up to 100 listed; 10 releases per hour. */
 /** Contract Limits "Suppressions" (config `limits.suppressionsListed`, `limits.suppressionReleasesPerHour`). */

@@ -4,7 +4,7 @@ import type { Principal } from '../../core/types.js';
 import type { WebhookEnvelope, WebhookLimits } from '../../core/webhooks.js';
 import type { Store } from '../../store/index.js';
 import type { WebhookEventRecord } from '../../store/webhook-events.js';
-import { requireFullKey, requireFullKeyOrOwner } from '../accounts/auth.js';
+import { requireFullKey, requireFullKeyOrOwner } from '../access/auth.js';
 import type { WebhookDispatchService } from './dispatch.js';
 import { pauseIfBaselineBroken } from './inbox-identity.js';
 import { attemptView, deliveryView, type AttemptView, type DeliveryDetailView, type DeliveryView } from './views.js';

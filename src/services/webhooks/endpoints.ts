@@ -17,7 +17,7 @@ import {
 import { resolveWebhookTarget, TargetRefused, type TargetPolicy } from '../../core/webhook-target.js';
 import type { Store } from '../../store/index.js';
 import type { WebhookEndpointRecord, WebhookStatus } from '../../store/webhooks.js';
-import { requireFullKey, requireFullKeyOrOwner } from '../accounts/auth.js';
+import { requireFullKey, requireFullKeyOrOwner } from '../access/auth.js';
 import { currentInbox, pauseIfBaselineBroken } from './inbox-identity.js';
 import { webhookView, type WebhookView } from './views.js';
 

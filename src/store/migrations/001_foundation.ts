@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** Accounts, keys, mailboxes, folders, messages with their raw bytes and a full-text index. */
 export const foundation: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Outgoing mail: submissions, their recipients with per-recipient outcomes and credits,

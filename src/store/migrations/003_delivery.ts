@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Delivery (issue 3, second half), on top of 002's outbound tables:

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** Webhook endpoints, their events (the exact body sent each time), every attempt, and outbox read cursors. */
 export const webhooks: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Access-key total budgets in O(1) (issue 6). Counting a key's units over all its recipient

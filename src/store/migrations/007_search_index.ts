@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The full-text index, scoped by folder and fed from a queue (issue 2 benchmarks).

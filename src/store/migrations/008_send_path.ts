@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Charged recipients per account by creation time, as a partial index (issue 3 bench): the

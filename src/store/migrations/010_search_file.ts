@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The full-text index moves to a file of its own (store/search-db.ts), written off the main

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * What ingest stores of a message besides its raw bytes (src/core/stored-message.ts), so a

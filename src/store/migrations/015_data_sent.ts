@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * `submission_recipients.data_sent_at`: set, durably, the moment the next server has answered

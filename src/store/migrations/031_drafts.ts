@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Drafts an agent writes and its owner approves (issue: owners; contract `mail:draft`).

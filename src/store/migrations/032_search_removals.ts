@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Messages can now be removed (a draft's copy in Drafts when the draft changes, is sent or is

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * How a message reached the MX: one row per copy stored from an SMTP session, with the TLS

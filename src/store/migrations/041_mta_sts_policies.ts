@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** MTA-STS policies of recipient domains (RFC 8461 section 5.1: cached for max_age, across restarts). */
 export const mtaStsPolicies: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The authentication verdict of a received message (SPF, DKIM, DMARC, ARC and the trust word,

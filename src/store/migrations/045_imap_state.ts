@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * What mail clients keep on a server over IMAP (RFC 3501 and its extensions):

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The ENVELOPE and BODYSTRUCTURE a FETCH sends, in a narrow table of their own. They were the

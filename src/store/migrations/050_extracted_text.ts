@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The new text of each message (StoredContent.extractedText and extractedHtml, stored body

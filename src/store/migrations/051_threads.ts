@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Conversations (src/services/mail/threads.ts): every message has a thread, computed when it

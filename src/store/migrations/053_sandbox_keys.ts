@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** A limited key may be a sandbox key: its sends are validated, charged to nobody and never leave the host (src/services/sending/sandbox.ts). */
 export const sandboxKeys: Migration = {

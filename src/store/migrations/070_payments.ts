@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Payments (DESIGN.md "Payment request"). invoices: one per purchase, unique per (account,

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * A Polygon invoice's scan cursor: the last block whose transfers to its address are all

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Rank samples (src/store/rank-samples.ts): for some messages of a folder, how many messages

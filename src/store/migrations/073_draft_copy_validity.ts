@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The UIDVALIDITY of the Drafts folder a draft's copy went into (src/services/drafts/drafts.ts).

@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * Mail the MX accepted during a burst and has not delivered into its mailboxes yet

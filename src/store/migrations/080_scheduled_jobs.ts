@@ -1,4 +1,4 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /**
  * The calendar's jobs (src/store/scheduled-jobs.ts): each job's next run is a due row, taken by

@@ -1,3 +1,4 @@
+import type { Migration } from './migration.js';
 import { foundation } from './001_foundation.js';
 import { sending } from './002_sending.js';
 import { delivery } from './003_delivery.js';
@@ -31,11 +32,7 @@ import { draftCopyValidity } from './073_draft_copy_validity.js';
 import { inboundQueue } from './074_inbound_queue.js';
 import { scheduledJobs } from './080_scheduled_jobs.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+export type { Migration } from './migration.js';
 
 /** Applied in version order, each once, recorded in schema_migrations (src/store/db.ts). Never edit one that has landed. */
 export const MIGRATIONS: readonly Migration[] = [

@@ -1,6 +1,6 @@
-import { AppError } from '../core/errors.js';
-import type { Clock } from '../core/clock.js';
-import type { Store } from '../store/index.js';
+import { AppError } from '../../core/errors.js';
+import type { Clock } from '../../core/clock.js';
+import type { Store } from '../../store/index.js';
 
 export interface RateRule {
   /** A stable name for what is counted, e.g. "register". */

@@ -4,7 +4,7 @@ import { hashKey, keyKindOf } from '../../core/keys.js';
 import type { Permission, Principal } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import type { KeyRecord } from '../../store/keys.js';
-import { looksLikeJwt, type SessionTokens } from '../owners/session-tokens.js';
+import { looksLikeJwt, type SessionTokens } from './session-tokens.js';
 
 /** What a full key holds: every permission, drafts included (a full key may also create drafts). */
 export const ALL_PERMISSIONS: readonly Permission[] = ['mail:read', 'mail:send', 'mail:draft', 'domains:read', 'domains:write'];

@@ -5,7 +5,7 @@ import { seal, unseal } from '../../core/seal.js';
 import type { Principal } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import { requireFullKey } from './auth.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { RateLimiter } from './rate-limiter.js';
 
 export interface TwoFactorConfig {
   /** Seals seeds at rest (the data folder's secret key). */
