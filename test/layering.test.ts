@@ -110,7 +110,11 @@ const loops = (graph: Map<string, Set<string>>): string[][] => {
 };
 
 /** A service file's feature folder (`services/mail`), or `services` for the files at its top. */
-const serviceFolderOf = (path: string): string => path.split('/').slice(0, path.split('/').length > 2 ? 2 : 1).join('/');
+const serviceFolderOf = (path: string): string =>
+  path
+    .split('/')
+    .slice(0, path.split('/').length > 2 ? 2 : 1)
+    .join('/');
 
 const fileGraph = new Map<string, Set<string>>();
 const folderGraph = new Map<string, Set<string>>();

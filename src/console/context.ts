@@ -1,12 +1,12 @@
 import type { Context } from 'koa';
 import type { BodyLimits } from '../core/body-budget.js';
 import type { Logger } from '../core/logger.js';
-import type { Services } from '../services/index.js';
+import type { ConsoleServices } from './services.js';
 import type { OwnerSession } from '../services/owners/sessions.js';
 
 /** What every console page file receives (main.ts builds it). */
 export interface ConsoleDeps {
-  services: Services;
+  services: ConsoleServices;
   logger: Logger;
   trustProxy: boolean;
   /** The HTTP listener's body limits: forms are small, a message written in the console may be a send's size. */

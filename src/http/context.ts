@@ -1,13 +1,13 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../core/logger.js';
 import type { Validator } from '../core/validate.js';
-import type { Services } from '../services/index.js';
+import type { HttpServices } from './services.js';
 import type { BodyLimits } from '../core/body-budget.js';
 import type { NodeMount } from './mount.js';
 
 /** What every routes file receives. */
 export interface HttpDeps {
-  services: Services;
+  services: HttpServices;
   logger: Logger;
   trustProxy: boolean;
   body: BodyLimits;

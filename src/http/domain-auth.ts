@@ -3,7 +3,7 @@ import { bearerToken } from '../core/bearer.js';
 import { AppError } from '../core/errors.js';
 import { keyKindOf } from '../core/keys.js';
 import { callerOfKey, callerOfOwner, requireDomainRead, requireDomainWrite, type DomainCaller } from '../services/domains/caller.js';
-import type { Services } from '../services/index.js';
+import type { HttpServices } from './services.js';
 
 export interface DomainCallerState {
   domainCaller: DomainCaller;
@@ -15,7 +15,7 @@ export interface DomainCallerState {
  * body is read, so a key that may not write learns that first (403), whatever it sent.
  */
 export const requireDomainCaller =
-  (services: Services, access: 'read' | 'write') =>
+  (services: HttpServices, access: 'read' | 'write') =>
   async (ctx: Context, next: Next): Promise<void> => {
     const bearer = bearerToken(ctx.get('authorization'));
     if (!bearer) throw new AppError('unauthorized', 'missing or invalid API key or owner session');
@@ -29,7 +29,7 @@ export const requireDomainCaller =
 export const domainCallerOf = (ctx: Context): DomainCaller => (ctx.state as DomainCallerState).domainCaller;
 
 /** An owner session JWT: the signed-in owner holds the domains (DESIGN.md "Domain holder"). */
-const ownerCaller = async (services: Services, bearer: string): Promise<DomainCaller> => {
+const ownerCaller = async (services: HttpServices, bearer: string): Promise<DomainCaller> => {
   const owner = await services.ownerSessions.fromBearer(bearer);
   if (!owner) throw new AppError('unauthorized', 'missing, expired or ended owner session; sign in with POST /api/user/session');
   return callerOfOwner(owner.ownerId);

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Logger } from '../core/logger.js';
 import type { ServerCertificates } from '../core/tls.js';
-import type { Services } from '../services/index.js';
+import type { ImapServices } from './services.js';
 import { capabilitiesFor } from './commands-session.js';
 import type { Chunk } from './format.js';
 import { CommandReader } from './reader.js';
@@ -36,7 +36,7 @@ export class ImapConnection implements Output {
 
   constructor(
     socket: Socket,
-    services: Services,
+    services: ImapServices,
     private readonly logger: Logger,
     commands: ReadonlyMap<string, CommandSpec>,
     private readonly options: ConnectionOptions,

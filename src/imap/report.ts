@@ -1,6 +1,6 @@
 import { flagsResponse, flagsText } from './flags.js';
 import { uidSetText } from './sequence.js';
-import type { Services } from '../services/index.js';
+import type { ImapServices } from './services.js';
 import type { Chunk } from './format.js';
 import type { SelectedView } from './view.js';
 
@@ -8,7 +8,7 @@ import type { SelectedView } from './view.js';
 export interface ReportingSession {
   readonly view: SelectedView | null;
   readonly state: string;
-  readonly services: Pick<Services, 'imap'>;
+  readonly services: Pick<ImapServices, 'imap'>;
   readonly qresync: boolean;
   readonly condstore: boolean;
   readonly output: { write(chunks: readonly Chunk[]): Promise<void> };

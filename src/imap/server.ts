@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from '../core/logger.js';
 import type { ServerCertificates } from '../core/tls.js';
-import type { Services } from '../services/index.js';
+import type { ImapServices } from './services.js';
 import { copyCommands } from './commands-copy.js';
 import { folderCommands } from './commands-folders.js';
 import { messageCommands } from './commands-message.js';
@@ -45,7 +45,7 @@ export interface ImapServer {
 }
 
 /** The IMAP4rev1 listener (RFC 3501): one session per connection, commands run in order. */
-export const createImapServer = (services: Services, logger: Logger, options: ImapOptions): ImapServer => {
+export const createImapServer = (services: ImapServices, logger: Logger, options: ImapOptions): ImapServer => {
   const connections = new Set<ImapConnection>();
   const handshakes = new Set<Socket>();
   const open = (socket: Socket, secure: boolean) => {

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Logger } from '../core/logger.js';
 import type { ImapIdentity } from '../services/imap/session.js';
-import type { Services } from '../services/index.js';
+import type { ImapServices } from './services.js';
 import type { Chunk } from './format.js';
 import { ParseError, parseCommand, type Command, type Token } from './parser.js';
 import { oneLine, responseForError } from './replies.js';
@@ -56,7 +56,7 @@ export class ImapSession {
   private reportQueued = false;
 
   constructor(
-    readonly services: Services,
+    readonly services: ImapServices,
     readonly logger: Logger,
     readonly output: Output,
     readonly options: SessionOptions,

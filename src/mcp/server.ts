@@ -4,12 +4,12 @@ import packageJson from '../../package.json' with { type: 'json' };
 import type { BodyLimits } from '../core/body-budget.js';
 import type { Logger } from '../core/logger.js';
 import type { Validator } from '../core/validate.js';
-import type { Services } from '../services/index.js';
+import type { McpServices } from './services.js';
 import { toolFailure, toolSuccess } from './results.js';
 import { TOOLS, toolNamed, type CallerContext } from './tools.js';
 
 export interface McpDeps {
-  services: Services;
+  services: McpServices;
   logger: Logger;
   trustProxy: boolean;
   body: BodyLimits;

@@ -1,7 +1,7 @@
 import { bearerToken } from '../core/bearer.js';
 import type { Principal } from '../core/types.js';
 import type { Validator } from '../core/validate.js';
-import type { Services } from '../services/index.js';
+import type { McpServices } from './services.js';
 import { easeToolArguments } from './coerce.js';
 
 /** What one HTTP request tells a tool about its caller. */
@@ -20,7 +20,7 @@ export interface McpTool {
   name: string;
   description: string;
   schemaId: string;
-  call(services: Services, validator: Validator, args: Record<string, unknown> | undefined, caller: CallerContext, signal?: AbortSignal): Promise<unknown>;
+  call(services: McpServices, validator: Validator, args: Record<string, unknown> | undefined, caller: CallerContext, signal?: AbortSignal): Promise<unknown>;
 }
 
 /** Numbers and numeric strings are eased where unambiguous (coerce.ts), then validated. */
@@ -28,7 +28,12 @@ const validArguments = <T>(validator: Validator, schemaId: string, args: Record<
   validator.validate<T>(schemaId, easeToolArguments(validator.schema(schemaId), args));
 
 /** A tool that needs no key (only register_agent). */
-export const keyless = <T>(name: string, description: string, schemaId: string, run: (services: Services, input: T, clientIp: string) => unknown): McpTool => ({
+export const keyless = <T>(
+  name: string,
+  description: string,
+  schemaId: string,
+  run: (services: McpServices, input: T, clientIp: string) => unknown,
+): McpTool => ({
   name,
   description,
   schemaId,
@@ -40,7 +45,7 @@ export const withKey = <T>(
   name: string,
   description: string,
   schemaId: string,
-  run: (services: Services, input: T, principal: Principal, signal?: AbortSignal) => unknown,
+  run: (services: McpServices, input: T, principal: Principal, signal?: AbortSignal) => unknown,
 ): McpTool => ({
   name,
   description,

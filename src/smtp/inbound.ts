@@ -1,7 +1,7 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Logger } from '../core/logger.js';
 import type { ServerCertificates } from '../core/tls.js';
-import type { Services } from '../services/index.js';
+import type { SmtpServices } from './services.js';
 import { listenerOptions, type ListenerOptions } from './listener-options.js';
 import { readMessage } from './read-stream.js';
 import { recipientCapReply, replyForError, smtpReply } from './replies.js';
@@ -20,7 +20,7 @@ export interface InboundOptions extends ListenerOptions {
  * copy, so recipients per message are capped (RFC 5321 4.5.3.1.10: 452 for the rest, which
  * the client sends again in another transaction).
  */
-export const createInboundServer = (services: Services, logger: Logger, options: InboundOptions): SMTPServer =>
+export const createInboundServer = (services: SmtpServices, logger: Logger, options: InboundOptions): SMTPServer =>
   new SMTPServer({
     ...listenerOptions(options),
     banner: 'agentpost ESMTP',
@@ -43,7 +43,7 @@ export const createInboundServer = (services: Services, logger: Logger, options:
   });
 
 const receive = async (
-  services: Services,
+  services: SmtpServices,
   logger: Logger,
   stream: SMTPServerDataStream,
   session: SMTPServerSession,

@@ -5,7 +5,7 @@ import { isAppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ServerCertificates } from '../core/tls.js';
 import type { Principal } from '../core/types.js';
-import type { Services } from '../services/index.js';
+import type { SmtpServices } from './services.js';
 import { listenerOptions, type ListenerOptions } from './listener-options.js';
 import { readMessage } from './read-stream.js';
 import { recipientCapReply, replyForError, smtpReply } from './replies.js';
@@ -29,7 +29,7 @@ export interface SubmissionOptions extends ListenerOptions {
  * STARTTLS and a second listener speaks implicit TLS (RFC 8314); AUTH without TLS from a
  * non-loopback address is refused unless the operator allows it (RFC 4954 section 4: 538).
  */
-export const createSubmissionServer = (services: Services, logger: Logger, options: SubmissionOptions): SMTPServer =>
+export const createSubmissionServer = (services: SmtpServices, logger: Logger, options: SubmissionOptions): SMTPServer =>
   new SMTPServer({
     ...listenerOptions(options),
     banner: 'agentpost ESMTP submission',
@@ -60,7 +60,7 @@ export const createSubmissionServer = (services: Services, logger: Logger, optio
 
 type AuthOutcome = [Error | null, { user?: unknown }?];
 
-const authenticate = (services: Services, auth: SMTPServerAuthentication, session: SMTPServerSession, options: SubmissionOptions): AuthOutcome => {
+const authenticate = (services: SmtpServices, auth: SMTPServerAuthentication, session: SMTPServerSession, options: SubmissionOptions): AuthOutcome => {
   if (!session.secure && !options.allowInsecureAuth && !isLoopback(session.remoteAddress)) {
     return [smtpReply(538, '5.7.11 Encryption required for requested authentication mechanism')];
   }
@@ -80,7 +80,7 @@ const authenticate = (services: Services, auth: SMTPServerAuthentication, sessio
  * in force (535 5.7.8 answers the AUTH command itself), so the session forgets the login:
  * the client may AUTH again with a valid key, in this connection or a new one.
  */
-const keyRevokedSinceAuth = (services: Services, session: SMTPServerSession): Error | null => {
+const keyRevokedSinceAuth = (services: SmtpServices, session: SMTPServerSession): Error | null => {
   const principal = session.user as Principal | undefined;
   if (principal && services.auth.stillValid(principal)) return null;
   session.user = undefined;
@@ -96,7 +96,7 @@ const isLoopback = (address: string): boolean => {
 };
 
 const submit = async (
-  services: Services,
+  services: SmtpServices,
   logger: Logger,
   stream: SMTPServerDataStream,
   session: SMTPServerSession,

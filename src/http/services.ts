@@ -1,0 +1,36 @@
+import type { Services } from '../services/index.js';
+
+/** The services the http adapter calls: it is handed these, not the whole set. */
+export type HttpServices = Pick<
+  Services,
+  | 'accessKeys'
+  | 'accounts'
+  | 'aliases'
+  | 'approvals'
+  | 'auth'
+  | 'balance'
+  | 'domainMailboxes'
+  | 'domainVerification'
+  | 'domains'
+  | 'drafts'
+  | 'eventStreams'
+  | 'keyRotation'
+  | 'mailbox'
+  | 'metrics'
+  | 'mtaStsPolicyFor'
+  | 'organizer'
+  | 'outbound'
+  | 'ownerSessions'
+  | 'ownerViews'
+  | 'owners'
+  | 'ownership'
+  | 'payments'
+  | 'replies'
+  | 'sending'
+  | 'status'
+  | 'suppressions'
+  | 'threads'
+  | 'twoFactor'
+  | 'webhookDeliveries'
+  | 'webhooks'
+>;
