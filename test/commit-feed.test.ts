@@ -75,7 +75,7 @@ t.test('a group-commit batch publishes only the jobs that committed, once durabl
   );
 });
 
-t.test('an outbox row outside a transaction is refused (DESIGN.md rule 6)', async (t) => {
+t.test('an outbox row outside a transaction is refused (docs/design.md rule 6)', async (t) => {
   const { store } = openStore(t);
   t.throws(() => store.outbox.add('a', {}, 0), /outside a transaction/);
 });

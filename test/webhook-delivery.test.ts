@@ -2,7 +2,7 @@ import t from 'tap';
 import { parseMessage } from '../src/mime/parse.js';
 import { webhookFixture, type WebhookFixture } from './helpers/webhooks.js';
 
-/** DESIGN.md "webhook retry schedule", in ms after the event. */
+/** docs/design.md "webhook retry schedule", in ms after the event. */
 const SCHEDULE = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 86_400_000];
 
 const deliveries = async (f: WebhookFixture, query = '') => (await f.api('GET', `/api/v1/agent/webhooks/deliveries${query}`, { key: f.agent.apiKey })).body;

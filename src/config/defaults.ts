@@ -84,7 +84,7 @@ export const defaultConfig = (): Config => ({
     outboundStateChanges: 200,
     suppressionsListed: 100,
     suppressionReleasesPerHour: 10,
-    // DESIGN.md "webhook retry schedule": 8 attempts over 24 hours.
+    // docs/design.md "webhook retry schedule": 8 attempts over 24 hours.
     webhookRetrySeconds: [0, 5, 300, 1800, 7200, 18000, 36000, 86400],
     webhookReplays: 3,
     webhookHistoryDays: 30,

@@ -78,7 +78,7 @@ export interface Config {
     /** Per domain holder: domains whose addresses the plan covers, aliases, separate mailboxes. */
     personalPlan: { domains: number; aliases: number; mailboxes: number };
   };
-  /** Human owners and the console (DESIGN.md "Owners, domains and payments"). */
+  /** Human owners and the console (docs/design.md "Owners, domains and payments"). */
   owners: {
     /** invite: only `agentpost owners create`; open: anyone may sign up (limited per client address). */
     signup: 'invite' | 'open';

@@ -1,5 +1,5 @@
 /**
- * DNS only through an injected interface (DESIGN.md "How to test"): the webhook target
+ * DNS only through an injected interface (docs/design.md "How it is tested"): the webhook target
  * check resolves a name once through it, and tests answer with whatever address they need.
  */
 export interface AddressResolver {

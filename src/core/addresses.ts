@@ -6,7 +6,7 @@ const MAX_LOCAL_PART = 64;
 const SUFFIX_LENGTH = 6;
 
 /**
- * DESIGN.md "mailbox address": agent-<a>-<s>@<mailDomain>, where a is the agentId
+ * docs/design.md "mailbox address": agent-<a>-<s>@<mailDomain>, where a is the agentId
  * lowercased with runs of "." collapsed and cut so the local part fits in 64 octets.
  */
 export const newMailboxAddress = (agentId: string, mailDomain: string): string => {
@@ -19,7 +19,7 @@ export const newMailboxAddress = (agentId: string, mailDomain: string): string =
 };
 
 /**
- * DESIGN.md "Owners": a human's mailbox is <login local part>-<s>@<mailDomain>, the local
+ * docs/design.md "Owners": a human's mailbox is <login local part>-<s>@<mailDomain>, the local
  * part lowercased, kept to dot-atom characters (RFC 5322 section 3.2.3) and cut to fit.
  */
 export const newOwnerAddress = (loginEmail: string, mailDomain: string): string => {

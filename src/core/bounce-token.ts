@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * DESIGN.md "bounce ingestion": the envelope sender of outgoing mail is
+ * docs/design.md "bounce ingestion": the envelope sender of outgoing mail is
  * bounces+<token>@<mailDomain>, token = <recipient row id>-<mac>, where mac is the first 16
  * hex digits (64 bits) of HMAC-SHA256(secret, "bounce:" + id). Lower-case hex only, because
  * some servers fold the case of local parts when they return a DSN.

@@ -1,4 +1,4 @@
-/** The clock is injected everywhere time matters, so tests can move it (DESIGN.md "How to test"). */
+/** The clock is injected everywhere time matters, so tests can move it (docs/design.md "How it is tested"). */
 export interface Clock {
   now(): Date;
 }

@@ -1,6 +1,6 @@
 /**
  * Errors that services raise. Each protocol has one table that maps these codes to it
- * (DESIGN.md rule 5); anything that is not an AppError is an internal error.
+ * (docs/design.md rule 5); anything that is not an AppError is an internal error.
  */
 export type ErrorCode =
   | 'invalid_input'
@@ -19,7 +19,7 @@ export type ErrorCode =
   | 'feature_paused';
 
 /**
- * DESIGN.md rule 5, the HTTP table. Two adapters answer over HTTP, REST (`src/http/`) and the
+ * docs/design.md rule 5, the HTTP table. Two adapters answer over HTTP, REST (`src/http/`) and the
  * owner console (`src/console/`), and they must not import each other (rule 2): the table
  * lives here so both give the same status for the same code.
  */

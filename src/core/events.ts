@@ -1,6 +1,6 @@
 import type { RecipientStatus } from './types.js';
 
-/** Outbox topics (DESIGN.md rule 6): facts written in the transaction that made them true. */
+/** Outbox topics (docs/design.md rule 6): facts written in the transaction that made them true. */
 export const MESSAGE_STORED = 'message.stored';
 
 /** A message was stored in a folder; the webhook dispatcher turns INBOX ones into events. */

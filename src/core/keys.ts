@@ -1,6 +1,6 @@
 import { randomHex, sha256Hex } from './ids.js';
 
-/** Key formats from the contract's Authentication part and DESIGN.md "keys". */
+/** Key formats from the contract's Authentication part and docs/design.md "keys". */
 export const FULL_KEY_PREFIX = 'svc_';
 export const ACCESS_KEY_PREFIX = 'svc_access_';
 
@@ -12,7 +12,7 @@ export type KeyKind = 'full' | 'access';
 export const newFullKey = (): string => FULL_KEY_PREFIX + randomHex(32);
 export const newAccessKey = (): string => ACCESS_KEY_PREFIX + randomHex(32);
 
-/** Keys are stored only as SHA-256 hashes (DESIGN.md durability rules). */
+/** Keys are stored only as SHA-256 hashes (docs/design.md "Durability and correctness"). */
 export const hashKey = (secret: string): string => sha256Hex(secret);
 
 export const keyKindOf = (secret: string): KeyKind | null => {

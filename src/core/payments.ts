@@ -6,7 +6,7 @@
 
 export type InvoiceKind = 'mail_credits' | 'domain_hosting' | 'domain_addon';
 export type InvoiceMethod = 'card' | 'polygon';
-/** DESIGN.md "Payment request": the invoice states. */
+/** docs/design.md "Payment request": the invoice states. */
 export type InvoiceStatus = 'pending' | 'confirming' | 'applied' | 'underpaid' | 'expired' | 'canceled';
 
 /** Open states: the invoice can still be paid and applied. */
@@ -41,7 +41,7 @@ export interface Invoice {
   confirmations: number | null;
 }
 
-/** Why a recorded transfer did or did not count (DESIGN.md; shown in the status). */
+/** Why a recorded transfer did or did not count (docs/design.md; shown in the status). */
 export type TransferRole = 'payment' | 'late' | 'duplicate';
 
 export interface RecordedTransfer {

@@ -1,7 +1,7 @@
 /**
  * A tiny observer: a service announces that something happened (e.g. outgoing mail was
  * queued) and main.ts subscribes an adapter to it, so services never call adapters
- * (DESIGN.md rule 2). Listeners run synchronously and must not throw; a throwing
+ * (docs/design.md rule 2). Listeners run synchronously and must not throw; a throwing
  * listener is isolated so the announcer never fails because of it.
  */
 export class Signal<T = void> {

@@ -3,7 +3,7 @@ import type { AuthenticationVerdict } from './authentication.js';
 
 export type SendingState = 'probation' | 'standard' | 'reviewed' | 'paused';
 export type AccountStatus = 'active' | 'suspended';
-/** DESIGN.md "Owners": an agent registers over REST/MCP; a human signs in to the console. */
+/** docs/design.md "Owners": an agent registers over REST/MCP; a human signs in to the console. */
 export type AccountKind = 'agent' | 'human';
 
 export interface Account {
@@ -98,7 +98,7 @@ export interface AttachmentMeta {
   size: number;
 }
 
-/** Outcome of one recipient of an outgoing submission (DESIGN.md; states in migration 002). */
+/** Outcome of one recipient of an outgoing submission (docs/design.md; states in migration 002). */
 export type RecipientStatus = 'queued' | 'deferred' | 'delivered' | 'bounced' | 'failed' | 'unresolved' | 'suppressed';
 export type RecipientKind = 'to' | 'cc' | 'bcc';
 export type SubmissionVia = 'rest' | 'mcp' | 'smtp';

@@ -18,7 +18,7 @@ export interface WebhookEnvelope {
 
 const SECRET_PREFIX = 'whsec_';
 
-/** DESIGN.md "webhook secret": whsec_ + base64 of 32 random bytes. */
+/** docs/design.md "webhook secret": whsec_ + base64 of 32 random bytes. */
 export const newSigningSecret = (): string => SECRET_PREFIX + randomBytes(32).toString('base64');
 
 const hmacBase64 = (key: string | Buffer, id: string, timestamp: number, body: string): string =>
@@ -32,7 +32,7 @@ const hmacBase64 = (key: string | Buffer, id: string, timestamp: number, body: s
  *    HMAC keyed with the base64-decoded part after `whsec_`, which is what the stock
  *    `standardwebhooks` and `svix` libraries verify.
  * A contract receiver finds the first, the libraries the second; both are `v1,<base64>`
- * and the timestamp is Unix seconds (DESIGN.md "webhook signature").
+ * and the timestamp is Unix seconds (docs/design.md "webhook signature").
  */
 export const signatureOf = (secret: string, id: string, timestamp: number, body: string): string => {
   const contract = `v1,${hmacBase64(secret, id, timestamp, body)}`;
@@ -52,7 +52,7 @@ export const signedHeaders = (secret: string, id: string, at: Date, body: string
 
 /**
  * Contract Limits "Webhook" (config `limits.*`): attempt n happens `retryMs[n-1]` after the
- * event (DESIGN.md: 8 attempts in 24 h), replays per event, history kept and paged.
+ * event (docs/design.md: 8 attempts in 24 h), replays per event, history kept and paged.
  */
 export interface WebhookLimits {
   retryMs: readonly number[];

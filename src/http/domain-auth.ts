@@ -28,7 +28,7 @@ export const requireDomainCaller =
 
 export const domainCallerOf = (ctx: Context): DomainCaller => (ctx.state as DomainCallerState).domainCaller;
 
-/** An owner session JWT: the signed-in owner holds the domains (DESIGN.md "Domain holder"). */
+/** An owner session JWT: the signed-in owner holds the domains (docs/design.md "Domain holder"). */
 const ownerCaller = async (services: HttpServices, bearer: string): Promise<DomainCaller> => {
   const owner = await services.ownerSessions.fromBearer(bearer);
   if (!owner) throw new AppError('unauthorized', 'missing, expired or ended owner session; sign in with POST /api/user/session');

@@ -9,7 +9,7 @@ export interface OwnerState {
 }
 
 /**
- * /api/user/*: the bearer owner session JWT (DESIGN.md "Owner sessions"). An API key is a
+ * /api/user/*: the bearer owner session JWT (docs/design.md "Owner sessions"). An API key is a
  * credential these endpoints do not take (403); anything else missing or invalid is 401. The
  * console's cookie is not accepted here, so these JSON endpoints need no CSRF token.
  */

@@ -1,7 +1,7 @@
 import { isAppError, type ErrorCode } from '../core/errors.js';
 
 /**
- * DESIGN.md rule 5: this adapter's one table from service error codes to IMAP tagged
+ * docs/design.md rule 5: this adapter's one table from service error codes to IMAP tagged
  * responses, with RFC 5530 response codes.
  */
 const RESPONSE_OF: Record<ErrorCode, string> = {

@@ -14,7 +14,7 @@ export interface CallerContext {
 
 /**
  * One MCP tool. Its inputSchema is the very schema that validates the REST request
- * (DESIGN.md rule 4), with the app's limits; `call` returns exactly what the REST endpoint answers.
+ * (docs/design.md rule 4), with the app's limits; `call` returns exactly what the REST endpoint answers.
  */
 export interface McpTool {
   name: string;

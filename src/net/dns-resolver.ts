@@ -11,7 +11,7 @@ export interface DnsSettings {
 }
 
 /**
- * The service's one resolver (DESIGN.md "DNS"): c-ares through node:dns `Resolver`, asking
+ * The service's one resolver (docs/design.md "DNS"): c-ares through node:dns `Resolver`, asking
  * the configured servers directly, so the answers are the same for delivery, webhook checks,
  * inbound authentication and the deployment checks.
  */

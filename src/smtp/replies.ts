@@ -17,7 +17,7 @@ export const recipientCapReply = (session: SMTPServerSession, address: string, m
   return smtpReply(452, `4.5.3 at most ${max} recipients per message`);
 };
 
-/** DESIGN.md rule 5: this adapter's one table from error codes to SMTP replies (RFC 3463 codes). */
+/** docs/design.md rule 5: this adapter's one table from error codes to SMTP replies (RFC 3463 codes). */
 const REPLY_OF: Record<ErrorCode, [number, string]> = {
   invalid_input: [550, '5.6.0'],
   unauthorized: [535, '5.7.8'],

@@ -14,7 +14,7 @@ export type CommitListener<T = unknown> = (entries: readonly Committed<T>[]) => 
  * and hears of the change only once the transaction that made it is committed and durable,
  * never of one that rolled back.
  *
- * Durable facts are outbox rows (DESIGN.md rule 6: a consumer that must not miss one reads
+ * Durable facts are outbox rows (docs/design.md rule 6: a consumer that must not miss one reads
  * the outbox table with its own cursor, and the feed only wakes it). Notices are facts that
  * matter only to whoever is listening now (a flag changed under an IMAP IDLE client); they
  * are never written to the database.

@@ -83,7 +83,7 @@ export const stopMapping = (db: Db): boolean => {
 
 /**
  * WAL with synchronous=FULL: a commit is on disk before it returns, so an SMTP 250 sent
- * after a commit survives a crash (DESIGN.md durability rules).
+ * after a commit survives a crash (docs/design.md "Durability and correctness").
  */
 export const openDatabase = (file: string, options: OpenOptions = {}): Db => {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });

@@ -23,7 +23,7 @@ interface Job {
 /**
  * Group commit: jobs that arrive in the same turn of the event loop run in one
  * transaction, and all their promises settle only after that transaction is durable
- * (DESIGN.md: SMTP 250 only after commit). One flush to disk then pays for many messages.
+ * (docs/design.md: SMTP 250 only after commit). One flush to disk then pays for many messages.
  *
  * Jobs do not get a savepoint each: FTS5 writes its pending index to disk at every
  * savepoint (fts5SavepointMethod), which would make one index segment per message. When a

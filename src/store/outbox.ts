@@ -9,7 +9,7 @@ export interface OutboxEntry {
   createdAt: number;
 }
 
-/** DESIGN.md rule 6: written in the transaction of the change, read by workers after it. */
+/** docs/design.md rule 6: written in the transaction of the change, read by workers after it. */
 export class OutboxRepo extends Repo {
   constructor(
     db: Db,
@@ -20,7 +20,7 @@ export class OutboxRepo extends Repo {
 
   /** Writes the row and stages it on the commit feed, which publishes it once the transaction is durable. */
   add(topic: string, payload: unknown, now: number): number {
-    // DESIGN.md rule 6: an outbox row belongs to the transaction of the change it describes.
+    // docs/design.md rule 6: an outbox row belongs to the transaction of the change it describes.
     if (!this.db.inTransaction) throw new Error(`outbox row ${topic} written outside a transaction`);
     const result = this.sql('INSERT INTO outbox (topic, payload, created_at) VALUES (?, ?, ?)').run(topic, JSON.stringify(payload), now);
     const id = Number(result.lastInsertRowid);

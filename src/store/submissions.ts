@@ -102,7 +102,7 @@ const toRecipient = (row: Flagged<RecipientRecord, 'creditReserved' | 'refunded'
 /**
  * Submissions, their recipients and the history of recipient outcomes. Every state change
  * (including acceptance) also writes the outbox topic `outbound.recipient_updated` in the
- * same transaction (DESIGN.md rule 6), so callers cannot forget it.
+ * same transaction (docs/design.md rule 6), so callers cannot forget it.
  */
 export class SubmissionRepo extends Repo {
   constructor(

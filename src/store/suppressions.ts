@@ -18,7 +18,7 @@ const COLUMNS = `id, account_id AS accountId, address, reason, can_release AS ca
 
 const toRecord = (row: SuppressionRow): SuppressionRecord => ({ ...row, canRelease: row.canRelease === 1 });
 
-/** Addresses an account may not send to (DESIGN.md "suppression reasons"). */
+/** Addresses an account may not send to (docs/design.md "suppression reasons"). */
 export class SuppressionRepo extends Repo {
   /** Adds an active suppression; false when the address is already actively suppressed. */
   add(record: Omit<SuppressionRecord, 'releasedAt'>): boolean {

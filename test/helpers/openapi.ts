@@ -32,7 +32,7 @@ const resolveResponse = (response: Operation['responses'][string]): Operation['r
   return document.components.responses[name] as Operation['responses'][string];
 };
 
-/** Fails when a REST response does not match the OpenAPI document (DESIGN.md rule 4). */
+/** Fails when a REST response does not match the OpenAPI document (docs/design.md rule 4). */
 export const assertMatchesOpenApi = (method: string, path: string, status: number, body: unknown): void => {
   const pathname = path.split('?')[0];
   const match = templates.find((candidate) => candidate.regex.test(pathname));

@@ -92,7 +92,7 @@ const record = (req: IncomingMessage, body: string, secret: string): ReceivedWeb
   return { id, timestamp, signature, body, event, signatureValid: verifySignature(secret, id, timestamp, body, signature) };
 };
 
-/** The receiver's side of DESIGN.md "webhook signature": v1,<base64 HMAC-SHA256 of id.timestamp.body>. */
+/** The receiver's side of docs/design.md "webhook signature": v1,<base64 HMAC-SHA256 of id.timestamp.body>. */
 export const verifySignature = (secret: string, id: string, timestamp: string, body: string, header: string): boolean => {
   if (!secret || !/^\d+$/.test(timestamp)) return false;
   const expected = Buffer.from(createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64'));

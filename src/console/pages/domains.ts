@@ -10,7 +10,7 @@ import { html, segment, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
 import { csrfField, requireSignedIn } from '../session.js';
 
-/** The signed-in owner holds its domains (DESIGN.md "Domain holder"), with both permissions. */
+/** The signed-in owner holds its domains (docs/design.md "Domain holder"), with both permissions. */
 export const domainCaller = (ctx: Context): DomainCaller => callerOfOwner(ownerOf(ctx).ownerId);
 
 /**

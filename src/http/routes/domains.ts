@@ -7,7 +7,7 @@ import { domainCallerOf, requireDomainCaller } from '../domain-auth.js';
 /**
  * Custom domains (contract Endpoints: /api/user/domains with /verify, /aliases and /mailboxes
  * beneath it). GET reads (domains:read); changes and verification write (domains:write).
- * Not exposed over MCP (contract Authentication). Success is 200 (DESIGN.md "Domain shapes").
+ * Not exposed over MCP (contract Authentication). Success is 200 (docs/design.md "Domain shapes").
  */
 export const domainRoutes = (router: Router, deps: HttpDeps): void => {
   const { services } = deps;

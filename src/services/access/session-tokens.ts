@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 
-/** The bearer JWT of an owner session: 15 minutes (issue text; DESIGN.md "Owner sessions"). */
+/** The bearer JWT of an owner session: 15 minutes (issue text; docs/design.md "Owner sessions"). */
 export const SESSION_TOKEN_SECONDS = 15 * 60;
 
 const ALGORITHM = 'HS256';

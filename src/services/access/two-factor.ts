@@ -29,7 +29,7 @@ const PERIOD_SECONDS = 30;
 const FIFTEEN_MINUTES_MS = 15 * 60 * 1000;
 const WRONG_CODE = 'the factorCode is wrong, expired or already used';
 
-/** TOTP second factor per account (DESIGN.md "2FA"); guards access-key revocation. */
+/** TOTP second factor per account (docs/design.md "2FA"); guards access-key revocation. */
 export class TwoFactorService {
   constructor(
     private readonly store: Store,

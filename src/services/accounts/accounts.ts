@@ -66,7 +66,7 @@ export class AccountService {
   }
 
   /**
-   * A domain mailbox (DESIGN.md "Domain holder"): an agent account like a registered one, on
+   * A domain mailbox (docs/design.md "Domain holder"): an agent account like a registered one, on
    * an address the caller checked is free, with its own full key. Runs in the caller's transaction.
    */
   createOnAddress(agentId: string, address: string): { account: Account; apiKey: string } {
@@ -91,7 +91,7 @@ export class AccountService {
   }
 
   /**
-   * A human owner's account and mailbox (DESIGN.md "Owners"): no API key, since a human signs
+   * A human owner's account and mailbox (docs/design.md "Owners"): no API key, since a human signs
    * in with a password; the caller's transaction adds the sign-in. agentId holds the login email.
    */
   createHuman(loginEmail: string): Account {

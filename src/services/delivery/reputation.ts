@@ -12,7 +12,7 @@ export interface ReputationConfig {
 export const DEFAULT_REPUTATION: ReputationConfig = { window: 100, maxBounceRate: 0.1, maxComplaintRate: 0.005 };
 
 /**
- * DESIGN.md "sending state": an account pauses itself when, over its last 100 recipients,
+ * docs/design.md "sending state": an account pauses itself when, over its last 100 recipients,
  * failures and bounces pass 10% or complaints pass 0.5%. The denominator is the whole window
  * even while the account has sent fewer, so one early bounce does not pause a new sender.
  */

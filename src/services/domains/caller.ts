@@ -2,7 +2,7 @@ import { AppError } from '../../core/errors.js';
 import type { Permission, Principal } from '../../core/types.js';
 
 /**
- * Who calls a domain endpoint, and for which holder (DESIGN.md "Domain holder"): the
+ * Who calls a domain endpoint, and for which holder (docs/design.md "Domain holder"): the
  * signed-in owner's account for an owner session, the key's account for an API key with
  * domains:* permissions. Every domain, alias and mailbox belongs to one holder.
  */

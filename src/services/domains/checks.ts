@@ -1,7 +1,7 @@
 import { dnsErrorCode, isNoRecords, type DnsResolver } from '../../core/dns.js';
 import type { ExpectedRecord } from './records.js';
 
-/** One independent result per published record (DESIGN.md "Domain shapes": verify). */
+/** One independent result per published record (docs/design.md "Domain shapes": verify). */
 export interface CheckResult {
   type: ExpectedRecord['type'];
   name: string;

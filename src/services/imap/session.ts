@@ -57,7 +57,7 @@ const LOGIN_FAILED = 'invalid mailbox address or key';
 const LIMITED = 'limited access keys cannot use IMAP; log in with the full account key';
 
 /**
- * What an IMAP session needs of the service (DESIGN.md: IMAP reads and writes the same store
+ * What an IMAP session needs of the service (docs/design.md: IMAP reads and writes the same store
  * through services): logging in, folders, opening one, and what changed in it since.
  * Flags are the same columns REST shows (isRead, isStarred, ...), so a change on either side
  * is visible on the other.

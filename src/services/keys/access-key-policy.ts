@@ -12,7 +12,7 @@ export interface KeyUsage {
   totalRecipientsUsed: number;
 }
 
-/** What GET /balance adds for a limited key (DESIGN.md "limited key policy in balance"). */
+/** What GET /balance adds for a limited key (docs/design.md "limited key policy in balance"). */
 export interface AccessKeyBalance extends KeyUsage {
   id: string;
   name: string;

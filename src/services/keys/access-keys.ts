@@ -9,7 +9,7 @@ import type { AccessKeyPolicyService } from './access-key-policy.js';
 import { requireFullKey, requireFullKeyOrOwner } from '../access/auth.js';
 import type { TwoFactorService } from '../access/two-factor.js';
 
-/** The request shape of DESIGN.md "access key request", as schema/access-key-request.json validates it. */
+/** The request shape of docs/design.md "access key request", as schema/access-key-request.json validates it. */
 export interface AccessKeyRequest {
   name: string;
   kind: AccessKeyKind;

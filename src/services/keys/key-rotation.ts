@@ -13,7 +13,7 @@ export type RotationAction = 'prepare' | 'activate' | 'cancel';
 export interface RotationConfig {
   /** Contract Limits: 12 mutations per account per 15 minutes. */
   mutationsPer15Minutes: number;
-  /** DESIGN.md "key rotation": a replacement not activated in 30 minutes expires. */
+  /** docs/design.md "key rotation": a replacement not activated in 30 minutes expires. */
   replacementMinutes: number;
 }
 

@@ -3,7 +3,7 @@ import { AppError } from '../../core/errors.js';
 /**
  * Folder names as every part of the service sees them: Unicode text (IMAP's modified UTF-7
  * is the adapter's wire form), `/` separating levels of a hierarchy (RFC 3501 section
- * 5.1.1), case-sensitive except INBOX (section 5.1; DESIGN.md "folders").
+ * 5.1.1), case-sensitive except INBOX (section 5.1; docs/design.md "folders").
  */
 export const INBOX = 'INBOX';
 export const SENT = 'Sent';

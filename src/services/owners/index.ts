@@ -17,7 +17,7 @@ export interface OwnersConfig extends OwnerAccountsConfig, SessionsConfig {
   sessionKey: Buffer;
 }
 
-/** The human side (DESIGN.md "Owners, domains and payments"). */
+/** The human side (docs/design.md "Owners, domains and payments"). */
 export interface OwnerServices {
   /** Human owners: sign-up, operator creation, passwords and their own 2FA. */
   owners: OwnerAccountService;

@@ -48,7 +48,7 @@ export const agentSummary = (account: Account): AgentSummary => ({
 });
 
 /**
- * Which agents a human owns (DESIGN.md "Ownership of agents"): at most one owner per agent,
+ * Which agents a human owns (docs/design.md "Ownership of agents"): at most one owner per agent,
  * taken by pasting the agent's full key or by the agent redeeming a one-time code. Every
  * owner view goes through `principalFor`, the one place that checks ownership.
  */

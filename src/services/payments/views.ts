@@ -1,6 +1,6 @@
 import type { Invoice, InvoiceKind, InvoiceMethod, InvoiceStatus, RecordedTransfer, TransferRole } from '../../core/payments.js';
 
-/** schema/payment.json: an invoice as the agent sees it (DESIGN.md "Payment request"). */
+/** schema/payment.json: an invoice as the agent sees it (docs/design.md "Payment request"). */
 export interface PaymentView {
   token: string;
   kind: InvoiceKind;

@@ -53,7 +53,7 @@ interface Parsed {
 const SENDING_STATES: readonly SendingState[] = ['probation', 'standard', 'reviewed', 'paused'];
 
 /**
- * The one send path of REST, MCP and SMTP submission (DESIGN.md): validate, compose once,
+ * The one send path of REST, MCP and SMTP submission (docs/design.md): validate, compose once,
  * then accept in one transaction that checks idempotency, limits and the access-key policy,
  * reserves one credit per charged recipient, stores the submission and the Sent copy, and
  * delivers to local mailboxes. Remote recipients stay queued for the delivery worker,

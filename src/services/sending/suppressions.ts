@@ -46,7 +46,7 @@ const view = (record: SuppressionRecord): SuppressionView => ({
 });
 
 /**
- * Recipient suppressions (DESIGN.md "suppression reasons"): bounce (5.1.1, releasable),
+ * Recipient suppressions (docs/design.md "suppression reasons"): bounce (5.1.1, releasable),
  * complaint (not releasable: an administrator must verify renewed consent), manual.
  */
 export class SuppressionService {

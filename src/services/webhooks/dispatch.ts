@@ -54,7 +54,7 @@ class IngestContext {
 /**
  * Turns outbox rows into webhook events and performs attempts. Ingest is durable: the
  * events are created and the read cursor advanced in one transaction, so a crash between
- * the two loses nothing and duplicates nothing (DESIGN.md rule 6).
+ * the two loses nothing and duplicates nothing (docs/design.md rule 6).
  */
 export class WebhookDispatchService {
   constructor(
@@ -172,7 +172,7 @@ export class WebhookDispatchService {
     return this.store.webhookEvents.nextDueAt(inFlight);
   }
 
-  /** One scheduled attempt of a pending event; the outcome decides the next one (DESIGN.md schedule). */
+  /** One scheduled attempt of a pending event; the outcome decides the next one (docs/design.md "webhook retry schedule"). */
   async attemptScheduled(event: WebhookEventRecord, signal?: AbortSignal): Promise<AttemptOutcome | null> {
     const endpoint = this.store.webhookEndpoints.byId(event.endpointId);
     if (endpoint?.status !== 'verified' || endpoint.signingSecret === null) return null;

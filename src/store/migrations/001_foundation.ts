@@ -89,7 +89,7 @@ export const foundation: Migration = {
     );
     CREATE INDEX rate_events_lookup ON rate_events(bucket, subject, at);
 
-    -- DESIGN.md rule 6: events written in the same transaction as the change they describe.
+    -- docs/design.md rule 6: events written in the same transaction as the change they describe.
     CREATE TABLE outbox (
       id INTEGER PRIMARY KEY,
       topic TEXT NOT NULL,

@@ -4,7 +4,7 @@ import type { Migration } from './migration.js';
  * Outgoing mail: submissions, their recipients with per-recipient outcomes and credits,
  * the history of outcome changes, idempotency records and suppressions (issue 3).
  *
- * Recipient states (DESIGN.md "outbound recipient outcomes"):
+ * Recipient states (docs/design.md "outbound recipient outcomes"):
  *   queued      accepted, credit reserved, waiting for the delivery worker (or a local mailbox)
  *   deferred    the next server answered 4xx; retried with backoff (next_attempt_at) for up to 48 h
  *   delivered   the next server (or our own mailbox) accepted it: final, never resent

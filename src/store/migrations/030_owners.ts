@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Human owners (DESIGN.md "Owners, domains and payments").
+ * Human owners (docs/design.md "Owners, domains and payments").
  *
  * An account is of kind `agent` (registered over REST/MCP) or `human` (signs in to the
  * console). A human account has its own mailbox like any account; its sign-in lives in

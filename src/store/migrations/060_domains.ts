@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Custom domains (DESIGN.md "Owners, domains and payments").
+ * Custom domains (docs/design.md "Owners, domains and payments").
  *
  * domains: one row per domain a holder added (the holder is the account that manages it: a
  * signed-in owner's, or the account whose key has domains:*). Several holders may each have a

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Payments (DESIGN.md "Payment request"). invoices: one per purchase, unique per (account,
+ * Payments (docs/design.md "Payment request"). invoices: one per purchase, unique per (account,
  * Idempotency-Key); a card invoice names its Checkout Session, a Polygon invoice its
  * derivation index and address (both UNIQUE: an address is never given twice) and the exact
  * token amount (integer units as text: 18-decimal tokens pass 2^53). invoice_transfers: every

@@ -1,7 +1,7 @@
 /**
  * A small pool of worker threads that run every MIME parse of mail (parse-thread.ts), so
  * mailparser's CPU time leaves the event loop that runs SMTP, HTTP and the group commit.
- * Services never see it: they get `pool.parse` as their injected ParseMail (DESIGN.md rules
+ * Services never see it: they get `pool.parse` as their injected ParseMail (docs/design.md rules
  * 1 and 3).
  *
  * Each parse has a time budget (`timeoutMs`). A thread parses one message at a time, in the
