@@ -147,3 +147,33 @@ t.test('migration 72 samples every 4,096th message of each folder with the count
   ]);
   db.close();
 });
+
+t.test('migration 75 keeps outbox rows and webhook events with their ids and numbers new ones above every id and cursor', async (t) => {
+  const file = join(t.testdir({}), 'monotonic.db');
+  const raw = new Database(file);
+  raw.pragma('foreign_keys = ON');
+  appliedBefore(raw, 75);
+  // A database whose outbox ids already started again: the cursor is above every row.
+  raw.exec(`INSERT INTO outbox (id, topic, payload, created_at) VALUES (1, 'message.stored', '{}', 0), (2, 'message.stored', '{}', 0);
+    INSERT INTO outbox_cursors (consumer, topic, last_id) VALUES ('webhooks', 'message.stored', 500);
+    INSERT INTO accounts (id, agent_id, email, created_at) VALUES ('a1', 'x', 'x@agents.localhost', 0);
+    INSERT INTO webhook_endpoints (id, account_id, url, events_json, signing_secret, status, created_at) VALUES ('w1', 'a1', 'https://x.example', '[]', 's', 'verified', 0);
+    INSERT INTO webhook_events (seq, id, account_id, endpoint_id, type, body, status, created_at) VALUES (7, 'e7', 'a1', 'w1', 'message.received', '{}', 'delivered', 1);
+    INSERT INTO webhook_attempts (event_seq, replay, at, duration_ms, http_status) VALUES (7, 0, 2, 5, 200);`);
+  raw.close();
+  const db = openDatabase(file);
+  t.same(db.prepare('SELECT id FROM outbox ORDER BY id').pluck().all(), [1, 2], 'the rows stay');
+  const outboxId = db.prepare("INSERT INTO outbox (topic, payload, created_at) VALUES ('message.stored', '{}', 1)").run().lastInsertRowid;
+  t.equal(Number(outboxId), 501, 'above the highest cursor');
+  t.same(db.prepare('SELECT event_seq AS seq, http_status AS status FROM webhook_attempts').all(), [{ seq: 7, status: 200 }]);
+  db.prepare('DELETE FROM webhook_events').run();
+  t.equal(db.prepare('SELECT count(*) FROM webhook_attempts').pluck().get(), 0, 'attempts still go with their event');
+  const seq = db
+    .prepare(
+      "INSERT INTO webhook_events (id, account_id, endpoint_id, type, body, status, created_at) VALUES ('e8', 'a1', NULL, 'message.received', '{}', NULL, 3)",
+    )
+    .run().lastInsertRowid;
+  t.equal(Number(seq), 8, 'the emptied log numbers on from its highest');
+  t.same(db.pragma('foreign_key_check'), []);
+  db.close();
+});

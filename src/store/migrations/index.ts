@@ -30,6 +30,7 @@ import { invoiceScan } from './071_invoice_scan.js';
 import { rankSamples } from './072_rank_samples.js';
 import { draftCopyValidity } from './073_draft_copy_validity.js';
 import { inboundQueue } from './074_inbound_queue.js';
+import { monotonicIds } from './075_monotonic_ids.js';
 import { scheduledJobs } from './080_scheduled_jobs.js';
 
 export type { Migration } from './migration.js';
@@ -67,5 +68,6 @@ export const MIGRATIONS: readonly Migration[] = [
   rankSamples,
   draftCopyValidity,
   inboundQueue,
+  monotonicIds,
   scheduledJobs,
 ];
