@@ -71,3 +71,14 @@ export interface EventLoggedNotice {
   accountId: string;
   seq: number;
 }
+
+/**
+ * Keys of an account stopped working (revoked, rotated away, expired; after the commit): a
+ * notice that makes the account's event streams check their keys, as IMAP and SMTP submission
+ * check theirs at each command. `accountId` null: keys of any account (the expiry sweep).
+ */
+export const KEYS_CLOSED = 'keys.closed';
+
+export interface KeysClosedNotice {
+  accountId: string | null;
+}

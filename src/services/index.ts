@@ -253,7 +253,7 @@ export const createServices = ({
     payments,
     threads,
     mailWait: new MailWaitService(store, mailbox, mailboxWatchers),
-    eventStreams: new EventStreamService(store, clock, {
+    eventStreams: new EventStreamService(store, clock, auth, {
       maxStreamsPerAccount: config.maxEventStreamsPerAccount,
       maxStreams: config.maxEventStreams,
       historyMs: config.webhooks.historyMs,

@@ -105,7 +105,7 @@ export class Store {
     const searchReader = SearchIndexReader.open(searchFile, options);
     this.searchReader = searchReader;
     this.accounts = new AccountRepo(db);
-    this.keys = new KeyRepo(db);
+    this.keys = new KeyRepo(db, this.feed);
     const ranks = new RankSampleRepo(db, options.rankSampleSpacing ?? RANK_SAMPLE_SPACING);
     this.folders = new FolderRepo(db, ranks);
     this.rateLimits = new RateLimitRepo(db);

@@ -1,8 +1,9 @@
 import type { Router } from '@koa/router';
 import type { ServerResponse } from 'node:http';
+import type { AppError } from '../../core/errors.js';
 import { validateInput } from '../../core/validate.js';
 import type { SubscribableEvent } from '../../core/webhooks.js';
-import type { EventStream } from '../../services/events/streams.js';
+import { KEY_CLOSED_ERROR, type EventStream } from '../../services/events/streams.js';
 import { principalOf, requireAuth } from '../auth.js';
 import type { HttpDeps } from '../context.js';
 
@@ -28,20 +29,29 @@ export const eventRoutes = (router: Router, deps: HttpDeps): void => {
     const query = validateInput<EventsQuery>('events-query.json', { ...ctx.query }, { coerce: true });
     const header = ctx.get('last-event-id').trim();
     let wake = (): void => {};
+    let end = (_error: AppError): void => {};
     const stream = services.eventStreams.open(
       principalOf(ctx),
       {
         lastEventId: header !== '' ? header : query.lastEventId,
         types: [...new Set(query.events.split(','))] as SubscribableEvent[],
       },
-      () => wake(),
+      { wake: () => wake(), end: (error) => end(error) },
     );
     ctx.respond = false;
     const res = ctx.res;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     res.write(`retry: ${RETRY_MS}\n\n`);
     wake = pumpInto(res, stream);
-    const heartbeat = setInterval(() => res.writableNeedDrain || res.write(': heartbeat\n\n'), deps.events.heartbeatMs);
+    end = (error) => {
+      // The REST error body, as an `error` event; the client's reconnect then gets the 401.
+      if (!res.destroyed) res.end(`event: error\ndata: ${JSON.stringify({ error: error.message, code: error.code })}\n\n`);
+    };
+    // A key can also stop working by time alone (its expiresAt passes): checked at each heartbeat.
+    const heartbeat = setInterval(() => {
+      if (!stream.keyStillValid()) end(KEY_CLOSED_ERROR);
+      else if (!res.writableNeedDrain) res.write(': heartbeat\n\n');
+    }, deps.events.heartbeatMs);
     res.once('close', () => {
       clearInterval(heartbeat);
       stream.close();

@@ -1,11 +1,11 @@
 import type { Clock } from '../../core/clock.js';
-import { EVENT_LOGGED, type EventLoggedNotice } from '../../core/events.js';
+import { EVENT_LOGGED, KEYS_CLOSED, type EventLoggedNotice, type KeysClosedNotice } from '../../core/events.js';
 import { AppError } from '../../core/errors.js';
 import type { Principal } from '../../core/types.js';
 import type { SubscribableEvent } from '../../core/webhooks.js';
 import type { Committed, Store } from '../../store/index.js';
 import type { LoggedEvent } from '../../store/webhook-events.js';
-import { requirePermission } from '../access/auth.js';
+import { requirePermission, type AuthService } from '../access/auth.js';
 
 export interface EventStreamOptions {
   /** The id of the last event the client has (the Last-Event-ID header): the stream resumes after it. */
@@ -21,12 +21,25 @@ export interface EventStreamConfig {
   historyMs: number;
 }
 
+/** What the adapter holding a stream's connection is told. */
+export interface EventStreamListener {
+  /** An event was logged for the account: read `next`. */
+  wake(): void;
+  /** The key the stream was opened with stopped working: send `reason` as an error and close. */
+  end(reason: AppError): void;
+}
+
 /** One open stream: its events in order from its cursor, read from the account's event log. */
 export interface EventStream {
   /** The next events after the cursor (at most `limit`); advances the cursor past them. */
   next(limit: number): LoggedEvent[];
+  /** Whether the key the stream was opened with still works (also checked on every KEYS_CLOSED notice). */
+  keyStillValid(): boolean;
   close(): void;
 }
+
+/** What a stream whose key stopped working is told before it closes: the 401 a new request gets. */
+export const KEY_CLOSED_ERROR = new AppError('unauthorized', 'the API key of this stream was revoked, rotated away or expired');
 
 /**
  * Event streams for agents without a public URL (GET /api/v1/agent/events): the account's
@@ -34,17 +47,23 @@ export interface EventStream {
  * from a cursor. A stream is woken by the store's after-commit hook when an event is logged
  * for its account (the EVENT_LOGGED notice), never by polling, and reads the log itself, so
  * a wake-up that comes while it is busy loses nothing.
+ *
+ * A stream lives no longer than its key, as an IMAP session or an SMTP submission session: when
+ * keys of the account stop working (the KEYS_CLOSED notice, after the commit that revoked,
+ * rotated away or expired them) each of its streams checks its own key and ends if it no
+ * longer works.
  */
 export class EventStreamService {
   private readonly openCount = new Map<string, number>();
-  private readonly wakers = new Map<string, Set<() => void>>();
+  private readonly listeners = new Map<string, Set<OpenStream>>();
 
   /** The topics `onCommitted` reads; src/workers/after-commit.ts subscribes it. */
-  static readonly topics = [EVENT_LOGGED] as const;
+  static readonly topics = [EVENT_LOGGED, KEYS_CLOSED] as const;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly auth: Pick<AuthService, 'stillValid'>,
     private readonly config: EventStreamConfig,
   ) {}
 
@@ -53,7 +72,7 @@ export class EventStreamService {
    * starts after the newest logged event; with one it resumes after it, and with an id the
    * log no longer has (older than the history kept, or not this account's) from the oldest it keeps.
    */
-  open(principal: Principal, options: EventStreamOptions, wake: () => void): EventStream {
+  open(principal: Principal, options: EventStreamOptions, listener: EventStreamListener): EventStream {
     requirePermission(principal, 'mail:read');
     const { accountId } = principal;
     const open = this.openCount.get(accountId) ?? 0;
@@ -67,9 +86,10 @@ export class EventStreamService {
     let cursor =
       options.lastEventId === undefined ? this.store.webhookEvents.lastSeq(accountId) : (this.store.webhookEvents.seqOf(accountId, options.lastEventId) ?? 0);
     this.openCount.set(accountId, open + 1);
-    let set = this.wakers.get(accountId);
-    if (!set) this.wakers.set(accountId, (set = new Set()));
-    set.add(wake);
+    let set = this.listeners.get(accountId);
+    if (!set) this.listeners.set(accountId, (set = new Set()));
+    const entry: OpenStream = { principal, listener };
+    set.add(entry);
     let closed = false;
     return {
       next: (limit) => {
@@ -79,11 +99,12 @@ export class EventStreamService {
         if (events.length > 0) cursor = events[events.length - 1].seq;
         return events;
       },
+      keyStillValid: () => this.auth.stillValid(principal),
       close: () => {
         if (closed) return;
         closed = true;
-        set.delete(wake);
-        if (set.size === 0 && this.wakers.get(accountId) === set) this.wakers.delete(accountId);
+        set.delete(entry);
+        if (set.size === 0 && this.listeners.get(accountId) === set) this.listeners.delete(accountId);
         const left = (this.openCount.get(accountId) ?? 1) - 1;
         if (left > 0) this.openCount.set(accountId, left);
         else this.openCount.delete(accountId);
@@ -92,15 +113,30 @@ export class EventStreamService {
   }
 
   onCommitted(entries: readonly Committed[]): void {
-    const accounts = new Set(entries.filter((entry) => entry.topic === EVENT_LOGGED).map((entry) => (entry.payload as EventLoggedNotice).accountId));
-    for (const accountId of accounts) {
-      for (const wake of this.wakers.get(accountId) ?? []) {
-        try {
-          wake();
-        } catch {
-          // One stream's failure is its own.
-        }
+    const logged = new Set(entries.filter((entry) => entry.topic === EVENT_LOGGED).map((entry) => (entry.payload as EventLoggedNotice).accountId));
+    const keysClosed = entries.filter((entry) => entry.topic === KEYS_CLOSED).map((entry) => (entry.payload as KeysClosedNotice).accountId);
+    const checked = keysClosed.includes(null) ? [...this.listeners.keys()] : new Set(keysClosed as string[]);
+    for (const accountId of checked) {
+      for (const { principal, listener } of [...(this.listeners.get(accountId) ?? [])]) {
+        if (!this.auth.stillValid(principal)) isolated(() => listener.end(KEY_CLOSED_ERROR));
       }
+    }
+    for (const accountId of logged) {
+      for (const { listener } of this.listeners.get(accountId) ?? []) isolated(() => listener.wake());
     }
   }
 }
+
+interface OpenStream {
+  principal: Principal;
+  listener: EventStreamListener;
+}
+
+/** One stream's failure is its own. */
+const isolated = (work: () => void): void => {
+  try {
+    work();
+  } catch {
+    // The others go on.
+  }
+};
