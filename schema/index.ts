@@ -88,6 +88,7 @@ import draftApproval from './draft-approval.json' with { type: 'json' };
 import draftDeleted from './draft-deleted.json' with { type: 'json' };
 import draftList from './draft-list.json' with { type: 'json' };
 import draftPatchRequest from './draft-patch-request.json' with { type: 'json' };
+import draftApproveRequest from './draft-approve-request.json' with { type: 'json' };
 import draftRejectRequest from './draft-reject-request.json' with { type: 'json' };
 import draftSummary from './draft-summary.json' with { type: 'json' };
 import draft from './draft.json' with { type: 'json' };
@@ -127,6 +128,7 @@ const OWNER_SCHEMAS: readonly JsonSchema[] = [
   draftDeleted,
   draftList,
   draftPatchRequest,
+  draftApproveRequest,
   draftRejectRequest,
   draftSummary,
   draft,

@@ -8,6 +8,7 @@ import { startApp, type TestApp } from './helpers/app.js';
 import { imapLogin, rawImap } from './helpers/imap.js';
 import { issueAccessKey } from './helpers/keys.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
+import { signedInConsole } from './helpers/console.js';
 import { makeOwner, type TestOwner } from './helpers/owners.js';
 
 const DRAFT_KEY = { name: 'drafter', kind: 'mail', permissions: ['mail:draft'] };
@@ -19,6 +20,12 @@ const setup = async (app: TestApp, credits = 10): Promise<{ owner: TestOwner; ag
   await app.api('POST', '/api/user/agents/claim', { key: owner.token, body: { apiKey: agent.apiKey } });
   const issued = await app.api('POST', `/api/user/agents/${agent.userId}/access-keys`, { key: owner.token, body: DRAFT_KEY });
   return { owner, agent, draftKey: issued.body.apiKey };
+};
+
+/** Approves the draft as its owner read it: its current version, from the owner's read. */
+const approve = async (app: TestApp, owner: TestOwner, id: string) => {
+  const read = await app.api('GET', `/api/user/drafts/${id}`, { key: owner.token });
+  return app.api('POST', `/api/user/drafts/${id}/approve`, { key: owner.token, body: { version: read.body.version } });
 };
 
 t.test('who may use the draft endpoints: mail:draft and full keys; every other key kind and owner JWTs are refused', async (t) => {
@@ -132,7 +139,7 @@ t.test('the send request validation applies; a draft key sees only its own draft
   });
   t.equal((await app.api('PATCH', `/api/v1/agent/drafts/${mine.id}`, { key: draftKey, body: { subject: 'again' } })).status, 409);
   t.equal((await app.api('DELETE', `/api/v1/agent/drafts/${mine.id}`, { key: draftKey })).status, 409);
-  t.equal((await app.api('POST', `/api/user/drafts/${mine.id}/approve`, { key: owner.token })).status, 409);
+  t.equal((await approve(app, owner, mine.id)).status, 409);
 });
 
 t.test('approval sends through the send service as the agent, records the approver, and is idempotent by draft id', async (t) => {
@@ -143,7 +150,7 @@ t.test('approval sends through the send service as the agent, records the approv
     .body;
   const listed = await app.api('GET', '/api/user/drafts', { key: owner.token });
   t.match(listed.body.drafts, [{ id: draft.id, status: 'pending', agent: { id: agent.userId, email: agent.email } }]);
-  const approved = await app.api('POST', `/api/user/drafts/${draft.id}/approve`, { key: owner.token });
+  const approved = await approve(app, owner, draft.id);
   t.equal(approved.status, 200);
   t.match(approved.body, { draft: { status: 'sent', decision: { outcome: 'approved', by: { id: owner.id } }, draftsUid: null }, send: { status: 'accepted' } });
   t.equal(approved.body.draft.outboundId, approved.body.send.id);
@@ -153,11 +160,11 @@ t.test('approval sends through the send service as the agent, records the approv
   t.match((await app.api('GET', `/api/v1/agent/outbound/${approved.body.send.id}`, { key: agent.apiKey })).body.recipients, [
     { email: friend.email, status: 'delivered' },
   ]);
-  t.equal((await app.api('POST', `/api/user/drafts/${draft.id}/approve`, { key: owner.token })).status, 409, 'sent once');
+  t.equal((await approve(app, owner, draft.id)).status, 409, 'sent once');
 
   // No credit left: the refusal is the answer and the draft waits again.
   const poor = (await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: friend.email, subject: 'later', text: 'x' } })).body;
-  const refused = await app.api('POST', `/api/user/drafts/${poor.id}/approve`, { key: owner.token });
+  const refused = await approve(app, owner, poor.id);
   t.equal(refused.status, 402);
   t.match((await app.api('GET', `/api/v1/agent/drafts/${poor.id}`, { key: draftKey })).body, { status: 'pending', decision: null });
 
@@ -170,11 +177,65 @@ t.test('approval sends through the send service as the agent, records the approv
     { idempotencyKey: `draft:${poor.id}`, via: 'rest' },
   );
   app.app.store.transaction(() => app.app.store.drafts.transition(poor.id, ['pending'], 'approving', { decidedBy: owner.id, decidedAt: 0, updatedAt: 0 }));
-  const resumed = await app.api('POST', `/api/user/drafts/${poor.id}/approve`, { key: owner.token });
+  const resumed = await approve(app, owner, poor.id);
   t.equal(resumed.status, 200);
   t.match(resumed.body.send, { id: first.id, replayed: true });
   t.equal((await app.api('GET', '/api/v1/agent/inbox', { key: friend.apiKey })).body.totalMessages, 2, 'delivered once');
   t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 0, 'charged once');
+});
+
+t.test('approval names the version the owner read: a draft changed since answers 409 and is not sent', async (t) => {
+  const app = await startApp(t);
+  const { owner, agent, draftKey } = await setup(app);
+  const friend = await app.register('friend');
+  const stranger = await app.register('stranger');
+  const created = await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: friend.email, subject: 'as reviewed', text: 'harmless' } });
+  const read = await app.api('GET', `/api/user/drafts/${created.body.id}`, { key: owner.token });
+  t.match(read.body.version, /^[0-9a-f]{32}$/);
+  t.equal(read.body.version, created.body.version, 'the agent and the owner see the same version');
+
+  // The agent changes the draft after the owner read it.
+  const changed = await app.api('PATCH', `/api/v1/agent/drafts/${created.body.id}`, {
+    key: draftKey,
+    body: { to: stranger.email, subject: 'not as reviewed', text: 'something else' },
+  });
+  t.not(changed.body.version, read.body.version, 'a change makes a new version');
+  const stale = await app.api('POST', `/api/user/drafts/${created.body.id}/approve`, { key: owner.token, body: { version: read.body.version } });
+  t.equal(stale.status, 409);
+  t.match(stale.body, { code: 'conflict', error: /changed since the version you read/ });
+  t.match((await app.api('GET', `/api/v1/agent/drafts/${created.body.id}`, { key: draftKey })).body, { status: 'pending', decision: null });
+  t.equal((await app.api('GET', '/api/v1/agent/outbound', { key: agent.apiKey })).body.submissions.length, 0, 'nothing sent');
+  t.equal((await app.api('GET', '/api/v1/agent/inbox', { key: stranger.apiKey })).body.totalMessages, 0);
+
+  const missing = await app.api('POST', `/api/user/drafts/${created.body.id}/approve`, { key: owner.token, body: {} });
+  t.equal(missing.status, 400, 'an approval must name a version');
+  t.equal(missing.body.code, 'invalid_input');
+
+  const current = await app.api('POST', `/api/user/drafts/${created.body.id}/approve`, { key: owner.token, body: { version: changed.body.version } });
+  t.equal(current.status, 200, 'the version read again is approved');
+  t.equal((await app.api('GET', '/api/v1/agent/inbox', { key: stranger.apiKey })).body.emails[0].subject, 'not as reviewed');
+  t.equal((await app.api('GET', '/api/v1/agent/inbox', { key: friend.apiKey })).body.totalMessages, 0);
+});
+
+t.test('the console approves the version its page showed: a draft changed since is shown again, not sent', async (t) => {
+  const app = await startApp(t);
+  const { owner, agent, draftKey } = await setup(app);
+  const created = await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', subject: 'first text', text: 'x' } });
+  const browser = await signedInConsole(app.baseUrl, owner);
+  const shown = await browser.get(`/drafts/${created.body.id}`);
+  t.match(shown.text, `name="version" value="${created.body.version}"`, 'the approve form carries the version shown');
+
+  await app.api('PATCH', `/api/v1/agent/drafts/${created.body.id}`, { key: draftKey, body: { subject: 'second text' } });
+  const stale = await browser.post(`/drafts/${created.body.id}/approve`, { version: created.body.version });
+  t.equal(stale.status, 409);
+  t.match(stale.text, /Not sent: this draft changed since the version you read/);
+  t.match(stale.text, /second text/, 'the page shows the draft as it is now');
+  t.equal((await app.api('GET', '/api/v1/agent/outbound', { key: agent.apiKey })).body.submissions.length, 0, 'nothing sent');
+
+  const version = /name="version" value="([0-9a-f]{32})"/.exec(stale.text)?.[1] ?? '';
+  const approved = await browser.post(`/drafts/${created.body.id}/approve`, { version });
+  t.equal(approved.status, 303, 'the version shown now is sent');
+  t.match((await app.api('GET', '/api/v1/agent/outbound', { key: agent.apiKey })).body.submissions, [{ subject: 'second text' }]);
 });
 
 t.test('another owner reaches none of the drafts', async (t) => {
@@ -184,7 +245,7 @@ t.test('another owner reaches none of the drafts', async (t) => {
   const draft = (await app.api('POST', '/api/v1/agent/drafts', { key: draftKey, body: { to: 'a@example.com', subject: 's', text: 't' } })).body;
   t.same((await app.api('GET', '/api/user/drafts?status=all', { key: eve.token })).body.drafts, []);
   t.equal((await app.api('GET', `/api/user/drafts/${draft.id}`, { key: eve.token })).status, 404);
-  t.equal((await app.api('POST', `/api/user/drafts/${draft.id}/approve`, { key: eve.token })).status, 404);
+  t.equal((await app.api('POST', `/api/user/drafts/${draft.id}/approve`, { key: eve.token, body: { version: draft.version } })).status, 404);
   t.equal((await app.api('POST', `/api/user/drafts/${draft.id}/reject`, { key: eve.token, body: {} })).status, 404);
   t.equal((await app.api('GET', `/api/v1/agent/drafts/${draft.id}`, { key: draftKey })).body.status, 'pending');
 });
@@ -230,7 +291,7 @@ t.test('the Drafts folder over IMAP: copies appear, change and go; a selected se
 
   raw.send('a5 IDLE\r\n');
   await raw.read(/^\+ /m);
-  await app.api('POST', `/api/user/drafts/${draft.id}/approve`, { key: owner.token });
+  await approve(app, owner, draft.id);
   t.match(await raw.read(/\* 1 EXPUNGE/), /\* 1 EXPUNGE/, 'pushed to an idling client when the approval sent it');
   raw.send('DONE\r\n');
   await raw.read(/^a5 OK/m);

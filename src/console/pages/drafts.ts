@@ -66,7 +66,7 @@ ${showHtml ? bodyFrame(`${base}/body`, 'The draft, as HTML') : html`<pre class="
 ${
   draft.status === 'pending' || draft.status === 'approving'
     ? html`<div class="grid">
-<form method="post" action="${base}/approve" class="card stack">${csrfField(deps, ctx)}<p>Sending uses the agent's credits and limits.</p><button type="submit">Approve and send</button></form>
+<form method="post" action="${base}/approve" class="card stack">${csrfField(deps, ctx)}<input type="hidden" name="version" value="${draft.version}"><p>Sending uses the agent's credits and limits.</p><button type="submit">Approve and send</button></form>
 ${draft.status === 'pending' ? html`<form method="post" action="${base}/reject" class="card stack">${csrfField(deps, ctx)}<label>Reason for the agent (optional) <input type="text" name="reason" maxlength="1000"></label><button type="submit" class="danger">Reject</button></form>` : ''}
 </div>`
     : ''
@@ -79,9 +79,10 @@ ${draft.status === 'pending' ? html`<form method="post" action="${base}/reject" 
     sendBodyFrame(ctx, approvals.get(ownerOf(ctx), ctx.params.id).message.html ?? '');
   });
   router.post('/drafts/:id/approve', requireSignedIn, async (ctx) => {
-    await readForm(deps, ctx);
+    const form = await readForm(deps, ctx);
     try {
-      const { draft } = await approvals.approve(ownerOf(ctx), ctx.params.id);
+      // The version this page showed: a draft changed since is shown again, not sent.
+      const { draft } = await approvals.approve(ownerOf(ctx), ctx.params.id, field(form, 'version') ?? '');
       ctx.status = 303;
       ctx.redirect(`/agents/${segment(draft.agent.id)}/outbound/${segment(draft.outboundId ?? '')}`);
     } catch (error) {

@@ -26,8 +26,8 @@ export const userMailRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = services.approvals.get(ownerOf(ctx), ctx.params.id);
   });
   router.post('/api/user/drafts/:id/approve', owner, async (ctx) => {
-    validateInput('empty.json', await readJsonBody(ctx, SMALL_BODY_BYTES, deps.body.budget));
-    ctx.body = await services.approvals.approve(ownerOf(ctx), ctx.params.id);
+    const input = validateInput<{ version: string }>('draft-approve-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES, deps.body.budget));
+    ctx.body = await services.approvals.approve(ownerOf(ctx), ctx.params.id, input.version);
   });
   router.post('/api/user/drafts/:id/reject', owner, async (ctx) => {
     const input = validateInput<{ reason?: string }>('draft-reject-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES, deps.body.budget));

@@ -1,3 +1,4 @@
+import { sha256Hex } from '../../core/ids.js';
 import type { DraftRecord, DraftStatus } from '../../store/drafts.js';
 import type { SendRequest } from '../sending/send-input.js';
 
@@ -11,6 +12,8 @@ export interface DraftDecision {
 
 export interface DraftSummary {
   id: string;
+  /** Names the draft's content: the approval sends back the version the owner read (schema/draft-approve-request.json). */
+  version: string;
   status: DraftStatus;
   subject: string;
   recipientCount: number;
@@ -35,8 +38,15 @@ export interface DraftPage {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/**
+ * A draft's version: a digest of the send request it holds, so it changes with every change
+ * of what would be sent (and only then), whether a change came by PATCH or any other path.
+ */
+export const draftVersion = (record: Pick<DraftRecord, 'requestJson'>): string => sha256Hex(record.requestJson).slice(0, 32);
+
 export const summaryOf = (record: DraftRecord, deciderEmail: string | null): DraftSummary => ({
   id: record.id,
+  version: draftVersion(record),
   status: record.status,
   subject: record.subject,
   recipientCount: record.recipientCount,

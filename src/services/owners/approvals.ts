@@ -3,7 +3,7 @@ import { AppError, isAppError } from '../../core/errors.js';
 import type { DraftRecord, DraftStatus } from '../../store/drafts.js';
 import type { Store } from '../../store/index.js';
 import type { DraftService } from '../drafts/drafts.js';
-import type { Draft, DraftSummary } from '../drafts/views.js';
+import { draftVersion, type Draft, type DraftSummary } from '../drafts/views.js';
 import type { SendingService, SendResult } from '../sending/sending.js';
 import type { SendRequest } from '../sending/send-input.js';
 import type { OwnershipService } from './ownership.js';
@@ -62,20 +62,28 @@ export class DraftApprovalService {
   }
 
   /**
-   * pending -> approving (who, when) -> send -> sent, with the Drafts copy gone. A refused send
-   * (credits, limits, a paused account) puts the draft back to pending and answers the refusal.
+   * pending -> approving (who, when) -> send -> sent, with the Drafts copy gone. `version` is
+   * the draft's version the owner read: a draft changed since is not sent (409), so what is
+   * sent is what the owner approved. A refused send (credits, limits, a paused account) puts
+   * the draft back to pending and answers the refusal.
    */
-  async approve(session: OwnerSession, id: string): Promise<Approval> {
+  async approve(session: OwnerSession, id: string, version: string): Promise<Approval> {
     const record = this.ownedDraft(session, id);
     const principal = this.ownership.principalFor(session, record.accountId);
     const now = this.clock.now().getTime();
-    const claimed = this.store.transaction(() =>
-      this.store.drafts.transition(id, ['pending', 'approving'], 'approving', { decidedBy: session.ownerId, decidedAt: now, updatedAt: now }),
-    );
-    if (!claimed) throw new AppError('conflict', `this draft is ${this.store.drafts.byId(id)?.status ?? 'gone'}; it can no longer be approved`);
+    // The version is compared and the draft claimed in one transaction: no change slips in between.
+    const approved = this.store.transaction(() => {
+      const current = this.store.drafts.byId(id);
+      if (current && (current.status === 'pending' || current.status === 'approving') && draftVersion(current) !== version) {
+        throw new AppError('conflict', 'this draft changed since the version you read; read it again and approve what it holds now');
+      }
+      const claimed = this.store.drafts.transition(id, ['pending', 'approving'], 'approving', { decidedBy: session.ownerId, decidedAt: now, updatedAt: now });
+      if (!current || !claimed) throw new AppError('conflict', `this draft is ${current?.status ?? 'gone'}; it can no longer be approved`);
+      return current;
+    });
     let send: SendResult;
     try {
-      send = await this.sending.send(principal, JSON.parse(record.requestJson) as SendRequest, { idempotencyKey: draftIdempotencyKey(id), via: 'rest' });
+      send = await this.sending.send(principal, JSON.parse(approved.requestJson) as SendRequest, { idempotencyKey: draftIdempotencyKey(id), via: 'rest' });
     } catch (error) {
       if (isAppError(error)) {
         this.store.transaction(() =>
