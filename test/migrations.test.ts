@@ -177,3 +177,21 @@ t.test('migration 75 keeps outbox rows and webhook events with their ids and num
   t.same(db.pragma('foreign_key_check'), []);
   db.close();
 });
+
+t.test("migration 76 keeps idempotency records in the account's scope and lets another scope use the same key", async (t) => {
+  const file = join(t.testdir({}), 'idempotency.db');
+  const raw = new Database(file);
+  appliedBefore(raw, 76);
+  raw.exec(`INSERT INTO idempotency_records (account_id, idempotency_key, key_id, content_hash, submission_id, response_json, created_at)
+    VALUES ('a1', 'k', 'key1', 'h', 's1', '{}', 5)`);
+  raw.close();
+  const db = openDatabase(file);
+  t.same(db.prepare('SELECT account_id AS account, scope, idempotency_key AS key, submission_id AS submission FROM idempotency_records').all(), [
+    { account: 'a1', scope: '', key: 'k', submission: 's1' },
+  ]);
+  db.prepare(
+    "INSERT INTO idempotency_records (account_id, scope, idempotency_key, key_id, content_hash, submission_id, response_json, created_at) VALUES ('a1', 'sandbox:key2', 'k', 'key2', 'h', 's2', '{}', 6)",
+  ).run();
+  t.equal(db.prepare('SELECT count(*) FROM idempotency_records').pluck().get(), 2);
+  db.close();
+});

@@ -2,6 +2,7 @@
 // the magic recipients on sandbox.invalid produce their outcomes, and those reach outbound
 // tracking, the webhook and the event stream.
 import t from 'tap';
+import { creditsOf, funded } from './helpers/agents.js';
 import { startApp } from './helpers/app.js';
 import { opened, openStream } from './helpers/event-stream.js';
 import { issueAccessKey } from './helpers/keys.js';
@@ -78,4 +79,46 @@ t.test('the webhook gets the same outcomes; the key is validated like any other'
     402,
     'a key that is not a sandbox key pays',
   );
+});
+
+t.test("idempotency records are a sandbox key's own: neither its record nor the account's answers the other's send", async (t) => {
+  const sink = await startSink(t);
+  const app = await startApp(t, { outbound: { relay: `smtp://127.0.0.1:${sink.port}`, timeoutMs: 5000 } });
+  const agent = await funded(app, 5);
+  const sandbox = await issueAccessKey(app, agent.apiKey, SANDBOX);
+  const message = { to: 'someone@example.com', subject: 'shared key', text: 'the same body' };
+  const send = (key: string, idempotencyKey: string) =>
+    app.api('POST', '/api/v1/agent/send', { key, body: message, headers: { 'idempotency-key': idempotencyKey } });
+
+  // The sandbox key first, then the full key with the same body and key.
+  const fake = await send(sandbox.apiKey, 'shared-idem-1');
+  t.equal(fake.status, 200);
+  const real = await send(agent.apiKey, 'shared-idem-1');
+  t.equal(real.status, 200);
+  t.notOk(real.body.replayed, "the full key's send is not answered by the sandbox key's record");
+  t.not(real.body.id, fake.body.id);
+  await app.app.workers.delivery.runOnce();
+  t.equal(sink.messages.length, 1, "the full key's message left the host");
+  t.equal(await creditsOf(app, agent.apiKey), 4, 'and was charged');
+
+  // The full key first, then the sandbox key.
+  const first = await send(agent.apiKey, 'shared-idem-2');
+  t.equal(first.status, 200);
+  const sandboxed = await send(sandbox.apiKey, 'shared-idem-2');
+  t.equal(sandboxed.status, 200, "the sandbox key's send is its own");
+  t.notOk(sandboxed.body.replayed, "not answered by the full key's record");
+  t.not(sandboxed.body.id, first.body.id);
+  const detail = await app.api('GET', `/api/v1/agent/outbound/${sandboxed.body.id}`, { key: agent.apiKey });
+  t.match(detail.body.recipients, [{ status: 'delivered' }], 'a sandbox outcome');
+  await app.app.workers.delivery.runOnce();
+  t.equal(sink.messages.length, 2, "only the full key's second message left the host");
+  t.equal(await creditsOf(app, agent.apiKey), 3);
+
+  // Each key's retry is still answered by its own record.
+  t.match((await send(sandbox.apiKey, 'shared-idem-1')).body, { id: fake.body.id, replayed: true });
+  t.match((await send(agent.apiKey, 'shared-idem-1')).body, { id: real.body.id, replayed: true });
+  t.match((await send(sandbox.apiKey, 'shared-idem-2')).body, { id: sandboxed.body.id, replayed: true });
+  t.match((await send(agent.apiKey, 'shared-idem-2')).body, { id: first.body.id, replayed: true });
+  await app.app.workers.delivery.runOnce();
+  t.equal(sink.messages.length, 2, 'no retry sent anything again');
 });

@@ -158,12 +158,23 @@ t.test('unresolved identical messages, idempotency records and suppressions', as
   t.equal(store.submissions.hasUnresolvedIdentical('acc1', 'same'), true);
   t.equal(store.submissions.hasUnresolvedIdentical('acc1', 'other'), false);
 
-  const record = { accountId: 'acc1', idempotencyKey: 'k', keyId: 'key1', contentHash: 'same', submissionId: 's1', responseJson: '{}', createdAt: 10 };
+  const record = {
+    accountId: 'acc1',
+    scope: '',
+    idempotencyKey: 'k',
+    keyId: 'key1',
+    contentHash: 'same',
+    submissionId: 's1',
+    responseJson: '{}',
+    createdAt: 10,
+  };
   store.idempotency.insert(record);
   t.throws(() => store.idempotency.insert(record), /UNIQUE/);
-  t.same(store.idempotency.get('acc1', 'k'), record);
+  t.same(store.idempotency.get('acc1', '', 'k'), record);
+  t.equal(store.idempotency.get('acc1', 'sandbox:key2', 'k'), null, "another scope's record is not this one's");
+  store.idempotency.insert({ ...record, scope: 'sandbox:key2', keyId: 'key2' });
   t.equal(store.idempotency.sweepBefore(10), 0);
-  t.equal(store.idempotency.sweepBefore(11), 1);
+  t.equal(store.idempotency.sweepBefore(11), 2);
 
   const suppression = { id: 'sup1', accountId: 'acc1', address: 'x@example.com', reason: 'bounce' as const, canRelease: true, createdAt: 5 };
   t.equal(store.suppressions.add(suppression), true);

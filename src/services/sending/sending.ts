@@ -87,7 +87,7 @@ export class SendingService {
     };
     const contentHash = contentHashOf(message);
     if (idempotencyKey !== undefined) {
-      const earlier = this.store.idempotency.get(account.id, idempotencyKey);
+      const earlier = this.store.idempotency.get(account.id, idempotencyScopeOf(principal), idempotencyKey);
       if (earlier) return replayOf(earlier, principal, contentHash);
     }
     const messageId = `<${newUuid()}@${this.config.mailDomain}>`;
@@ -128,7 +128,7 @@ export class SendingService {
       this.aliasCheckOf(account),
     );
     if (idempotencyKey !== undefined) {
-      const earlier = this.store.idempotency.get(account.id, idempotencyKey);
+      const earlier = this.store.idempotency.get(account.id, idempotencyScopeOf(principal), idempotencyKey);
       if (earlier) return replayOf(earlier, principal, prepared.contentHash);
     }
     return this.accept(principal, prepared, idempotencyKey, 'smtp');
@@ -187,7 +187,7 @@ export class SendingService {
     const now = this.clock.now().getTime();
     const account = this.accountOf(principal);
     if (idempotencyKey !== undefined) {
-      const earlier = this.store.idempotency.get(account.id, idempotencyKey);
+      const earlier = this.store.idempotency.get(account.id, idempotencyScopeOf(principal), idempotencyKey);
       if (earlier) return replayOf(earlier, principal, prepared.contentHash);
     }
     if (this.store.submissions.hasUnresolvedIdentical(account.id, prepared.contentHash)) {
@@ -233,6 +233,7 @@ export class SendingService {
     if (idempotencyKey !== undefined) {
       this.store.idempotency.insert({
         accountId: account.id,
+        scope: idempotencyScopeOf(principal),
         idempotencyKey,
         keyId: principal.keyId,
         contentHash: prepared.contentHash,
@@ -253,6 +254,13 @@ const resolveIdempotencyKey = (header: string | undefined, body: string | undefi
   }
   return header ?? body;
 };
+
+/**
+ * Whose idempotency records a send reads and writes: a sandbox key's are its own, so its
+ * fake sends never answer another key's real one nor the reverse; every other key of the
+ * account (and an owner approving a draft) shares the account's.
+ */
+const idempotencyScopeOf = (principal: Principal): string => (principal.sandbox === true ? `sandbox:${principal.keyId}` : '');
 
 /**
  * Contract: same key and identical message answers the first response with replayed true

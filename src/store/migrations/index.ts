@@ -31,6 +31,7 @@ import { rankSamples } from './072_rank_samples.js';
 import { draftCopyValidity } from './073_draft_copy_validity.js';
 import { inboundQueue } from './074_inbound_queue.js';
 import { monotonicIds } from './075_monotonic_ids.js';
+import { idempotencyScope } from './076_idempotency_scope.js';
 import { scheduledJobs } from './080_scheduled_jobs.js';
 
 export type { Migration } from './migration.js';
@@ -69,5 +70,6 @@ export const MIGRATIONS: readonly Migration[] = [
   draftCopyValidity,
   inboundQueue,
   monotonicIds,
+  idempotencyScope,
   scheduledJobs,
 ];
