@@ -1,6 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { ServerCertificates } from '../core/tls.js';
+import { answerMalformedRequest, answerUnknownExpectation } from './refusals.js';
 
 export interface HttpListener {
   server: Server | HttpsServer;
@@ -20,6 +21,8 @@ export const createHttpListener = (handler: RequestListener, certificates: Serve
   // never closes a connection that a client is reusing at that moment (ECONNRESET).
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  server.on('clientError', answerMalformedRequest);
+  server.on('checkExpectation', answerUnknownExpectation);
   const close = certificates ? certificates.reloaded.subscribe(() => (server as HttpsServer).setSecureContext(certificates.defaultOptions())) : () => {};
   return { server, close: () => void close() };
 };
