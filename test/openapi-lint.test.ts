@@ -25,7 +25,7 @@ t.test('the served OpenAPI document lints clean with @redocly/cli (recommended r
     [],
     'no problem',
   );
-  t.same(report.totals, { errors: 0, warnings: 0, ignored: 4 }, 'only the four recorded exceptions are ignored');
+  t.same(report.totals, { errors: 0, warnings: 0, ignored: 1 }, 'only the one recorded exception is ignored');
 
   const document = served.body as { paths: Record<string, Record<string, { operationId?: string; security?: unknown[] }>> };
   const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
