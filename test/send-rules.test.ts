@@ -77,6 +77,10 @@ t.test('every send request rule answers 400 naming the field, and charges nothin
     ['short IPv4 form', { ...ok, bcc: ['x@127.1'] }, /bcc/],
     ['hex IPv4 form', { ...ok, to: 'x@0x7f.1' }, /to/],
     ['metadata address', { ...ok, to: 'x@169.254.169.254' }, /to/],
+    // RFC 6761 section 6.3: names under .localhost are this host; only the service's own are mail domains.
+    ['a name under .localhost', { ...ok, to: 'x@foo.localhost' }, /^x@foo\.localhost: foo\.localhost names this host/],
+    ['a name under the mail domain', { ...ok, cc: 'x@sub.agents.localhost' }, /sub\.agents\.localhost names this host/],
+    ['.localhost in upper case', { ...ok, bcc: ['x@Mail.LocalHost'] }, /localhost names this host/],
   ];
   for (const [label, body, field] of cases) {
     const response = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body });
@@ -91,6 +95,29 @@ t.test('every send request rule answers 400 naming the field, and charges nothin
   t.equal(longHeader.status, 400);
   await nothingHappened(t, app, agent, 100, 'after every 400');
 });
+
+t.test(
+  "a recipient on the service's own .localhost mail domain is delivered; another .localhost name is refused everywhere a message is written",
+  async (t) => {
+    const app = await startApp(t);
+    const agent = await ready(app, 5);
+    const peer = await app.register();
+    t.match(peer.email, /@agents\.localhost$/, 'the development mail domain is under .localhost');
+    const local = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: peer.email, subject: 'next door', text: 'x' } });
+    t.equal(local.status, 200);
+    t.equal((await app.api('GET', '/api/v1/agent/inbox', { key: peer.apiKey })).body.emails[0].subject, 'next door');
+    const draft = await app.api('POST', '/api/v1/agent/drafts', { key: agent.apiKey, body: { to: 'x@foo.localhost', subject: 's', text: 'x' } });
+    t.equal(draft.status, 400, 'a draft is validated as a send');
+    t.match(draft.body, { code: 'invalid_input', error: /foo\.localhost names this host/ });
+    const mcp = app.app.services.sending.send(
+      { accountId: agent.userId, keyId: 'k', kind: 'full', permissions: ['mail:send'] },
+      { to: 'x@foo.localhost', subject: 's', text: 'x' },
+      { via: 'mcp' },
+    );
+    await t.rejects(mcp, { code: 'invalid_input' }, 'the one send service refuses it, whatever the adapter');
+    t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 4, 'only the local message was charged');
+  },
+);
 
 t.test('50 distinct recipients are fine; duplicates across lists count once', async (t) => {
   const app = await startApp(t);

@@ -182,6 +182,16 @@ t.test('AUTH and policy refusals', async (t) => {
       `RCPT TO:<${literal}>`,
     );
   }
+  t.match(
+    await refusal(
+      submit(app.submissionPort, login, {
+        envelope: { from: sender.email, to: ['x@foo.localhost'] },
+        raw: `From: ${sender.email}\r\nTo: x@foo.localhost\r\nSubject: s\r\n\r\nbody\r\n`,
+      }),
+    ),
+    { responseCode: 550, response: /foo\.localhost names this host/ },
+    'a name under .localhost (RFC 6761)',
+  );
   t.equal(await credits(app, sender.apiKey), 1, 'nothing charged');
   t.same((await app.api('GET', '/api/v1/agent/outbound', { key: sender.apiKey })).body.submissions, []);
   app.app.services.sending.setState(sender.email, 'paused');

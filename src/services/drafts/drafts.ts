@@ -8,6 +8,7 @@ import type { DraftRecord } from '../../store/drafts.js';
 import type { Store } from '../../store/index.js';
 import type { MailboxService } from '../mail/mailbox.js';
 import { composeMessage, parsedOfComposed } from '../sending/compose.js';
+import { refuseLoopbackRecipients } from '../sending/local-delivery.js';
 import { normalizeSendRequest, recipientsOf, type SendRequest, type MessageLimits } from '../sending/send-input.js';
 import { draftView, type Draft, type DraftPage, type DraftSummary, summaryOf } from './views.js';
 
@@ -150,11 +151,13 @@ export class DraftService {
     const account = this.store.accounts.byId(accountId);
     if (!account) throw new AppError('unauthorized', 'missing or invalid API key');
     const message = normalizeSendRequest(request, account.email, this.config);
+    const recipients = recipientsOf(message);
+    refuseLoopbackRecipients(this.store, this.config.mailDomain, recipients);
     const messageId = `<${newUuid()}@${this.config.mailDomain}>`;
     const date = this.clock.now();
     const { sentRaw } = await composeMessage(message, messageId, date);
     const parsed = parsedOfComposed(message, messageId, date) ?? (await parseMessage(sentRaw));
-    return { request, subject: message.subject, recipientCount: recipientsOf(message).length, copy: sentRaw, parsed };
+    return { request, subject: message.subject, recipientCount: recipients.length, copy: sentRaw, parsed };
   }
 
   /** Inside the caller's transaction: the copy in Drafts (made on first use), seen, as a mail client keeps it. */

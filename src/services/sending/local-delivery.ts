@@ -1,3 +1,4 @@
+import { invalidInput } from '../../core/errors.js';
 import type { ParsedMessage } from '../../core/parsed-message.js';
 import type { SubmissionVia } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
@@ -5,6 +6,7 @@ import type { RecipientRecord } from '../../store/submissions.js';
 import type { MessageAuthenticator } from '../mail/authentication.js';
 import type { MailboxDeliveryAgent } from '../mail/delivery-agent.js';
 import { submissionReceivedHeader } from '../mail/trace.js';
+import type { RecipientTarget } from './send-input.js';
 
 /** What storing a submission's local copies needs. */
 export interface LocalDelivery {
@@ -28,6 +30,23 @@ export interface LocalSubmission {
 /** Mail for our mail domain and for custom domains hosted here is stored at once, not sent out. */
 export const isLocalDomain = (store: Store, mailDomain: string, domain: string): boolean =>
   domain === mailDomain || store.domains.provenByName(domain) !== null;
+
+/** RFC 6761 section 6.3: `localhost` and every name under it are this host, never a mail server elsewhere. */
+const isLoopbackName = (domain: string): boolean => domain === 'localhost' || domain.endsWith('.localhost');
+
+/**
+ * Refuses (400, as an IP literal) a recipient under `.localhost` that is not one of this
+ * service's own domains: no MX can take it, so it would be charged and then fail. The
+ * service's own mail domain may be under it (`agents.localhost` in development), and mail
+ * to it is delivered here as always.
+ */
+export const refuseLoopbackRecipients = (store: Store, mailDomain: string, recipients: readonly RecipientTarget[]): void => {
+  for (const { address, domain, kind } of recipients) {
+    if (isLoopbackName(domain) && !isLocalDomain(store, mailDomain, domain)) {
+      throw invalidInput(kind, `${address}: ${domain} names this host (.localhost, RFC 6761), where no mail server takes mail for it`);
+    }
+  }
+};
 
 /**
  * Recipients on our mail domain or a custom domain hosted here are settled at once, inside the

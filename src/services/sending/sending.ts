@@ -22,7 +22,7 @@ import {
   type ThreadHeaders,
 } from './send-input.js';
 import type { SendingLimits, SendingStatus } from './send-limits.js';
-import { deliverLocally, isLocalDomain, type LocalDelivery } from './local-delivery.js';
+import { deliverLocally, isLocalDomain, refuseLoopbackRecipients, type LocalDelivery } from './local-delivery.js';
 import { settleSandbox } from './sandbox.js';
 import { prepareRawSubmission, type RawEnvelope } from './submit-raw.js';
 
@@ -85,6 +85,7 @@ export class SendingService {
       ...normalizeSendRequest(input, account.email, this.config, this.aliasCheckOf(account)),
       ...(options.thread ? { thread: options.thread } : {}),
     };
+    refuseLoopbackRecipients(this.store, this.config.mailDomain, recipientsOf(message));
     const contentHash = contentHashOf(message);
     if (idempotencyKey !== undefined) {
       const earlier = this.store.idempotency.get(account.id, idempotencyScopeOf(principal), idempotencyKey);
@@ -127,6 +128,7 @@ export class SendingService {
       this.parseMail,
       this.aliasCheckOf(account),
     );
+    refuseLoopbackRecipients(this.store, this.config.mailDomain, prepared.recipients);
     if (idempotencyKey !== undefined) {
       const earlier = this.store.idempotency.get(account.id, idempotencyScopeOf(principal), idempotencyKey);
       if (earlier) return replayOf(earlier, principal, prepared.contentHash);
