@@ -146,14 +146,19 @@ export const inFolder = (folderId: number, match: string): string => `folder : "
 export const inFolders = (folderIds: readonly number[], match: string): string => `(${folderIds.map((id) => `folder : "f${id}"`).join(' OR ')}) AND (${match})`;
 
 /**
- * Queries on a read-only connection of the main thread. It never takes a lock the writer
- * waits for (WAL readers read a snapshot), and sees each writer commit at its next query.
+ * Queries on a connection of the main thread that only reads. It never takes a lock the
+ * writer waits for (WAL readers read a snapshot), and sees each writer commit at its next query.
+ *
+ * It is opened read-write all the same: it closes last at shutdown (after the writer's thread
+ * ends, or ended idle long before), and the last connection to close checkpoints the WAL into
+ * the file and deletes the -wal and -shm files only if it can write
+ * (https://www.sqlite.org/wal.html, "Persistence of WAL mode"); a read-only one left them.
  */
 export class SearchIndexReader extends Repo {
   private readonly counts = new MatchCounts();
 
   static open(file: string, options: OpenOptions = {}): SearchIndexReader {
-    const db = connect(file, { ...options, readonly: true });
+    const db = connect(file, options);
     startMapping(db); // see MMAP_BYTES: a search reads doclists of many pages
     return new SearchIndexReader(db);
   }
