@@ -20,6 +20,15 @@ const rejection = async (promise: Promise<unknown>): Promise<{ responseCode?: nu
 
 const inboxOf = async (api: any, key: string) => (await api('GET', '/api/v1/agent/inbox?limit=100', { key })).body;
 
+t.test('the greetings of the MX and of submission say ESMTP once (RFC 5321 section 4.3.1)', async (t) => {
+  const app = await startApp(t);
+  const hostname = app.app.config.smtp.hostname;
+  const [mx] = await smtpDialog(app.smtpPort, []);
+  t.equal(mx, `220 ${hostname} ESMTP agentpost`);
+  const [submission] = await smtpDialog(app.submissionPort, []);
+  t.equal(submission, `220 ${hostname} ESMTP agentpost submission`);
+});
+
 t.test('a recipient that is not a local mailbox is refused at RCPT with 550 5.1.1', async (t) => {
   const { smtpPort, register, api } = await startApp(t);
   const agent = await register();

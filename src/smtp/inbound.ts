@@ -23,7 +23,8 @@ export interface InboundOptions extends ListenerOptions {
 export const createInboundServer = (services: SmtpServices, logger: Logger, options: InboundOptions): SMTPServer =>
   new SMTPServer({
     ...listenerOptions(options),
-    banner: 'agentpost ESMTP',
+    // smtp-server greets with `220 <name> ESMTP <banner>`: the banner names only the service.
+    banner: 'agentpost',
     authOptional: true,
     disabledCommands: options.certificates ? ['AUTH'] : ['AUTH', 'STARTTLS'],
     ...(options.certificates && certificateOptions(options.certificates)),

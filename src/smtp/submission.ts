@@ -32,7 +32,7 @@ export interface SubmissionOptions extends ListenerOptions {
 export const createSubmissionServer = (services: SmtpServices, logger: Logger, options: SubmissionOptions): SMTPServer =>
   new SMTPServer({
     ...listenerOptions(options),
-    banner: 'agentpost ESMTP submission',
+    banner: 'agentpost submission',
     authMethods: ['PLAIN', 'LOGIN'],
     // Our own rule below decides; smtp-server's would refuse loopback too.
     allowInsecureAuth: true,
