@@ -1,5 +1,6 @@
 // GET /metrics: Prometheus text behind metrics.token; counters fed by what committed, gauges
 // read from the status figures at scrape time.
+import { spawnSync } from 'node:child_process';
 import t from 'tap';
 import { funded } from './helpers/agents.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -82,4 +83,37 @@ t.test('the inbound queue has its gauges: messages answered in a burst and not y
   t.equal(sample(queued, 'agentpost_messages_received_total'), 0, 'not received into a mailbox yet');
   await app.app.queues.inbound.runOnce();
   t.equal(sample((await scrape(app, TOKEN)).text, 'agentpost_messages_received_total'), 1, 'counted once delivered');
+});
+
+/** Each metric family's name and type, from its `# TYPE` line. */
+const families = (text: string): { name: string; type: string }[] => [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => ({ name, type }));
+
+t.test('names follow the Prometheus rules: only counters end in _total; promtool finds no problem', async (t) => {
+  const app = await startApp(t, { metrics: { token: TOKEN } });
+  const { text } = await scrape(app, TOKEN);
+  const found = families(text);
+  t.ok(found.length > 20, `${found.length} metric families`);
+  // https://prometheus.io/docs/practices/naming/: _total is the counter suffix; _count, _sum and _bucket are a histogram's series.
+  t.same(
+    found.filter(({ name, type }) => name.endsWith('_total') !== (type === 'counter')),
+    [],
+    'every counter and nothing else ends in _total',
+  );
+  t.same(
+    found.filter(({ name, type }) => /_(count|sum|bucket)$/.test(name) && type !== 'histogram' && type !== 'summary'),
+    [],
+    'no other metric takes a histogram suffix',
+  );
+  for (const kind of ['handles', 'requests', 'resources']) {
+    t.equal(found.find((family) => family.name === `agentpost_nodejs_${kind}_active`)?.type, 'gauge', `the active ${kind}, a gauge`);
+    t.ok((sample(text, `agentpost_nodejs_${kind}_active`) ?? -1) >= 0, `active ${kind} has a sample`);
+  }
+  t.ok((sample(text, 'agentpost_nodejs_handles_active') ?? 0) > 0, 'the listeners are active handles');
+  const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  if (promtool.error) {
+    t.comment(`promtool not run: ${promtool.error.message} (apt-get install -y prometheus provides it)`);
+    return;
+  }
+  t.equal(promtool.status, 0, 'promtool check metrics passes');
+  t.equal(`${promtool.stdout}${promtool.stderr}`.trim(), '', 'and names no problem');
 });

@@ -44,6 +44,32 @@ export class PromMetrics {
     this.queueGauges();
     // Process figures: CPU, memory, event-loop lag.
     collectDefaultMetrics({ register: this.registry, prefix: 'agentpost_' });
+    this.renameTotalGauges();
+  }
+
+  /**
+   * prom-client's default metrics name three gauges `..._total`, the suffix Prometheus keeps
+   * for counters (https://prometheus.io/docs/practices/naming/; promtool flags them). Each is
+   * served under a gauge's name instead, read from the original at scrape time.
+   */
+  private renameTotalGauges(): void {
+    for (const kind of ['handles', 'requests', 'resources']) {
+      const name = `agentpost_nodejs_active_${kind}_total`;
+      const original = this.registry.getSingleMetric(name);
+      // Absent on a Node.js without the call it reads.
+      if (!original) continue;
+      this.registry.removeSingleMetric(name);
+      const renamed: Gauge = new Gauge({
+        name: `agentpost_nodejs_${kind}_active`,
+        help: `Total number of active ${kind} (the sum of agentpost_nodejs_active_${kind} over its types).`,
+        registers: [this.registry],
+        async collect() {
+          const { values } = await original.get();
+          renamed.reset();
+          for (const { labels, value } of values) renamed.set(labels, value);
+        },
+      });
+    }
   }
 
   async exposition(): Promise<{ contentType: string; body: string }> {
