@@ -9,7 +9,7 @@ import { startApp, type TestApp } from './helpers/app.js';
 import { opened, openStream } from './helpers/event-stream.js';
 import { deliverDirect, simpleMessage } from './helpers/mail.js';
 import { webhookFixture } from './helpers/webhooks.js';
-import { sweepRunOnce } from '../src/workers/jobs/sweep.js';
+import { sweepRunOnce } from '../src/app/calendar-jobs.js';
 
 const QUIET_HOURS_MS = 2 * 60 * 60 * 1000;
 /** How long a test waits for an event that should come at once before it calls it lost. */
@@ -80,7 +80,7 @@ t.test('an event stream gets the next message after the sweep emptied the outbox
 t.test('event-log sequence numbers are not given again after the history is pruned', async (t) => {
   const { dataDir, clock, first, agent } = await appToRestart(t);
   await deliverEach(first.app, agent.email, ['old 1', 'old 2', 'old 3']);
-  await first.app.workers.webhooks.runOnce(clock.now());
+  await first.app.queues.webhooks.runOnce(clock.now());
   const highest = first.app.store.webhookEvents.lastSeq(agent.userId);
   t.ok(highest >= 3, 'the messages were logged');
 
@@ -88,6 +88,6 @@ t.test('event-log sequence numbers are not given again after the history is prun
   const second = await sweepAndRestart(t, first.app, clock, 31 * 24 * 60 * 60 * 1000, { dataDir });
   t.equal(second.app.store.webhookEvents.lastSeq(agent.userId), 0, 'the log is empty');
   await deliverEach(second.app, agent.email, ['new']);
-  await second.app.workers.webhooks.runOnce(clock.now());
+  await second.app.queues.webhooks.runOnce(clock.now());
   t.ok(second.app.store.webhookEvents.lastSeq(agent.userId) > highest, 'the new event is numbered above every pruned one');
 });

@@ -97,7 +97,7 @@ t.test("idempotency records are a sandbox key's own: neither its record nor the 
   t.equal(real.status, 200);
   t.notOk(real.body.replayed, "the full key's send is not answered by the sandbox key's record");
   t.not(real.body.id, fake.body.id);
-  await app.app.workers.delivery.runOnce();
+  await app.app.queues.delivery.runOnce();
   t.equal(sink.messages.length, 1, "the full key's message left the host");
   t.equal(await creditsOf(app, agent.apiKey), 4, 'and was charged');
 
@@ -110,7 +110,7 @@ t.test("idempotency records are a sandbox key's own: neither its record nor the 
   t.not(sandboxed.body.id, first.body.id);
   const detail = await app.api('GET', `/api/v1/agent/outbound/${sandboxed.body.id}`, { key: agent.apiKey });
   t.match(detail.body.recipients, [{ status: 'delivered' }], 'a sandbox outcome');
-  await app.app.workers.delivery.runOnce();
+  await app.app.queues.delivery.runOnce();
   t.equal(sink.messages.length, 2, "only the full key's second message left the host");
   t.equal(await creditsOf(app, agent.apiKey), 3);
 
@@ -119,6 +119,6 @@ t.test("idempotency records are a sandbox key's own: neither its record nor the 
   t.match((await send(agent.apiKey, 'shared-idem-1')).body, { id: real.body.id, replayed: true });
   t.match((await send(sandbox.apiKey, 'shared-idem-2')).body, { id: sandboxed.body.id, replayed: true });
   t.match((await send(agent.apiKey, 'shared-idem-2')).body, { id: first.body.id, replayed: true });
-  await app.app.workers.delivery.runOnce();
+  await app.app.queues.delivery.runOnce();
   t.equal(sink.messages.length, 2, 'no retry sent anything again');
 });
