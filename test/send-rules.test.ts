@@ -159,7 +159,7 @@ t.test('413 for text plus html over 1 MB and attachments over 8 MB decoded', asy
   t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 99, 'only the 1 MB send was charged');
 });
 
-t.test('from must be the account address (no aliases exist yet): 403', async (t) => {
+t.test('from must be the account address (or an alias of its mailbox, domain-mail.test.ts): anyone else is 403', async (t) => {
   const app = await startApp(t);
   const agent = await ready(app);
   const other = await ready(app);
