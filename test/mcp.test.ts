@@ -116,13 +116,15 @@ t.test('register_agent: no key, the REST answer, invalid arguments, the shared r
   t.equal(balance.status, 200, 'the key works over REST');
   t.equal(balance.body.email, created.body.email);
 
+  // Invalid arguments count against the limit as well, so they come from another address here.
+  const invalid = await mcpClient(t, baseUrl, { headers: { 'x-forwarded-for': '198.51.100.8' } });
   for (const [args, field] of [
     [{}, 'agentId'],
     [{ agentId: '-x' }, 'agentId'],
     [{ agentId: 'ok', extra: 1 }, 'extra'],
     [{ agentId: 5 }, 'agentId'],
   ] as const) {
-    const failed = await callTool(client, 'register_agent', args);
+    const failed = await callTool(invalid, 'register_agent', args);
     t.equal(failed.isError, true, JSON.stringify(args));
     t.equal(failed.body.code, 'invalid_input');
     t.match(failed.body.error, field);
@@ -140,6 +142,18 @@ t.test('register_agent: no key, the REST answer, invalid arguments, the shared r
   t.equal(sixth.body.code, 'rate_limited');
   const rest = await api('POST', '/api/v1/agent/register', { body: { agentId: 'rest' }, headers: { 'x-forwarded-for': '198.51.100.7' } });
   t.equal(rest.status, 429, 'REST shares the count');
+  // Four invalid calls and one valid one from the other address: the next is refused.
+  t.equal((await callTool(invalid, 'register_agent', { agentId: 'valid' })).isError, false);
+  t.equal((await callTool(invalid, 'register_agent', { agentId: 'over' })).body.code, 'rate_limited', 'invalid calls counted');
+});
+
+t.test('register_agent tells clients not to retry it automatically', async (t) => {
+  const { baseUrl } = await startApp(t);
+  const client = await mcpClient(t, baseUrl);
+  const { tools } = await client.listTools();
+  const register = tools.find((tool) => tool.name === 'register_agent');
+  t.match(register?.description, /Do not retry automatically/);
+  t.match(register?.description, /5 requests per client IP per hour, failed ones included/);
 });
 
 t.test('register_agent counts the socket address unless http.trustProxy', async (t) => {

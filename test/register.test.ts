@@ -37,14 +37,36 @@ t.test('registration input is validated', async (t) => {
     [{ agentId: 'ok', extra: 1 }, 'extra'],
     [{ agentId: 5 }, 'agentId'],
   ];
-  for (const [body, field] of cases) {
-    const response = await api('POST', '/api/v1/agent/register', { body });
+  // Each from its own address: malformed requests count against the limit too.
+  for (const [index, [body, field]] of cases.entries()) {
+    const response = await api('POST', '/api/v1/agent/register', { body, headers: { 'x-forwarded-for': `192.0.2.${index + 1}` } });
     t.equal(response.status, 400, JSON.stringify(body));
     t.equal(response.body.code, 'invalid_input');
     t.match(response.body.error, field);
   }
-  const notJson = await api('POST', '/api/v1/agent/register', { body: '{oops', headers: { 'content-type': 'application/json' } });
+  const notJson = await api('POST', '/api/v1/agent/register', {
+    body: '{oops',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.99' },
+  });
   t.equal(notJson.status, 400);
+});
+
+t.test('every request that reaches register counts toward the 5 an hour, malformed, too large and successful alike', async (t) => {
+  const { api } = await startApp(t, { http: { maxSmallBodyBytes: 1024 } });
+  const from = (address: string, body: unknown, headers: Record<string, string> = {}) =>
+    api('POST', '/api/v1/agent/register', { body, headers: { 'x-forwarded-for': address, ...headers } });
+  const address = '198.51.100.20';
+  t.equal((await from(address, { agentId: '-bad' })).status, 400);
+  t.equal((await from(address, '{not json', { 'content-type': 'application/json' })).status, 400);
+  t.equal((await from(address, { agentId: 'x'.repeat(2000) })).status, 413, 'a body over the small limit');
+  t.equal((await from(address, { agentId: 'ok1' })).status, 201);
+  t.equal((await from(address, { agentId: 'ok2' })).status, 201);
+  const sixth = await from(address, { agentId: 'ok3' });
+  t.equal(sixth.status, 429, 'three refused and two made: the sixth request is over the limit');
+  t.match(sixth.body.error, /too many registration requests/);
+  t.ok(Number(sixth.headers.get('retry-after')) > 0);
+  t.equal((await from(address, { agentId: '-bad' })).status, 429, 'a malformed one over the limit is refused before it is read');
+  t.equal((await from('198.51.100.21', { agentId: 'ok4' })).status, 201, 'another address is counted apart');
 });
 
 t.test('5 registrations per IP per hour, counted in the database across a restart', async (t) => {

@@ -27,17 +27,20 @@ export interface McpTool {
 const validArguments = <T>(validator: Validator, schemaId: string, args: Record<string, unknown> | undefined): T =>
   validator.validate<T>(schemaId, easeToolArguments(validator.schema(schemaId), args));
 
-/** A tool that needs no key (only register_agent). */
+/**
+ * A tool that needs no key (only register_agent). It gets its arguments as a function, so it
+ * may count the call before they are validated (registration counts malformed requests too).
+ */
 export const keyless = <T>(
   name: string,
   description: string,
   schemaId: string,
-  run: (services: McpServices, input: T, clientIp: string) => unknown,
+  run: (services: McpServices, read: () => T, clientIp: string) => unknown,
 ): McpTool => ({
   name,
   description,
   schemaId,
-  call: async (services, validator, args, caller) => run(services, validArguments<T>(validator, schemaId, args), caller.clientIp),
+  call: async (services, validator, args, caller) => run(services, () => validArguments<T>(validator, schemaId, args), caller.clientIp),
 });
 
 /** A tool that needs the Bearer key; like REST, the key is checked before the arguments. */

@@ -17,9 +17,9 @@ interface EmailQuery {
 export const TOOLS: readonly McpTool[] = [
   keyless<RegisterInput>(
     'register_agent',
-    'Create an account and its mailbox (POST /api/v1/agent/register). No key needed; 5 per client IP per hour. The apiKey in the result is shown only once: store it and send it as "Authorization: Bearer <apiKey>".',
+    'Create an account and its mailbox (POST /api/v1/agent/register). No key needed; 5 requests per client IP per hour, failed ones included. Do not retry automatically, not even after a timeout or an interrupted answer: each success is a new mailbox with its own key, and a lost answer cannot be fetched again. The apiKey in the result is shown only once: store it and send it as "Authorization: Bearer <apiKey>".',
     'register-request.json',
-    (services, input, clientIp) => services.accounts.register(input, clientIp),
+    (services, read, clientIp) => services.accounts.registerFrom(clientIp, read),
   ),
   withKey<ListQuery>(
     'check_inbox',

@@ -8,9 +8,12 @@ import type { HttpDeps } from '../context.js';
 export const accountRoutes = (router: Router, deps: HttpDeps): void => {
   const { services, validator } = deps;
   router.post('/api/v1/agent/register', async (ctx) => {
-    const input = validator.validate<RegisterInput>('register-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget));
+    // Counted as it reaches here, before its body is read (contract Limits: "5 requests per IP per hour").
+    const registration = await services.accounts.registerFrom(clientIp(ctx, deps.trustProxy), async () =>
+      validator.validate<RegisterInput>('register-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget)),
+    );
     ctx.status = 201;
-    ctx.body = services.accounts.register(input, clientIp(ctx, deps.trustProxy));
+    ctx.body = registration;
   });
   router.get('/api/v1/agent/balance', requireAuth(services.auth), (ctx) => {
     ctx.body = services.balance.of(principalOf(ctx));

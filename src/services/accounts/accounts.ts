@@ -39,21 +39,40 @@ export class AccountService {
     private readonly config: AccountsConfig,
   ) {}
 
-  /** Contract: one call creates the account, its mailbox and its key; 5 per IP per hour. */
+  /**
+   * Contract: one call creates the account, its mailbox and its key; "5 requests per IP per
+   * hour". The request is counted first, in a transaction of its own, so a request that then
+   * fails (malformed, too large, or anything else) still counts, as a successful one does.
+   */
   register(input: RegisterInput, clientIp: string): Registration {
+    this.countRequest(clientIp);
+    return this.registered(input);
+  }
+
+  /**
+   * What the adapters call as soon as a registration request reaches them: counted before the
+   * body is read or validated (`read` throws for a body too large or malformed), then created.
+   */
+  async registerFrom(clientIp: string, read: () => RegisterInput | Promise<RegisterInput>): Promise<Registration> {
+    this.countRequest(clientIp);
+    return this.registered(await read());
+  }
+
+  private countRequest(clientIp: string): void {
+    this.rateLimiter.take(
+      {
+        bucket: 'register',
+        limit: this.config.registrationsPerIpPerHour,
+        windowMs: HOUR_MS,
+        message: 'too many registration requests from this address; try again later',
+      },
+      clientIp,
+    );
+  }
+
+  private registered(input: RegisterInput): Registration {
     const apiKey = newFullKey();
-    const account = this.store.transaction(() => {
-      this.rateLimiter.take(
-        {
-          bucket: 'register',
-          limit: this.config.registrationsPerIpPerHour,
-          windowMs: HOUR_MS,
-          message: 'too many registrations from this address; try again later',
-        },
-        clientIp,
-      );
-      return this.createAccount(input, apiKey);
-    });
+    const account = this.store.transaction(() => this.createAccount(input, apiKey));
     return {
       success: true,
       userId: account.id,
