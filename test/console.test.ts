@@ -107,7 +107,8 @@ t.test('`agentpost owners create` prints a one-time link that the console uses o
 });
 
 t.test("a second owner's session gets 403 or 404 on every console route and /api/user/* endpoint of the first", async (t) => {
-  const { app, dns } = await startDomainApp(t);
+  // Funding on, so the payment status routes answer the ownership check (paused, every token is 503 alike).
+  const { app, dns } = await startDomainApp(t, { funding: { paused: false } });
   const ada = await makeOwner(app, 'ada@example.com', PASSWORD);
   const eve = await makeOwner(app, 'eve@example.com', PASSWORD);
   // Ada's domain, with an alias and a mailbox, so the domain pages have something to hide.

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { dollars } from '../src/console/pages/billing.js';
+import { dollars } from '../src/console/pages/billing-text.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { signedInConsole } from './helpers/console.js';
 import { makeOwner, type TestOwner } from './helpers/owners.js';

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { startApp, type TestApp } from './helpers/app.js';
-import { domainKey } from './helpers/domains.js';
+import { domainKey, hostedHolder, publish, startDomainApp } from './helpers/domains.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-api.js';
 
 /**
@@ -60,32 +60,57 @@ t.test("domain_hosting: $1 a period of 30 days, the buyer's hosting active at on
   t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 0, 'hosting buys no credits');
 });
 
-t.test("domain_addon: extends that domain of the buyer; another account's domain is 404; a deleted one cancels the invoice", async (t) => {
-  const { app, stripe } = await fixture(t);
-  const agent = await app.register();
-  const key = await domainKey(app, agent.apiKey);
-  const domain = (await app.api('POST', '/api/user/domains', { key, body: { domain: 'team.example' } })).body;
-  const invoice = await buy(app, agent.apiKey, { kind: 'domain_addon', method: 'card', periods: 3, domainId: domain.id });
-  t.match(invoice.body, { kind: 'domain_addon', amountCents: 300, periods: 3, domainId: domain.id });
-  const before = Date.now();
-  t.same(await payByCard(app, stripe, invoice.body.token), { received: true, outcome: 'applied' });
-  const addonEnds = app.app.store.domains.byId(domain.id)?.addonExpiresAt as number;
-  t.ok(addonEnds >= before + 90 * DAY && addonEnds <= Date.now() + 90 * DAY, 'the add-on runs 90 days');
-  t.match((await app.api('GET', '/api/user/domains', { key })).body.hosting, { active: false }, "an add-on is not the holder's hosting");
+t.test(
+  "domain_addon: for a verified extra domain of the buyer; the plan's own, an unverified one or another's is refused; a deleted one cancels the invoice",
+  async (t) => {
+    const stripe = await startStripeStandIn(WEBHOOK_SECRET);
+    t.teardown(() => stripe.close());
+    const { app, dns } = await startDomainApp(t, {
+      funding: { paused: false },
+      payments: { card: { secretKey: 'sk_test_hosting', webhookSecret: WEBHOOK_SECRET, apiUrl: stripe.url } },
+    });
+    const { holder: agent, key, domain: first } = await hostedHolder(app, dns, 'first.example');
+    const pending = (await app.api('POST', '/api/user/domains', { key, body: { domain: 'team.example' } })).body;
+    const refused = await buy(app, agent.apiKey, { kind: 'domain_addon', method: 'card', periods: 1, domainId: pending.id });
+    t.equal(refused.status, 409, 'not verified yet');
+    t.match(refused.body.error, /team\.example is not verified/);
+    const included = await buy(app, agent.apiKey, { kind: 'domain_addon', method: 'card', periods: 1, domainId: first.id });
+    t.equal(included.status, 409, 'the plan includes the first domain');
+    t.match(included.body.error, /first\.example is included in the plan/);
+    publish(dns, pending.records);
+    t.equal((await app.api('POST', `/api/user/domains/${pending.id}/verify`, { key })).body.verified, true);
+    const listed = (await app.api('GET', '/api/user/domains', { key })).body.domains;
+    t.same(
+      listed.map((domain: any) => [domain.domain, domain.addon]),
+      [
+        ['first.example', { required: false, expiresAt: null }],
+        ['team.example', { required: true, expiresAt: null }],
+      ],
+    );
+    const domain = pending;
+    const invoice = await buy(app, agent.apiKey, { kind: 'domain_addon', method: 'card', periods: 3, domainId: domain.id });
+    t.match(invoice.body, { kind: 'domain_addon', amountCents: 300, periods: 3, domainId: domain.id });
+    const before = Date.now();
+    t.same(await payByCard(app, stripe, invoice.body.token), { received: true, outcome: 'applied' });
+    const addonEnds = app.app.store.domains.byId(domain.id)?.addonExpiresAt as number;
+    t.ok(addonEnds >= before + 90 * DAY && addonEnds <= Date.now() + 90 * DAY, 'the add-on runs 90 days');
+    const after = (await app.api('GET', `/api/user/domains/${domain.id}`, { key })).body;
+    t.match(after, { canCreateAddresses: true, addon: { required: true, expiresAt: new Date(addonEnds).toISOString() } });
 
-  const stranger = await app.register();
-  const foreign = await buy(app, stranger.apiKey, { kind: 'domain_addon', method: 'card', periods: 1, domainId: domain.id });
-  t.equal(foreign.status, 404, 'only the holder buys for its domain');
+    const stranger = await app.register();
+    const foreign = await buy(app, stranger.apiKey, { kind: 'domain_addon', method: 'card', periods: 1, domainId: domain.id });
+    t.equal(foreign.status, 404, 'only the holder buys for its domain');
 
-  const doomed = await buy(app, agent.apiKey, { kind: 'domain_addon', method: 'card', periods: 1, domainId: domain.id });
-  t.equal((await app.api('DELETE', `/api/user/domains/${domain.id}`, { key })).status, 200);
-  t.same(await payByCard(app, stripe, doomed.body.token), { received: true, outcome: 'already_applied' });
-  t.equal(
-    (await app.api('GET', `/api/v1/agent/payment/status/${doomed.body.token}`, { key: agent.apiKey })).body.status,
-    'canceled',
-    'nothing to extend: canceled, for a refund',
-  );
-});
+    const doomed = await buy(app, agent.apiKey, { kind: 'domain_addon', method: 'card', periods: 1, domainId: domain.id });
+    t.equal((await app.api('DELETE', `/api/user/domains/${domain.id}`, { key })).status, 200);
+    t.same(await payByCard(app, stripe, doomed.body.token), { received: true, outcome: 'already_applied' });
+    t.equal(
+      (await app.api('GET', `/api/v1/agent/payment/status/${doomed.body.token}`, { key: agent.apiKey })).body.status,
+      'canceled',
+      'nothing to extend: canceled, for a refund',
+    );
+  },
+);
 
 t.test('hosting request rules', async (t) => {
   const { app } = await fixture(t);

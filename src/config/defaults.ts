@@ -120,6 +120,8 @@ export const defaultConfig = (): Config => ({
     polygon: {
       tokenContract: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
       tokenDecimals: 6,
+      // Polygon PoS mainnet, which the payment URIs (EIP-681) of invoices name.
+      chainId: 137,
       confirmations: 128,
       watchSchedule: '*/20 * * * * *',
       lateWatchHours: 24,

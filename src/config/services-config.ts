@@ -33,6 +33,7 @@ export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKe
     invoiceMs: config.payments.invoiceMinutes * 60 * 1000,
     lateWatchMs: config.payments.polygon.lateWatchHours * 60 * 60 * 1000,
     idempotencyKeyMaxChars: config.limits.idempotencyKeyMaxChars,
+    chain: { chainId: config.payments.polygon.chainId, confirmations: config.payments.polygon.confirmations },
   },
   threads: { enabled: config.threads.enabled, subjectWindowMs: config.threads.subjectWindowDays * 24 * 60 * 60 * 1000 },
   maxEventStreamsPerAccount: config.events.maxStreamsPerAccount,

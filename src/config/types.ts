@@ -138,13 +138,15 @@ export interface PaymentsConfig {
   card: { secretKey?: string; webhookSecret?: string; apiUrl?: string; returnUrl?: string };
   /**
    * USDC on Polygon: the JSON-RPC URL, the extended public key every invoice's address is
-   * derived from (one index per invoice), the token contract and its decimals, the
+   * derived from (one index per invoice), the chain id payment URIs name (EIP-681), the token
+   * contract and its decimals, the
    * confirmations a paying block needs, how often the watcher looks, and how long after an
    * invoice's expiry late transfers are still looked for and recorded.
    */
   polygon: {
     rpcUrl?: string;
     xpub?: string;
+    chainId: number;
     tokenContract: string;
     tokenDecimals: number;
     confirmations: number;

@@ -44,6 +44,13 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .notice { padding: .6rem .9rem; border-radius: 8px; }
 .notice.good { background: var(--good-bg); color: var(--good); }
 .notice.bad { background: var(--bad-bg); color: var(--bad); }
+.notice.info { background: var(--info-bg); color: var(--info); }
+h3 { font-size: 1rem; margin: 0 0 .5rem; }
+a.button { display: inline-block; padding: .5rem 1rem; border-radius: 8px; background: var(--accent); color: #fff; text-decoration: none; }
+.pay { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
+.pay dl.facts { flex: 1 1 16rem; min-width: 0; }
+figure.qr { margin: 0; text-align: center; }
+svg.qr { display: block; width: 12rem; max-width: 100%; height: auto; }
 form.stack { display: grid; gap: .6rem; max-width: 32rem; }
 form.inline { display: inline; margin: 0; }
 form.row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; }

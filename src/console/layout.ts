@@ -26,6 +26,8 @@ export interface PageOptions {
   /** The NAV key to mark as current. */
   active?: string;
   status?: number;
+  /** Reloads the page every so many seconds (a page that waits on something: the console runs no script). */
+  refreshSeconds?: number;
 }
 
 /**
@@ -55,7 +57,12 @@ export const renderPage = (deps: ConsoleDeps, ctx: Context, options: PageOptions
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${options.title} · agentpost</title>
+${
+  options.refreshSeconds
+    ? html`<meta http-equiv="refresh" content="${options.refreshSeconds}">
+`
+    : ''
+}<title>${options.title} · agentpost</title>
 <link rel="stylesheet" href="/assets/console.css">
 </head>
 <body>

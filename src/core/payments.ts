@@ -75,6 +75,11 @@ export interface CheckoutRequest {
   amountCents: number;
   description: string;
   expiresAt: number;
+  /**
+   * A path of this service the buyer comes back to after the checkout (an owner: the
+   * console's page of the invoice); null: the configured return URL (an agent's buyer).
+   */
+  returnPath: string | null;
 }
 
 /** A verified callback: its event id and type, and the session it carries (if any). */
@@ -129,6 +134,11 @@ export interface HostingLedger {
   extendAddon(domainId: string, days: number, reference: string): void;
   /** The account holding the domain; null when there is no such (live) domain. */
   holderOf(domainId: string): string | null;
+  /**
+   * Refuses an add-on the holder should not buy: not its domain (not_found), or a domain that
+   * is not verified or is one the plan already includes (conflict).
+   */
+  checkAddon(holderId: string, domainId: string): void;
   /** When the holder's hosting ends (Unix ms); null when it never had any. */
   hostingEndsAt(holderId: string): number | null;
 }

@@ -32,6 +32,7 @@ export const paymentAdapters = (config: Config, baseUrl: () => string): PaymentA
             webhookSecret: card.webhookSecret,
             apiUrl: card.apiUrl,
             returnUrl: () => card.returnUrl ?? `${baseUrl()}/`,
+            serviceUrl: (path) => `${baseUrl()}${path}`,
           }),
         );
       }

@@ -7,8 +7,10 @@ export interface StripeCardOptions {
   webhookSecret: string;
   /** Replaces https://api.stripe.com (local development and tests). */
   apiUrl?: string;
-  /** Where the buyer lands after paying or giving up. */
+  /** Where an agent's buyer lands after paying or giving up. */
   returnUrl: () => string;
+  /** The absolute URL of a path of this service (an owner returns to the console's page of its invoice). */
+  serviceUrl: (path: string) => string;
   timeoutMs?: number;
 }
 
@@ -27,6 +29,8 @@ export class StripeCardProcessor implements CardProcessor {
   }
 
   async createCheckout(request: CheckoutRequest): Promise<CheckoutSession> {
+    // The console tells a finished checkout from one given up by the query it comes back with.
+    const back = request.returnPath === null ? null : this.options.serviceUrl(request.returnPath);
     const returnUrl = this.options.returnUrl();
     const session = await this.stripe.checkout.sessions.create(
       {
@@ -34,8 +38,8 @@ export class StripeCardProcessor implements CardProcessor {
         client_reference_id: request.reference,
         metadata: { token: request.reference },
         line_items: [{ quantity: 1, price_data: { currency: 'usd', unit_amount: request.amountCents, product_data: { name: request.description } } }],
-        success_url: returnUrl,
-        cancel_url: returnUrl,
+        success_url: back ? `${back}?checkout=done` : returnUrl,
+        cancel_url: back ? `${back}?checkout=canceled` : returnUrl,
         expires_at: Math.floor(request.expiresAt / 1000),
       },
       { idempotencyKey: `checkout-${request.reference}` },

@@ -206,7 +206,7 @@ export const createServices = ({
     relay: config.outbound.relay,
     secretKey: config.secretKey,
   });
-  const hosting = hostingLedger(store, domainServices.hosting);
+  const hosting = hostingLedger(store, domainServices.hosting, domainServices.domainPlan);
   const applier = new InvoiceApplier(store, clock, logger, hosting);
   const payments = new PaymentService(
     store,

@@ -16,6 +16,8 @@ export interface FakeSession {
   currency: string;
   expires_at: number;
   mode: 'payment';
+  success_url: string | null;
+  cancel_url: string | null;
 }
 
 export interface StripeStandIn {
@@ -115,6 +117,8 @@ const sessionFrom = (form: URLSearchParams): FakeSession => {
     currency: form.get('line_items[0][price_data][currency]') ?? '',
     expires_at: Number(form.get('expires_at')),
     mode: 'payment',
+    success_url: form.get('success_url'),
+    cancel_url: form.get('cancel_url'),
   };
 };
 

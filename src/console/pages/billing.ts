@@ -1,32 +1,33 @@
 import type { Router } from '@koa/router';
 import type { Context } from 'koa';
+import { HTTP_STATUS_OF, isAppError, type ErrorCode } from '../../core/errors.js';
+import { ownerPayer } from '../../services/payments/payer.js';
 import type { PaymentView } from '../../services/payments/views.js';
-import { badge, empty, table, timeOf } from '../components.js';
+import { badge, empty, notice, table, timeOf } from '../components.js';
 import { ownerOf, type ConsoleDeps } from '../context.js';
-import { html, type Html } from '../html.js';
+import { readForm } from '../forms.js';
+import { html, segment, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
 import { requireSignedIn } from '../session.js';
-
-/** Cents as dollars, by moving the decimal point in the digits: no floating point touches money. */
-export const dollars = (cents: number): string => {
-  const digits = String(cents).padStart(3, '0');
-  return `$${digits.slice(0, -2)}.${digits.slice(-2)}`;
-};
-
-const WHAT: Record<PaymentView['kind'], (payment: PaymentView) => string> = {
-  mail_credits: (payment) => `${payment.credits} mail credits`,
-  domain_hosting: (payment) => `hosting, ${payment.periods} × 30 days`,
-  domain_addon: (payment) => `domain add-on, ${payment.periods} × 30 days`,
-};
+import { buySection, requestOf } from './billing-forms.js';
+import { dollars, purchaseOf } from './billing-text.js';
 
 interface Holder {
   label: string;
   email: string;
+  /** The owner's own account: its invoices have a page here. */
+  own: boolean;
   invoices: PaymentView[];
   hosting: { active: boolean; expiresAt: string | null };
 }
 
-/** The owner's billing: hosting expiry and the invoices of its own account and of each of its agents. */
+/** What a buy form may fail with and still show the page, the reason on top. */
+const SHOWN: readonly ErrorCode[] = ['invalid_input', 'conflict', 'not_found', 'unavailable', 'feature_paused'];
+
+/**
+ * The owner's billing: buying hosting, an add-on or credits for itself, hosting expiry, and
+ * the invoices of its own account and of each of its agents.
+ */
 export const billingPages = (router: Router, deps: ConsoleDeps): void => {
   const { services } = deps;
 
@@ -34,21 +35,21 @@ export const billingPages = (router: Router, deps: ConsoleDeps): void => {
     const owner = ownerOf(ctx);
     const me = services.owners.me(owner);
     const accounts = [
-      { id: me.id, label: 'You', email: me.address },
-      ...services.ownership.list(owner).agents.map((agent) => ({ id: agent.id, label: agent.agentId, email: agent.email })),
+      { id: me.id, label: 'You', email: me.address, own: true },
+      ...services.ownership.list(owner).agents.map((agent) => ({ id: agent.id, label: agent.agentId, email: agent.email, own: false })),
     ];
-    return accounts.map((account) => ({ label: account.label, email: account.email, ...services.payments.billingOf(account.id) }));
+    return accounts.map((account) => ({ label: account.label, email: account.email, own: account.own, ...services.payments.billingOf(account.id) }));
   };
 
   const hostingRow = ({ label, email, hosting }: Holder): Html => html`<tr><td>${label}<br><span class="muted">${email}</span></td>
 <td>${badge(hosting.expiresAt === null ? 'none' : hosting.active ? 'active' : 'expired')}</td><td>${timeOf(hosting.expiresAt, deps.timeZone)}</td></tr>`;
 
   const invoiceRow = (holder: Holder, payment: PaymentView): Html => html`<tr><td>${holder.label}</td>
-<td><code>${payment.token}</code></td><td>${WHAT[payment.kind](payment)}</td><td>${payment.method}</td><td class="num">${dollars(payment.amountCents)}</td>
+<td>${holder.own ? html`<a href="/billing/payments/${segment(payment.token)}"><code>${payment.token}</code></a>` : html`<code>${payment.token}</code>`}</td><td>${purchaseOf(payment)}</td><td>${payment.method}</td><td class="num">${dollars(payment.amountCents)}</td>
 <td>${badge(payment.status)}</td><td>${timeOf(payment.createdAt, deps.timeZone)}</td>
 <td>${payment.appliedAt ? timeOf(payment.appliedAt, deps.timeZone) : timeOf(payment.expiresAt, deps.timeZone)}</td></tr>`;
 
-  router.get('/billing', requireSignedIn, (ctx) => {
+  const page = (ctx: Context, top: Html = html``, status = 200): void => {
     const all = holders(ctx);
     const invoices = all
       .flatMap((holder) => holder.invoices.map((payment) => ({ holder, payment })))
@@ -56,7 +57,9 @@ export const billingPages = (router: Router, deps: ConsoleDeps): void => {
     renderPage(deps, ctx, {
       title: 'Billing',
       active: 'billing',
-      body: html`<section class="card"><h2>Hosting</h2>
+      status,
+      body: html`${top}${buySection(deps, ctx)}
+<section class="card"><h2>Hosting</h2>
 ${table(['Account', 'Hosting', 'Ends'], all.map(hostingRow))}</section>
 <section class="card"><h2>Invoices</h2>
 ${
@@ -65,8 +68,24 @@ ${
         ['Account', 'Invoice', 'For', 'Method', 'Amount', 'Status', 'Made', 'Applied or expires'],
         invoices.map(({ holder, payment }) => invoiceRow(holder, payment)),
       )
-    : empty('No invoices yet. Agents buy credits and hosting with POST /api/v1/agent/payment.')
+    : empty('No invoices yet. You buy above; agents buy for themselves with POST /api/v1/agent/payment.')
 }</section>`,
     });
+  };
+
+  router.get('/billing', requireSignedIn, (ctx) => page(ctx));
+  /** The REST rules of POST /api/user/payment: one invoice per form (its Idempotency-Key), then its page. */
+  router.post('/billing/buy', requireSignedIn, async (ctx) => {
+    const form = await readForm(deps, ctx);
+    let made: PaymentView;
+    try {
+      const { request, idempotencyKey } = requestOf(form);
+      made = await services.payments.create(ownerPayer(ownerOf(ctx)), idempotencyKey, request);
+    } catch (error) {
+      if (!isAppError(error) || !SHOWN.includes(error.code)) throw error;
+      return page(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
+    }
+    ctx.status = 303;
+    ctx.redirect(`/billing/payments/${segment(made.token)}`);
   });
 };

@@ -5,6 +5,7 @@ import { agentActivityPages } from './agent-activity.js';
 import { agentKeyPages } from './agent-keys.js';
 import { authPages } from './auth.js';
 import { billingPages } from './billing.js';
+import { invoicePages } from './billing-invoice.js';
 import { domainPages } from './domain.js';
 import { domainListPages } from './domains.js';
 import { draftPages } from './drafts.js';
@@ -23,6 +24,7 @@ export const PAGES: readonly ((router: Router, deps: ConsoleDeps) => void)[] = [
   domainListPages,
   domainPages,
   billingPages,
+  invoicePages,
   healthPages,
   settingsPages,
 ];

@@ -24,6 +24,11 @@ export interface DomainView {
   results: CheckResult[];
   canCreateAddresses: boolean;
   canCreateAddressesReason?: string;
+  /**
+   * required: an extra domain past the plan's included ones, which takes addresses only with
+   * an add-on (kind domain_addon); expiresAt: when its add-on ends, null when it never had one.
+   */
+  addon: { required: boolean; expiresAt: string | null };
   checkedAt: string | null;
   verifiedAt: string | null;
   createdAt: string;
@@ -167,6 +172,7 @@ export class DomainService {
       results: domain.resultsJson ? (JSON.parse(domain.resultsJson) as CheckResult[]) : [],
       canCreateAddresses: blocker === null,
       ...(blocker ? { canCreateAddressesReason: blocker.reason } : {}),
+      addon: { required: this.plan.isExtra(domain, domains), expiresAt: iso(domain.addonExpiresAt) },
       checkedAt: iso(domain.checkedAt),
       verifiedAt: iso(domain.verifiedAt),
       createdAt: new Date(domain.createdAt).toISOString(),

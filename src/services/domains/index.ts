@@ -50,6 +50,8 @@ export interface DomainServices {
   domainMailboxes: DomainMailboxService;
   /** Paid access per holder: payments extend it (extendHosting), the domain rules read it (hostingOf). */
   hosting: HostingService;
+  /** The plan's rules; payments ask it which domain an add-on may be sold for. */
+  domainPlan: DomainPlan;
   /** The MTA-STS policy file for `mta-sts.<domain>`, or null when that is not a verified domain here. */
   mtaStsPolicyFor(host: string): string | null;
 }
@@ -90,6 +92,7 @@ export const createDomainServices = (deps: DomainServiceDeps): DomainServices =>
     aliases: new AliasService(store, clock, domains, plan, (holderId, address) => domainMailboxes.manageable(holderId, address)),
     domainMailboxes,
     hosting,
+    domainPlan: plan,
     mtaStsPolicyFor: (host) => {
       const name = host.toLowerCase().replace(/\.$/, '').replace(/:\d+$/, '');
       if (!name.startsWith('mta-sts.')) return null;

@@ -53,7 +53,7 @@ export class DomainPlan {
 
   /** Why no address can be made on `domain` now, or null when one can. `domains`: the holder's, oldest first. */
   addressBlocker(domain: DomainRecord, domains: readonly DomainRecord[]): { code: 'payment_required' | 'conflict'; reason: string } | null {
-    if (!this.hosting.isActive(domain.holderId)) return { code: 'payment_required', reason: this.hostingReason() };
+    if (!this.hosting.isActive(domain.holderId)) return { code: 'payment_required', reason: this.hostingReason(domain.holderId) };
     if (domain.status === 'pending') {
       return { code: 'conflict', reason: `${domain.domain} is not verified yet: publish its records, then POST /api/user/domains/${domain.id}/verify` };
     }
@@ -63,11 +63,10 @@ export class DomainPlan {
         reason: `${domain.domain} no longer shows ownership (${domain.statusReason ?? 'see its records'}): existing addresses keep working; new ones need the records back and a verify`,
       };
     }
-    const position = domains.findIndex((candidate) => candidate.id === domain.id);
-    if (position >= this.config.plan.domains && !this.hasAddon(domain)) {
+    if (this.isExtra(domain, domains) && !this.hasAddon(domain)) {
       return {
         code: 'payment_required',
-        reason: `the plan includes ${this.config.plan.domains} domain(s); ${domain.domain} is an extra domain and needs a domain add-on`,
+        reason: `the plan includes ${this.config.plan.domains} domain(s); ${domain.domain} is an extra domain and needs a domain add-on (${this.buyWhere(domain.holderId, 'domain_addon')})`,
       };
     }
     return null;
@@ -80,7 +79,7 @@ export class DomainPlan {
 
   /** The list's canCreateAddresses: some domain of the holder takes new addresses now. */
   listVerdict(holderId: string, domains: readonly DomainRecord[]): { can: boolean; reason?: string } {
-    if (!this.hosting.isActive(holderId)) return { can: false, reason: this.hostingReason() };
+    if (!this.hosting.isActive(holderId)) return { can: false, reason: this.hostingReason(holderId) };
     if (domains.length === 0) return { can: false, reason: 'add a domain and verify it first (POST /api/user/domains)' };
     const blockers = domains.map((domain) => this.addressBlocker(domain, domains));
     return blockers.some((blocker) => blocker === null) ? { can: true } : { can: false, reason: blockers[0]?.reason };
@@ -92,7 +91,7 @@ export class DomainPlan {
     if (!this.hosting.isActive(holderId)) {
       throw new AppError(
         'payment_required',
-        `the plan includes ${this.config.plan.domains} domain(s); an extra domain needs active hosting (${this.hostingReason()})`,
+        `the plan includes ${this.config.plan.domains} domain(s); an extra domain needs active hosting (${this.hostingReason(holderId)})`,
       );
     }
     if (domains[0]?.status !== 'verified') {
@@ -114,13 +113,45 @@ export class DomainPlan {
     }
   }
 
+  /**
+   * Whether `domain` is an extra domain (past the plan's included ones, oldest first), and so
+   * takes addresses only with an add-on of its own.
+   */
+  isExtra(domain: DomainRecord, domains: readonly DomainRecord[]): boolean {
+    return domains.findIndex((candidate) => candidate.id === domain.id) >= this.config.plan.domains;
+  }
+
+  /**
+   * Contract: "Extra domains require active primary hosting and verified ownership": an add-on
+   * is sold for a verified extra domain of the holder, never for one the plan includes.
+   */
+  checkAddon(holderId: string, domainId: string): void {
+    const domains = this.store.domains.ofHolder(holderId);
+    const domain = domains.find((candidate) => candidate.id === domainId);
+    if (!domain) throw new AppError('not_found', 'no such domain for this account');
+    if (domain.status !== 'verified') {
+      throw new AppError('conflict', `${domain.domain} is not verified: an add-on is sold for a verified domain; publish its records and verify it first`);
+    }
+    if (!this.isExtra(domain, domains)) {
+      throw new AppError('conflict', `${domain.domain} is included in the plan (its first ${this.config.plan.domains} domain(s)); it needs no add-on`);
+    }
+  }
+
   private hasAddon(domain: DomainRecord): boolean {
     return domain.addonExpiresAt !== null && domain.addonExpiresAt > this.clock.now().getTime();
   }
 
-  private hostingReason(): string {
+  private hostingReason(holderId: string): string {
     return this.config.fundingPaused
       ? 'creating addresses needs paid hosting; payments are paused, so the operator grants it (agentpost hosting grant <email> <days>)'
-      : 'creating addresses needs paid hosting: buy it with POST /api/v1/agent/payment (kind domain_hosting)';
+      : `creating addresses needs paid hosting: ${this.buyWhere(holderId, 'domain_hosting')}`;
+  }
+
+  /** Where this holder buys: an owner pays for itself in the console or over /api/user, an agent with its key. */
+  private buyWhere(holderId: string, kind: 'domain_hosting' | 'domain_addon'): string {
+    if (this.config.fundingPaused) return 'payments are paused on this server, so it cannot be bought now';
+    return this.store.accounts.byId(holderId)?.kind === 'human'
+      ? `buy it on the console's Billing page or with POST /api/user/payment (kind ${kind})`
+      : `buy it with POST /api/v1/agent/payment (kind ${kind})`;
   }
 }

@@ -36,7 +36,7 @@ export class CardPayments {
    * Opens the invoice's Checkout Session, once: the processor's own idempotency key is the
    * invoice token, so a retried request gets the same session.
    */
-  async start(invoice: Invoice): Promise<void> {
+  async start(invoice: Invoice, returnPath: string | null): Promise<void> {
     if (invoice.checkoutSession !== null) return;
     let session: CheckoutSession;
     try {
@@ -45,6 +45,7 @@ export class CardPayments {
         amountCents: invoice.amountCents,
         description: DESCRIPTION[invoice.kind](invoice),
         expiresAt: invoice.expiresAt,
+        returnPath,
       });
     } catch (error) {
       this.logger.warn('card checkout failed', { token: invoice.token, error: (error as Error).message });

@@ -4,12 +4,12 @@ import { AppError, invalidInput } from '../../core/errors.js';
 import { randomHex, sha256Hex } from '../../core/ids.js';
 import { CENTS_PER_PERIOD, creditsForCents } from '../../core/money.js';
 import { OPEN_STATUSES, type HostingLedger, type Invoice, type InvoiceKind, type InvoiceMethod } from '../../core/payments.js';
-import type { Principal } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
 import { requireFullKey } from '../access/auth.js';
 import type { CallbackOutcome, CardPayments } from './card.js';
+import { consoleInvoicePath, type Payer } from './payer.js';
 import type { PolygonPayments, PolygonTerms } from './polygon.js';
-import { paymentView, type PaymentView } from './views.js';
+import { paymentView, type PaymentView, type PolygonChain } from './views.js';
 
 /** schema/payment-request.json. */
 export interface PaymentRequest {
@@ -28,9 +28,12 @@ export interface PaymentsConfig {
   lateWatchMs: number;
   /** config `limits.idempotencyKeyMaxChars`, as for sending. */
   idempotencyKeyMaxChars: number;
+  /** What a Polygon invoice shows: its chain's id (payment URIs) and the confirmations a payment needs. */
+  chain: PolygonChain;
 }
 
 const LIST_LIMIT = 100;
+const PAUSED = 'funding is paused on this server: credits and hosting cannot be bought now (the operator grants them)';
 
 /**
  * Contract Endpoints "POST payment" and "GET payment/status/{token}": invoices for credits and
@@ -46,24 +49,28 @@ export class PaymentService {
     private readonly hosting: HostingLedger,
   ) {}
 
-  async create(principal: Principal, idempotencyKey: string | undefined, request: PaymentRequest): Promise<PaymentView> {
-    this.gate(principal);
+  /**
+   * One invoice per (payer, Idempotency-Key): the same key and body answer the same invoice,
+   * another body 409. The payer's account holds it and receives what it buys.
+   */
+  async create(payer: Payer, idempotencyKey: string | undefined, request: PaymentRequest): Promise<PaymentView> {
+    this.gate();
     const key = requiredIdempotencyKey(idempotencyKey, this.config.idempotencyKeyMaxChars);
-    const terms = this.terms(principal.accountId, request);
+    const terms = this.terms(payer.accountId, request);
     const requestHash = sha256Hex(JSON.stringify([request.kind, request.method, terms.amountCents, terms.periods, request.domainId ?? null]));
-    const existing = this.replay(principal.accountId, key, requestHash);
-    if (existing) return this.finishCreate(existing);
+    const existing = this.replay(payer.accountId, key, requestHash);
+    if (existing) return this.finishCreate(payer, existing);
     const polygon = request.method === 'polygon' ? this.polygon() : null;
     const startBlock = polygon ? await polygon.startBlock() : null;
     if (request.method === 'card') this.card();
     const invoice = this.store.transaction(() => {
-      const raced = this.replay(principal.accountId, key, requestHash);
+      const raced = this.replay(payer.accountId, key, requestHash);
       if (raced) return raced;
       const now = this.clock.now().getTime();
       const chain: PolygonTerms | null = polygon ? polygon.terms(terms.amountCents, startBlock as number) : null;
       const row = {
         token: `pay_${randomHex(16)}`,
-        accountId: principal.accountId,
+        accountId: payer.accountId,
         idempotencyKey: key,
         requestHash,
         kind: request.kind,
@@ -84,27 +91,48 @@ export class PaymentService {
       this.store.invoices.insert(row);
       return this.store.invoices.byToken(row.token) as Invoice;
     });
-    return this.finishCreate(invoice);
+    return this.finishCreate(payer, invoice);
   }
 
-  /** A card invoice answers with its checkout: opened now, or on the retry after a failure. */
-  private async finishCreate(invoice: Invoice): Promise<PaymentView> {
-    if (invoice.method === 'card' && invoice.checkoutSession === null) await this.card().start(invoice);
+  /**
+   * A card invoice answers with its checkout: opened now, or on the retry after a failure. An
+   * owner comes back from it to the console's page of the invoice.
+   */
+  private async finishCreate(payer: Payer, invoice: Invoice): Promise<PaymentView> {
+    if (invoice.method === 'card' && invoice.checkoutSession === null) {
+      await this.card().start(invoice, payer.kind === 'owner' ? consoleInvoicePath(invoice.token) : null);
+    }
     return this.view(invoice.token);
   }
 
   /** Contract: "checks an owned invoice and applies credits or hosting once". Another account's token is 404. */
-  async status(principal: Principal, token: string): Promise<PaymentView> {
-    this.gate(principal);
-    const invoice = this.store.invoices.byToken(token);
-    if (!invoice || invoice.accountId !== principal.accountId) throw new AppError('not_found', 'no such payment for this account');
+  async status(payer: Payer, token: string): Promise<PaymentView> {
+    this.gate();
+    const invoice = this.owned(payer, token);
     await this.check(invoice, { mustAnswer: OPEN_STATUSES.includes(invoice.status) });
     return this.view(token);
   }
 
-  list(principal: Principal): { payments: PaymentView[] } {
-    this.gate(principal);
-    return { payments: this.store.invoices.listForAccount(principal.accountId, LIST_LIMIT).map((invoice) => this.viewOf(invoice)) };
+  /** The invoice as last recorded, without asking the processor or the chain (the console, when they do not answer). */
+  recorded(payer: Payer, token: string): PaymentView {
+    return this.viewOf(this.owned(payer, token));
+  }
+
+  list(payer: Payer): { payments: PaymentView[] } {
+    this.gate();
+    return { payments: this.store.invoices.listForAccount(payer.accountId, LIST_LIMIT).map((invoice) => this.viewOf(invoice)) };
+  }
+
+  /** What can be bought now: nothing while funding is paused (with the reason), else the methods configured. */
+  offer(): { paused: boolean; reason?: string; methods: InvoiceMethod[] } {
+    if (this.config.paused) return { paused: true, reason: PAUSED, methods: [] };
+    return { paused: false, methods: (['card', 'polygon'] as const).filter((method) => this.methods[method] !== null) };
+  }
+
+  private owned(payer: Payer, token: string): Invoice {
+    const invoice = this.store.invoices.byToken(token);
+    if (!invoice || invoice.accountId !== payer.accountId) throw new AppError('not_found', 'no such payment for this account');
+    return invoice;
   }
 
   /**
@@ -166,16 +194,12 @@ export class PaymentService {
   }
 
   private viewOf(invoice: Invoice): PaymentView {
-    const confirmations = this.methods.polygon?.confirmations ?? 0;
-    return paymentView(invoice, invoice.method === 'polygon' ? this.store.invoices.transfersOf(invoice.token) : [], confirmations);
+    return paymentView(invoice, invoice.method === 'polygon' ? this.store.invoices.transfersOf(invoice.token) : [], this.config.chain);
   }
 
-  /** Contract Authentication 6: "Limited keys cannot ... buy credits". */
-  private gate(principal: Principal): void {
-    requireFullKey(principal);
-    if (this.config.paused) {
-      throw new AppError('feature_paused', 'funding is paused on this server: credits and hosting cannot be bought now (the operator grants them)');
-    }
+  /** Paused funding: every payment endpoint, agent's and owner's, answers 503 feature_paused with the reason. */
+  private gate(): void {
+    if (this.config.paused) throw new AppError('feature_paused', PAUSED);
   }
 
   private replay(accountId: string, key: string, requestHash: string): Invoice | null {
@@ -205,7 +229,7 @@ export class PaymentService {
     if (request.kind === 'domain_hosting' && request.domainId !== undefined) throw invalidInput('domainId', 'domainId is for domain_addon only');
     if (request.kind === 'domain_addon') {
       if (request.domainId === undefined) throw invalidInput('domainId', 'domain_addon needs domainId');
-      if (this.hosting.holderOf(request.domainId) !== accountId) throw new AppError('not_found', 'no such domain for this account');
+      this.hosting.checkAddon(accountId, request.domainId);
     }
   }
 

@@ -30,10 +30,6 @@ export class PolygonPayments {
     private readonly applier: InvoiceApplier,
   ) {}
 
-  get confirmations(): number {
-    return this.port.confirmations;
-  }
-
   /** The chain height first (the RPC must answer), then, in the caller's transaction, terms(). */
   async startBlock(): Promise<number> {
     try {

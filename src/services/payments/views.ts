@@ -17,13 +17,23 @@ export interface PaymentView {
   invoice?: PolygonInvoiceView;
 }
 
+/** The chain an invoice is paid on, as config `payments.polygon` names it. */
+export interface PolygonChain {
+  chainId: number;
+  /** Confirmations a paying transfer needs (contract: 128). */
+  confirmations: number;
+}
+
 export interface PolygonInvoiceView {
   network: 'polygon';
+  chainId: number;
   address: string;
   asset: 'USDC';
   contract: string;
   /** Integer token units. */
   amount: string;
+  /** EIP-681: the ERC-20 transfer that pays the invoice, as a wallet (or its QR code) takes it. */
+  uri: string;
   confirmationsRequired: number;
   /** The paying transfer's confirmations at the last look, while confirming. */
   confirmations?: number;
@@ -54,13 +64,19 @@ const transferView = (transfer: RecordedTransfer): TransferView => ({
   at: iso(transfer.blockTime),
 });
 
-const polygonView = (invoice: Invoice, transfers: readonly RecordedTransfer[], confirmationsRequired: number): PolygonInvoiceView => ({
+/** EIP-681 "transfer" of an ERC-20: `ethereum:<token>@<chain id>/transfer?address=<to>&uint256=<units>`. */
+export const paymentUri = (contract: string, chainId: number, to: string, units: string): string =>
+  `ethereum:${contract}@${chainId}/transfer?address=${to}&uint256=${units}`;
+
+const polygonView = (invoice: Invoice, transfers: readonly RecordedTransfer[], chain: PolygonChain): PolygonInvoiceView => ({
   network: 'polygon',
+  chainId: chain.chainId,
   address: invoice.address as string,
   asset: 'USDC',
   contract: invoice.tokenContract as string,
   amount: invoice.tokenAmount as string,
-  confirmationsRequired,
+  uri: paymentUri(invoice.tokenContract as string, chain.chainId, invoice.address as string, invoice.tokenAmount as string),
+  confirmationsRequired: chain.confirmations,
   ...(invoice.status === 'confirming' && invoice.confirmations !== null && { confirmations: invoice.confirmations }),
   paid: transfers
     .filter((t) => t.role === 'payment')
@@ -69,7 +85,7 @@ const polygonView = (invoice: Invoice, transfers: readonly RecordedTransfer[], c
   transfers: transfers.map(transferView),
 });
 
-export const paymentView = (invoice: Invoice, transfers: readonly RecordedTransfer[], confirmationsRequired: number): PaymentView => ({
+export const paymentView = (invoice: Invoice, transfers: readonly RecordedTransfer[], chain: PolygonChain): PaymentView => ({
   token: invoice.token,
   kind: invoice.kind,
   method: invoice.method,
@@ -82,5 +98,5 @@ export const paymentView = (invoice: Invoice, transfers: readonly RecordedTransf
   createdAt: iso(invoice.createdAt),
   ...(invoice.appliedAt !== null && { appliedAt: iso(invoice.appliedAt) }),
   ...(invoice.method === 'card' && invoice.checkoutUrl !== null && { checkoutUrl: invoice.checkoutUrl }),
-  ...(invoice.method === 'polygon' && { invoice: polygonView(invoice, transfers, confirmationsRequired) }),
+  ...(invoice.method === 'polygon' && { invoice: polygonView(invoice, transfers, chain) }),
 });
