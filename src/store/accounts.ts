@@ -83,6 +83,28 @@ export class AccountRepo extends Repo {
     return rows.map(toAccount);
   }
 
+  /**
+   * The accounts that share one daily sending cap with `id` (src/services/sending/send-limits.ts):
+   * the group's root is the account's owner, else the root of the holder whose domain mailbox
+   * it is, else the account itself; the group is the root, the agents it owns, and every
+   * domain mailbox (deleted ones too) that the root or one of those agents holds. An account
+   * in no group is alone in its answer.
+   */
+  senderGroup(id: string): Account[] {
+    const rows = this.sql(
+      `WITH root(id) AS (
+         SELECT COALESCE(
+           (SELECT owner_id FROM accounts WHERE id = @id),
+           (SELECT COALESCE(h.owner_id, h.id) FROM domain_mailboxes m JOIN accounts h ON h.id = m.holder_id WHERE m.account_id = @id),
+           @id)),
+       holders(id) AS (SELECT id FROM root UNION SELECT a.id FROM accounts a WHERE a.owner_id = (SELECT id FROM root))
+       SELECT * FROM accounts WHERE id IN (
+         SELECT id FROM holders UNION SELECT account_id FROM domain_mailboxes WHERE holder_id IN (SELECT id FROM holders))
+       ORDER BY created_at, id`,
+    ).all({ id }) as AccountRow[];
+    return rows.map(toAccount);
+  }
+
   /** Sets the owner of an unowned agent; false when it has one already (an agent has at most one). */
   setOwner(id: string, ownerId: string): boolean {
     return this.sql("UPDATE accounts SET owner_id = ? WHERE id = ? AND kind = 'agent' AND owner_id IS NULL").run(ownerId, id).changes === 1;

@@ -281,6 +281,15 @@ export class SubmissionRepo extends Repo {
     ).n;
   }
 
+  /** Charged recipients since `since` of several accounts together (a sender group). */
+  countAccountsRecipientsSince(accountIds: readonly string[], since: number): number {
+    return (
+      this.sql(
+        'SELECT count(*) AS n FROM submission_recipients WHERE account_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND credit_reserved = 1',
+      ).get(JSON.stringify(accountIds), since) as { n: number }
+    ).n;
+  }
+
   /** The creation time of the charged recipient at 0-based position `index` since `since`, oldest first. */
   recipientTimeAt(accountId: string, since: number, index: number): number | null {
     const at = this.sql(

@@ -24,6 +24,19 @@ export interface SendingStatus {
   limits: RecipientLimits & { sendRequestsPerMinute: number };
   usage: { recipientsToday: number };
   review: { status: 'none' | 'approved' | 'suspended'; reason: string | null };
+  /** Present when the account is in a sender group: the cap its accounts share and what they used today. */
+  shared?: SharedCap;
+}
+
+/**
+ * The daily cap a sender group shares (contract Limits: "Shared and related-mailbox caps"):
+ * an owner's own mailbox, the agents it claimed and the domain mailboxes it (or one of those
+ * agents) made send together at most what the best of them may send alone in a day.
+ */
+export interface SharedCap {
+  accounts: number;
+  recipientsPerDay: number;
+  recipientsToday: number;
 }
 
 const MINUTE_MS = 60 * 1000;
@@ -76,11 +89,30 @@ export class SendingLimits {
   status(account: Account): SendingStatus {
     const now = this.clock.now().getTime();
     const today = this.dayOf(now);
+    const shared = this.sharedCap(account, today.start);
     return {
       state: account.sendingState,
       limits: { ...this.limitsOf(account), sendRequestsPerMinute: this.config.sendRequestsPerMinute },
       usage: { recipientsToday: this.store.submissions.countAccountRecipientsSince(account.id, today.start) },
       review: REVIEW[account.sendingState],
+      ...(shared && { shared }),
+    };
+  }
+
+  /**
+   * The account's sender group and its shared cap, or null when the account is alone. The cap
+   * is the highest daily limit of one member, so more mailboxes never add up to more mail.
+   */
+  private sharedCap(account: Account, dayStart: number): SharedCap | null {
+    const group = this.store.accounts.senderGroup(account.id);
+    if (group.length <= 1) return null;
+    return {
+      accounts: group.length,
+      recipientsPerDay: Math.max(...group.map((member) => this.limitsOf(member).recipientsPerDay)),
+      recipientsToday: this.store.submissions.countAccountsRecipientsSince(
+        group.map((member) => member.id),
+        dayStart,
+      ),
     };
   }
 
@@ -104,6 +136,7 @@ export class SendingLimits {
     if (recipients === 0) return;
     const limits = this.limitsOf(account);
     this.checkDay(account, recipients, limits.recipientsPerDay, now);
+    this.checkSharedDay(account, recipients, now);
     this.checkMinute(account, recipients, limits.recipientsPerMinute, now);
   }
 
@@ -114,6 +147,17 @@ export class SendingLimits {
     throw new AppError(
       'rate_limited',
       `daily sending limit of ${perDay} recipients (${account.sendingState}) reached: ${used} used today, ${recipients} requested`,
+      { retryAfterSeconds: Math.max(1, Math.ceil((today.end - now) / 1000)) },
+    );
+  }
+
+  private checkSharedDay(account: Account, recipients: number, now: number): void {
+    const today = this.dayOf(now);
+    const shared = this.sharedCap(account, today.start);
+    if (!shared || shared.recipientsToday + recipients <= shared.recipientsPerDay) return;
+    throw new AppError(
+      'rate_limited',
+      `shared daily limit of ${shared.recipientsPerDay} recipients reached: the ${shared.accounts} accounts that share it (an owner's mailbox, its agents and its domain mailboxes) used ${shared.recipientsToday} today, ${recipients} requested`,
       { retryAfterSeconds: Math.max(1, Math.ceil((today.end - now) / 1000)) },
     );
   }

@@ -32,6 +32,7 @@ import { draftCopyValidity } from './073_draft_copy_validity.js';
 import { inboundQueue } from './074_inbound_queue.js';
 import { monotonicIds } from './075_monotonic_ids.js';
 import { idempotencyScope } from './076_idempotency_scope.js';
+import { senderGroups } from './077_sender_groups.js';
 import { scheduledJobs } from './080_scheduled_jobs.js';
 
 export type { Migration } from './migration.js';
@@ -71,5 +72,6 @@ export const MIGRATIONS: readonly Migration[] = [
   inboundQueue,
   monotonicIds,
   idempotencyScope,
+  senderGroups,
   scheduledJobs,
 ];
