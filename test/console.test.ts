@@ -56,6 +56,13 @@ t.test('sign-in needs the form token; pages carry a CSP without inline script, a
   t.equal(signOut.status, 303);
   t.equal((await client.get('/')).status, 303, 'signed out: back to sign-in');
   t.equal((await client.get('/assets/console.css')).headers.get('content-type'), 'text/css; charset=utf-8');
+  t.match(form.text, /<link rel="icon" href="\/favicon\.svg" type="image\/svg\+xml">/, 'every page names its icon');
+  for (const path of ['/favicon.svg', '/favicon.ico']) {
+    const icon = await client.get(path);
+    t.equal(icon.status, 200, path);
+    t.equal(icon.headers.get('content-type'), 'image/svg+xml', path);
+    t.match(icon.text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  }
 });
 
 t.test("a message's HTML is served only into a sandboxed frame with its own policy", async (t) => {

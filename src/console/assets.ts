@@ -8,7 +8,8 @@ body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, s
 a { color: var(--accent); }
 header.top { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1.25rem; padding: .75rem 1rem; background: var(--card); border-bottom: 1px solid var(--line); }
 header.top .brand { font-weight: 700; text-decoration: none; color: var(--fg); margin-right: auto; }
-header.top nav { display: flex; gap: 1rem; }
+/* The menu wraps onto more lines rather than pushing the page wider than a phone. */
+header.top nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; min-width: 0; }
 header.top nav a { text-decoration: none; padding: .2rem 0; }
 header.top nav a[aria-current="page"] { font-weight: 600; border-bottom: 2px solid var(--accent); }
 main { max-width: 68rem; margin: 0 auto; padding: 1rem; }
@@ -77,3 +78,6 @@ figure.chart text { fill: var(--muted); font-size: 9px; }
 figcaption { font-size: .85rem; color: var(--muted); }
 @media (max-width: 36rem) { main { padding: .75rem; } h1 { font-size: 1.3rem; } th, td { padding: .45rem .5rem; } }
 `;
+
+/** The console's icon: a white envelope on the accent colour, legible at 16 pixels. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2458d3"/><rect x="6" y="9" width="20" height="14" rx="2" fill="#fff"/><path d="M7 10.5l9 7 9-7" fill="none" stroke="#2458d3" stroke-width="2.2" stroke-linejoin="round"/></svg>`;

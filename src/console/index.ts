@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { HTTP_STATUS_OF, isAppError } from '../core/errors.js';
-import { CONSOLE_CSS } from './assets.js';
+import { CONSOLE_CSS, FAVICON_SVG } from './assets.js';
 import type { ConsoleDeps } from './context.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
@@ -20,6 +20,12 @@ export const createConsole = (deps: ConsoleDeps): Middleware => {
   router.get('/assets/console.css', (ctx) => {
     ctx.type = 'text/css; charset=utf-8';
     ctx.body = CONSOLE_CSS;
+  });
+  // /favicon.ico too: browsers and tools ask for it there whatever the page names.
+  router.get(['/favicon.svg', '/favicon.ico'], (ctx) => {
+    ctx.type = 'image/svg+xml';
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = FAVICON_SVG;
   });
   for (const register of PAGES) register(router, deps);
   const routes = router.routes() as Middleware;

@@ -63,6 +63,7 @@ ${
 `
     : ''
 }<title>${options.title} · agentpost</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/console.css">
 </head>
 <body>
