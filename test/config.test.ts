@@ -93,6 +93,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'webhooks.allowInsecure': ['true', true],
     'metrics.token': ['0123456789abcdef0123', '0123456789abcdef0123'],
     'dns.servers': ['127.0.0.1:5353, [::1]:53,9.9.9.9', ['127.0.0.1:5353', '[::1]:53', '9.9.9.9']],
+    'owners.operators': ['ops@example.com, Admin@Example.com', ['ops@example.com', 'Admin@Example.com']],
     'funding.paused': ['false', false],
     'payments.card.secretKey': ['sk_test_abc', 'sk_test_abc'],
     'payments.card.webhookSecret': ['whsec_abc', 'whsec_abc'],

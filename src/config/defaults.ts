@@ -102,6 +102,7 @@ export const defaultConfig = (): Config => ({
     sessionHours: 12,
     passwordLinkHours: 72,
     claimCodeMinutes: 60,
+    operators: [],
   },
   outbound: { port: 25, allowLoopbackMx: false, timeoutMs: 60_000, concurrency: 20, maxIdlePerHost: 20, retryHours: 48 },
   webhooks: { allowInsecure: false, timeoutMs: 7000, concurrency: 32 },

@@ -39,13 +39,13 @@ export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKe
   maxEventStreamsPerAccount: config.events.maxStreamsPerAccount,
   maxEventStreams: config.events.maxStreams,
   listeners: [
-    { name: 'smtp', host: config.smtp.host, port: config.smtp.port, greeting: '220' },
-    { name: 'submission', host: config.submission.host, port: config.submission.port, greeting: '220' },
-    // The implicit-TLS ports (RFC 8314) greet only after a handshake: a connection is the check.
-    ...(config.tls.cert ? [{ name: 'submissionTls', host: config.submission.host, port: config.submission.tlsPort, greeting: null }] : []),
-    { name: 'imap', host: config.imap.host, port: config.imap.port, greeting: '* OK' },
-    ...(config.tls.cert ? [{ name: 'imapTls', host: config.imap.host, port: config.imap.tlsPort, greeting: null }] : []),
-    { name: 'http', host: config.http.host, port: config.http.port, greeting: null },
+    { name: 'smtp', host: config.smtp.host, port: config.smtp.port, greeting: '220', tls: false },
+    { name: 'submission', host: config.submission.host, port: config.submission.port, greeting: '220', tls: false },
+    // The implicit-TLS ports (RFC 8314) greet inside the handshake: the probe makes one.
+    ...(config.tls.cert ? [{ name: 'submissionTls', host: config.submission.host, port: config.submission.tlsPort, greeting: '220', tls: true }] : []),
+    { name: 'imap', host: config.imap.host, port: config.imap.port, greeting: '* OK', tls: false },
+    ...(config.tls.cert ? [{ name: 'imapTls', host: config.imap.host, port: config.imap.tlsPort, greeting: '* OK', tls: true }] : []),
+    { name: 'http', host: config.http.host, port: config.http.port, greeting: null, tls: config.http.tls },
   ],
 });
 

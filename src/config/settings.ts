@@ -55,6 +55,7 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_OUTBOUND_CA_FILE', flag: 'outbound-ca-file', path: 'outbound.caFile', type: 'string' },
   { env: 'AGENTPOST_OUTBOUND_ALLOW_LOOPBACK_MX', flag: 'outbound-allow-loopback-mx', path: 'outbound.allowLoopbackMx', type: 'boolean' },
   { env: 'AGENTPOST_OWNERS_SIGNUP', flag: 'owners-signup', path: 'owners.signup', type: 'string' },
+  { env: 'AGENTPOST_OPERATORS', flag: 'operators', path: 'owners.operators', type: 'list' },
   { env: 'AGENTPOST_WEBHOOKS_ALLOW_INSECURE', flag: 'webhooks-allow-insecure', path: 'webhooks.allowInsecure', type: 'boolean' },
   { env: 'AGENTPOST_THREADS_ENABLED', flag: 'threads-enabled', path: 'threads.enabled', type: 'boolean' },
   { env: 'AGENTPOST_THREADS_SUBJECT_WINDOW_DAYS', flag: 'threads-subject-window-days', path: 'threads.subjectWindowDays', type: 'integer' },

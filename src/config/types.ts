@@ -89,6 +89,11 @@ export interface Config {
     sessionHours: number;
     passwordLinkHours: number;
     claimCodeMinutes: number;
+    /**
+     * Login emails of the owners who operate this service: the console's Health page shows
+     * them the listeners and certificate files; other owners see their own domains' checks.
+     */
+    operators: string[];
   };
   outbound: {
     relay?: string;

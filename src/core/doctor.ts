@@ -28,10 +28,22 @@ export interface DoctorReport {
   checks: CheckResult[];
 }
 
+/** Where a probe connects. */
+export interface ProbeTarget {
+  host: string;
+  port: number;
+  /**
+   * Implicit TLS (RFC 8314): the probe completes a handshake (naming `servername`) and closes
+   * it properly, then reads the greeting inside it, as a client does; a bare connection that
+   * drops mid-handshake would be logged by the server as a failed TLS client.
+   */
+  tls?: { servername: string };
+}
+
 /** Answers whether something listens at host:port and what it says first (an SMTP or IMAP greeting). */
 export interface PortProbe {
-  /** `expectGreeting` false: connecting is enough (HTTP sends nothing first). */
-  greeting(host: string, port: number, timeoutMs: number, expectGreeting?: boolean): Promise<{ ok: true; line: string } | { ok: false; error: string }>;
+  /** `expectGreeting` false: connecting (and the TLS handshake) is enough (HTTP sends nothing first). */
+  greeting(target: ProbeTarget, timeoutMs: number, expectGreeting?: boolean): Promise<{ ok: true; line: string } | { ok: false; error: string }>;
 }
 
 /** The zone-file form of a record: strings of TXT values split at 255 octets (RFC 1035 section 3.3.14). */

@@ -12,6 +12,8 @@ export interface ListenerSpec {
   port: number;
   /** The first line's start (`220` for SMTP, `* OK` for IMAP); null: connecting is enough. */
   greeting: string | null;
+  /** Implicit TLS: the greeting comes inside a handshake. */
+  tls: boolean;
 }
 
 /**
@@ -57,13 +59,18 @@ const checkOneCertificate = ({ source, pem }: CertificateFile, name: string, now
   }
 };
 
-/** Each listener answers where it is configured; an unspecified bind address is tried on loopback. */
-export const checkListeners = async (probe: PortProbe, listeners: ListenerSpec[]): Promise<CheckResult[]> =>
+/**
+ * Each listener answers where it is configured; an unspecified bind address is tried on
+ * loopback. A TLS listener is probed with a handshake for the host name (the certificate is
+ * judged by checkCertificate, not here).
+ */
+export const checkListeners = async (probe: PortProbe, listeners: ListenerSpec[], hostname: string): Promise<CheckResult[]> =>
   Promise.all(
     listeners.map(async (listener) => {
       const host = ['0.0.0.0', '::', ''].includes(listener.host) ? '127.0.0.1' : listener.host;
       const subject = `${listener.name} ${host.includes(':') ? `[${host}]` : host}:${listener.port}`;
-      const answer = await probe.greeting(host, listener.port, PROBE_TIMEOUT_MS, listener.greeting !== null);
+      const target = { host, port: listener.port, ...(listener.tls && { tls: { servername: hostname } }) };
+      const answer = await probe.greeting(target, PROBE_TIMEOUT_MS, listener.greeting !== null);
       if (!answer.ok)
         return {
           check: 'port',
@@ -79,7 +86,7 @@ export const checkListeners = async (probe: PortProbe, listeners: ListenerSpec[]
         check: 'port',
         subject,
         status: 'ok' as const,
-        detail: listener.greeting === null ? 'accepts connections' : `answers "${answer.line.slice(0, 80)}"`,
+        detail: `${listener.greeting === null ? 'accepts connections' : `answers "${answer.line.slice(0, 80)}"`}${listener.tls ? ' over TLS' : ''}`,
       };
     }),
   );
@@ -109,7 +116,7 @@ export const checkMxReachable = async (probe: PortProbe, smtp: ListenerSpec, hos
     });
   }
   for (const address of addresses) {
-    const answer = await probe.greeting(address, 25, PROBE_TIMEOUT_MS);
+    const answer = await probe.greeting({ host: address, port: 25 }, PROBE_TIMEOUT_MS);
     const subject = `${address.includes(':') ? `[${address}]` : address}:25`;
     results.push(
       answer.ok && answer.line.startsWith('220')

@@ -63,6 +63,34 @@ export class DoctorService {
     const addresses = given ? this.addressesOf(request.addresses ?? []) : await this.hostAddresses();
     const context: DnsCheckContext = { dns: this.dns, hostname: this.config.hostname, addresses };
     const now = this.clock.now();
+    const perDomain = await this.domainChecks(context, domains, now);
+    const bound = this.runtime.listeners();
+    const listeners = this.config.listeners.map((listener) => ({ ...listener, port: bound[listener.name]?.port || listener.port }));
+    const smtp = listeners.find((listener) => listener.name === 'smtp');
+    const checks: CheckResult[] = [
+      await checkHostAddresses(context, given),
+      // Behind a relay the relay's addresses send; their reverse DNS is the relay's business.
+      ...(this.config.relay ? [] : await Promise.all(addresses.map((address) => checkReverseDns(context, address)))),
+      ...perDomain,
+      ...(await checkCertificate(this.certificates, this.config.hostname, now)),
+      ...(await checkListeners(this.probe, listeners, this.config.hostname)),
+      ...(smtp ? await checkMxReachable(this.probe, smtp, this.config.hostname, addresses) : []),
+    ];
+    return { ok: !checks.some((check) => check.status === 'fail'), checks };
+  }
+
+  /**
+   * The checks of a holder's own domains only (the console's Health page for an owner who does
+   * not operate the service): their records, never the listeners, certificate files or host.
+   */
+  async runForDomains(domains: readonly string[]): Promise<DoctorReport> {
+    if (domains.length === 0) return { ok: true, checks: [] };
+    const context: DnsCheckContext = { dns: this.dns, hostname: this.config.hostname, addresses: await this.hostAddresses() };
+    const checks = await this.domainChecks(context, this.domainsOf([...domains], undefined), this.clock.now());
+    return { ok: !checks.some((check) => check.status === 'fail'), checks };
+  }
+
+  private async domainChecks(context: DnsCheckContext, domains: readonly string[], now: Date): Promise<CheckResult[]> {
     const perDomain = await Promise.all(
       domains.map((domain) =>
         Promise.all([
@@ -76,19 +104,7 @@ export class DoctorService {
         ]),
       ),
     );
-    const bound = this.runtime.listeners();
-    const listeners = this.config.listeners.map((listener) => ({ ...listener, port: bound[listener.name]?.port || listener.port }));
-    const smtp = listeners.find((listener) => listener.name === 'smtp');
-    const checks: CheckResult[] = [
-      await checkHostAddresses(context, given),
-      // Behind a relay the relay's addresses send; their reverse DNS is the relay's business.
-      ...(this.config.relay ? [] : await Promise.all(addresses.map((address) => checkReverseDns(context, address)))),
-      ...perDomain.flat(),
-      ...(await checkCertificate(this.certificates, this.config.hostname, now)),
-      ...(await checkListeners(this.probe, listeners)),
-      ...(smtp ? await checkMxReachable(this.probe, smtp, this.config.hostname, addresses) : []),
-    ];
-    return { ok: !checks.some((check) => check.status === 'fail'), checks };
+    return perDomain.flat();
   }
 
   private domainsOf(input: string[] | undefined, verified: string[] | undefined): string[] {

@@ -17,6 +17,8 @@ export interface OwnerAccountsConfig {
   signup: SignupMode;
   signupsPerIpPerHour: number;
   passwordLinkHours: number;
+  /** config `owners.operators`: login emails of the owners who operate the service. */
+  operators: readonly string[];
 }
 
 /** What an owner sees of itself (GET /api/user/me). */
@@ -129,6 +131,15 @@ export class OwnerAccountService {
       this.store.owners.endSessionsOf(session.ownerId, now);
     });
     return this.sessions.open(session.ownerId);
+  }
+
+  /**
+   * Whether the signed-in owner operates this service (config `owners.operators`, its login
+   * email in any case): the whole deployment's health is for operators only.
+   */
+  isOperator(session: OwnerSession): boolean {
+    const login = normalizeLogin(this.loginOf(session.ownerId).loginEmail);
+    return this.config.operators.some((email) => normalizeLogin(email) === login);
   }
 
   me(session: OwnerSession): OwnerView {
