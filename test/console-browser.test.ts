@@ -11,14 +11,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Router } from '@koa/router';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { BodyBudget } from '../src/core/body-budget.js';
-import { PAGES } from '../src/console/pages/index.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addVerifiedDomain, startDomainApp } from './helpers/domains.js';
 import { startLocalChain } from './helpers/evm-chain.js';
+import { consoleRoutes } from './helpers/console.js';
 import { makeOwner } from './helpers/owners.js';
 import { startSink } from './helpers/sink.js';
 import { smtpSendRaw } from './helpers/smtp.js';
@@ -152,19 +150,9 @@ const consoleWithEverything = async (t: Test): Promise<{ app: TestApp; routes: s
   const cardToken = await buy({ kind: 'mail_credits', method: 'card', amountCents: 500 }, 'browser-card');
   const polygonToken = await buy({ kind: 'domain_hosting', method: 'polygon', periods: 3 }, 'browser-polygon');
 
-  const router = new Router();
-  for (const register of PAGES)
-    register(router, {
-      services: app.app.services,
-      logger: app.app.logger,
-      trustProxy: true,
-      body: { sendBytes: 1 << 20, smallBytes: 1 << 14, budget: new BodyBudget(1 << 24) },
-      timeZone: 'UTC',
-      baseUrl: () => app.baseUrl,
-    });
-  const routes = router.stack
-    .filter((layer) => layer.methods.includes('GET'))
-    .map((layer) => layer.path as string)
+  const routes = consoleRoutes(app)
+    .filter((route) => route.method === 'GET')
+    .map((route) => route.path)
     .filter((path) => !/^\/(sign-in|sign-up|set-password|assets|favicon)|\/body$/.test(path));
   return {
     app,

@@ -2,14 +2,11 @@
 // frame, the one-time link printed by `agentpost owners create`, and a walk of every console
 // route and /api/user/* endpoint with a second owner's session (403/404 everywhere).
 import { join, resolve } from 'node:path';
-import { Router } from '@koa/router';
 import t from 'tap';
-import { BodyBudget } from '../src/core/body-budget.js';
 import { buildOpenApiDocument } from '../src/http/openapi.js';
-import { PAGES } from '../src/console/pages/index.js';
 import { funded } from './helpers/agents.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { consoleClient, signedInConsole } from './helpers/console.js';
+import { consoleClient, consoleRoutes, signedInConsole } from './helpers/console.js';
 import { addVerifiedDomain, startDomainApp } from './helpers/domains.js';
 import { deliverDirect, simpleMessage } from './helpers/mail.js';
 import { makeOwner, type TestOwner } from './helpers/owners.js';
@@ -148,17 +145,7 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
     path.replace(style === 'colon' ? /:(\w+)/g : /\{(\w+)\}/g, (_, name: string) => values[name] ?? (name === 'id' ? draft.id : name));
 
   // Every console route, from the console's own route table.
-  const router = new Router();
-  for (const register of PAGES)
-    register(router, {
-      services: app.app.services,
-      logger: app.app.logger,
-      trustProxy: true,
-      body: { sendBytes: 1 << 20, smallBytes: 1 << 14, budget: new BodyBudget(1 << 24) },
-      timeZone: 'UTC',
-      baseUrl: () => app.baseUrl,
-    });
-  const routes = router.stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: layer.path as string })));
+  const routes = consoleRoutes(app);
   const eveConsole = await signedIn(app, eve);
   await eveConsole.get('/');
   let walked = 0;

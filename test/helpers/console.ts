@@ -1,3 +1,8 @@
+import { Router } from '@koa/router';
+import { BodyBudget } from '../../src/core/body-budget.js';
+import { PAGES } from '../../src/console/pages/index.js';
+import type { TestApp } from './app.js';
+
 /**
  * A browser-shaped HTTP client for the console: keeps cookies, does not follow redirects,
  * and fills in the CSRF token of the page it last loaded.
@@ -52,4 +57,19 @@ export const signedInConsole = async (baseUrl: string, owner: { email: string; p
   const response = await client.post('/sign-in', { email: owner.email, password: owner.password });
   if (response.status !== 303) throw new Error(`console sign-in: ${response.status}`);
   return client;
+};
+
+/** Every console route (method and path pattern), from the console's own route table over the app's services. */
+export const consoleRoutes = (app: TestApp): { method: string; path: string }[] => {
+  const router = new Router();
+  for (const register of PAGES)
+    register(router, {
+      services: app.app.services,
+      logger: app.app.logger,
+      trustProxy: true,
+      body: { sendBytes: 1 << 20, smallBytes: 1 << 14, budget: new BodyBudget(1 << 24) },
+      timeZone: 'UTC',
+      baseUrl: () => app.baseUrl,
+    });
+  return router.stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: layer.path as string })));
 };
