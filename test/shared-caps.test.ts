@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { TestApp } from './helpers/app.js';
 import { addVerifiedDomain, hostedHolder, startDomainApp } from './helpers/domains.js';
+import { signedInConsole } from './helpers/console.js';
 import { makeOwner } from './helpers/owners.js';
 
 /**
@@ -69,6 +70,12 @@ t.test('claimed agents share the cap with the owner; an unowned agent is alone; 
   t.equal((await send(app, claimed[0].apiKey, recipients(3, 'a'))).status, 200);
   // The per-minute limit (3 on probation) is each account's own; the day is shared.
   t.equal((await send(app, claimed[1].apiKey, recipients(3, 'b'))).status, 200);
+  const overview = await (await signedInConsole(app.baseUrl, ada)).get(`/agents/${claimed[1].userId}`);
+  t.match(
+    overview.text,
+    /<dt>Shared<\/dt><dd><span class="usage"><meter [^>]*value="6">6\/10<\/meter> 6 of 10 today<\/span> <span class="muted">across your 3 accounts<\/span>/,
+    'the console shows the shared cap',
+  );
   t.match((await app.api('GET', '/api/v1/agent/sending', { key: claimed[1].apiKey })).body, {
     usage: { recipientsToday: 3 },
     shared: { accounts: 3, recipientsPerDay: 10, recipientsToday: 6 },

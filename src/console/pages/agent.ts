@@ -32,6 +32,7 @@ export const agentPages = (router: Router, deps: ConsoleDeps): void => {
 <section class="card"><h2>Sending</h2><dl class="facts">
 <dt>State</dt><dd>${badge(sending.state)}</dd>
 <dt>Today</dt><dd>${usageMeter(sending.usage.recipientsToday, sending.limits.recipientsPerDay)}</dd>
+${sending.shared ? html`<dt>Shared</dt><dd>${usageMeter(sending.shared.recipientsToday, sending.shared.recipientsPerDay)} <span class="muted">across your ${sending.shared.accounts} accounts</span></dd>` : ''}
 <dt>Per minute</dt><dd>${sending.limits.recipientsPerMinute} recipients</dd>
 ${sending.review.reason ? html`<dt>Note</dt><dd>${sending.review.reason}</dd>` : ''}</dl></section>
 </div>
