@@ -17,7 +17,7 @@ export const agentPayer = (principal: Principal): Payer => {
   return { accountId: principal.accountId, kind: 'agent' };
 };
 
-/** The signed-in owner pays for its own account (DESIGN.md "Domain holder": the owner's account holds its domains). */
+/** The signed-in owner pays for its own account, which holds its domains (docs/operators/domains.md). */
 export const ownerPayer = (session: { ownerId: string }): Payer => ({ accountId: session.ownerId, kind: 'owner' });
 
 /** Where an owner's card checkout comes back to: the console's page of that invoice. */
