@@ -1,5 +1,5 @@
 import type { Principal } from '../../core/types.js';
-import { requireFullKey } from '../accounts/auth.js';
+import { requireFullKey } from '../access/auth.js';
 
 /**
  * Who pays, and for whom: the account that holds the invoice and receives what it buys (its

@@ -5,7 +5,6 @@ import { randomHex, sha256Hex } from '../../core/ids.js';
 import { CENTS_PER_PERIOD, creditsForCents } from '../../core/money.js';
 import { OPEN_STATUSES, type HostingLedger, type Invoice, type InvoiceKind, type InvoiceMethod } from '../../core/payments.js';
 import type { Store } from '../../store/index.js';
-import { requireFullKey } from '../access/auth.js';
 import type { CallbackOutcome, CardPayments } from './card.js';
 import { consoleInvoicePath, type Payer } from './payer.js';
 import type { PolygonPayments, PolygonTerms } from './polygon.js';
