@@ -2,6 +2,8 @@
 // exactly what mailauth 4.13.3's own code gives, on every header; messages are streamed to the
 // verifier a turn of the event loop at a time; `maxSignatures` bounds the signatures tried.
 // The reference functions below are mailauth 4.13.3's, as published (lib/tools.js).
+// patches/@zone-eu+mailsplit+5.4.19.patch (mailparser's header parser): the same trim of the
+// header's trailing line breaks, read the same.
 import { deepStrictEqual } from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
@@ -23,6 +25,9 @@ interface MailauthTools {
   getSigningHeaderLines(parsed: ParsedRow[], fieldNames: string, verify: boolean): { keys: string; headers: ParsedRow[] };
   writeToStream(stream: Writable, input: Buffer, chunkSize?: number): Promise<void>;
 }
+interface MailsplitHeaders {
+  getList(): { key: string; line: string }[];
+}
 interface DkimResult {
   status: { result: string };
 }
@@ -31,6 +36,7 @@ type DkimVerify = (raw: Buffer, options: Record<string, unknown>) => Promise<{ r
 const require = createRequire(import.meta.url);
 const tools = require('mailauth/lib/tools') as MailauthTools;
 const { dkimVerify } = require('mailauth/lib/dkim/verify') as { dkimVerify: DkimVerify };
+const { Headers } = require('@zone-eu/mailsplit') as { Headers: new (raw: Buffer) => MailsplitHeaders };
 
 const referenceParseHeaders = (buf: Buffer): ParsedHeaders => {
   const rows: string[][] = buf
@@ -182,4 +188,22 @@ t.test('a signature with l= writes nothing to the console', async (t) => {
     console.log = original;
   }
   t.same(logged, []);
+});
+
+t.test("mailsplit's header lines are those of the header with its trailing line breaks cut by /[\\r\\n]+$/", async (t) => {
+  const lines = (raw: Buffer) => new Headers(raw).getList().map((entry) => ({ key: entry.key, line: entry.line }));
+  fc.assert(
+    fc.property(header, (buf) => {
+      const cut = Buffer.from(buf.toString('latin1').replace(/[\r\n]+$/, ''), 'latin1');
+      deepStrictEqual(lines(buf), lines(cut));
+    }),
+    { numRuns: 2000 },
+  );
+  t.pass('2,000 generated headers');
+  const run = Buffer.from(`X-Cr: a${'\r'.repeat(90_000)}\r\nX-Next: b\r\n\r\n`, 'latin1');
+  t.same(
+    new Headers(run).getList().map((entry) => entry.key),
+    ['x-cr', 'x-next'],
+    'a run of 90,000 CRs inside a field stays in it',
+  );
 });
