@@ -72,6 +72,8 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'smtp.port': ['25', 25],
     'smtp.parseThreads': ['2', 2],
     'smtp.parseTimeoutMs': ['750', 750],
+    'smtp.maxHeaderBytes': ['65536', 65536],
+    'smtp.maxHeaderLines': ['2000', 2000],
     'smtp.maxClients': ['500', 500],
     'smtp.queue.inlineLimit': ['0', 0],
     'smtp.queue.maxMessages': ['500', 500],

@@ -24,6 +24,9 @@ export const defaultConfig = (): Config => ({
     port: 2525,
     hostname: 'localhost',
     maxMessageBytes: 25 * 1024 * 1024,
+    // Postfix's header_size_limit; Gmail refuses past 500 KB and 5,000 fields (docs/operators/inbound.md "Header limits").
+    maxHeaderBytes: 100 * 1024,
+    maxHeaderLines: 10_000,
     parseThreads: 1,
     parseTimeoutMs: 2_000,
     maxRecipients: 100,

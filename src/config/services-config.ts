@@ -9,6 +9,7 @@ export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKe
   ...(config.smtp.postmaster === undefined ? {} : { postmaster: config.smtp.postmaster }),
   authenticationChecks: config.smtp.authenticationChecks,
   authenticationTimeoutMs: config.smtp.authenticationTimeoutMs,
+  headerLimits: { maxBytes: config.smtp.maxHeaderBytes, maxLines: config.smtp.maxHeaderLines },
   smtpQueue: config.smtp.queue,
   registrationsPerIpPerHour: config.limits.registrationsPerIpPerHour,
   readMaxBytes: config.limits.readMaxBytes,

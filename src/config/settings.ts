@@ -25,6 +25,8 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_SMTP_QUEUE_INLINE_LIMIT', flag: 'smtp-queue-inline-limit', path: 'smtp.queue.inlineLimit', type: 'integer' },
   { env: 'AGENTPOST_SMTP_QUEUE_MAX_MESSAGES', flag: 'smtp-queue-max-messages', path: 'smtp.queue.maxMessages', type: 'integer' },
   { env: 'AGENTPOST_PARSE_TIMEOUT_MS', flag: 'parse-timeout-ms', path: 'smtp.parseTimeoutMs', type: 'integer' },
+  { env: 'AGENTPOST_SMTP_MAX_HEADER_BYTES', flag: 'smtp-max-header-bytes', path: 'smtp.maxHeaderBytes', type: 'integer' },
+  { env: 'AGENTPOST_SMTP_MAX_HEADER_LINES', flag: 'smtp-max-header-lines', path: 'smtp.maxHeaderLines', type: 'integer' },
   { env: 'AGENTPOST_IMAP_HOST', flag: 'imap-host', path: 'imap.host', type: 'string' },
   { env: 'AGENTPOST_IMAP_PORT', flag: 'imap-port', path: 'imap.port', type: 'integer' },
   { env: 'AGENTPOST_IMAP_MAX_CLIENTS', flag: 'imap-max-clients', path: 'imap.maxClients', type: 'integer' },

@@ -24,6 +24,9 @@ export interface Config {
     /** The address of a mailbox here that receives postmaster@mailDomain (RFC 5321 section 4.5.1); unset: refused. */
     postmaster?: string;
     maxMessageBytes: number;
+    /** The header section of a message received by the MX, submission or IMAP APPEND (src/mime/header-limits.ts). */
+    maxHeaderBytes: number;
+    maxHeaderLines: number;
     parseThreads: number;
     parseTimeoutMs: number;
     maxRecipients: number;

@@ -168,7 +168,7 @@ export const createServices = ({
     limits,
     accessKeyPolicy,
     parse,
-    { ...sendingConfig, mailDomain: config.mailDomain, hostname: config.smtpHostname },
+    { ...sendingConfig, mailDomain: config.mailDomain, hostname: config.smtpHostname, headerLimits: config.headerLimits },
     authenticator,
     deliveryAgent,
   );
@@ -225,6 +225,7 @@ export const createServices = ({
     inbound: new InboundService(store, clock, deliveryAgent, config.smtpHostname, inboundChecks(config, authenticator, authenticateMail), parse, bounces, {
       inlineLimit: config.smtpQueue.inlineLimit,
       maxQueued: config.smtpQueue.maxMessages,
+      headerLimits: config.headerLimits,
     }),
     rateLimiter,
     keyRotation,
@@ -243,7 +244,7 @@ export const createServices = ({
     webhookDeliveries: new WebhookDeliveryService(store, clock, webhookDispatch, config.webhooks),
     webhookDispatch,
     imap: new ImapSessionService(store, auth, mailbox, folders, mailboxWatchers),
-    imapMail: new ImapMailService(store, mailbox, messageOps, bodies, parse),
+    imapMail: new ImapMailService(store, mailbox, messageOps, bodies, parse, config.headerLimits),
     folders,
     messageOps,
     organizer: new MailOrganizer(store, mailbox, folders, messageOps),

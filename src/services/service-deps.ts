@@ -13,6 +13,7 @@ import type { Handoff, MxResolver } from '../core/outbound.js';
 import type { ParseMail } from '../core/parsed-message.js';
 import type { CardProcessor, PolygonPort } from '../core/payments.js';
 import type { IndexWriter } from '../core/search-index.js';
+import type { HeaderLimits } from '../mime/header-limits.js';
 import type { WebhookLimits, WebhookSender } from '../core/webhooks.js';
 import type { Store } from '../store/index.js';
 import type { DomainsSettings } from './domains/index.js';
@@ -36,6 +37,8 @@ export interface ServicesConfig {
   authenticationChecks: boolean;
   /** Inbound authentication lookups still running after this long are recorded as temperror. */
   authenticationTimeoutMs: number;
+  /** `smtp.maxHeaderBytes` and `smtp.maxHeaderLines`: for mail received by the MX, submission and IMAP APPEND. */
+  headerLimits: HeaderLimits;
   /** `smtp.queue`: when the MX answers 250 before delivering (InboundQueuePolicy). */
   smtpQueue: { inlineLimit: number; maxMessages: number };
   registrationsPerIpPerHour: number;
@@ -47,7 +50,7 @@ export interface ServicesConfig {
   keyRotationMutationsPer15Minutes: number;
   keyReplacementMinutes: number;
   factorAttemptsPer15Minutes: number;
-  sending: Omit<SendingConfig, 'mailDomain' | 'hostname'> & {
+  sending: Omit<SendingConfig, 'mailDomain' | 'hostname' | 'headerLimits'> & {
     limits: Omit<SendingLimitsConfig, 'timeZone'>;
   };
   outboundTracking: OutboundConfig;

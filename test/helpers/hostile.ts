@@ -10,7 +10,11 @@ export interface HostileMessage {
   /** The Subject in the top-level header ('' when the header itself is the attack). */
   subject: string;
   raw: Buffer;
+  /** The MX's refusal, when the default header limits refuse it (docs/operators/inbound.md "Header limits"). */
+  refusal?: RegExp;
 }
+
+const OVER_HEADER_LIMITS = /^552 5\.3\.4 the message header /;
 
 const FROM = 'Mallory <mallory@example.net>';
 
@@ -47,15 +51,23 @@ export const deepMime = (levels = 1_000): HostileMessage => {
   return message('deep-mime', ['Content-Type: multipart/mixed; boundary="b0"'], body);
 };
 
-/** 100,000 header fields before the body. */
+/** 100,000 header fields before the body (2.6 MB of header). */
 export const manyHeaders = (count = 100_000): HostileMessage => {
   const fields = Array.from({ length: count }, (_, index) => `X-Filler-${index}: value ${index}`);
-  return message('many-headers', ['Content-Type: text/plain', ...fields], 'body after many headers\r\n');
+  return { ...message('many-headers', ['Content-Type: text/plain', ...fields], 'body after many headers\r\n'), refusal: OVER_HEADER_LIMITS };
 };
 
 /** One 5 MB header line (no folding). */
-export const hugeHeaderLine = (bytes = 5 * 1024 * 1024): HostileMessage =>
-  message('huge-header', ['Content-Type: text/plain', `X-Huge: ${'a'.repeat(bytes)}`], 'body after a huge header\r\n');
+export const hugeHeaderLine = (bytes = 5 * 1024 * 1024): HostileMessage => ({
+  ...message('huge-header', ['Content-Type: text/plain', `X-Huge: ${'a'.repeat(bytes)}`], 'body after a huge header\r\n'),
+  refusal: OVER_HEADER_LIMITS,
+});
+
+/** One field folded over 100,000 lines (0.4 MB): mailauth 4.13.3 took 40 s and more on it, in one step. */
+export const foldedLines = (lines = 100_000): HostileMessage => ({
+  ...message('folded-lines', ['Content-Type: text/plain', `X-Folded: a${'\r\n b'.repeat(lines)}`], 'body after a folded field\r\n'),
+  refusal: OVER_HEADER_LIMITS,
+});
 
 /** 10,000 parts in one multipart. */
 export const manyParts = (count = 10_000): HostileMessage => {
@@ -106,6 +118,30 @@ export const invalidUtf8Headers = (): HostileMessage => ({
     ),
   ]),
 });
+
+const SIGNATURE = 'DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.net; s=sel; bh=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=; b=AAAA';
+
+/**
+ * Headers within the default limits that the unpatched authentication checks (mailauth
+ * 4.13.3) spent up to seconds on, each in one synchronous step: 9,900 folded lines, a field
+ * with 90,000 bare CRs, an h= of 20,000 names that match no field over 8,000 fields, 500
+ * signatures with their own l= over a 1 MB body, and a 24 MB body with one signature.
+ */
+export const authenticationBombs = (): HostileMessage[] => [
+  message('folded-within-limits', ['Content-Type: text/plain', `X-Folded: a${'\r\n b'.repeat(9_900)}`], 'body\r\n'),
+  message('bare-cr-run', ['Content-Type: text/plain', `X-Cr: a${'\r'.repeat(90_000)}`, 'X-Next: b'], 'body\r\n'),
+  message(
+    'h-tag-of-absent-names',
+    ['Content-Type: text/plain', SIGNATURE.replace('b=AAAA', `h=${'a:'.repeat(20_000)}from; b=AAAA`), ...Array.from({ length: 8_000 }, () => 'X: 1')],
+    'body\r\n',
+  ),
+  message(
+    'many-signatures',
+    ['Content-Type: text/plain', ...Array.from({ length: 500 }, (_, index) => SIGNATURE.replace('b=AAAA', `h=from; l=${30_000_000 + index}; b=AAAA`))],
+    `${'x'.repeat(70)} \t \r\n`.repeat(14_000),
+  ),
+  message('large-signed-body', ['Content-Type: text/plain', SIGNATURE.replace('b=AAAA', 'h=from; b=AAAA')], `${'x'.repeat(70)} \t \r\n`.repeat(330_000)),
+];
 
 /** The whole corpus, in the order the fault suite sends it. */
 export const hostileCorpus = (): HostileMessage[] => [

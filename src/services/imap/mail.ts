@@ -11,6 +11,7 @@ import { rowsOf, type CopyResult, type FlagChange, type FlagResult, type Message
 import type { SearchKey } from './search-key.js';
 import { searchFolder } from './search.js';
 import type { ImapIdentity } from './session.js';
+import { checkHeaderLimits, type HeaderLimits } from '../../mime/header-limits.js';
 
 /** A message's ENVELOPE and BODYSTRUCTURE as a FETCH sends them. */
 export interface FetchWire {
@@ -33,6 +34,8 @@ export class ImapMailService {
     private readonly ops: MessageOps,
     private readonly bodies: MessageBodyService,
     private readonly parse: ParseMail,
+    /** The MX's header limits hold for APPEND too (docs/operators/inbound.md "Header limits"). */
+    private readonly headerLimits: HeaderLimits,
   ) {}
 
   /**
@@ -92,8 +95,10 @@ export class ImapMailService {
   /**
    * APPEND (RFC 3501 section 6.3.11): the message is parsed on a parse thread, then stored
    * with its flags and date in one transaction (a special-use folder is made when missing).
+   * A header over the limits is refused (too_large: NO [LIMIT]).
    */
   async append(identity: ImapIdentity, folder: Folder, raw: Buffer, flags: MessageFlags, receivedAt: number | undefined): Promise<Appended> {
+    checkHeaderLimits(raw, this.headerLimits);
     const parsed = await this.parse(raw);
     return this.store.transaction(() => this.mailboxes.append(identity.mailbox, folder.name, raw, parsed, { flags, receivedAt }));
   }

@@ -6,6 +6,7 @@ import type { Store } from '../../store/index.js';
 import type { BounceService } from '../delivery/bounces.js';
 import type { MailboxDeliveryAgent, PreparedCopies } from './delivery-agent.js';
 import type { AuthenticateMail } from '../../core/authentication.js';
+import { checkHeaderLimits, type HeaderLimits } from '../../mime/header-limits.js';
 import { receivedHeader, type SmtpSessionInfo } from './trace.js';
 
 export interface InboundMessage {
@@ -32,6 +33,11 @@ export interface InboundQueuePolicy {
   maxQueued: number;
 }
 
+/** The queue policy, and the header limits a message must keep to be accepted at all. */
+export interface InboundPolicy extends InboundQueuePolicy {
+  headerLimits: HeaderLimits;
+}
+
 /** A failed delivery from the queue is tried again after this, doubling per attempt up to RETRY_MAX_MS. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 300_000;
@@ -52,8 +58,8 @@ export class InboundService {
     private readonly authenticate: AuthenticateMail,
     /** Where the MIME parse runs is main.ts's choice (a worker pool keeps it off the event loop). */
     private readonly parse: ParseMail,
-    private readonly bounces?: BounceService,
-    private readonly policy: InboundQueuePolicy = { inlineLimit: Number.POSITIVE_INFINITY, maxQueued: 0 },
+    private readonly bounces: BounceService | undefined,
+    private readonly policy: InboundPolicy,
   ) {
     this.queued = store.inboundQueue.count();
   }
@@ -68,8 +74,13 @@ export class InboundService {
     return this.agent.knows(address);
   }
 
-  /** Resolves once the message is durably committed, in its mailboxes or in the queue; the adapter answers 250 only then. */
+  /**
+   * Resolves once the message is durably committed, in its mailboxes or in the queue; the
+   * adapter answers 250 only then. A header over the limits is refused before anything else
+   * (too_large: the sender gets 552 5.3.4; docs/operators/inbound.md "Header limits").
+   */
   async deliver(message: InboundMessage): Promise<void> {
+    checkHeaderLimits(message.raw, this.policy.headerLimits);
     const recipients = unique(message.recipients);
     const bounceRecipients = recipients.filter((recipient) => this.bounces?.isBounceAddress(recipient));
     // A DSN to a bounce address is evidence about our own outgoing mail, never stored as mail.

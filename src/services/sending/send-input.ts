@@ -3,6 +3,7 @@ import { AppError, invalidInput } from '../../core/errors.js';
 import { sha256Hex } from '../../core/ids.js';
 import type { RecipientKind } from '../../core/types.js';
 import type { ParsedMessage } from '../../core/parsed-message.js';
+import type { HeaderLimits } from '../../mime/header-limits.js';
 import { addressparser } from '../../mime/nodemailer.js';
 
 /** The REST body / MCP arguments, as schema/send-request.json has already checked them. */
@@ -249,6 +250,8 @@ export interface SendingConfig extends MessageLimits {
   mailDomain: string;
   /** `smtp.hostname`: the host our trace field names on mail delivered here. */
   hostname: string;
+  /** A message submitted over SMTP is refused past these (src/mime/header-limits.ts). */
+  headerLimits: HeaderLimits;
   idempotencyRetentionMs: number;
   /** Contract Limits (config `limits.*`): the schema checks them in REST and MCP bodies. */
   idempotencyKeyMaxChars: number;

@@ -3,6 +3,7 @@ import { AppError, invalidInput } from '../../core/errors.js';
 import { newUuid, sha256Hex } from '../../core/ids.js';
 import type { RecipientKind } from '../../core/types.js';
 import { headerFieldValues, mailboxesOf } from '../../mime/header-fields.js';
+import { checkHeaderLimits } from '../../mime/header-limits.js';
 import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
 import { decodeBody } from '../../mime/transfer-encoding.js';
 import { normalizeSendRequest, type AliasCheck, type RecipientTarget } from './send-input.js';
@@ -23,7 +24,8 @@ const HEADER_END = /\r?\n\r?\n/;
  * mailbox (contract Send request 4), at most 50 distinct valid
  * recipients, subject, body, attachment and unsubscribe rules as for REST. Message-ID and
  * Date are added when missing (RFC 5322 section 3.6); the Bcc header is removed from the
- * copy the recipients get (section 3.6.3) and kept in the Sent copy.
+ * copy the recipients get (section 3.6.3) and kept in the Sent copy. A header over the MX's
+ * limits is refused first, as the MX refuses it (src/mime/header-limits.ts).
  */
 export const prepareRawSubmission = async (
   envelope: RawEnvelope,
@@ -34,6 +36,7 @@ export const prepareRawSubmission = async (
   parse: ParseMail,
   isAlias: AliasCheck = () => false,
 ): Promise<{ prepared: PreparedSubmission; idempotencyKey?: string }> => {
+  checkHeaderLimits(raw, config.headerLimits);
   const parsed = await parse(raw);
   const account = normalizeAddress(accountEmail);
   const mayUse = (address: string) => address === account || isAlias(address);
