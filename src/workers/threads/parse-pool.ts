@@ -19,7 +19,8 @@ import type { ContentFallback } from '../../core/stored-message.js';
 import { withStoredBody } from '../../mime/parse.js';
 import type { PackedText, PackedTexts } from '../../core/packed-text.js';
 import { IdleEnd } from './idle-end.js';
-import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
+import type { ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
+import { ThreadSlot } from './thread-slot.js';
 
 /** Starts one parse thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
 export type ParseWorkerFactory = () => Worker;
@@ -32,19 +33,8 @@ interface Pending {
   fallback?: ContentFallback;
 }
 
-/** Requests of this turn for one thread, posted together at its end (see parse-protocol.ts). */
-interface Outgoing {
-  requests: ParseRequest[];
-  transfer: ArrayBuffer[];
-}
-
 interface Slot {
-  worker: Worker | null;
-  /** Requests sent to this slot's current thread and not answered yet, in the order sent. */
-  pending: Map<number, Pending>;
-  ready: Promise<void>;
-  /** The thread has loaded its code: its time on a request counts only from then. */
-  loaded: boolean;
+  thread: ThreadSlot<ParseRequest, ParseResult, Pending>;
   /** The request the thread is on (the oldest pending) and the timer that cuts it off. */
   current: number | null;
   watchdog: NodeJS.Timeout | null;
@@ -85,25 +75,33 @@ export class ParsePool {
   private nextId = 1;
   private cursor = 0;
   private closed = false;
-  /** Keyed by thread, not slot: a batch for a thread that died meanwhile goes nowhere (its requests already failed). */
-  private outgoing = new Map<Worker, Outgoing>();
 
   constructor(
     readonly size: number,
-    private readonly factory: ParseWorkerFactory,
+    factory: ParseWorkerFactory,
     private readonly logger: Logger,
     private readonly options: ParsePoolOptions = {},
   ) {
     if (size < 1) throw new RangeError('a parse pool needs at least one thread');
-    this.slots = Array.from({ length: size }, () => ({
-      worker: null,
-      pending: new Map(),
-      ready: Promise.resolve(),
-      loaded: false,
+    this.slots = Array.from({ length: size }, () => this.newSlot(factory));
+  }
+
+  private newSlot(factory: ParseWorkerFactory): Slot {
+    const owner = {
+      loaded: () => {
+        this.watch(slot);
+        this.endWhenIdle(slot);
+      },
+      settled: (pending: Pending, result: ParseResult) => this.settle(slot, pending, result),
+      exited: () => this.disarm(slot),
+    };
+    const slot: Slot = {
+      thread: new ThreadSlot(factory, owner, this.logger, 'parse thread'),
       current: null,
       watchdog: null,
-      idle: new IdleEnd(options.idleMs ?? 0),
-    }));
+      idle: new IdleEnd(this.options.idleMs ?? 0),
+    };
+    return slot;
   }
 
   /**
@@ -113,8 +111,8 @@ export class ParsePool {
    * message that finds none starts one (its parse fails if that fails: the MX answers 451).
    */
   start(): Promise<void> {
-    for (const slot of this.slots) if (!slot.worker) this.spawn(slot);
-    return Promise.all(this.slots.map((slot) => slot.ready)).then(() => undefined);
+    for (const slot of this.slots) slot.thread.start();
+    return Promise.all(this.slots.map((slot) => slot.thread.ready)).then(() => undefined);
   }
 
   /** One request per message, to the thread with the fewest in flight (ties rotate). */
@@ -130,7 +128,7 @@ export class ParsePool {
       this.disarm(slot);
       slot.idle.disarm();
     }
-    await Promise.all(this.slots.map((slot) => slot.worker?.terminate()));
+    await Promise.all(this.slots.map((slot) => slot.thread.close()));
   }
 
   private get timeoutMs(): number {
@@ -139,40 +137,29 @@ export class ParsePool {
 
   private dispatch(pending: Pending): void {
     const slot = this.leastBusy();
-    const worker = slot.worker ?? this.spawn(slot);
     slot.idle.disarm();
-    const id = this.nextId++;
-    slot.pending.set(id, pending);
     // An exact-size copy whose memory moves to the thread; raw itself stays ours to store.
-    this.enqueue(worker, { id, raw: new Uint8Array(pending.raw), ...(pending.fallback ? { fallback: pending.fallback } : {}) });
+    const raw = new Uint8Array(pending.raw);
+    const request = { id: this.nextId++, raw, ...(pending.fallback ? { fallback: pending.fallback } : {}) };
+    slot.thread.send(request, pending, [raw.buffer as ArrayBuffer]);
     this.watch(slot);
-  }
-
-  private loadedThread(slot: Slot, resolve: () => void): void {
-    slot.loaded = true;
-    resolve();
-    this.watch(slot);
-    this.endWhenIdle(slot);
   }
 
   /** Once the slot's thread has nothing in flight, it ends after idleMs unless work comes. */
   private endWhenIdle(slot: Slot): void {
-    if (!this.closed && slot.pending.size === 0 && slot.loaded) slot.idle.arm(() => this.endIdle(slot));
+    if (!this.closed && slot.thread.pending.size === 0 && slot.thread.loaded) slot.idle.arm(() => this.endIdle(slot));
   }
 
   private endIdle(slot: Slot): void {
-    const worker = slot.worker;
-    if (!worker || slot.pending.size > 0 || this.closed) return;
-    // Out of the slot first: its exit is not a failure, and the next message starts another.
-    slot.worker = null;
+    if (!slot.thread.worker || slot.thread.pending.size > 0 || this.closed) return;
     this.disarm(slot);
-    void worker.terminate().then(() => this.options.onIdleExit?.());
+    void slot.thread.end().then(() => this.options.onIdleExit?.());
   }
 
   /** Keeps the watchdog on the request the slot's thread is working on now (once it has loaded). */
   private watch(slot: Slot): void {
-    const oldest = slot.pending.entries().next();
-    const current = oldest.done || !slot.loaded ? null : oldest.value[0];
+    const oldest = slot.thread.pending.entries().next();
+    const current = oldest.done || !slot.thread.loaded ? null : oldest.value[0];
     if (current === slot.current) return;
     this.disarm(slot);
     slot.current = current;
@@ -193,18 +180,14 @@ export class ParsePool {
    * that runs past the budget too fails (the MX answers 451), so nothing loops.
    */
   private cutOff(slot: Slot, id: number): void {
-    if (slot.current !== id || !slot.worker || this.closed) return;
-    const worker = slot.worker;
-    const orphans = [...slot.pending];
-    slot.worker = null;
-    slot.pending = new Map();
+    if (slot.current !== id || !slot.thread.worker || this.closed) return;
     this.disarm(slot);
+    const orphans = slot.thread.replace();
     this.logger.warn('a parse ran over its time budget; its thread is replaced and the message kept with the bounded fallback', {
       timeoutMs: this.timeoutMs,
       bytes: orphans[0]?.[1].raw.length,
       requeued: orphans.length - 1,
     });
-    void worker.terminate();
     for (const [orphanId, pending] of orphans) {
       if (orphanId !== id) this.dispatch(pending);
       else if (pending.fallback) pending.reject(new Error('the bounded parse ran over its time budget too'));
@@ -212,75 +195,21 @@ export class ParsePool {
     }
   }
 
-  private enqueue(worker: Worker, request: ParseRequest): void {
-    if (this.outgoing.size === 0) setImmediate(() => this.post());
-    const batch = this.outgoing.get(worker) ?? { requests: [], transfer: [] };
-    batch.requests.push(request);
-    batch.transfer.push(request.raw.buffer as ArrayBuffer);
-    this.outgoing.set(worker, batch);
-  }
-
-  private post(): void {
-    const batches = this.outgoing;
-    this.outgoing = new Map();
-    for (const [worker, batch] of batches) worker.postMessage(batch.requests, batch.transfer);
-  }
-
   private leastBusy(): Slot {
     let best = this.cursor;
     for (let step = 1; step < this.slots.length; step += 1) {
       const index = (this.cursor + step) % this.slots.length;
-      if (this.slots[index].pending.size < this.slots[best].pending.size) best = index;
+      if (this.slots[index].thread.pending.size < this.slots[best].thread.pending.size) best = index;
     }
     this.cursor = (best + 1) % this.slots.length;
     return this.slots[best];
   }
 
-  private spawn(slot: Slot): Worker {
-    const worker = this.factory();
-    slot.worker = worker;
-    slot.loaded = false;
-    slot.ready = new Promise<void>((resolve, reject) => {
-      worker.on('message', (reply: ParseReply) => {
-        if (reply.type === 'results') reply.results.forEach((result) => this.settle(slot, result));
-        else if (slot.worker === worker) this.loadedThread(slot, resolve);
-      });
-      worker.once('exit', (code) => {
-        reject(new Error(`parse thread exited with code ${code} before it was ready`));
-        this.retire(slot, worker, code);
-      });
-    });
-    // Only start() awaits readiness; a replacement's failure surfaces through its requests.
-    slot.ready.catch(() => {});
-    // An uncaught error inside the thread: logged here, its requests fail in the 'exit' that follows.
-    worker.on('error', (error: Error) => this.logger.error('parse thread failed', { error: error.message }));
-    return worker;
-  }
-
-  private settle(slot: Slot, reply: ParseResult): void {
-    const pending = slot.pending.get(reply.id);
-    if (!pending) return;
-    slot.pending.delete(reply.id);
+  private settle(slot: Slot, pending: Pending, reply: ParseResult): void {
     this.watch(slot);
     this.endWhenIdle(slot);
     if (reply.type === 'failed') pending.reject(new Error(`parse thread: ${reply.error}`));
     else pending.resolve(fromWire(reply.parsed));
-  }
-
-  /**
-   * A thread that ended: its unanswered requests fail cleanly (not an AppError, so the MX
-   * answers 451 4.3.0 and the client retries; nothing was stored), and the slot gets a new
-   * thread at its next request, which also keeps a thread that dies at once from respawning
-   * in a loop.
-   */
-  private retire(slot: Slot, worker: Worker, code: number): void {
-    if (slot.worker !== worker) return;
-    slot.worker = null;
-    if (!this.closed) this.logger.warn('parse thread exited; a new one starts with the next message', { code, failed: slot.pending.size });
-    const reason = this.closed ? 'the server is shutting down' : `the parse thread exited with code ${code}`;
-    for (const pending of slot.pending.values()) pending.reject(new Error(reason));
-    slot.pending.clear();
-    this.disarm(slot);
   }
 }
 
