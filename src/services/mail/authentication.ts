@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { arc, AuthStatus, DKIMVerifyResult, SPFResult } from 'mailauth';
+import type { arc, AuthStatus, DKIMVerifyOptions, DKIMVerifyResult, SPFResult } from 'mailauth';
 import {
   bestDkim,
   internalVerdict,
@@ -45,6 +45,15 @@ export const loadMailauth = () => (mailauth ??= import('mailauth'));
  */
 const ANSWER_CACHE = { ttlMs: 30_000, maxEntries: 10_000 };
 
+/**
+ * The DKIM signatures tried per message, the first ones of the header (RFC 6376 section 6.1
+ * lets a verifier limit them): each costs a lookup and, with its own l= or canonicalization,
+ * a pass over the body, and the sender decides how many there are. Real mail has one to four
+ * (an author's domain, an ESP, a list). `maxSignatures` is our patch to mailauth
+ * (patches/README.md), typed here so this compiles against an unpatched copy too.
+ */
+const MAX_DKIM_SIGNATURES = 10;
+
 export class MessageAuthenticator {
   private readonly resolver: (name: string, type: string) => Promise<unknown>;
 
@@ -65,10 +74,10 @@ export class MessageAuthenticator {
     });
     try {
       const checked = await Promise.race([this.evaluate(raw, envelope, now), timedOut]);
-      return checked ?? this.unjudged(`lookups took longer than ${this.timeoutMs} ms`);
+      return checked ?? uncheckedResult(this.authservId, `lookups took longer than ${this.timeoutMs} ms`);
     } catch (error) {
       // A message the verifier cannot handle is stored unjudged rather than refused over and over.
-      return this.unjudged(`the checks failed: ${(error as Error).message}`);
+      return uncheckedResult(this.authservId, `the checks failed: ${(error as Error).message}`);
     } finally {
       clearTimeout(timer);
     }
@@ -88,9 +97,15 @@ export class MessageAuthenticator {
     const resolver = this.resolver as never;
     const ip = plainAddress(envelope.clientAddress);
     const helo = envelope.helo || `[${ip}]`;
+    const dkimOptions: DKIMVerifyOptions & { maxSignatures: number } = {
+      resolver,
+      sender: envelope.mailFrom || undefined,
+      curTime: now,
+      maxSignatures: MAX_DKIM_SIGNATURES,
+    };
     // SPF needs only the envelope, DKIM only the message: both at once; ARC and DMARC need DKIM's parse.
     const [dkimResult, spfResult] = await Promise.all([
-      dkimVerify(raw, { resolver, sender: envelope.mailFrom || undefined, curTime: now }),
+      dkimVerify(raw, dkimOptions),
       // RFC 7208 section 2.4: with a null reverse-path, SPF checks postmaster@<HELO name>.
       spf({ ip, helo, sender: envelope.mailFrom || `postmaster@${helo}`, mta: this.authservId, resolver }),
     ]);
@@ -124,17 +139,21 @@ export class MessageAuthenticator {
     ];
     return { verdict: judge(results, fromDomain(dkimResult)), field: authenticationResultsField(this.authservId, rows) };
   }
-
-  /** Every result temperror: the message is stored, and its sender counts as unverified. */
-  private unjudged(why: string): CheckedMessage {
-    const results = { spf: 'temperror', dkim: 'temperror', dmarc: 'temperror', arc: 'temperror' } as const;
-    const comment = `(${why.replace(/[()\\]/g, ' ')})`;
-    return {
-      verdict: { ...judge(results, null), reason: `the sender could not be checked: ${why}` },
-      field: authenticationResultsField(this.authservId, [`spf=temperror ${comment}`, `dkim=temperror ${comment}`, `dmarc=temperror ${comment}`]),
-    };
-  }
 }
+
+/**
+ * The checks did not finish (timed out, stopped or failed): every result temperror, the
+ * message is stored, and its sender counts as unverified. `why` is said in the verdict's
+ * reason and in our Authentication-Results field.
+ */
+export const uncheckedResult = (authservId: string, why: string): CheckedMessage => {
+  const results = { spf: 'temperror', dkim: 'temperror', dmarc: 'temperror', arc: 'temperror' } as const;
+  const comment = `(${why.replace(/[()\\]/g, ' ')})`;
+  return {
+    verdict: { ...judge(results, null), reason: `the sender could not be checked: ${why}` },
+    field: authenticationResultsField(authservId, [`spf=temperror ${comment}`, `dkim=temperror ${comment}`, `dmarc=temperror ${comment}`]),
+  };
+};
 
 /** The socket reports IPv4 clients of a dual-stack listener as ::ffff:a.b.c.d. */
 const plainAddress = (address: string): string => {

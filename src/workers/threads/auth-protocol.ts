@@ -1,5 +1,6 @@
 import type { CheckedMessage, SmtpEnvelope } from '../../core/authentication.js';
 import type { DnsSettings } from '../../net/dns-resolver.js';
+import type { ThreadReply } from './thread-slot.js';
 
 /**
  * Messages between the main thread and the authentication thread. Like the parse thread's
@@ -10,7 +11,20 @@ export interface AuthThreadData {
   /** `smtp.hostname`: the authserv-id of our Authentication-Results fields. */
   hostname: string;
   timeoutMs: number;
+  /**
+   * Two Int32 cells the thread writes and the main thread reads (auth-thread-client.ts):
+   * BEAT counts up while the thread's event loop turns, RUNNING names the check whose code
+   * runs (or ran last). A thread stuck in one check stops beating, and RUNNING names it.
+   */
+  state: SharedArrayBuffer;
 }
+
+export const BEAT = 0;
+export const RUNNING = 1;
+/** RUNNING while the checks' code (mailauth) loads: nobody's check to blame. */
+export const LOADING = -1;
+/** How often the thread beats. */
+export const BEAT_MS = 100;
 
 export interface AuthRequest {
   id: number;
@@ -23,4 +37,4 @@ export interface AuthRequest {
 
 export type AuthResult = { id: number; checked: CheckedMessage } | { id: number; error: string };
 
-export type AuthReply = { type: 'ready' } | { type: 'results'; results: AuthResult[] };
+export type AuthReply = ThreadReply<AuthResult>;
