@@ -115,7 +115,7 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'events.maxStreamsPerAccount': ['20', 20],
     'events.maxStreams': ['300', 300],
     'smtp.authenticationChecks': ['false', false],
-    'smtp.authenticationThread': ['true', true],
+    'smtp.authenticationThread': ['false', false],
     'smtp.postmaster': ['ops@agents.localhost', 'ops@agents.localhost'],
   };
   // Settings valid only with others: the others come from the environment.

@@ -33,7 +33,9 @@ export const defaultConfig = (): Config => ({
     maxClients: 2000,
     greetingDelayMs: 10,
     authenticationChecks: true,
-    authenticationThread: false,
+    // On a thread of their own the checks can be stopped (the thread is replaced), and hostile
+    // headers cost the main event loop nothing (docs/operators/inbound.md "Header limits").
+    authenticationThread: true,
     authenticationTimeoutMs: 20_000,
     // Past 8 deliveries in progress a burst is on: messages are queued, answered, and delivered
     // once it pauses (a trickle meanwhile); 20,000 waiting (80 MB of 4 KB mail, on disk) bring
