@@ -23,17 +23,27 @@ export const submissionTransport = (t: { teardown(fn: () => unknown): void }, po
   return transport;
 };
 
+/**
+ * A message as the DATA payload of smtpDialog: lines that start with "." doubled (RFC 5321
+ * section 4.5.2) and the ending "." line added, in one Buffer made before the dialog, so the
+ * client does no work per chunk while the server receives it.
+ */
+export const dataPayload = (raw: Buffer): Buffer => {
+  const text = raw.toString('latin1').replace(/(^|\n)\./g, '$1..');
+  return Buffer.from(`${text}${text.endsWith('\r\n') ? '' : '\r\n'}.\r\n`, 'latin1');
+};
+
 /** Sends exact bytes, as a fixture file holds them. */
 export const smtpSendRaw = (port: number, from: string, to: string[], raw: Buffer | string) => smtpSend(port, { envelope: { from, to }, raw });
 
 /**
  * A bare SMTP client over a socket, for dialogs nodemailer will not produce (RFC 5321
  * command by command). Each step is one command line, or a DATA payload that ends in
- * "\r\n.\r\n". Returns the greeting and then the reply to each step. A step may also be a
- * function, run at that point of the dialog (something to do between two commands); it
- * sends nothing and adds no reply.
+ * "\r\n.\r\n" (a Buffer is written as it is: see dataPayload). Returns the greeting and then
+ * the reply to each step. A step may also be a function, run at that point of the dialog
+ * (something to do between two commands); it sends nothing and adds no reply.
  */
-export const smtpDialog = async (port: number, steps: (string | (() => Promise<unknown>))[]): Promise<string[]> => {
+export const smtpDialog = async (port: number, steps: (string | Buffer | (() => Promise<unknown>))[]): Promise<string[]> => {
   const socket = connect(port, '127.0.0.1');
   socket.setEncoding('utf8');
   let buffer = '';
@@ -71,7 +81,7 @@ export const smtpDialog = async (port: number, steps: (string | (() => Promise<u
         await step();
         continue;
       }
-      socket.write(step.endsWith('\r\n') ? step : `${step}\r\n`);
+      socket.write(typeof step !== 'string' || step.endsWith('\r\n') ? step : `${step}\r\n`);
       out.push(await next());
     }
     return out;
