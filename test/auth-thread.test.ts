@@ -176,7 +176,7 @@ t.test("the thread's own side: RUNNING names the check whose code runs, after ev
     () => new Promise((resolve) => setImmediate(resolve)),
     () => new Promise((resolve) => process.nextTick(resolve)),
     () => Promise.resolve(),
-    () => stat(import.meta.dirname),
+    () => stat(process.cwd()),
   ];
   const seen: boolean[] = [];
   const look = (id: number) => seen.push(Atomics.load(state, RUNNING) === id);
