@@ -101,6 +101,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       },
     },
     { name: 'payments', start: () => core.payments.load() },
+    // Changes an earlier version left for its webhooks to read after the commit are logged now.
+    { name: 'legacy outbox', start: () => services.eventLog.drainLegacyOutbox() },
     // Mail stored before the index existed, or queued when the last process stopped, is indexed before anyone can search.
     { name: 'search backlog', start: () => services.searchIndex.prepare() },
     {

@@ -16,11 +16,11 @@ const openStore = (t: Test) => {
   return { store, heard };
 };
 
-t.test('a transaction publishes its outbox rows once, after the commit', async (t) => {
+t.test('a transaction publishes its changes once, after the commit', async (t) => {
   const { store, heard } = openStore(t);
   store.transaction(() => {
-    store.outbox.add('a', { n: 1 }, 0);
-    store.transaction(() => store.outbox.add('b', { n: 2 }, 0)); // a savepoint
+    store.changes.record('a', { n: 1 });
+    store.transaction(() => store.changes.record('b', { n: 2 })); // a savepoint
     t.same(heard, [], 'nothing is published before the outermost commit');
   });
   t.match(heard, [
@@ -28,24 +28,53 @@ t.test('a transaction publishes its outbox rows once, after the commit', async (
     { topic: 'b', payload: { n: 2 } },
   ]);
   t.ok(
-    heard.every((entry) => typeof entry.outboxId === 'number'),
-    'each entry names its durable row',
+    heard.every((entry) => entry.change === true),
+    'each entry is marked a change, not a notice',
   );
+});
+
+t.test('a beforeCommit hook writes in the transaction of the changes it sees, once per commit; its failure rolls it back', async (t) => {
+  const { store } = openStore(t);
+  const seen: number[][] = [];
+  let failing = false;
+  store.db.exec('CREATE TABLE hooked (calls INTEGER)');
+  const hooked = () => store.db.prepare('SELECT max(calls) FROM hooked').pluck().get();
+  store.feed.beforeCommit(['a'], (entries) => {
+    if (failing) throw new Error('the hook fails');
+    seen.push(entries.map((entry) => (entry.payload as { n: number }).n));
+    store.db.prepare('INSERT INTO hooked VALUES (?)').run(seen.length);
+  });
+  store.transaction(() => {
+    store.changes.record('a', { n: 1 });
+    store.transaction(() => store.changes.record('a', { n: 2 }));
+    store.changes.record('b', { n: 3 });
+    store.notice('a', { n: 4 });
+  });
+  t.same(seen, [[1, 2]], 'once, at the outermost commit, with the changes of its topics and no notice');
+  t.equal(hooked(), 1, 'what the hook wrote committed');
+  await Promise.all([store.groupCommit(() => store.changes.record('a', { n: 5 })), store.groupCommit(() => store.changes.record('a', { n: 6 }))]);
+  t.same(seen[1], [5, 6], 'a group-commit batch is one transaction: one call for its jobs');
+  store.transaction(() => store.db.prepare('INSERT INTO hooked VALUES (0)').run());
+  t.equal(seen.length, 2, 'a transaction without such changes does not call it');
+  failing = true;
+  t.throws(() => store.transaction(() => store.changes.record('a', { n: 7 })), /the hook fails/);
+  failing = false;
+  t.equal(hooked(), 2, 'the failed transaction left nothing');
 });
 
 t.test('a rollback publishes nothing, and a rolled-back savepoint only loses its own rows', async (t) => {
   const { store, heard } = openStore(t);
   t.throws(() =>
     store.transaction(() => {
-      store.outbox.add('a', { n: 1 }, 0);
+      store.changes.record('a', { n: 1 });
       throw new Error('rolled back');
     }),
   );
   store.transaction(() => {
-    store.outbox.add('a', { n: 2 }, 0);
+    store.changes.record('a', { n: 2 });
     t.throws(() =>
       store.transaction(() => {
-        store.outbox.add('b', { n: 3 }, 0);
+        store.changes.record('b', { n: 3 });
         throw new Error('savepoint rolled back');
       }),
     );
@@ -57,12 +86,12 @@ t.test('a rollback publishes nothing, and a rolled-back savepoint only loses its
 t.test('a group-commit batch publishes only the jobs that committed, once durable', async (t) => {
   const { store, heard } = openStore(t);
   const results = await Promise.allSettled([
-    store.groupCommit(() => store.outbox.add('a', { n: 1 }, 0)),
+    store.groupCommit(() => store.changes.record('a', { n: 1 })),
     store.groupCommit(() => {
-      store.outbox.add('a', { n: 2 }, 0);
+      store.changes.record('a', { n: 2 });
       throw new Error('this job fails');
     }),
-    store.groupCommit(() => store.outbox.add('b', { n: 3 }, 0)),
+    store.groupCommit(() => store.changes.record('b', { n: 3 })),
   ]);
   t.same(
     results.map((result) => result.status),
@@ -75,9 +104,9 @@ t.test('a group-commit batch publishes only the jobs that committed, once durabl
   );
 });
 
-t.test('an outbox row outside a transaction is refused (docs/design.md rule 6)', async (t) => {
+t.test('a change outside a transaction is refused (docs/design.md rule 6)', async (t) => {
   const { store } = openStore(t);
-  t.throws(() => store.outbox.add('a', {}, 0), /outside a transaction/);
+  t.throws(() => store.changes.record('a', {}), /outside a transaction/);
 });
 
 t.test('a notice is published with its transaction, or at once outside one; a listener that throws harms no other', async (t) => {

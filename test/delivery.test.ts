@@ -3,6 +3,7 @@ import { ManualClock } from '../src/core/clock.js';
 import { OUTBOUND_RECIPIENT_UPDATED } from '../src/core/events.js';
 import type { MxResolver } from '../src/core/outbound.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { heardChanges } from './helpers/changes.js';
 import { creditsOf, funded } from './helpers/agents.js';
 import { verifyDkim } from './helpers/dkim.js';
 import { issueAccessKey } from './helpers/keys.js';
@@ -29,6 +30,7 @@ const relayApp = async (t: any, sink: Sink, clock?: ManualClock) =>
 t.test('250, 550 5.1.1, 554 and a drop after DATA, with exact credit arithmetic', async (t) => {
   const sink = await startSink(t);
   const app = await relayApp(t, sink);
+  const events = heardChanges(app.app.store, OUTBOUND_RECIPIENT_UPDATED);
   const agent = await funded(app, 10);
   const first = await send(app, agent.apiKey, ['ok@remote.test', 'unknown@remote.test', 'policy@remote.test']);
   const second = await send(app, agent.apiKey, ['drop@other.test']);
@@ -56,7 +58,6 @@ t.test('250, 550 5.1.1, 554 and a drop after DATA, with exact credit arithmetic'
   await app.app.queues.delivery.runOnce(new Date(Date.now() + 72 * HOUR));
   t.equal(sink.messages.length, delivered, 'nothing is resent after delivered, failed or unresolved');
 
-  const events = app.app.store.outbox.after(OUTBOUND_RECIPIENT_UPDATED, 0, 100).map((e) => e.payload as any);
   t.match(
     events.find((e) => e.recipient === 'unknown@remote.test' && e.status === 'failed'),
     {

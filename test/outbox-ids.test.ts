@@ -1,11 +1,15 @@
-// Outbox and event-log ids are never given twice, whatever the sweep prunes: after a quiet
-// hour the sweep empties the outbox, and its readers (the webhooks, and through them the event
-// streams) read "id greater than my cursor" (src/store/outbox.ts, src/store/webhook-events.ts).
+// Event-log ids are never given twice, whatever the sweep prunes: its readers (the event
+// streams) read "id greater than my cursor" (src/store/webhook-events.ts). The outbox table
+// that webhooks once read the same way is no longer written: the event log and the webhook
+// events are written in the transaction of each change (src/services/webhooks/event-log.ts).
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import type { ConfigLayer } from '../src/config/types.js';
 import { ManualClock } from '../src/core/clock.js';
 import type { App } from '../src/main.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { heardChanges } from './helpers/changes.js';
 import { opened, openStream } from './helpers/event-stream.js';
 import { deliverDirect, simpleMessage } from './helpers/mail.js';
 import { webhookFixture } from './helpers/webhooks.js';
@@ -51,7 +55,7 @@ t.test('a webhook gets the next message after the sweep emptied the outbox and t
   await f.runOnce();
 
   const again = await sweepAndRestart(t, f.app, f.clock, QUIET_HOURS_MS, { dataDir, webhooks: { allowInsecure: true, timeoutMs: 5000 } });
-  t.equal(outboxCount(again.app), 0, 'the sweep pruned every consumed row');
+  t.equal(outboxCount(again.app), 0, 'no change waits in the outbox table');
   await deliverEach(again.app, f.agent.email, ['after the quiet hour']);
   const received = await orLost(f.receiver.waitFor('message.received', 6));
   t.not(received, 'lost', 'the sixth message reaches the webhook');
@@ -67,7 +71,7 @@ t.test('an event stream gets the next message after the sweep emptied the outbox
   stream.close();
 
   const second = await sweepAndRestart(t, first.app, clock, QUIET_HOURS_MS, { dataDir });
-  t.equal(outboxCount(second.app), 0, 'the sweep pruned every consumed row');
+  t.equal(outboxCount(second.app), 0, 'no change waits in the outbox table');
   // A client comes back naming the last event it has, as the eventsource client does.
   const resumed = openStream(t, second.baseUrl, agent.apiKey, { query: `lastEventId=${before[4].id}` });
   await opened(resumed);
@@ -90,4 +94,30 @@ t.test('event-log sequence numbers are not given again after the history is prun
   await deliverEach(second.app, agent.email, ['new']);
   await second.app.queues.webhooks.runOnce(clock.now());
   t.ok(second.app.store.webhookEvents.lastSeq(agent.userId) > highest, 'the new event is numbered above every pruned one');
+});
+
+t.test('a change an earlier version left unread in the outbox table is logged at the next start, once', async (t) => {
+  const dataDir = t.testdir({});
+  const f = await webhookFixture(t, { config: { dataDir } });
+  const stored = heardChanges(f.app.store, 'message.stored');
+  await f.mail('left by the old version');
+  await f.receiver.waitFor('message.received', 1);
+  await f.app.queues.webhooks.settled();
+  await f.app.stop();
+  // What the earlier version left when it stopped before reading its outbox: the change, and no event.
+  const db = new Database(join(dataDir, 'agentpost.db'));
+  db.prepare("DELETE FROM webhook_events WHERE type = 'message.received'").run();
+  db.prepare("INSERT INTO outbox (topic, payload, created_at) VALUES ('message.stored', ?, 0)").run(JSON.stringify(stored[0]));
+  db.close();
+
+  const again = await startApp(t, { dataDir, webhooks: { allowInsecure: true, timeoutMs: 5000 } }, { clock: f.clock });
+  const received = await orLost(f.receiver.waitFor('message.received', 2));
+  t.not(received, 'lost', 'the webhook gets the event the old version never wrote');
+  if (received !== 'lost') t.equal(received[1].event.data.uid, received[0].event.data.uid, 'for the same message');
+  t.equal(outboxCount(again.app), 0, 'the outbox table is emptied');
+  await again.app.queues.webhooks.settled();
+  await again.app.stop();
+  const third = await startApp(t, { dataDir, webhooks: { allowInsecure: true, timeoutMs: 5000 } }, { clock: f.clock });
+  await third.app.queues.webhooks.runOnce(f.clock.now());
+  t.equal(f.receiver.ofType('message.received').length, 2, 'not logged a second time by the start after');
 });

@@ -168,9 +168,7 @@ t.test('the history pages 50 at a time, newest first, and keeps 30 days', async 
   f.clock.advance(30 * 24 * 3600_000 + 1);
   t.same(await deliveries(f), { deliveries: [], nextCursor: null });
   t.equal((await f.api('GET', `/api/v1/agent/webhooks/deliveries/${first.deliveries[0].id}`, { key: f.agent.apiKey })).status, 404);
-  t.equal(f.app.store.outbox.after('message.stored', 0, 100).length, 55, 'reading advanced a cursor; the outbox rows stay');
   t.equal(f.app.services.webhookDispatch.prune(), 55, 'the sweep deletes them');
-  t.equal(f.app.store.outbox.after('message.stored', 0, 100).length, 0, 'and the outbox rows read over an hour ago');
 });
 
 /**

@@ -49,6 +49,7 @@ import { SendingService } from './sending/sending.js';
 import { SuppressionService } from './sending/suppressions.js';
 import { WebhookDeliveryService } from './webhooks/deliveries.js';
 import { WebhookDispatchService } from './webhooks/dispatch.js';
+import { EventLog } from './webhooks/event-log.js';
 import { WebhookService } from './webhooks/endpoints.js';
 import { SessionTokens } from './access/session-tokens.js';
 import { createOwnerServices, type OwnerServices } from './owners/index.js';
@@ -109,6 +110,8 @@ export interface Services extends OwnerServices, DomainServices {
   doctor: DoctorService;
   /** Calendar jobs' due rows (src/runtime/calendar.ts runs them). */
   calendar: CalendarService;
+  /** The event log and webhook events, written in the transaction of each change. */
+  eventLog: EventLog;
 }
 
 export const createServices = ({
@@ -188,6 +191,9 @@ export const createServices = ({
     claimLimit: config.outbound.concurrency * 50,
   });
   const webhookDispatch = new WebhookDispatchService(store, clock, webhookSender, logger, config.webhooks);
+  // Every transaction of the store from here on logs the changes it makes (the event streams' log, webhook events).
+  const eventLog = new EventLog(store, clock);
+  eventLog.attach();
   const sessionTokens = new SessionTokens(config.owners.sessionKey, clock);
   const auth = new AuthService(store, clock, sessionTokens);
   const mailboxWatchers = new MailboxWatchers();
@@ -261,6 +267,7 @@ export const createServices = ({
     }),
     status,
     calendar: new CalendarService(store, clock),
+    eventLog,
     metrics: new MetricsService(status, config.metricsToken),
     doctor: new DoctorService(
       dns,

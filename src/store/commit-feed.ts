@@ -2,8 +2,8 @@
 export interface Committed<T = unknown> {
   topic: string;
   payload: T;
-  /** The outbox row that holds it durably; absent for a notice. */
-  outboxId?: number;
+  /** A change to the stored state (a message stored, a recipient's outcome), not a notice. */
+  change?: true;
 }
 
 export type CommitListener<T = unknown> = (entries: readonly Committed<T>[]) => void;
@@ -14,10 +14,11 @@ export type CommitListener<T = unknown> = (entries: readonly Committed<T>[]) => 
  * and hears of the change only once the transaction that made it is committed and durable,
  * never of one that rolled back.
  *
- * Durable facts are outbox rows (docs/design.md rule 6: a consumer that must not miss one reads
- * the outbox table with its own cursor, and the feed only wakes it). Notices are facts that
- * matter only to whoever is listening now (a flag changed under an IMAP IDLE client); they
- * are never written to the database.
+ * Changes are what the transaction stored (docs/design.md rule 6); whatever must not miss one
+ * writes its own durable record of it in the same transaction, through a hook that runs just
+ * before the commit (`beforeCommit`: the webhook events and the event log are written so), so
+ * a crash loses the change and the record together or neither. Notices are facts that matter
+ * only to whoever is listening now (a flag changed under an IMAP IDLE client).
  *
  * Listeners run synchronously at publish time and must be cheap: they schedule work, they
  * do not do it. A listener that throws is isolated from the others and from the committer.
@@ -25,10 +26,30 @@ export type CommitListener<T = unknown> = (entries: readonly Committed<T>[]) => 
 export class CommitFeed {
   private staged: Committed[] = [];
   private readonly listeners = new Map<string, Set<CommitListener>>();
+  private readonly preparers = new Map<string, Set<CommitListener>>();
 
-  /** Records a change of the transaction in progress (the store publishes it after commit). */
-  stage(topic: string, payload: unknown, outboxId?: number): void {
-    this.staged.push(outboxId === undefined ? { topic, payload } : { topic, payload, outboxId });
+  /** Records a change (or, with `change` false, a notice) of the transaction in progress; the store publishes it after commit. */
+  stage(topic: string, payload: unknown, change = false): void {
+    this.staged.push(change ? { topic, payload, change } : { topic, payload });
+  }
+
+  /**
+   * `handler` runs inside every transaction that staged changes of `topics`, once, just before
+   * its commit, with those changes: what it writes commits with them. A handler that throws
+   * rolls the transaction back, as any other statement of it would.
+   */
+  beforeCommit<T>(topics: readonly string[], handler: CommitListener<T>): () => void {
+    return addListener(this.preparers, topics, handler as CommitListener);
+  }
+
+  /** Inside the transaction, before its commit: the beforeCommit handlers of what was staged since `mark`. */
+  prepare(mark: number): void {
+    if (this.preparers.size === 0 || this.staged.length === mark) return;
+    deliver(
+      this.preparers,
+      this.staged.slice(mark).filter((entry) => entry.change),
+      (handler, list) => handler(list),
+    );
   }
 
   /** How many changes are staged; a later `rewind` to it forgets what a rolled-back transaction staged. */
@@ -46,34 +67,46 @@ export class CommitFeed {
   }
 
   subscribe<T>(topics: string | readonly string[], listener: CommitListener<T>): () => void {
-    const names = typeof topics === 'string' ? [topics] : topics;
-    for (const topic of names) {
-      let set = this.listeners.get(topic);
-      if (!set) this.listeners.set(topic, (set = new Set()));
-      set.add(listener as CommitListener);
-    }
-    return () => {
-      for (const topic of names) this.listeners.get(topic)?.delete(listener as CommitListener);
-    };
+    return addListener(this.listeners, typeof topics === 'string' ? [topics] : topics, listener as CommitListener);
   }
 
   /** Tells each listener, once, of the entries of its topics. */
   publish(entries: readonly Committed[]): void {
-    if (entries.length === 0) return;
-    const byListener = new Map<CommitListener, Committed[]>();
-    for (const entry of entries) {
-      for (const listener of this.listeners.get(entry.topic) ?? []) {
-        const list = byListener.get(listener);
-        if (list) list.push(entry);
-        else byListener.set(listener, [entry]);
-      }
-    }
-    for (const [listener, list] of byListener) {
+    deliver(this.listeners, entries, (listener, list) => {
       try {
         listener(list);
       } catch {
         // The change is committed; a listener's failure is its own and must not stop the others.
       }
-    }
+    });
   }
 }
+
+const addListener = (registry: Map<string, Set<CommitListener>>, topics: readonly string[], listener: CommitListener): (() => void) => {
+  for (const topic of topics) {
+    let set = registry.get(topic);
+    if (!set) registry.set(topic, (set = new Set()));
+    set.add(listener);
+  }
+  return () => {
+    for (const topic of topics) registry.get(topic)?.delete(listener);
+  };
+};
+
+/** Calls each listener once with the entries of its topics, in the order they were staged. */
+const deliver = (
+  registry: Map<string, Set<CommitListener>>,
+  entries: readonly Committed[],
+  call: (listener: CommitListener, list: Committed[]) => void,
+): void => {
+  if (entries.length === 0) return;
+  const byListener = new Map<CommitListener, Committed[]>();
+  for (const entry of entries) {
+    for (const listener of registry.get(entry.topic) ?? []) {
+      const list = byListener.get(listener);
+      if (list) list.push(entry);
+      else byListener.set(listener, [entry]);
+    }
+  }
+  for (const [listener, list] of byListener) call(listener, list);
+};

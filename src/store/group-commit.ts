@@ -117,7 +117,11 @@ export class GroupCommitter {
    */
   private runBatch(jobs: Job[], mark: number): Outcome[] {
     try {
-      return this.commit(() => jobs.map((job): Outcome => ({ ok: true, value: job.work() })));
+      return this.commit(() => {
+        const outcomes = jobs.map((job): Outcome => ({ ok: true, value: job.work() }));
+        this.feed.prepare(mark);
+        return outcomes;
+      });
     } catch (error) {
       this.feed.rewind(mark);
       if (jobs.length === 1) return [{ ok: false, value: error }];
@@ -125,7 +129,14 @@ export class GroupCommitter {
     return jobs.map((job): Outcome => {
       const jobMark = this.feed.mark();
       try {
-        return { ok: true, value: this.commit(job.work) };
+        return {
+          ok: true,
+          value: this.commit(() => {
+            const value = job.work();
+            this.feed.prepare(jobMark);
+            return value;
+          }),
+        };
       } catch (error) {
         this.feed.rewind(jobMark);
         return { ok: false, value: error };

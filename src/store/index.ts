@@ -20,8 +20,7 @@ import { MessageBodyRepo } from './message-bodies.js';
 import { MessageArrivalRepo } from './message-arrivals.js';
 import { MtaStsRepo } from './mta-sts.js';
 import { MessageRepo } from './messages.js';
-import { OutboxRepo } from './outbox.js';
-import { OutboxCursorRepo } from './outbox-cursors.js';
+import { ChangeRecorder, LegacyOutboxRepo } from './outbox.js';
 import { OwnerRepo } from './owners.js';
 import { DraftRepo } from './drafts.js';
 import { RateLimitRepo } from './rate-limits.js';
@@ -64,7 +63,9 @@ export class Store {
   readonly messageArrivals: MessageArrivalRepo;
   readonly mtaSts: MtaStsRepo;
   readonly rateLimits: RateLimitRepo;
-  readonly outbox: OutboxRepo;
+  /** Changes others react to, announced with the transaction that made them. */
+  readonly changes: ChangeRecorder;
+  readonly legacyOutbox: LegacyOutboxRepo;
   readonly submissions: SubmissionRepo;
   readonly idempotency: IdempotencyRepo;
   readonly suppressions: SuppressionRepo;
@@ -74,7 +75,6 @@ export class Store {
   readonly settings: SettingsRepo;
   readonly dkimKeys: DkimKeyRepo;
   readonly webhookEndpoints: WebhookEndpointRepo;
-  readonly outboxCursors: OutboxCursorRepo;
   readonly webhookEvents: WebhookEventRepo;
   readonly imap: ImapRepo;
   readonly searchIndex: SearchIndexRepo;
@@ -109,8 +109,9 @@ export class Store {
     const ranks = new RankSampleRepo(db, options.rankSampleSpacing ?? RANK_SAMPLE_SPACING);
     this.folders = new FolderRepo(db, ranks);
     this.rateLimits = new RateLimitRepo(db);
-    this.outbox = new OutboxRepo(db, this.feed);
-    this.submissions = new SubmissionRepo(db, this.outbox);
+    this.changes = new ChangeRecorder(db, this.feed);
+    this.legacyOutbox = new LegacyOutboxRepo(db);
+    this.submissions = new SubmissionRepo(db, this.changes);
     this.idempotency = new IdempotencyRepo(db);
     this.suppressions = new SuppressionRepo(db);
     this.accessKeys = new AccessKeyRepo(db);
@@ -119,7 +120,6 @@ export class Store {
     this.settings = new SettingsRepo(db);
     this.dkimKeys = new DkimKeyRepo(db);
     this.webhookEndpoints = new WebhookEndpointRepo(db);
-    this.outboxCursors = new OutboxCursorRepo(db);
     this.webhookEvents = new WebhookEventRepo(db);
     this.imap = new ImapRepo(db);
     this.searchIndex = new SearchIndexRepo(db);
@@ -158,12 +158,19 @@ export class Store {
     const outermost = !this.db.inTransaction;
     let result: T;
     try {
-      result = outermost ? this.db.transaction(work).immediate() : this.db.transaction(work)();
+      result = outermost ? this.db.transaction(() => this.prepared(work, mark)).immediate() : this.db.transaction(work)();
     } catch (error) {
       this.feed.rewind(mark);
       throw error;
     }
     if (outermost) this.feed.publish(this.feed.take(mark));
+    return result;
+  }
+
+  /** `work`, then the feed's beforeCommit hooks over what it staged: one transaction's body. */
+  private prepared<T>(work: () => T, mark: number): T {
+    const result = work();
+    this.feed.prepare(mark);
     return result;
   }
 

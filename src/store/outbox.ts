@@ -2,43 +2,52 @@ import type { CommitFeed } from './commit-feed.js';
 import type { Db } from './db.js';
 import { Repo } from './repo.js';
 
-export interface OutboxEntry {
-  id: number;
+/** A change recorded in the `outbox` table by a version before the webhook events were written in the change's own transaction. */
+export interface LegacyOutboxEntry {
   topic: string;
   payload: unknown;
-  createdAt: number;
 }
 
-/** docs/design.md rule 6: written in the transaction of the change, read by workers after it. */
-export class OutboxRepo extends Repo {
+/**
+ * The changes a transaction makes that others react to (docs/design.md rule 6): staged on the
+ * commit feed, where the beforeCommit hooks write their durable records of them (the webhook
+ * events, the event log) in the same transaction, and the listeners hear of them after it.
+ */
+export class ChangeRecorder {
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly feed: CommitFeed,
-  ) {
-    super(db);
+  ) {}
+
+  record(topic: string, payload: unknown): void {
+    // docs/design.md rule 6: a change is announced with the transaction that made it, never alone.
+    if (!this.db.inTransaction) throw new Error(`change ${topic} recorded outside a transaction`);
+    this.feed.stage(topic, payload, true);
+  }
+}
+
+/**
+ * The `outbox` table, where versions before the change recorder kept changes for the webhooks
+ * to read with a cursor (outbox_cursors): what they left unread is taken once, at start, and
+ * the table is emptied (src/services/webhooks/dispatch.ts drainLegacyOutbox).
+ */
+export class LegacyOutboxRepo extends Repo {
+  /** Rows the webhooks' cursor had not passed, in order. */
+  unread(): LegacyOutboxEntry[] {
+    const rows = this.sql(
+      `SELECT o.topic, o.payload FROM outbox o
+       WHERE o.id > coalesce((SELECT c.last_id FROM outbox_cursors c WHERE c.consumer = 'webhooks' AND c.topic = o.topic), 0)
+       ORDER BY o.id`,
+    ).all() as { topic: string; payload: string }[];
+    return rows.map((row) => ({ topic: row.topic, payload: JSON.parse(row.payload) as unknown }));
   }
 
-  /** Writes the row and stages it on the commit feed, which publishes it once the transaction is durable. */
-  add(topic: string, payload: unknown, now: number): number {
-    // docs/design.md rule 6: an outbox row belongs to the transaction of the change it describes.
-    if (!this.db.inTransaction) throw new Error(`outbox row ${topic} written outside a transaction`);
-    const result = this.sql('INSERT INTO outbox (topic, payload, created_at) VALUES (?, ?, ?)').run(topic, JSON.stringify(payload), now);
-    const id = Number(result.lastInsertRowid);
-    this.feed.stage(topic, payload, id);
-    return id;
+  hasRows(): boolean {
+    return this.sql('SELECT 1 FROM outbox LIMIT 1').get() !== undefined;
   }
 
-  after(topic: string, afterId: number, limit: number): OutboxEntry[] {
-    const rows = this.sql('SELECT id, topic, payload, created_at AS createdAt FROM outbox WHERE topic = ? AND id > ? ORDER BY id LIMIT ?').all(
-      topic,
-      afterId,
-      limit,
-    ) as { id: number; topic: string; payload: string; createdAt: number }[];
-    return rows.map((row) => ({ ...row, payload: JSON.parse(row.payload) as unknown }));
-  }
-
-  remove(ids: readonly number[]): void {
-    const statement = this.sql('DELETE FROM outbox WHERE id = ?');
-    for (const id of ids) statement.run(id);
+  clear(): void {
+    this.sql('DELETE FROM outbox').run();
+    this.sql('DELETE FROM outbox_cursors').run();
   }
 }

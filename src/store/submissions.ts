@@ -1,7 +1,7 @@
 import { OUTBOUND_RECIPIENT_UPDATED, type OutboundRecipientUpdatedEvent } from '../core/events.js';
 import type { RecipientKind, RecipientStatus, SubmissionVia } from '../core/types.js';
 import type { Db } from './db.js';
-import type { OutboxRepo } from './outbox.js';
+import type { ChangeRecorder } from './outbox.js';
 import { Repo } from './repo.js';
 
 export interface NewSubmission {
@@ -107,7 +107,7 @@ const toRecipient = (row: Flagged<RecipientRecord, 'creditReserved' | 'refunded'
 export class SubmissionRepo extends Repo {
   constructor(
     db: Db,
-    private readonly outbox: OutboxRepo,
+    private readonly changes: ChangeRecorder,
   ) {
     super(db);
   }
@@ -327,6 +327,6 @@ export class SubmissionRepo extends Repo {
       ...(change.diagnostic !== undefined && { diagnostic: change.diagnostic }),
       ...(change.feedback !== undefined && { feedback: change.feedback }),
     };
-    this.outbox.add(OUTBOUND_RECIPIENT_UPDATED, event, at);
+    this.changes.record(OUTBOUND_RECIPIENT_UPDATED, event);
   }
 }

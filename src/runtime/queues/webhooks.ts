@@ -17,8 +17,8 @@ export interface WebhookQueueOptions {
 }
 
 /**
- * Webhook dispatch as a queue: a run turns new outbox rows into events, then starts every due
- * attempt that has a free slot, without waiting for them. An attempt's end kicks the queue
+ * Webhook dispatch as a queue: a run starts every due attempt of the events the event log
+ * wrote (src/services/webhooks/event-log.ts) that has a free slot, without waiting for them. An attempt's end kicks the queue
  * (its slot is free); a retry's time is the run's next due time. Attempts in flight are held
  * here, so no event is attempted twice at once.
  */
@@ -32,7 +32,6 @@ export class WebhookQueue implements QueueWork<WebhookRun> {
   ) {}
 
   async run(now: number, signal: AbortSignal): Promise<WebhookRun> {
-    await this.dispatch.ingest(now);
     if (signal.aborted) return { started: 0, next: null };
     const free = this.options.concurrency - this.inFlight.size;
     // A full set of slots: the first attempt to end kicks the next run.

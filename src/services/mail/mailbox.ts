@@ -173,7 +173,7 @@ export class MailboxService {
       uid: String(uid),
       storedAt: now,
     };
-    this.store.outbox.add(MESSAGE_STORED, event, now);
+    this.store.changes.record(MESSAGE_STORED, event);
     return { folder: folder.name, uid, uidValidity: folder.uidValidity };
   }
 

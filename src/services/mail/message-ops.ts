@@ -89,7 +89,7 @@ export class MessageOps {
           uid: String(uid),
           storedAt: now,
         };
-        this.store.outbox.add(MESSAGE_STORED, event, now);
+        this.store.changes.record(MESSAGE_STORED, event);
         pairs.push([row.uid, uid]);
       }
       this.store.folders.addKeywords(target.id, [...keywords]);

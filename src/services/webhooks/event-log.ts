@@ -1,0 +1,137 @@
+import type { Clock } from '../../core/clock.js';
+import {
+  EVENT_LOGGED,
+  MESSAGE_STORED,
+  OUTBOUND_RECIPIENT_UPDATED,
+  type EventLoggedNotice,
+  type MessageStoredEvent,
+  type OutboundRecipientUpdatedEvent,
+} from '../../core/events.js';
+import { newUuid } from '../../core/ids.js';
+import { MESSAGE_DELIVERY_UPDATED, MESSAGE_RECEIVED, type SubscribableEvent, type WebhookEnvelope } from '../../core/webhooks.js';
+import type { Committed, Store } from '../../store/index.js';
+import type { InboxBaseline, WebhookEndpointRecord } from '../../store/webhooks.js';
+import { INBOX } from '../mail/mailbox.js';
+import { currentInbox, pauseIfBaselineBroken } from './inbox-identity.js';
+
+/** The changes the event log records. */
+export const LOGGED_TOPICS = [MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED] as const;
+
+/** Per-transaction lookups, so a burst for one account reads its endpoint and INBOX once. */
+class LogContext {
+  private readonly endpoints = new Map<string, WebhookEndpointRecord | null>();
+  private readonly inboxes = new Map<string, InboxBaseline | null>();
+
+  constructor(private readonly store: Store) {}
+
+  endpointOf(accountId: string): WebhookEndpointRecord | null {
+    if (!this.endpoints.has(accountId)) this.endpoints.set(accountId, this.store.webhookEndpoints.currentOfAccount(accountId));
+    return this.endpoints.get(accountId) ?? null;
+  }
+
+  inboxOf(accountId: string): InboxBaseline | null {
+    if (!this.inboxes.has(accountId)) this.inboxes.set(accountId, currentInbox(this.store, accountId));
+    return this.inboxes.get(accountId) ?? null;
+  }
+}
+
+/**
+ * The account's event log (the event streams read it) and its webhook's events (the webhook
+ * queue sends them), written inside the transaction of the change they describe, just before
+ * its commit (the commit feed's beforeCommit hook): a message stored and its event, a
+ * recipient's outcome and its event, commit together or not at all, and nothing is read back
+ * to make them. Each event is told to the event streams after the commit (EVENT_LOGGED).
+ */
+export class EventLog {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Hooks the log into every transaction of the store. */
+  attach(): () => void {
+    return this.store.feed.beforeCommit(LOGGED_TOPICS, (entries) => this.log(entries));
+  }
+
+  /** Inside the transaction: one event per change, in the order staged. */
+  log(entries: readonly Committed[]): void {
+    const context = new LogContext(this.store);
+    const now = this.clock.now().getTime();
+    for (const entry of entries) {
+      if (entry.topic === MESSAGE_STORED) this.messageStored(entry.payload as MessageStoredEvent, context, now);
+      else this.recipientUpdated(entry.payload as OutboundRecipientUpdatedEvent, context, now);
+    }
+  }
+
+  /**
+   * Contract Events 5 (docs/agents/webhooks.md): only INBOX is observed and there is no
+   * backfill. Every INBOX message is logged for the account (the event stream); the webhook
+   * takes it when its UID is above the baseline recorded at verification, whatever stored it.
+   */
+  private messageStored(stored: MessageStoredEvent, context: LogContext, now: number): void {
+    if (stored.folder !== INBOX) return;
+    const endpoint = this.endpointTaking(context, stored.accountId, MESSAGE_RECEIVED);
+    const inbox = context.inboxOf(stored.accountId);
+    // A change from an INBOX generation that no longer exists names no message.
+    if (stored.mailboxId !== inbox?.mailboxId || stored.uidValidity !== inbox.uidValidity) return;
+    const taken = endpoint !== null && Number(stored.uid) > (endpoint.baselineUid ?? Number.MAX_SAFE_INTEGER);
+    const data = { folder: INBOX, uidValidity: stored.uidValidity, uid: stored.uid };
+    this.add(stored.accountId, taken ? endpoint : null, MESSAGE_RECEIVED, stored.storedAt, data, now);
+  }
+
+  /**
+   * message.delivery_updated (docs/agents/webhooks.md) goes to endpoints that opted in and to
+   * event streams that ask for it; data is the recipient outcome: submissionId (the id POST
+   * send answered), recipient, status, and the remote server's codes when there are any.
+   */
+  private recipientUpdated(update: OutboundRecipientUpdatedEvent, context: LogContext, now: number): void {
+    const endpoint = this.endpointTaking(context, update.accountId, MESSAGE_DELIVERY_UPDATED);
+    // Like INBOX's baseline: outcomes from before the verification are not sent.
+    const taken = endpoint !== null && update.at >= (endpoint.verifiedAt ?? Number.MAX_SAFE_INTEGER);
+    const { accountId: _account, at: _at, ...data } = update;
+    this.add(update.accountId, taken ? endpoint : null, MESSAGE_DELIVERY_UPDATED, update.at, data, now);
+  }
+
+  /** The account's endpoint when it is verified, subscribed to `type`, and its INBOX baseline still holds. */
+  private endpointTaking(context: LogContext, accountId: string, type: SubscribableEvent): WebhookEndpointRecord | null {
+    const endpoint = context.endpointOf(accountId);
+    if (endpoint?.status !== 'verified' || !endpoint.events.includes(type)) return null;
+    return pauseIfBaselineBroken(this.store, endpoint, context.inboxOf(accountId)) ? null : endpoint;
+  }
+
+  /** Logs the event for the account, for the endpoint when one takes it, and tells the event streams after the commit. */
+  private add(
+    accountId: string,
+    endpoint: WebhookEndpointRecord | null,
+    type: WebhookEnvelope['type'],
+    observedAt: number,
+    data: Record<string, unknown>,
+    now: number,
+  ): void {
+    const envelope: WebhookEnvelope = { id: newUuid(), type, createdAt: new Date(observedAt).toISOString(), data };
+    const seq = this.store.webhookEvents.insert({
+      id: envelope.id,
+      accountId,
+      endpointId: endpoint?.id ?? null,
+      type,
+      body: JSON.stringify(envelope),
+      createdAt: now,
+    });
+    const logged: EventLoggedNotice = { accountId, seq };
+    this.store.notice(EVENT_LOGGED, logged);
+  }
+
+  /**
+   * Changes an earlier version left in the outbox table unread (it logged them after the
+   * commit, from that table): logged once, at start, and the table emptied.
+   */
+  drainLegacyOutbox(): number {
+    if (!this.store.legacyOutbox.hasRows()) return 0;
+    return this.store.transaction(() => {
+      const unread = this.store.legacyOutbox.unread().filter((entry) => (LOGGED_TOPICS as readonly string[]).includes(entry.topic));
+      this.log(unread);
+      this.store.legacyOutbox.clear();
+      return unread.length;
+    });
+  }
+}
