@@ -108,6 +108,11 @@ t.test('every environment variable and flag sets its setting', async (t) => {
     'tls.cert': ['/etc/tls/a.crt', '/etc/tls/a.crt'],
     'tls.key': ['/etc/tls/a.key', '/etc/tls/a.key'],
     'http.tls': ['true', true],
+    'tls.acme.directoryUrl': ['https://acme-staging-v02.api.letsencrypt.org/directory', 'https://acme-staging-v02.api.letsencrypt.org/directory'],
+    'tls.acme.email': ['ops@example.org', 'ops@example.org'],
+    'tls.acme.hostnames': ['mx.example.org, mta-sts.example.org', ['mx.example.org', 'mta-sts.example.org']],
+    'tls.acme.httpPort': ['8080', 8080],
+    'tls.acme.caFile': ['/etc/agentpost/acme-ca.pem', '/etc/agentpost/acme-ca.pem'],
     'owners.signup': ['open', 'open'],
     'domains.spf': ['ip4:203.0.113.5 ip6:2001:db8::5', 'ip4:203.0.113.5 ip6:2001:db8::5'],
     'threads.enabled': ['false', false],
@@ -203,4 +208,27 @@ t.test('values for settings without a variable come only from the file', async (
   t.match(config, { smtp: { maxMessageBytes: 1024, hostname: 'mx.example.org' }, http: { trustProxy: true } });
   const tooSmall = writeJson(dir, 'g.json', { smtp: { maxMessageBytes: 10 } });
   configError(t, { flags: { config: tooSmall } }, 'smtp.maxMessageBytes', /must be >= 1024, got 10/);
+});
+
+t.test('tls.acme: off unless a setting of it is given; then the directory and port have defaults', async (t) => {
+  t.equal(loadConfig().tls.acme, undefined, 'no ACME by default');
+  t.same(loadConfig({ env: { AGENTPOST_ACME_EMAIL: 'ops@example.org' } }).tls.acme, {
+    directoryUrl: 'https://acme-v02.api.letsencrypt.org/directory',
+    httpPort: 80,
+    email: 'ops@example.org',
+  });
+  const dir = t.testdir({});
+  const file = writeJson(dir, 'acme.json', { tls: { acme: {} } });
+  t.match(loadConfig({ flags: { config: file } }).tls.acme, { directoryUrl: 'https://acme-v02.api.letsencrypt.org/directory', httpPort: 80 }, 'an empty tls.acme object is enough');
+  t.equal(loadConfig({ env: { AGENTPOST_HTTP_TLS: 'true', AGENTPOST_ACME_EMAIL: 'ops@example.org' } }).http.tls, true, 'HTTPS with a certificate by ACME');
+  configError(t, { env: { AGENTPOST_HTTP_TLS: 'true' } }, 'http.tls', /set tls\.cert and tls\.key, or tls\.acme/);
+  configError(
+    t,
+    { env: { AGENTPOST_HTTP_TLS: 'true', AGENTPOST_HTTP_PORT: '443', AGENTPOST_ACME_HTTP_PORT: '443' } },
+    'tls.acme.httpPort',
+    /tls\.acme\.httpPort \(from AGENTPOST_ACME_HTTP_PORT\): the http-01 challenge needs plain HTTP/,
+  );
+  configError(t, { env: { AGENTPOST_ACME_DIRECTORY_URL: 'http://acme.example/dir' } }, 'tls.acme.directoryUrl', /AGENTPOST_ACME_DIRECTORY_URL.*must match pattern/);
+  configError(t, { env: { AGENTPOST_ACME_HOSTNAMES: '*.example.org' } }, 'tls.acme.hostnames.0', /must match pattern/);
+  configError(t, { env: { AGENTPOST_ACME_EMAIL: 'ops' } }, 'tls.acme.email', /must match pattern/);
 });

@@ -136,3 +136,11 @@ export const defaultConfig = (): Config => ({
   metrics: {},
   log: { level: 'info' },
 });
+
+/**
+ * What `tls.acme` gets for the settings it does not give. Not in defaultConfig: ACME runs only
+ * when the operator gives some `tls.acme.*` setting (an email, a directory), never by itself.
+ * Let's Encrypt's production directory, and port 80, the only one the CA asks for http-01
+ * (RFC 8555 section 8.3).
+ */
+export const acmeDefaults = () => ({ directoryUrl: 'https://acme-v02.api.letsencrypt.org/directory', httpPort: 80 });

@@ -3,7 +3,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { validate as isCronExpression } from 'node-cron';
 import configSchema from '../../schema/config.json' with { type: 'json' };
 import { dnsServerProblem } from '../core/dns.js';
-import { defaultConfig } from './defaults.js';
+import { acmeDefaults, defaultConfig } from './defaults.js';
 import { CONFIG_FILE_ENV, CONFIG_FILE_FLAG, SETTING_SOURCES, type SettingSource } from './settings.js';
 import type { Config, ConfigLayer } from './types.js';
 
@@ -63,7 +63,7 @@ export const loadConfig = (inputs: ConfigInputs = {}): Config => {
     (path) => `--${sourceAt(path).flag}`,
   );
   if (inputs.overrides) apply(inputs.overrides, () => 'overrides');
-  return validate(merged, origins);
+  return validate(withAcmeDefaults(merged), origins);
 };
 
 const configFileOf = (env: NodeJS.ProcessEnv, flags: Record<string, string | true>): { path: string; origin: string } | undefined => {
@@ -169,8 +169,13 @@ const validate = (candidate: ConfigLayer, origins: Origins): Config => {
       originFor(origins, 'http.maxBufferedBodyBytes'),
     );
   }
-  if (candidate.http.tls && candidate.tls.cert === undefined) {
-    throw new ConfigError('http.tls', 'HTTPS needs a certificate: set tls.cert and tls.key', originFor(origins, 'http.tls'));
+  if (candidate.http.tls && candidate.tls.cert === undefined && candidate.tls.acme === undefined) {
+    throw new ConfigError('http.tls', 'HTTPS needs a certificate: set tls.cert and tls.key, or tls.acme', originFor(origins, 'http.tls'));
+  }
+  // The CA asks for http-01 in plain HTTP (RFC 8555 section 8.3): an HTTPS listener cannot answer it.
+  const acme = candidate.tls.acme;
+  if (acme && candidate.tls.cert === undefined && candidate.http.tls && acme.httpPort === candidate.http.port) {
+    throw new ConfigError('tls.acme.httpPort', `the http-01 challenge needs plain HTTP, and port ${acme.httpPort} is the HTTPS listener (http.tls)`, originFor(origins, 'tls.acme.httpPort'));
   }
   assertLimits(candidate.limits, origins);
   return candidate;
@@ -216,6 +221,13 @@ const assertDnsServers = (servers: string[], origin: string | undefined): void =
     const problem = dnsServerProblem(server);
     if (problem) throw new ConfigError('dns.servers', problem, origin);
   }
+};
+
+/** Any `tls.acme` setting turns ACME on; what it leaves out comes from acmeDefaults. */
+const withAcmeDefaults = (merged: ConfigLayer): ConfigLayer => {
+  const tls = merged.tls;
+  if (!isPlainObject(tls) || !isPlainObject(tls.acme)) return merged;
+  return { ...merged, tls: { ...tls, acme: { ...acmeDefaults(), ...tls.acme } } };
 };
 
 const isPlainObject = (value: unknown): value is ConfigLayer => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -42,9 +42,10 @@ export interface Config {
   imap: Listener & { tlsPort: number; allowInsecureAuth: boolean; maxLineBytes: number; maxAppendBytes: number; maxFolders: number };
   /**
    * PEM files: `cert` and `key` are the default pair; `hosts` adds pairs chosen by the name a
-   * client asks for (SNI). No `cert`: no listener offers TLS.
+   * client asks for (SNI). `acme`: the default pair comes from an ACME CA instead (used only
+   * without `cert`). Neither: no listener offers TLS.
    */
-  tls: { cert?: string; key?: string; hosts?: Record<string, CertificateFiles>; minVersion: '1.2' | '1.3' };
+  tls: { cert?: string; key?: string; hosts?: Record<string, CertificateFiles>; minVersion: '1.2' | '1.3'; acme?: AcmeConfig };
   limits: {
     registrationsPerIpPerHour: number;
     readMaxBytes: number;
@@ -161,6 +162,22 @@ export interface PaymentsConfig {
     watchSchedule: string;
     lateWatchHours: number;
   };
+}
+
+/**
+ * Certificates by ACME (RFC 8555). Present when any `tls.acme.*` setting is given; the loader
+ * fills `directoryUrl` and `httpPort` from `acmeDefaults` (src/config/defaults.ts).
+ */
+export interface AcmeConfig {
+  directoryUrl: string;
+  /** The account's contact (RFC 8555 section 7.3); the CA writes there about the account. */
+  email?: string;
+  /** Default: `smtp.hostname`, the host of `baseUrl`, and `mta-sts.<domain>` of each verified domain. */
+  hostnames?: string[];
+  /** Where the http-01 challenge (RFC 8555 section 8.3) is answered: the CA asks port 80. */
+  httpPort: number;
+  /** PEM file of certificate authorities trusted beside Node's roots when talking to the directory. */
+  caFile?: string;
 }
 
 export interface CertificateFiles {
