@@ -8,7 +8,12 @@ import type { Signal } from './signal.js';
  */
 export interface ServerCertificates {
   readonly minVersion: SecureVersion;
-  /** The default pair's context: for clients that send no server name (SNI). */
+  /**
+   * False while there is no default pair yet (ACME before its first certificate): listeners
+   * then offer no STARTTLS, and a handshake fails rather than present anything else.
+   */
+  available(): boolean;
+  /** The default pair's context: for clients that send no server name (SNI). Without a pair, one with no certificate. */
   defaultContext(): SecureContext;
   /** node:tls SNICallback: the pair configured for that name, else the default pair (RFC 6066 section 3). */
   sniCallback(servername: string, callback: (error: Error | null, context?: SecureContext) => void): void;
@@ -28,3 +33,8 @@ export interface TlsSessionInfo {
 
 /** The version names node:tls uses for the `tls.minVersion` setting's values. */
 export const tlsVersionOf = (setting: '1.2' | '1.3'): SecureVersion => (setting === '1.3' ? 'TLSv1.3' : 'TLSv1.2');
+
+/** The http-01 challenges (RFC 8555 section 8.3) of orders in progress: what to answer for a token. */
+export interface AcmeChallenges {
+  keyAuthorization(token: string): string | undefined;
+}

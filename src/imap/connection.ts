@@ -14,7 +14,7 @@ export interface ConnectionOptions {
   /** The largest message an APPEND may store (RFC 7889 APPENDLIMIT). */
   maxAppendBytes: number;
   idleTimeoutMs: number;
-  /** With certificates a connection in the clear offers STARTTLS. */
+  /** With certificates (and a default pair among them) a connection in the clear offers STARTTLS. */
   certificates: ServerCertificates | null;
   /** The socket is already encrypted (the implicit-TLS port). */
   secure: boolean;
@@ -48,7 +48,7 @@ export class ImapConnection implements Output {
       this,
       {
         plaintextLoginAllowed: plaintextLoginAllowed(socket.remoteAddress, options.secure, options.allowInsecureAuth),
-        startTlsOffered: !options.secure && options.certificates !== null,
+        startTlsOffered: !options.secure && options.certificates?.available() === true,
       },
       commands,
       capabilitiesFor(options.maxAppendBytes),

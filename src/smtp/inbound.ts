@@ -26,8 +26,7 @@ export const createInboundServer = (services: SmtpServices, logger: Logger, opti
     // smtp-server greets with `220 <name> ESMTP <banner>`: the banner names only the service.
     banner: 'agentpost',
     authOptional: true,
-    disabledCommands: options.certificates ? ['AUTH'] : ['AUTH', 'STARTTLS'],
-    ...(options.certificates && certificateOptions(options.certificates)),
+    ...(options.certificates ? certificateOptions(options.certificates, ['AUTH']) : { disabledCommands: ['AUTH', 'STARTTLS'] }),
     onRcptTo(address, session, callback) {
       // Checked first, as Postfix does: past the cap the client comes back later anyway.
       const overCap = recipientCapReply(session, address.address, options.maxRecipients);

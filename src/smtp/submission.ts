@@ -36,8 +36,7 @@ export const createSubmissionServer = (services: SmtpServices, logger: Logger, o
     authMethods: ['PLAIN', 'LOGIN'],
     // Our own rule below decides; smtp-server's would refuse loopback too.
     allowInsecureAuth: true,
-    disabledCommands: options.certificates && !options.implicitTls ? [] : ['STARTTLS'],
-    ...(options.certificates && certificateOptions(options.certificates)),
+    ...(options.certificates ? certificateOptions(options.certificates, options.implicitTls ? ['STARTTLS'] : []) : { disabledCommands: ['STARTTLS'] }),
     secure: options.implicitTls === true,
     onAuth(auth, session, callback) {
       callback(...authenticate(services, auth, session, options));

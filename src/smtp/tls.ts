@@ -4,10 +4,19 @@ import type { ServerCertificates, TlsSessionInfo } from '../core/tls.js';
 /**
  * smtp-server options that make a listener present our certificates: SNI picks a pair per
  * name, and the minimum version is ours (smtp-server's own default still allows TLS 1.0).
+ * While there is no certificate yet (ACME's first), a session is not offered STARTTLS: its
+ * own disabled commands replace the listener's `disabledCommands` (smtp-server reads them
+ * at each command), so it is decided when the client connects.
  */
-export const certificateOptions = (certificates: ServerCertificates): Partial<SMTPServerOptions> => ({
+export const certificateOptions = (certificates: ServerCertificates, disabledCommands: string[]): Partial<SMTPServerOptions> => ({
+  disabledCommands,
   SNICallback: (servername, callback) => certificates.sniCallback(servername, callback),
   minVersion: certificates.minVersion,
+  // Called back in the same turn, as listenerOptions' own onConnect does (see there).
+  onConnect: (session, callback) => {
+    if (!certificates.available()) session.disabledCommands = [...disabledCommands, 'STARTTLS'];
+    callback();
+  },
 });
 
 /**

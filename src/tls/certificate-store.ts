@@ -1,4 +1,5 @@
-import type { SecureContext, SecureContextOptions, SecureVersion } from 'node:tls';
+import { createSecureContext, type SecureContext, type SecureContextOptions, type SecureVersion } from 'node:tls';
+import { acmeCertificateFiles, acmeInUse } from '../config/acme.js';
 import { ConfigError } from '../config/load.js';
 import type { CertificateFiles, Config } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
@@ -11,14 +12,16 @@ import { CertificateProblem, readPair, stampOf, type CertificatePair } from './c
 interface Slot {
   host: string | null;
   files: CertificateFiles;
-  pair: CertificatePair;
+  /** Null only for ACME's default pair before its first certificate. */
+  pair: CertificatePair | null;
   /** Stamp of files seen changed by the last poll: loaded once the next poll sees them unchanged. */
   pending: string | null;
   /** Stamp of files refused last, so a bad pair is reported once, not at every poll. */
   refused: string | null;
 }
 
-export type ReloadTrigger = 'signal' | 'files';
+/** acme: the ACME client wrote a new pair (src/tls/acme-renewal.ts). */
+export type ReloadTrigger = 'signal' | 'files' | 'acme';
 
 /** What a certificate is, for logs and status pages (never the key). */
 export interface CertificateSummary {
@@ -32,13 +35,16 @@ export interface CertificateSummary {
  * The `tls.*` certificates: read at start (a bad pair stops the start), then replaced without a
  * restart when their files change or on SIGHUP. A new pair that fails its checks is refused and
  * the old one keeps serving. Every handshake asks for the current context, so a reload reaches
- * new connections at once and leaves open ones alone.
+ * new connections at once and leaves open ones alone. With ACME the default pair is the one
+ * in the data folder, absent until the first certificate comes.
  */
 export class CertificateStore implements ServerCertificates {
   readonly reloaded = new Signal<void>();
   readonly minVersion: SecureVersion;
   private readonly slots: Slot[];
   private timer: NodeJS.Timeout | null = null;
+  /** Served while there is no default pair: a handshake with it fails (no certificate to present). */
+  private readonly noCertificate: SecureContext;
 
   private constructor(
     slots: Slot[],
@@ -48,6 +54,7 @@ export class CertificateStore implements ServerCertificates {
   ) {
     this.slots = slots;
     this.minVersion = minVersion;
+    this.noCertificate = createSecureContext({ minVersion });
   }
 
   /**
@@ -66,37 +73,39 @@ export class CertificateStore implements ServerCertificates {
 
   private static open(config: Config, logger: Logger, clock: Clock): CertificateStore | null {
     const { cert, key, hosts = {}, minVersion } = config.tls;
-    if (cert === undefined || key === undefined) return null;
+    const byAcme = acmeInUse(config) !== null;
+    const main = cert !== undefined && key !== undefined ? { cert, key } : byAcme ? acmeCertificateFiles(config.dataDir) : null;
+    if (main === null) return null;
     const version = tlsVersionOf(minVersion);
-    const wanted: { host: string | null; files: CertificateFiles }[] = [
-      { host: null, files: { cert, key } },
-      ...Object.entries(hosts).map(([host, files]) => ({ host: host.toLowerCase(), files })),
+    const slots: Slot[] = [
+      { host: null, files: main, pair: byAcme ? readAcmePair(main, version, logger) : readPair(main, version), pending: null, refused: null },
+      ...Object.entries(hosts).map(([host, files]) => ({ host: host.toLowerCase(), files, pair: readPair(files, version, host), pending: null, refused: null })),
     ];
-    const slots = wanted.map(({ host, files }) => ({ host, files, pair: readPair(files, version, host ?? undefined), pending: null, refused: null }));
     const store = new CertificateStore(slots, version, logger, clock);
     for (const slot of slots) store.report('tls certificate loaded', slot);
     return store;
   }
 
+  available(): boolean {
+    return this.slots[0].pair !== null;
+  }
+
   defaultContext(): SecureContext {
-    return this.slots[0].pair.context;
+    return this.slots[0].pair?.context ?? this.noCertificate;
   }
 
   defaultOptions(): SecureContextOptions {
-    return this.slots[0].pair.options;
+    return this.slots[0].pair?.options ?? { minVersion: this.minVersion };
   }
 
   sniCallback(servername: string, callback: (error: Error | null, context?: SecureContext) => void): void {
-    callback(null, this.slotFor(servername).pair.context);
+    callback(null, this.slotFor(servername).pair?.context ?? this.noCertificate);
   }
 
   summary(): CertificateSummary[] {
-    return this.slots.map((slot) => ({
-      host: slot.host,
-      names: slot.pair.names,
-      notAfter: slot.pair.notAfter.toISOString(),
-      fingerprint: slot.pair.fingerprint,
-    }));
+    return this.slots.flatMap(({ host, pair }) =>
+      pair ? [{ host, names: pair.names, notAfter: pair.notAfter.toISOString(), fingerprint: pair.fingerprint }] : [],
+    );
   }
 
   /**
@@ -130,7 +139,7 @@ export class CertificateStore implements ServerCertificates {
    * would see a mismatched pair. A change is loaded only when the next poll finds the same files.
    */
   private settled(slot: Slot, stamp: string): boolean {
-    if (stamp === slot.pair.stamp || stamp === slot.refused) {
+    if (stamp === slot.pair?.stamp || stamp === slot.refused) {
       slot.pending = null;
       return false;
     }
@@ -156,12 +165,12 @@ export class CertificateStore implements ServerCertificates {
         host: slot.host ?? 'default',
         trigger,
         error: error.message,
-        serving: slot.pair.fingerprint,
+        serving: slot.pair?.fingerprint ?? 'none',
       });
       return false;
     }
     slot.refused = null;
-    if (pair.fingerprint === slot.pair.fingerprint) {
+    if (pair.fingerprint === slot.pair?.fingerprint) {
       slot.pair = pair;
       this.logger.info('tls certificate unchanged', { host: slot.host ?? 'default', trigger, fingerprint: pair.fingerprint });
       return false;
@@ -173,6 +182,7 @@ export class CertificateStore implements ServerCertificates {
 
   private report(message: string, slot: Slot, trigger?: ReloadTrigger): void {
     const { pair } = slot;
+    if (!pair) return;
     const expired = pair.notAfter.getTime() <= this.clock.now().getTime();
     this.logger[expired ? 'warn' : 'info'](expired ? `${message}, but it has expired` : message, {
       host: slot.host ?? 'default',
@@ -191,3 +201,17 @@ export class CertificateStore implements ServerCertificates {
     return this.slots.find((slot) => slot.host === name) ?? this.slots.find((slot) => slot.host !== null && slot.host === wildcard) ?? this.slots[0];
   }
 }
+
+/**
+ * ACME's pair at start: missing before the first certificate, and a pair that cannot serve is
+ * not a reason to stop: the ACME client gets a new one (src/tls/acme-renewal.ts).
+ */
+const readAcmePair = (files: CertificateFiles, version: SecureVersion, logger: Logger): CertificatePair | null => {
+  try {
+    return readPair(files, version);
+  } catch (error) {
+    if (!(error instanceof CertificateProblem)) throw error;
+    if (!/ENOENT/.test(error.message)) logger.error('tls certificate from ACME cannot serve: a new one is asked for', { error: error.message });
+    return null;
+  }
+};
