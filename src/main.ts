@@ -40,6 +40,8 @@ export interface App {
   readonly bodyBudget: BodyBudget;
   /** The `tls.*` certificates; null when none is configured. */
   readonly certificates: CertificateStore | null;
+  /** Certificates by ACME (`tls.acme`); null without. */
+  readonly acme: AcmeRenewal | null;
   /** Known after start(). */
   ports: BoundPorts;
   baseUrl: string;

@@ -175,7 +175,11 @@ const validate = (candidate: ConfigLayer, origins: Origins): Config => {
   // The CA asks for http-01 in plain HTTP (RFC 8555 section 8.3): an HTTPS listener cannot answer it.
   const acme = candidate.tls.acme;
   if (acme && candidate.tls.cert === undefined && candidate.http.tls && acme.httpPort === candidate.http.port) {
-    throw new ConfigError('tls.acme.httpPort', `the http-01 challenge needs plain HTTP, and port ${acme.httpPort} is the HTTPS listener (http.tls)`, originFor(origins, 'tls.acme.httpPort'));
+    throw new ConfigError(
+      'tls.acme.httpPort',
+      `the http-01 challenge needs plain HTTP, and port ${acme.httpPort} is the HTTPS listener (http.tls)`,
+      originFor(origins, 'tls.acme.httpPort'),
+    );
   }
   assertLimits(candidate.limits, origins);
   return candidate;

@@ -1,4 +1,5 @@
 import type { ServicesConfig } from '../services/index.js';
+import { acmeCertificateFiles, acmeInUse, tlsConfigured } from './acme.js';
 import { servicesLimits } from './services-limits.js';
 import type { Config } from './types.js';
 
@@ -43,15 +44,28 @@ export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKe
     { name: 'smtp', host: config.smtp.host, port: config.smtp.port, greeting: '220', tls: false },
     { name: 'submission', host: config.submission.host, port: config.submission.port, greeting: '220', tls: false },
     // The implicit-TLS ports (RFC 8314) greet inside the handshake: the probe makes one.
-    ...(config.tls.cert ? [{ name: 'submissionTls', host: config.submission.host, port: config.submission.tlsPort, greeting: '220', tls: true }] : []),
+    ...(tlsConfigured(config) ? [{ name: 'submissionTls', host: config.submission.host, port: config.submission.tlsPort, greeting: '220', tls: true }] : []),
     { name: 'imap', host: config.imap.host, port: config.imap.port, greeting: '* OK', tls: false },
-    ...(config.tls.cert ? [{ name: 'imapTls', host: config.imap.host, port: config.imap.tlsPort, greeting: '* OK', tls: true }] : []),
+    ...(tlsConfigured(config) ? [{ name: 'imapTls', host: config.imap.host, port: config.imap.tlsPort, greeting: '* OK', tls: true }] : []),
     { name: 'http', host: config.http.host, port: config.http.port, greeting: null, tls: config.http.tls },
+    // The CA must reach the http-01 challenge's listener (RFC 8555 section 8.3).
+    ...(acmeChallengeListens(config) ? [{ name: 'acmeHttp', host: config.http.host, port: config.tls.acme?.httpPort ?? 80, greeting: null, tls: false }] : []),
   ],
 });
 
-/** The certificate files the listeners serve (`tls.cert`, then each SNI pair's with its host), for the status page and doctor. */
-export const certificatePaths = (config: Config): { path: string; host?: string }[] =>
-  config.tls.cert && config.tls.key
-    ? [{ path: config.tls.cert }, ...Object.entries(config.tls.hosts ?? {}).map(([host, pair]) => ({ path: pair.cert, host: host.toLowerCase() }))]
-    : [];
+/**
+ * The certificate files the listeners serve (`tls.cert` or the one ACME keeps, then each SNI
+ * pair's with its host), for the status page and doctor. ACME's is `optional`: absent until
+ * the first one comes.
+ */
+export const certificatePaths = (config: Config): { path: string; host?: string; optional?: boolean }[] => {
+  const main = config.tls.cert ? { path: config.tls.cert } : acmeInUse(config) ? { path: acmeCertificateFiles(config.dataDir).cert, optional: true } : null;
+  if (!main) return [];
+  return [main, ...Object.entries(config.tls.hosts ?? {}).map(([host, pair]) => ({ path: pair.cert, host: host.toLowerCase() }))];
+};
+
+/** The http-01 challenge gets a listener of its own unless `tls.acme.httpPort` is the HTTP listener's port. */
+export const acmeChallengeListens = (config: Config): boolean => {
+  const acme = acmeInUse(config);
+  return acme !== null && acme.httpPort !== config.http.port;
+};

@@ -39,3 +39,25 @@ export interface CertificateFile {
 
 /** Reads the certificate files the service is configured with; injected so tests hand in their own. */
 export type CertificateSource = () => Promise<CertificateFile[]>;
+
+/**
+ * What the ACME client did last (src/tls/acme-renewal.ts keeps it in the data folder's
+ * `acme/state.json`): the status page, /metrics and `agentpost doctor` report it.
+ */
+export interface AcmeStatus {
+  directoryUrl: string;
+  /** The names the certificate is asked for. */
+  names: string[];
+  /** When the certificate in use is to be renewed; null before the first one. */
+  renewAt: string | null;
+  /** Failed attempts since the last success; 0 when the last attempt succeeded. */
+  failures: number;
+  /** When the next attempt is made after a failure; null when nothing failed. */
+  retryAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  lastIssuedAt: string | null;
+}
+
+/** The ACME client's last report; null when certificates do not come by ACME. */
+export type AcmeStatusSource = () => Promise<AcmeStatus | null>;

@@ -1,5 +1,5 @@
 import type { AuthenticateMail } from '../core/authentication.js';
-import type { CertificateSource } from '../core/certificates.js';
+import type { AcmeStatusSource, CertificateSource } from '../core/certificates.js';
 import type { ServiceDeps, ServicesConfig } from './service-deps.js';
 import { AccessKeyPolicyService } from './keys/access-key-policy.js';
 import { AccessKeyService } from './keys/access-keys.js';
@@ -132,6 +132,7 @@ export const createServices = ({
   mtaStsFetcher,
   runtime = NO_RUNTIME,
   certificates = NO_CERTIFICATES,
+  acme = NO_ACME,
   probe,
   authenticateMail,
 }: ServiceDeps): Services => {
@@ -159,7 +160,7 @@ export const createServices = ({
   });
   const accessKeyPolicy = new AccessKeyPolicyService(store, clock, config.timeZone);
   const limits = new SendingLimits(store, clock, rateLimiter, { ...config.sending.limits, timeZone: config.timeZone });
-  const status = new StatusService(store, clock, runtime, certificates);
+  const status = new StatusService(store, clock, runtime, certificates, acme);
   const authenticator = new MessageAuthenticator(dns, config.smtpHostname, config.authenticationTimeoutMs);
   const { limits: sendingLimits, ...sendingConfig } = config.sending;
   // The one way into a mailbox: the MX, the inbound queue and local sends all go through it.
@@ -274,7 +275,7 @@ export const createServices = ({
       dkim,
       clock,
       probe,
-      certificates,
+      { files: certificates, acme },
       {
         mailDomain: config.mailDomain,
         hostname: config.smtpHostname,
@@ -310,6 +311,7 @@ export const createServices = ({
 
 const NO_RUNTIME: RuntimeProbe = { listeners: () => ({}), searchMode: () => 'main' };
 const NO_CERTIFICATES: CertificateSource = async () => [];
+const NO_ACME: AcmeStatusSource = async () => null;
 
 /** How received mail is judged: main.ts's thread, else on this thread; not at all when the operator turned the checks off. */
 const inboundChecks = (config: ServicesConfig, authenticator: MessageAuthenticator, onThread: AuthenticateMail | undefined): AuthenticateMail =>

@@ -2,7 +2,7 @@
 // threads it hands in. Apart from index.ts so the composition reads without them.
 import type { AddressResolver } from '../core/address-resolver.js';
 import type { AuthenticateMail } from '../core/authentication.js';
-import type { CertificateSource } from '../core/certificates.js';
+import type { AcmeStatusSource, CertificateSource } from '../core/certificates.js';
 import type { PortProbe } from '../core/doctor.js';
 import type { DnsResolver } from '../core/dns.js';
 import type { Clock } from '../core/clock.js';
@@ -125,6 +125,8 @@ export interface ServiceDeps {
   runtime?: RuntimeProbe;
   /** The configured TLS certificate files, for the status page and the deployment checks. */
   certificates?: CertificateSource;
+  /** What the ACME client reported, when certificates come by ACME. */
+  acme?: AcmeStatusSource;
   /** Connects to listeners for the deployment checks. */
   probe: PortProbe;
 }

@@ -79,7 +79,13 @@ export class CertificateStore implements ServerCertificates {
     const version = tlsVersionOf(minVersion);
     const slots: Slot[] = [
       { host: null, files: main, pair: byAcme ? readAcmePair(main, version, logger) : readPair(main, version), pending: null, refused: null },
-      ...Object.entries(hosts).map(([host, files]) => ({ host: host.toLowerCase(), files, pair: readPair(files, version, host), pending: null, refused: null })),
+      ...Object.entries(hosts).map(([host, files]) => ({
+        host: host.toLowerCase(),
+        files,
+        pair: readPair(files, version, host),
+        pending: null,
+        refused: null,
+      })),
     ];
     const store = new CertificateStore(slots, version, logger, clock);
     for (const slot of slots) store.report('tls certificate loaded', slot);

@@ -68,6 +68,7 @@ export const startApp = async (
     /** Default: a silent one. */
     logger?: Logger;
     tlsPollMs?: number;
+    acmePollMs?: number;
     mtaStsPort?: number;
     rankSampleSpacing?: number;
   } = {},
@@ -100,6 +101,7 @@ export const startApp = async (
     addressResolver: options.addressResolver,
     logger: options.logger ?? createLogger('silent', () => {}),
     tlsPollMs: options.tlsPollMs,
+    acmePollMs: options.acmePollMs,
     mtaStsPort: options.mtaStsPort,
     rankSampleSpacing: options.rankSampleSpacing,
     // The real threads' code, as bin/main.ts starts it (smtp.parseThreads decides how many parse

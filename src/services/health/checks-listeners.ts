@@ -21,7 +21,7 @@ export interface ListenerSpec {
  * enforcing MTA-STS or DANE check it), an SNI pair the host it is configured for, and none may
  * be about to expire.
  */
-export const checkCertificate = async (certificates: CertificateSource, hostname: string, now: Date): Promise<CheckResult[]> => {
+export const checkCertificate = async (certificates: CertificateSource, hostname: string, now: Date, byAcme = false): Promise<CheckResult[]> => {
   const base = { check: 'certificate', subject: hostname };
   let files: CertificateFile[];
   try {
@@ -30,6 +30,7 @@ export const checkCertificate = async (certificates: CertificateSource, hostname
     return [{ ...base, status: 'fail', detail: `cannot read the certificate: ${(error as Error).message}` }];
   }
   if (files.length === 0) {
+    if (byAcme) return [];
     return [
       {
         ...base,
@@ -39,15 +40,15 @@ export const checkCertificate = async (certificates: CertificateSource, hostname
       },
     ];
   }
-  return files.map((file) => checkOneCertificate(file, file.host ?? hostname, now));
+  return files.map((file) => checkOneCertificate(file, file.host ?? hostname, now, byAcme && !file.host));
 };
 
-const checkOneCertificate = ({ source, pem }: CertificateFile, name: string, now: Date): CheckResult => {
+const checkOneCertificate = ({ source, pem }: CertificateFile, name: string, now: Date, byAcme: boolean): CheckResult => {
   const base = { check: 'certificate', subject: name };
   try {
     const info = parseCertificate(source, pem);
     const daysLeft = Math.floor((info.validTo.getTime() - now.getTime()) / DAY_MS);
-    const renew = `renew ${source} (certbot renew) before it expires`;
+    const renew = byAcme ? 'agentpost serve renews it by ACME: the acme line says why it has not' : `renew ${source} (certbot renew) before it expires`;
     if (!certificateCovers(info, name))
       return { ...base, status: 'fail', detail: `${source} names ${info.names.join(', ') || info.subject}, not ${name}`, fix: `get a certificate for ${name}` };
     if (info.validTo <= now) return { ...base, status: 'fail', detail: `${source} expired on ${info.validTo.toISOString()}`, fix: renew };

@@ -1,11 +1,12 @@
 import { isIP } from 'node:net';
-import type { CertificateSource } from '../../core/certificates.js';
+import type { AcmeStatusSource, CertificateSource } from '../../core/certificates.js';
 import type { Clock } from '../../core/clock.js';
 import type { CheckResult, DoctorReport, PortProbe } from '../../core/doctor.js';
 import type { DnsResolver } from '../../core/dns.js';
 import { invalidInput } from '../../core/errors.js';
 import type { DkimService } from '../delivery/dkim.js';
 import { checkDmarc, checkHostAddresses, checkMtaSts, checkMx, checkReverseDns, checkTlsRpt, type DnsCheckContext } from './checks-dns.js';
+import { checkAcme } from './acme-status.js';
 import { checkCertificate, checkListeners, checkMxReachable, type ListenerSpec } from './checks-listeners.js';
 import { checkPostmaster } from './checks-postmaster.js';
 import { checkDkim, checkSpf } from './checks-spf-dkim.js';
@@ -47,7 +48,8 @@ export class DoctorService {
     private readonly dkim: DkimService,
     private readonly clock: Clock,
     private readonly probe: PortProbe,
-    private readonly certificates: CertificateSource,
+    /** The certificate files served, and what the ACME client reported (null without ACME). */
+    private readonly certificates: { files: CertificateSource; acme: AcmeStatusSource },
     private readonly config: DoctorConfig,
     /** In `serve`, the ports actually bound (a configured 0 picks one); the CLI has none and uses the configured ones. */
     private readonly runtime: RuntimeProbe,
@@ -72,7 +74,7 @@ export class DoctorService {
       // Behind a relay the relay's addresses send; their reverse DNS is the relay's business.
       ...(this.config.relay ? [] : await Promise.all(addresses.map((address) => checkReverseDns(context, address)))),
       ...perDomain,
-      ...(await checkCertificate(this.certificates, this.config.hostname, now)),
+      ...(await this.certificateChecks(now)),
       ...(await checkListeners(this.probe, listeners, this.config.hostname)),
       ...(smtp ? await checkMxReachable(this.probe, smtp, this.config.hostname, addresses) : []),
     ];
@@ -105,6 +107,13 @@ export class DoctorService {
       ),
     );
     return perDomain.flat();
+  }
+
+  /** With ACME, no certificate yet is the acme line's to explain, and renewing is agentpost's job. */
+  private async certificateChecks(now: Date): Promise<CheckResult[]> {
+    const acme = await this.certificates.acme().catch(() => null);
+    const certificate = await checkCertificate(this.certificates.files, this.config.hostname, now, acme !== null);
+    return acme ? [...certificate, checkAcme(acme, certificate.length > 0)] : certificate;
   }
 
   private domainsOf(input: string[] | undefined, verified: string[] | undefined): string[] {

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AcmeStatus } from '../../core/certificates.js';
 import { MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type MessageStoredEvent, type OutboundRecipientUpdatedEvent } from '../../core/events.js';
 import type { Committed } from '../../store/index.js';
 import { INBOX, SENT } from '../mail/mailbox.js';
@@ -144,6 +145,22 @@ export class PromMetrics {
       (metric, parts) => {
         if ('expiresAt' in parts.certificate && parts.certificate.expiresAt) metric.set({ certificate: 'tls' }, Date.parse(parts.certificate.expiresAt) / 1000);
       },
+    );
+    // Labelled by the CA's directory: absent unless certificates come by ACME.
+    const acmeGauge = (name: string, help: string, value: (acme: AcmeStatus) => number | null) =>
+      gauge(name, help, ['directory'], (metric, parts) => {
+        const acme = parts.certificate.acme ?? null;
+        const figure = acme ? value(acme) : null;
+        if (acme && figure !== null) metric.set({ directory: acme.directoryUrl }, figure);
+      });
+    acmeGauge('agentpost_acme_failures', 'ACME attempts failed since the last certificate came (0 when the last one succeeded).', (acme) => acme.failures);
+    acmeGauge(
+      'agentpost_acme_last_failure_timestamp_seconds',
+      'When an ACME attempt last failed (GET /api/v1/status has the error); absent when none has.',
+      (acme) => (acme.lastErrorAt ? Date.parse(acme.lastErrorAt) / 1000 : null),
+    );
+    acmeGauge('agentpost_acme_renewal_timestamp_seconds', 'When the certificate from ACME is to be renewed.', (acme) =>
+      acme.renewAt ? Date.parse(acme.renewAt) / 1000 : null,
     );
   }
 }

@@ -1,8 +1,9 @@
-import type { CertificateFile, CertificateSource } from '../../core/certificates.js';
+import type { AcmeStatus, AcmeStatusSource, CertificateFile, CertificateSource } from '../../core/certificates.js';
 import { parseCertificate } from '../../core/certificates.js';
 import type { Clock } from '../../core/clock.js';
 import type { Store } from '../../store/index.js';
 import type { QueueFigures } from '../../store/health.js';
+import { withAcme, type CertificatePart } from './acme-status.js';
 
 export type PartStatus = 'ok' | 'degraded' | 'down';
 
@@ -33,6 +34,8 @@ export class StatusService {
     private readonly clock: Clock,
     private readonly runtime: RuntimeProbe,
     private readonly certificates: CertificateSource,
+    /** What the ACME client reported; null without ACME. */
+    private readonly acme: AcmeStatusSource = async () => null,
   ) {}
 
   async report() {
@@ -44,7 +47,7 @@ export class StatusService {
       inbound: this.queuePart(() => this.store.health.inboundQueue(), now),
       delivery: this.queuePart(() => this.store.health.deliveryQueue(), now),
       webhooks: this.queuePart(() => this.store.health.webhookBacklog(), now),
-      certificate: await this.certificatePart(now),
+      certificate: await this.certificateWithAcme(now),
     };
     return { status: worst(Object.values(parts).map((part) => part.status)), checkedAt: new Date(now).toISOString(), parts };
   }
@@ -97,7 +100,12 @@ export class StatusService {
     };
   }
 
-  private async certificatePart(now: number) {
+  private async certificateWithAcme(now: number): Promise<CertificatePart & { acme?: AcmeStatus }> {
+    const [part, acme] = await Promise.all([this.certificatePart(now), this.acme().catch(() => null)]);
+    return acme ? withAcme(part, acme) : part;
+  }
+
+  private async certificatePart(now: number): Promise<CertificatePart> {
     let files: CertificateFile[];
     try {
       files = await this.certificates();
