@@ -219,7 +219,11 @@ t.test('tls.acme: off unless a setting of it is given; then the directory and po
   });
   const dir = t.testdir({});
   const file = writeJson(dir, 'acme.json', { tls: { acme: {} } });
-  t.match(loadConfig({ flags: { config: file } }).tls.acme, { directoryUrl: 'https://acme-v02.api.letsencrypt.org/directory', httpPort: 80 }, 'an empty tls.acme object is enough');
+  t.match(
+    loadConfig({ flags: { config: file } }).tls.acme,
+    { directoryUrl: 'https://acme-v02.api.letsencrypt.org/directory', httpPort: 80 },
+    'an empty tls.acme object is enough',
+  );
   t.equal(loadConfig({ env: { AGENTPOST_HTTP_TLS: 'true', AGENTPOST_ACME_EMAIL: 'ops@example.org' } }).http.tls, true, 'HTTPS with a certificate by ACME');
   configError(t, { env: { AGENTPOST_HTTP_TLS: 'true' } }, 'http.tls', /set tls\.cert and tls\.key, or tls\.acme/);
   configError(
@@ -228,7 +232,12 @@ t.test('tls.acme: off unless a setting of it is given; then the directory and po
     'tls.acme.httpPort',
     /tls\.acme\.httpPort \(from AGENTPOST_ACME_HTTP_PORT\): the http-01 challenge needs plain HTTP/,
   );
-  configError(t, { env: { AGENTPOST_ACME_DIRECTORY_URL: 'http://acme.example/dir' } }, 'tls.acme.directoryUrl', /AGENTPOST_ACME_DIRECTORY_URL.*must match pattern/);
+  configError(
+    t,
+    { env: { AGENTPOST_ACME_DIRECTORY_URL: 'http://acme.example/dir' } },
+    'tls.acme.directoryUrl',
+    /AGENTPOST_ACME_DIRECTORY_URL.*must match pattern/,
+  );
   configError(t, { env: { AGENTPOST_ACME_HOSTNAMES: '*.example.org' } }, 'tls.acme.hostnames.0', /must match pattern/);
   configError(t, { env: { AGENTPOST_ACME_EMAIL: 'ops' } }, 'tls.acme.email', /must match pattern/);
 });

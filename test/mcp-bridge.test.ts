@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import t, { type Test } from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,6 +9,7 @@ import { bridgeEndpoint } from '../src/mcp/bridge.js';
 import { TOOLS } from '../src/mcp/tools.js';
 import { startApp } from './helpers/app.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
+import { freePort } from './helpers/ports.js';
 import { smtpSend } from './helpers/smtp.js';
 
 const AGENTPOST = new URL('../bin/agentpost', import.meta.url).pathname;
@@ -143,12 +143,3 @@ t.test('a service that is not up yet is reached on a later call', async (t) => {
   await startApp(t, { http: { port } });
   t.equal((await client.listTools()).tools.length, TOOLS.length, 'connected once the service is up');
 });
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });

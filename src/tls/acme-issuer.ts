@@ -99,8 +99,26 @@ const loadAcme = (): Promise<AcmeModule> =>
     acme.axios.defaults.timeout = 30_000;
     // acme-client's own setting on its axios instance (src/axios.js there), not in its types.
     (acme.axios.defaults as unknown as { acmeSettings: { retryMaxAttempts: number } }).acmeSettings.retryMaxAttempts = 0;
+    reportNetworkErrors(acme);
     return acme;
   }));
+
+/**
+ * acme-client's response interceptor (src/axios.js there) reads `response.config` of an error
+ * that has no response (a refused connection, a timeout) and throws a TypeError in its place
+ * ("Cannot read properties of undefined"). One put before it hands such an error on as what
+ * it is, so the operator reads why the CA could not be reached (docs/contributing/dependencies.md).
+ */
+const reportNetworkErrors = (acme: AcmeModule): void => {
+  const responses = acme.axios.interceptors.response;
+  responses.use(undefined, (error: { response?: unknown; message?: string; config?: { method?: string; url?: string } }) => {
+    if (error.response) return Promise.reject(error);
+    const request = error.config ? `${error.config.method?.toUpperCase() ?? 'GET'} ${error.config.url}: ` : '';
+    return Promise.reject(new Error(`${request}${error.message ?? String(error)}`));
+  });
+  const ours = responses.handlers?.pop();
+  if (ours) responses.handlers?.unshift(ours);
+};
 
 /** HTTPS agents of directories with their own CAs (`tls.acme.caFile`), by origin. */
 const trustedOrigins = new Map<string, Agent>();

@@ -67,6 +67,11 @@ export class AcmeRenewal {
     this.timer = null;
   }
 
+  /** Looks now rather than at the next hourly check (a new verified domain); resolves once done. */
+  check(): Promise<void> {
+    return this.enqueue(false);
+  }
+
   /** A new certificate now, due or not (an operator's forced renewal); resolves once the attempt is over. */
   renew(): Promise<void> {
     return this.enqueue(true);
@@ -85,11 +90,11 @@ export class AcmeRenewal {
 
   private enqueue(force: boolean): Promise<void> {
     if (!force && this.running) return this.attempts;
-    this.attempts = this.attempts.then(() => this.check(force));
+    this.attempts = this.attempts.then(() => this.attempt(force));
     return this.attempts;
   }
 
-  private async check(force: boolean): Promise<void> {
+  private async attempt(force: boolean): Promise<void> {
     if (this.stopped) return;
     this.running = true;
     try {

@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
+import { accepting, freePort } from './ports.js';
 
 export const DOVECOT = '/usr/sbin/dovecot';
 
@@ -15,29 +15,6 @@ export interface Dovecot {
   /** The master process; the IMAP sessions run in processes below it. */
   pid: number;
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-
-const accepting = async (port: number, deadline: number): Promise<void> => {
-  while (Date.now() < deadline) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('data', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('dovecot did not start listening');
-};
 
 /** The unprivileged user mail runs as: ourselves, or (as root) Dovecot's own user. */
 const mailUser = (): { name: string; uid: number; gid: number } | null => {
@@ -147,7 +124,7 @@ service imap-login {
   });
   try {
     await Promise.race([
-      accepting(port, Date.now() + 15_000),
+      accepting(port, Date.now() + 15_000, true),
       exited.then(() => {
         throw new Error('dovecot exited at start');
       }),
