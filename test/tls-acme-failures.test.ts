@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../src/config/load.js';
 import { defaultAcmeNames } from '../src/tls/acme.js';
-import { renewalTime } from '../src/tls/acme-renewal.js';
+import { renewalTime } from '../src/tls/acme-renewal-time.js';
 import { ACME_HOST, peerFingerprint, startAcmeApp, storedCertificate } from './helpers/acme.js';
 import { hostedHolder } from './helpers/domains.js';
 import { pebbleOrSkip } from './helpers/pebble.js';

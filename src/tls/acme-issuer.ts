@@ -8,10 +8,20 @@ export interface IssuedPair {
   key: string;
 }
 
+/** The CA's suggested renewal window for a certificate (ARI, RFC 9773 section 4.2), and when to ask again. */
+export interface RenewalWindow {
+  start: Date;
+  end: Date;
+  /** From the answer's Retry-After; null without one. */
+  retryAfterMs: number | null;
+}
+
 /** What the renewal asks of a CA: AcmeClientIssuer, over acme-client. */
 export interface AcmeIssuer {
   /** Orders a certificate for the names, answers the http-01 challenges, and downloads it. */
   issue(names: string[]): Promise<IssuedPair>;
+  /** The CA's renewal window for the certificate; null when its directory offers no renewalInfo. */
+  renewalWindow(certificate: string): Promise<RenewalWindow | null>;
 }
 
 /** The key authorizations of orders in progress, by token; the http-01 listener answers from it. */
@@ -34,7 +44,7 @@ export class ChallengeBoard implements AcmeChallenges {
 export interface IssuerSettings {
   directoryUrl: string;
   email?: string;
-  /** PEM of CAs trusted beside Node's roots on the directory's origin (`tls.acme.caFile`). */
+  /** PEM of CAs trusted beside Node's roots when talking to the CA (`tls.acme.caFile`). */
   extraCa?: string;
   /** How long acme-client waits between looks at a pending challenge or order (its backoffMin); default 5 s. */
   pollMs?: number;
@@ -77,9 +87,32 @@ export class AcmeClientIssuer implements AcmeIssuer {
     return { certificate, key: key.toString('utf8') };
   }
 
+  /**
+   * ARI is not acme-client's: the directory's `renewalInfo` and an unauthenticated GET of
+   * `<renewalInfo>/<certificate id>` through acme-client's HTTP client (its CA trust included).
+   */
+  async renewalWindow(certificate: string): Promise<RenewalWindow | null> {
+    const acme = await this.prepared();
+    const directory = (await acme.axios.get<{ renewalInfo?: string }>(this.settings.directoryUrl)).data;
+    if (typeof directory.renewalInfo !== 'string') return null;
+    const answer = await acme.axios.get<{ suggestedWindow?: { start?: string; end?: string } }>(
+      `${directory.renewalInfo.replace(/\/$/, '')}/${await certificateId(certificate)}`,
+    );
+    const start = new Date(answer.data.suggestedWindow?.start ?? Number.NaN);
+    const end = new Date(answer.data.suggestedWindow?.end ?? Number.NaN);
+    if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || end < start) throw new Error('the renewal information has no valid suggestedWindow');
+    return { start, end, retryAfterMs: retryAfterMs(answer.headers['retry-after']) };
+  }
+
+  private async prepared(): Promise<AcmeModule> {
+    const acme = await loadAcme();
+    if (this.settings.extraCa) trustExtraCa(acme, this.settings.extraCa);
+    return acme;
+  }
+
   private async connect(acme: AcmeModule) {
-    const { directoryUrl, extraCa, pollMs = 5000 } = this.settings;
-    if (extraCa) trustOnOrigin(acme, directoryUrl, extraCa);
+    const { directoryUrl, pollMs = 5000 } = this.settings;
+    await this.prepared();
     const accountKey = await this.accountKey(() => acme.crypto.createPrivateEcdsaKey());
     return new acme.Client({ directoryUrl, accountKey, backoffMin: pollMs, backoffMax: Math.max(pollMs, 30_000) });
   }
@@ -120,20 +153,41 @@ const reportNetworkErrors = (acme: AcmeModule): void => {
   if (ours) responses.handlers?.unshift(ours);
 };
 
-/** HTTPS agents of directories with their own CAs (`tls.acme.caFile`), by origin. */
-const trustedOrigins = new Map<string, Agent>();
+/** The CAs of `tls.acme.caFile`s given in this process. */
+const extraCas = new Set<string>();
 
 /**
- * acme-client talks through one axios instance for the whole process: a request to an origin
- * with its own CAs gets an agent that trusts them beside Node's roots, any other the default.
+ * acme-client talks through one axios instance for the whole process, and a CA's directory
+ * may send it to other hosts of the CA: every ACME request trusts Node's roots and each
+ * `tls.acme.caFile` given.
  */
-const trustOnOrigin = (acme: AcmeModule, directoryUrl: string, extraCa: string): void => {
-  const first = trustedOrigins.size === 0;
-  trustedOrigins.set(new URL(directoryUrl).origin, new Agent({ ca: [...rootCertificates, extraCa] }));
-  if (!first) return;
-  acme.axios.interceptors.request.use((config) => {
-    const agent = config.url ? trustedOrigins.get(new URL(config.url).origin) : undefined;
-    if (agent) config.httpsAgent = agent;
-    return config;
-  });
+const trustExtraCa = (acme: AcmeModule, extraCa: string): void => {
+  if (extraCas.has(extraCa)) return;
+  extraCas.add(extraCa);
+  acme.axios.defaults.httpsAgent = new Agent({ ca: [...rootCertificates, ...extraCas] });
+};
+
+/**
+ * RFC 9773 section 4.1: base64url of the certificate's Authority Key Identifier, a dot, and
+ * base64url of its serial number's DER content octets (@peculiar/x509 reads both; acme-client
+ * depends on it).
+ */
+const certificateId = async (certificate: string): Promise<string> => {
+  const x509 = await import('@peculiar/x509');
+  const parsed = new x509.X509Certificate(certificate);
+  const keyId = parsed.getExtension(x509.AuthorityKeyIdentifierExtension)?.keyId;
+  if (!keyId) throw new Error('the certificate has no Authority Key Identifier');
+  // @peculiar/x509 drops the sign octet of a serial whose first bit is set; DER keeps it (RFC 9773's example: 0x87654321 is "AIdlQyE").
+  const serial = Buffer.from(parsed.serialNumber, 'hex');
+  const octets = serial[0] >= 0x80 ? Buffer.concat([Buffer.from([0]), serial]) : serial;
+  return `${Buffer.from(keyId, 'hex').toString('base64url')}.${octets.toString('base64url')}`;
+};
+
+/** Retry-After in seconds or as an HTTP date (RFC 9110 section 10.2.3). */
+const retryAfterMs = (value: unknown): number | null => {
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 };

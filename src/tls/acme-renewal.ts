@@ -1,15 +1,13 @@
 import { X509Certificate } from 'node:crypto';
-import { certificateCovers, parseCertificate, type CertificateInfo } from '../core/certificates.js';
+import { certificateCovers, parseCertificate } from '../core/certificates.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { NO_ATTEMPT, type AcmeFolder, type AcmeState } from './acme-files.js';
 import type { AcmeIssuer } from './acme-issuer.js';
+import { plannedRenewal, type CurrentCertificate } from './acme-renewal-time.js';
 import type { ReloadTrigger } from './certificate-store.js';
 
 const MINUTE_MS = 60_000;
-const DAY_MS = 24 * 60 * MINUTE_MS;
-/** Renewal starts this long before expiry (a third of the lifetime for shorter-lived certificates). */
-export const RENEW_BEFORE_MS = 30 * DAY_MS;
 /** How often the names and the renewal time are looked at again when nothing is due. */
 export const CHECK_EVERY_MS = 60 * MINUTE_MS;
 /** After a failure: 1 minute, doubling, at most 6 hours (Let's Encrypt allows 5 failed validations per name per hour). */
@@ -100,8 +98,8 @@ export class AcmeRenewal {
     try {
       const names = this.options.names();
       const current = this.current();
+      const renewAt = current ? await this.plan(current) : null;
       const now = this.options.clock.now().getTime();
-      const renewAt = current ? renewalTime(current) : null;
       const due = force || !current || names.some((name) => !certificateCovers(current, name)) || (renewAt !== null && now >= renewAt) || !this.serves(current);
       if (!due) {
         this.record({ names, renewAt: iso(renewAt) });
@@ -124,9 +122,11 @@ export class AcmeRenewal {
       certificates.reload('acme');
       const issued = new X509Certificate(pair.certificate).fingerprint256;
       if (this.served() !== issued) throw new Error('the certificate the CA issued was refused (the log says why)');
-      const info = parseCertificate(folder.certificate.cert, pair.certificate);
-      const renewAt = renewalTime(info);
-      this.record({ names, renewAt: iso(renewAt), failures: 0, retryAt: null, lastIssuedAt: clock.now().toISOString() });
+      const info = { ...parseCertificate(folder.certificate.cert, pair.certificate), pem: pair.certificate, fingerprint: issued };
+      this.record({ names, failures: 0, retryAt: null, lastIssuedAt: clock.now().toISOString() });
+      // Asked at once, so that a restart before the CA's Retry-After asks nothing.
+      const renewAt = await this.plan(info);
+      this.record({ renewAt: iso(renewAt) });
       logger.info('tls certificate issued by ACME', { names, notAfter: info.validTo.toISOString(), renewAt: iso(renewAt), fingerprint: issued });
       this.schedule(renewAt - clock.now().getTime());
     } catch (error) {
@@ -151,15 +151,23 @@ export class AcmeRenewal {
   }
 
   /** The certificate the folder holds; null before the first (or when it cannot be read). */
-  private current(): (CertificateInfo & { fingerprint: string }) | null {
+  private current(): CurrentCertificate | null {
     const { folder } = this.options;
     const pem = folder.readCertificate();
     if (pem === null) return null;
     try {
-      return { ...parseCertificate(folder.certificate.cert, pem), fingerprint: new X509Certificate(pem).fingerprint256 };
+      return { ...parseCertificate(folder.certificate.cert, pem), pem, fingerprint: new X509Certificate(pem).fingerprint256 };
     } catch {
       return null;
     }
+  }
+
+  /** When the certificate is to be renewed (src/tls/acme-renewal-time.ts); what the CA said of it is kept. */
+  private async plan(current: CurrentCertificate): Promise<number> {
+    const { issuer, clock, logger } = this.options;
+    const { renewAt, renewalInfo } = await plannedRenewal(current, this.state.renewalInfo, { issuer, now: clock.now().getTime(), logger });
+    this.record({ renewalInfo });
+    return renewAt;
   }
 
   /** False when the store refused the folder's pair (its key is another's): then a new one is due. */
@@ -176,11 +184,5 @@ export class AcmeRenewal {
     if (!this.stopped) this.options.folder.writeState(this.state);
   }
 }
-
-/** 30 days before expiry, or a third of the lifetime before it for a certificate that lives less than 90 days. */
-export const renewalTime = (info: CertificateInfo): number => {
-  const lifetime = info.validTo.getTime() - info.validFrom.getTime();
-  return info.validTo.getTime() - Math.min(RENEW_BEFORE_MS, lifetime / 3);
-};
 
 const iso = (time: number | null): string | null => (time === null ? null : new Date(time).toISOString());

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -6,7 +7,7 @@ import { join } from 'node:path';
 import type { Test } from 'tap';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { accepting, freePort } from './ports.js';
-import { makeCa, makeCertificate } from './tls.js';
+import { makeCa, makeCertificate, type Pems } from './tls.js';
 
 export const PEBBLE = '/usr/bin/pebble';
 
@@ -16,6 +17,8 @@ export interface Pebble {
   directoryUrl: string;
   /** For `tls.acme.caFile`: the CA of pebble's own HTTPS certificate. */
   caFile: string;
+  /** Pebble's own HTTPS certificate (for `localhost`) and key: a server in front of it can present the same. */
+  listener: Pems;
   /** The port pebble asks the http-01 challenge on (its `httpPort`): `tls.acme.httpPort`. */
   httpPort: number;
   /** Pebble resolves every name here (`-dnsserver`): publish A records of the names to certify. */
@@ -44,7 +47,9 @@ export const startPebble = async (t: Test, options: PebbleOptions = {}): Promise
   // Its own folder: the test's t.testdir() is the app's data folder (startApp).
   const dir = mkdtempSync(join(tmpdir(), 'pebble-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const ca = await makeCa('pebble listener CA');
+  // A name of its own: ACME requests trust every tls.acme.caFile of the process, and OpenSSL
+  // would pick among CAs of one name by the name alone.
+  const ca = await makeCa(`pebble listener CA ${randomUUID()}`);
   const listener = await makeCertificate(['localhost'], { ca });
   const files = { caFile: join(dir, 'ca.pem'), cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem'), config: join(dir, 'pebble.json') };
   writeFileSync(files.caFile, ca.cert);
@@ -91,8 +96,8 @@ export const startPebble = async (t: Test, options: PebbleOptions = {}): Promise
   } catch (error) {
     return { skip: `pebble did not come up: ${(error as Error).message}` };
   }
-  const root = () => fetchText(`https://localhost:${managementPort}/roots/0`, ca.cert);
-  return { directoryUrl: `https://localhost:${port}/dir`, caFile: files.caFile, httpPort, dns, log, root, stop };
+  const root = () => httpsText(`https://localhost:${managementPort}/roots/0`, ca.cert);
+  return { directoryUrl: `https://localhost:${port}/dir`, caFile: files.caFile, listener, httpPort, dns, log, root, stop };
 };
 
 /** startPebble, or null once the test has printed why it does not run (pebble missing or not starting). */
@@ -104,7 +109,8 @@ export const pebbleOrSkip = async (t: Test, options: PebbleOptions = {}): Promis
   return null;
 };
 
-const fetchText = (url: string, ca: string): Promise<string> =>
+/** The body of a GET over HTTPS that trusts `ca` (pebble's own CA). */
+export const httpsText = (url: string, ca: string): Promise<string> =>
   new Promise((resolve, reject) => {
     get(url, { ca }, (response) => {
       let text = '';
