@@ -95,26 +95,40 @@ t.test(
   },
 );
 
-t.test('mta-sts.<domain> of a verified domain joins the certificate at the next check; the HTTP listener answers the challenge on its own port', async (t) => {
-  const pebble = await pebbleOrSkip(t);
-  if (!pebble) return;
-  const app = await startAcmeApp(t, pebble, { http: { port: pebble.httpPort } });
-  await app.app.acme?.idle();
-  t.equal(app.app.ports.acmeHttp, null, 'no listener of its own: tls.acme.httpPort is http.port');
-  t.same(storedCertificate(app).names, [ACME_HOST]);
-  await hostedHolder(app, pebble.dns, 'team.acme.test');
-  pebble.dns.set('mta-sts.team.acme.test', { A: ['127.0.0.1'] });
-  await app.app.acme?.check();
-  t.same(storedCertificate(app).names, [ACME_HOST, 'mta-sts.team.acme.test'], 'the policy host of the verified domain');
-  const issuedBefore = storedCertificate(app).fingerprint;
-  await app.app.acme?.check();
-  t.equal(storedCertificate(app).fingerprint, issuedBefore, 'nothing due: no new certificate');
-});
+t.test(
+  'the policy host of a verified domain that points here joins the certificate at the next check, one that does not is left out; the HTTP listener answers the challenge on its own port',
+  async (t) => {
+    const pebble = await pebbleOrSkip(t);
+    if (!pebble) return;
+    const app = await startAcmeApp(t, pebble, { http: { port: pebble.httpPort } });
+    await app.app.acme?.idle();
+    t.equal(app.app.ports.acmeHttp, null, 'no listener of its own: tls.acme.httpPort is http.port');
+    t.same(storedCertificate(app).names, [ACME_HOST]);
+    // team.acme.test publishes every record (mta-sts.team.acme.test is a CNAME to the MX host);
+    // solo.acme.test leaves out its policy host, which the CA could not reach here.
+    await hostedHolder(app, pebble.dns, 'team.acme.test');
+    const solo = await hostedHolder(app, pebble.dns, 'solo.acme.test');
+    const soloHost = solo.domain.records.find((record) => record.name === 'mta-sts.solo.acme.test');
+    t.equal(soloHost?.type, 'CNAME');
+    pebble.dns.remove('mta-sts.solo.acme.test');
+    await app.api('POST', `/api/user/domains/${solo.domain.id}/verify`, { key: solo.key });
+    await app.app.acme?.check();
+    t.same(storedCertificate(app).names, [ACME_HOST, 'mta-sts.team.acme.test'], 'the policy host that points here, not the other');
+    const issuedBefore = storedCertificate(app).fingerprint;
+    await app.app.acme?.check();
+    t.equal(storedCertificate(app).fingerprint, issuedBefore, 'nothing due: no new certificate');
+  },
+);
 
 t.test('the default names leave out what no CA certifies; renewal 30 days before expiry, a third of a short lifetime', async (t) => {
   t.same(defaultAcmeNames(loadConfig(), []), [], 'localhost and a derived base URL are left out');
   const config = loadConfig({ overrides: { smtp: { hostname: 'MX.Example.org.' }, baseUrl: 'https://app.example.org:8443/mail' } });
-  t.same(defaultAcmeNames(config, ['team.example', 'example.org']), ['mx.example.org', 'app.example.org', 'mta-sts.team.example', 'mta-sts.example.org']);
+  t.same(defaultAcmeNames(config, ['mta-sts.team.example', 'mta-sts.example.org']), [
+    'mx.example.org',
+    'app.example.org',
+    'mta-sts.team.example',
+    'mta-sts.example.org',
+  ]);
   t.same(defaultAcmeNames(loadConfig({ overrides: { baseUrl: 'http://127.0.0.1:8080' } }), []), []);
   const day = 24 * 60 * 60 * 1000;
   const validFrom = new Date('2026-01-01T00:00:00Z');

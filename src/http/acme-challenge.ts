@@ -14,8 +14,8 @@ export const answerAcmeChallenges =
     const token = request.method === 'GET' || request.method === 'HEAD' ? CHALLENGE_PATH.exec(request.url ?? '')?.[1] : undefined;
     if (token === undefined) return next(request, response);
     const keyAuthorization = challenges.keyAuthorization(token);
-    if (keyAuthorization === undefined) return plain(response, 404, 'no challenge in progress with this token\n');
-    plain(response, 200, keyAuthorization, request);
+    if (keyAuthorization === undefined) return plain(request, response, 404, 'no challenge in progress with this token\n');
+    plain(request, response, 200, keyAuthorization);
   };
 
 /**
@@ -24,13 +24,13 @@ export const answerAcmeChallenges =
  */
 export const createAcmeChallengeListener = (challenges: AcmeChallenges): Server => {
   const server = createServer(
-    answerAcmeChallenges(challenges, (_request, response) => plain(response, 404, 'only ACME http-01 challenges are answered here\n')),
+    answerAcmeChallenges(challenges, (request, response) => plain(request, response, 404, 'only ACME http-01 challenges are answered here\n')),
   );
   server.keepAliveTimeout = 5000;
   return server;
 };
 
-const plain = (response: ServerResponse, status: number, body: string, request?: IncomingMessage): void => {
+const plain = (request: IncomingMessage, response: ServerResponse, status: number, body: string): void => {
   response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
-  response.end(request?.method === 'HEAD' ? undefined : body);
+  response.end(request.method === 'HEAD' ? undefined : body);
 };

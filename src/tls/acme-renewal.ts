@@ -98,9 +98,11 @@ export class AcmeRenewal {
     try {
       const names = this.options.names();
       const current = this.current();
-      const renewAt = current ? await this.plan(current) : null;
+      // Only a certificate that could stay has its renewal time asked for (the CA's, with ARI).
+      const replace = force || !current || names.some((name) => !certificateCovers(current, name)) || !this.serves(current);
+      const renewAt = current && !replace ? await this.plan(current) : null;
       const now = this.options.clock.now().getTime();
-      const due = force || !current || names.some((name) => !certificateCovers(current, name)) || (renewAt !== null && now >= renewAt) || !this.serves(current);
+      const due = replace || (renewAt !== null && now >= renewAt);
       if (!due) {
         this.record({ names, renewAt: iso(renewAt) });
         this.schedule((renewAt ?? now) - now);

@@ -17,8 +17,8 @@ export interface Acme {
 export interface AcmeDeps {
   logger: Logger;
   clock: Clock;
-  /** The verified custom domains, whose MTA-STS hosts (`mta-sts.<domain>`) the certificate covers. */
-  verifiedDomains: () => string[];
+  /** The MTA-STS policy hosts (`mta-sts.<domain>`) of verified domains that point here: the certificate covers them. */
+  policyHosts: () => string[];
   /** acme-client's pause between looks at a pending order; tests shorten it. */
   pollMs?: number;
 }
@@ -40,19 +40,19 @@ export const createAcme = (config: Config, certificates: ServedCertificates | nu
     (make) => folder.accountKey(make),
     challenges,
   );
-  const names = () => settings.hostnames ?? defaultAcmeNames(config, deps.verifiedDomains());
+  const names = () => settings.hostnames ?? defaultAcmeNames(config, deps.policyHosts());
   const renewal = new AcmeRenewal({ directoryUrl: settings.directoryUrl, names, folder, issuer, certificates, clock: deps.clock, logger: deps.logger });
   return { renewal, challenges };
 };
 
 /**
- * `smtp.hostname` (the MX name senders check), the host of `baseUrl`, and `mta-sts.<domain>` of
- * each verified domain (its policy host, RFC 8461 section 3.3), leaving out what no CA
+ * `smtp.hostname` (the MX name senders check), the host of `baseUrl`, and the policy hosts
+ * (`mta-sts.<domain>`, RFC 8461 section 3.3) of verified domains, leaving out what no CA
  * certifies by http-01: IP addresses and loopback names.
  */
-export const defaultAcmeNames = (config: Config, verifiedDomains: string[]): string[] => {
+export const defaultAcmeNames = (config: Config, policyHosts: string[]): string[] => {
   const base = config.baseUrl ? new URL(config.baseUrl).hostname : null;
-  const names = [config.smtp.hostname, base, ...verifiedDomains.map((domain) => `mta-sts.${domain}`)]
+  const names = [config.smtp.hostname, base, ...policyHosts]
     .filter((name): name is string => name !== null)
     .map((name) => name.toLowerCase().replace(/\.$/, ''));
   return [...new Set(names)].filter((name) => name.includes('.') && isIP(name) === 0 && !name.endsWith('.localhost'));

@@ -154,6 +154,22 @@ export class DomainService {
     return this.store.domains.verifiedNames();
   }
 
+  /**
+   * The MTA-STS policy hosts (`mta-sts.<domain>`) of verified domains whose last check found
+   * them pointing at this service: names for the certificate by ACME (src/tls/acme.ts). One
+   * that points elsewhere would fail the CA's challenge, and with it the whole order.
+   */
+  policyHostsHere(): string[] {
+    return this.store.domains
+      .live()
+      .filter((domain) => domain.status === 'verified' && domain.resultsJson)
+      .flatMap((domain) => {
+        const host = `mta-sts.${domain.domain}`;
+        const results = JSON.parse(domain.resultsJson as string) as CheckResult[];
+        return results.some((result) => result.name === host && result.ok) ? [host] : [];
+      });
+  }
+
   private acceptableName(input: string): string {
     const name = normalizeDomainName(input);
     if (name === null) throw invalidInput('domain', `"${input}" is not a domain name (give internationalized names in their xn-- form)`);
