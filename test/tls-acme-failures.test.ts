@@ -60,6 +60,24 @@ t.test(
   },
 );
 
+t.test('a certificate from another directory (staging, before the switch to production) is replaced at start', async (t) => {
+  const staging = await pebbleOrSkip(t);
+  if (!staging) return;
+  const production = await pebbleOrSkip(t, { dns: staging.dns });
+  if (!production) return;
+  const dataDir = join(t.testdir({}), 'data');
+  const first = await startAcmeApp(t, staging, { dataDir });
+  await first.app.acme?.idle();
+  const fromStaging = storedCertificate(first);
+  await first.app.stop();
+  const app = await startAcmeApp(t, production, { dataDir });
+  await app.app.acme?.idle();
+  const tls = { servername: ACME_HOST, ca: [await production.root()] };
+  const served = peerFingerprint((await smtpStartTls(app.smtpPort, tls)).socket);
+  t.not(served, fromStaging.fingerprint, 'a new certificate');
+  t.equal(served, storedCertificate(app).fingerprint, "the production CA's, trusted through its root");
+});
+
 t.test(
   'a first start with the directory unreachable: listeners run without TLS, implicit-TLS handshakes fail, and status, doctor and /metrics say why',
   async (t) => {

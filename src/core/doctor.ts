@@ -9,7 +9,7 @@ export interface RecordToPublish {
 }
 
 export interface CheckResult {
-  /** `mx`, `host-address`, `reverse-dns`, `spf`, `dkim`, `dmarc`, `mta-sts`, `tls-rpt`, `postmaster`, `certificate`, `port`. */
+  /** `mx`, `host-address`, `reverse-dns`, `spf`, `dkim`, `dmarc`, `mta-sts`, `tls-rpt`, `postmaster`, `certificate`, `acme`, `port`. */
   check: string;
   /** What was checked: a domain, the host name, an address or a listener. */
   subject: string;

@@ -16,9 +16,11 @@ export interface RenewalInfoRecord {
   askAgainAt: string;
 }
 
-/** `acme/state.json`: the status, and the renewal information. */
+/** `acme/state.json`: the status, the renewal information, and the directory the certificate came from. */
 export interface AcmeState extends AcmeStatus {
   renewalInfo: RenewalInfoRecord | null;
+  /** A certificate from another directory (staging, before the switch to production) is replaced. */
+  issuedBy: string | null;
 }
 
 /**
@@ -85,7 +87,7 @@ export const acmeStatusFile = (config: Config): AcmeStatusSource | undefined => 
   return async () => {
     const state = new AcmeFolder(config.dataDir).readState();
     if (!state) return { ...NO_ATTEMPT, directoryUrl: acme.directoryUrl };
-    const { renewalInfo: _, ...status } = state;
+    const { renewalInfo: _, issuedBy: __, ...status } = state;
     return { ...status, directoryUrl: acme.directoryUrl };
   };
 };

@@ -46,7 +46,7 @@ export class AcmeRenewal {
   private state: AcmeState;
 
   constructor(private readonly options: AcmeRenewalOptions) {
-    this.state = { ...NO_ATTEMPT, renewalInfo: null, ...options.folder.readState(), directoryUrl: options.directoryUrl };
+    this.state = { ...NO_ATTEMPT, renewalInfo: null, issuedBy: null, ...options.folder.readState(), directoryUrl: options.directoryUrl };
   }
 
   /** The first check now; a restart with a valid certificate for every name asks the CA nothing. */
@@ -99,7 +99,7 @@ export class AcmeRenewal {
       const names = this.options.names();
       const current = this.current();
       // Only a certificate that could stay has its renewal time asked for (the CA's, with ARI).
-      const replace = force || !current || names.some((name) => !certificateCovers(current, name)) || !this.serves(current);
+      const replace = force || !current || names.some((name) => !certificateCovers(current, name)) || !this.serves(current) || this.fromElsewhere();
       const renewAt = current && !replace ? await this.plan(current) : null;
       const now = this.options.clock.now().getTime();
       const due = replace || (renewAt !== null && now >= renewAt);
@@ -125,7 +125,7 @@ export class AcmeRenewal {
       const issued = new X509Certificate(pair.certificate).fingerprint256;
       if (this.served() !== issued) throw new Error('the certificate the CA issued was refused (the log says why)');
       const info = { ...parseCertificate(folder.certificate.cert, pair.certificate), pem: pair.certificate, fingerprint: issued };
-      this.record({ names, failures: 0, retryAt: null, lastIssuedAt: clock.now().toISOString() });
+      this.record({ names, failures: 0, retryAt: null, lastIssuedAt: clock.now().toISOString(), issuedBy: this.options.directoryUrl });
       // Asked at once, so that a restart before the CA's Retry-After asks nothing.
       const renewAt = await this.plan(info);
       this.record({ renewAt: iso(renewAt) });
@@ -175,6 +175,11 @@ export class AcmeRenewal {
   /** False when the store refused the folder's pair (its key is another's): then a new one is due. */
   private serves(current: { fingerprint: string }): boolean {
     return this.served() === current.fingerprint;
+  }
+
+  /** Issued through another directory than the configured one (staging, before the switch). */
+  private fromElsewhere(): boolean {
+    return this.state.issuedBy !== null && this.state.issuedBy !== this.options.directoryUrl;
   }
 
   private served(): string | undefined {
