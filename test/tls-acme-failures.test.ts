@@ -1,14 +1,17 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../src/config/load.js';
-import { defaultAcmeNames } from '../src/tls/acme.js';
+import { systemClock } from '../src/core/clock.js';
+import { createAcmeChallengeListener } from '../src/http/acme-challenge.js';
+import { createAcme, defaultAcmeNames } from '../src/tls/acme.js';
+import { CertificateStore } from '../src/tls/certificate-store.js';
 import { renewalTime } from '../src/tls/acme-renewal-time.js';
 import { ACME_HOST, peerFingerprint, startAcmeApp, storedCertificate } from './helpers/acme.js';
 import { hostedHolder } from './helpers/domains.js';
 import { pebbleOrSkip } from './helpers/pebble.js';
 import { freePort } from './helpers/ports.js';
 import { smtpDialog } from './helpers/smtp.js';
-import { smtpStartTls, tlsOpen } from './helpers/tls.js';
+import { recordingLogger, smtpStartTls, tlsOpen } from './helpers/tls.js';
 
 /** Certificates by ACME when the CA is not there, after a restart, and for which names. */
 
@@ -84,7 +87,8 @@ t.test(
     const pebble = await pebbleOrSkip(t);
     if (!pebble) return;
     const directoryUrl = `https://localhost:${await freePort()}/dir`;
-    const app = await startAcmeApp(t, pebble, { metrics: { token: TOKEN }, tls: { acme: { directoryUrl } } });
+    const log = recordingLogger();
+    const app = await startAcmeApp(t, pebble, { metrics: { token: TOKEN }, tls: { acme: { directoryUrl } } }, { logger: log.logger, tlsPollMs: 10 });
     await app.app.acme?.idle();
     t.notMatch((await smtpDialog(app.smtpPort, ['EHLO client.test']))[1], /STARTTLS/, 'the MX offers no STARTTLS without a certificate');
     t.notMatch((await smtpDialog(app.submissionPort, ['EHLO client.test']))[1], /STARTTLS/);
@@ -110,6 +114,15 @@ t.test(
       'no "set tls.cert" advice: the acme line explains',
     );
     t.match(await metricsOf(app.baseUrl), `agentpost_acme_failures{directory="${directoryUrl}"} 1`);
+    t.match(
+      log.entries.find((entry) => entry.level === 'error'),
+      { message: 'ACME certificate request failed: no listener offers TLS until one comes', fields: { error: /ECONNREFUSED/, retryAt: String } },
+      'the log says why',
+    );
+    t.notOk(
+      log.entries.some((entry) => /refused/.test(entry.message)),
+      'the file poll (every 10 ms meanwhile) does not report the missing certificate as refused',
+    );
   },
 );
 
@@ -137,6 +150,39 @@ t.test(
     t.equal(storedCertificate(app).fingerprint, issuedBefore, 'nothing due: no new certificate');
   },
 );
+
+t.test('a check that throws (the names cannot be read) is logged, and the next check runs', async (t) => {
+  const pebble = await pebbleOrSkip(t);
+  if (!pebble) return;
+  pebble.dns.set(ACME_HOST, { A: ['127.0.0.1'] });
+  const acmeSettings = { directoryUrl: pebble.directoryUrl, caFile: pebble.caFile, httpPort: pebble.httpPort };
+  const config = loadConfig({ overrides: { dataDir: t.testdir({}), smtp: { hostname: ACME_HOST }, tls: { acme: acmeSettings } } });
+  const log = recordingLogger();
+  const certificates = CertificateStore.fromConfig(config, log.logger, systemClock);
+  let reads = 0;
+  const policyHosts = () => {
+    reads += 1;
+    if (reads === 1) throw new Error('the database is closed');
+    return [];
+  };
+  const acme = createAcme(config, certificates, { logger: log.logger, clock: systemClock, policyHosts, pollMs: 50 });
+  if (!acme || !certificates) throw new Error('no ACME');
+  const listener = createAcmeChallengeListener(acme.challenges);
+  await new Promise<void>((resolve) => listener.listen(pebble.httpPort, '127.0.0.1', resolve));
+  t.teardown(() => {
+    acme.renewal.stop();
+    listener.close();
+  });
+  acme.renewal.start();
+  await acme.renewal.idle();
+  t.match(
+    log.entries.find((entry) => entry.level === 'error'),
+    { message: /^ACME check failed/, fields: { error: 'the database is closed' } },
+  );
+  t.notOk(certificates.available());
+  await acme.renewal.check();
+  t.ok(certificates.available(), 'the next check got the certificate');
+});
 
 t.test('the default names leave out what no CA certifies; renewal 30 days before expiry, a third of a short lifetime', async (t) => {
   t.same(defaultAcmeNames(loadConfig(), []), [], 'localhost and a derived base URL are left out');

@@ -66,6 +66,17 @@ export class AcmeClientIssuer implements AcmeIssuer {
   ) {}
 
   async issue(names: string[]): Promise<IssuedPair> {
+    try {
+      return await this.order(names);
+    } catch (error) {
+      // The next attempt starts from a new client: it registers again (RFC 8555 section 7.3.1
+      // answers with the account the key already has) rather than keep a failed state.
+      this.client = null;
+      throw error;
+    }
+  }
+
+  private async order(names: string[]): Promise<IssuedPair> {
     const acme = await loadAcme();
     const client = await (this.client ??= this.connect(acme));
     // ECDSA P-256: what Let's Encrypt and every current TLS stack serve first (docs/operators/tls.md).

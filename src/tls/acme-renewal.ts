@@ -86,9 +86,20 @@ export class AcmeRenewal {
     this.timer.unref();
   }
 
+  /**
+   * One attempt at a time, in order. Whatever an attempt throws that obtain() does not report
+   * (the names cannot be read, the folder cannot be written) is logged and looked at again
+   * later: the queue never stays rejected, and a timer's attempt never rejects unhandled.
+   */
   private enqueue(force: boolean): Promise<void> {
     if (!force && this.running) return this.attempts;
-    this.attempts = this.attempts.then(() => this.attempt(force));
+    this.attempts = this.attempts.then(() =>
+      this.attempt(force).catch((error: unknown) => {
+        if (this.stopped) return;
+        this.options.logger.error('ACME check failed: looked at again in an hour', { error: (error as Error).message });
+        this.schedule(CHECK_EVERY_MS);
+      }),
+    );
     return this.attempts;
   }
 

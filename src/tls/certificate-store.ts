@@ -122,6 +122,8 @@ export class CertificateStore implements ServerCertificates {
     let replaced = 0;
     for (const slot of this.slots) {
       const stamp = stampOf(slot.files);
+      // ACME's first certificate has not come: nothing to read, and nothing to report.
+      if (slot.pair === null && stamp.includes('missing')) continue;
       if (trigger === 'files' && !this.settled(slot, stamp)) continue;
       if (this.replace(slot, trigger)) replaced += 1;
     }
