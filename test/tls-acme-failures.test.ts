@@ -123,6 +123,13 @@ t.test(
       log.entries.some((entry) => /refused/.test(entry.message)),
       'the file poll (every 10 ms meanwhile) does not report the missing certificate as refused',
     );
+    const pauses: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const { retryAt, lastErrorAt } = app.app.acme?.status() ?? {};
+      pauses.push((Date.parse(retryAt ?? '') - Date.parse(lastErrorAt ?? '')) / 60_000);
+      await app.app.acme?.renew();
+    }
+    t.same(pauses, [1, 2, 4], 'the pause after each failure doubles, in minutes');
   },
 );
 
