@@ -141,14 +141,14 @@ const loadAcme = (): Promise<AcmeModule> =>
   (loaded ??= import('acme-client').then((module) => {
     const acme = (module as AcmeModule & { default?: AcmeModule }).default ?? module;
     acme.axios.defaults.timeout = 30_000;
-    // acme-client's own setting on its axios instance (src/axios.js there), not in its types.
+    // acme-client's own setting on its axios instance, not in its types (`acmeSettings`).
     (acme.axios.defaults as unknown as { acmeSettings: { retryMaxAttempts: number } }).acmeSettings.retryMaxAttempts = 0;
     reportNetworkErrors(acme);
     return acme;
   }));
 
 /**
- * acme-client's response interceptor (src/axios.js there) reads `response.config` of an error
+ * acme-client's response interceptor (its validateStatus) reads `response.config` of an error
  * that has no response (a refused connection, a timeout) and throws a TypeError in its place
  * ("Cannot read properties of undefined"). One put before it hands such an error on as what
  * it is, so the operator reads why the CA could not be reached (docs/contributing/dependencies.md).
