@@ -17,6 +17,10 @@ import type { RuntimeProbe } from './services/health/status.js';
 import type { Services } from './services/index.js';
 import type { Store } from './store/index.js';
 import { CertificateStore, type ReloadTrigger } from './tls/certificate-store.js';
+import { createAcme } from './tls/acme.js';
+import type { AcmeRenewal } from './tls/acme-renewal.js';
+import { createAcmeChallengeListener } from './http/acme-challenge.js';
+import { acmeChallengeListens } from './config/services-config.js';
 import { SearchWriterThread } from './workers/threads/search-writer-thread.js';
 
 export { databasePath, openCore } from './app/core.js';
@@ -65,13 +69,17 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const authThread = createAuthThread(config, options, logger);
   // Read at each status request, once the listeners exist.
   const runtime: RuntimeProbe = {
-    listeners: () => listenerStates(adapters, app.ports),
+    listeners: () => listenerStates(adapters, app.ports, acmeListener),
     searchMode: () => (core.indexWriter instanceof SearchWriterThread ? 'thread' : 'main'),
   };
   const core = openCore(config, { ...options, logger }, { parseMail: parsePool?.parse, authenticateMail: authThread?.check, runtime });
   const { store, services } = core;
   let ready = false;
-  const adapters = createAdapters({ services, config, logger, certificates, isReady: () => ready, baseUrl: () => app.baseUrl });
+  const acme = createAcme(config, certificates, { logger, clock, policyHosts: () => services.domains.policyHostsHere(), pollMs: options.acmePollMs });
+  // The CA's http-01 requests: on a listener of their own, or on the HTTP listener's port (src/config/services-config.ts).
+  const acmeListener = acme && acmeChallengeListens(config) ? createAcmeChallengeListener(acme.challenges) : null;
+  const acmeChallenges = acme && !acmeListener ? acme.challenges : null;
+  const adapters = createAdapters({ services, config, logger, certificates, isReady: () => ready, baseUrl: () => app.baseUrl, acmeChallenges });
   const { queues, inbound, calendar } = createQueues(services, clock, logger, { webhookConcurrency: config.webhooks.concurrency });
   // A burst of mail leaves garbage V8 keeps for minutes, and pages of the database read through
   // its memory maps; both handed back once quiet.
@@ -144,7 +152,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         await core.handoff.close();
       },
     },
-    listenersPart(adapters, config, (ports) => {
+    listenersPart(adapters, config, acmeListener, (ports) => {
       app.ports = ports;
       app.baseUrl = baseUrlOf(config, ports.http);
       core.urls.base = app.baseUrl;
@@ -158,6 +166,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       },
     },
     { name: 'certificates', start: () => certificates?.watch(options.tlsPollMs ?? 5000), stop: () => certificates?.close() },
+    // After the listeners: the challenge's must answer, and the others take TLS once a certificate comes.
+    { name: 'acme', start: () => acme?.renewal.start(), stop: () => acme?.renewal.stop() },
     {
       name: 'ready',
       start: () => {
@@ -177,6 +187,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     services,
     logger,
     certificates,
+    acme: acme?.renewal ?? null,
     queues,
     bodyBudget: adapters.bodyBudget,
     ports: UNBOUND,

@@ -5,6 +5,8 @@ import { BodyBudget, type BodyLimits } from '../core/body-budget.js';
 import type { Logger } from '../core/logger.js';
 import { createValidator } from '../core/validate.js';
 import { createConsole } from '../console/index.js';
+import type { AcmeChallenges } from '../core/tls.js';
+import { answerAcmeChallenges } from '../http/acme-challenge.js';
 import { createHttpApp } from '../http/app.js';
 import { createHttpListener, type HttpListener } from '../http/listener.js';
 import { createImapServer, type ImapServer } from '../imap/server.js';
@@ -40,6 +42,8 @@ export interface AdapterContext {
   isReady: () => boolean;
   /** Known once the HTTP listener is bound. */
   baseUrl: () => string;
+  /** ACME's http-01 challenges, when they share the HTTP listener (src/http/acme-challenge.ts). */
+  acmeChallenges?: AcmeChallenges | null;
 }
 
 /**
@@ -48,7 +52,7 @@ export interface AdapterContext {
  * in an HTTP routes file, so no adapter imports another: the HTTP app only lends them paths
  * and Node's raw request and response.
  */
-export const createAdapters = ({ services, config, logger, certificates, isReady, baseUrl }: AdapterContext): Adapters => {
+export const createAdapters = ({ services, config, logger, certificates, isReady, baseUrl, acmeChallenges }: AdapterContext): Adapters => {
   // One budget for the bytes of request bodies held at once, shared by REST and MCP.
   const body: BodyLimits = {
     sendBytes: config.http.maxBodyBytes,
@@ -73,7 +77,8 @@ export const createAdapters = ({ services, config, logger, certificates, isReady
     nodeMounts: [{ paths: MCP_PATHS, handle: mcp }],
     pages,
   });
-  const http = createHttpListener(httpApp.callback(), config.http.tls ? certificates : null);
+  const handler = acmeChallenges ? answerAcmeChallenges(acmeChallenges, httpApp.callback()) : httpApp.callback();
+  const http = createHttpListener(handler, config.http.tls ? certificates : null);
   const smtp = createInboundServer(services, logger, { ...config.smtp, certificates });
   const submissionOptions = {
     ...config.submission,

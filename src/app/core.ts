@@ -17,6 +17,7 @@ import { createServices } from '../services/index.js';
 import { SmtpHandoff } from '../smtp/outbound.js';
 import { Store } from '../store/index.js';
 import { loadSecretKey, loadSessionKey } from '../store/secret-key.js';
+import { acmeStatusFile } from '../tls/acme-files.js';
 import { readTrustAnchors } from '../tls/trust-anchors.js';
 import type { AppOptions } from './options.js';
 import { createIndexWriter } from './threads.js';
@@ -88,6 +89,7 @@ export const openCore = (config: Config, options: AppOptions = {}, { parseMail, 
     polygon: payments.polygon,
     probe: tcpGreetingProbe,
     certificates: certificateFiles(certificatePaths(config)),
+    acme: acmeStatusFile(config),
     config: { ...servicesConfigOf(config), secretKey: loadSecretKey(config.dataDir), owners: { ...config.owners, sessionKey: loadSessionKey(config.dataDir) } },
   });
   return { clock, logger, store, services, handoff, indexWriter, dns, urls, payments };

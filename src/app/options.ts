@@ -45,6 +45,8 @@ export interface AppOptions {
   releaseNativeMemory?: () => void;
   /** How often the `tls.*` files are looked at for a renewed certificate. Default 5 s. */
   tlsPollMs?: number;
+  /** acme-client's pause between looks at a pending ACME order (default 5 s); tests shorten it. */
+  acmePollMs?: number;
   /** MTA-STS policies on a port other than 443 (RFC 8461 fixes 443; tests serve their own). */
   mtaStsPort?: number;
   /** Messages between a folder's rank samples (src/store/rank-samples.ts). */

@@ -1,6 +1,6 @@
 import type { AcmeStatus } from '../../core/certificates.js';
 import type { CheckResult } from '../../core/doctor.js';
-import type { PartStatus } from './status.js';
+import type { PartStatus } from './part-status.js';
 
 /** The status page's certificate part, as it is from the files. */
 export interface CertificatePart {

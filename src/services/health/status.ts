@@ -5,7 +5,9 @@ import type { Store } from '../../store/index.js';
 import type { QueueFigures } from '../../store/health.js';
 import { withAcme, type CertificatePart } from './acme-status.js';
 
-export type PartStatus = 'ok' | 'degraded' | 'down';
+import type { PartStatus } from './part-status.js';
+
+export type { PartStatus } from './part-status.js';
 
 /** What main.ts knows of its listeners and threads, read at every status request. */
 export interface RuntimeProbe {
