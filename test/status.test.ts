@@ -62,11 +62,18 @@ t.test('the certificate part reads the configured PEM: days left, degraded under
       })
     ).cert;
   const runtime = { listeners: () => ({}), searchMode: () => 'main' as const };
+  const noBacklog = () => 0;
   const part = async (files: { source: string; pem: string }[] | Error) => {
-    const service = new StatusService(app.app.store, new ManualClock(now), runtime, async () => {
-      if (files instanceof Error) throw files;
-      return files;
-    });
+    const service = new StatusService(
+      app.app.store,
+      new ManualClock(now),
+      runtime,
+      async () => {
+        if (files instanceof Error) throw files;
+        return files;
+      },
+      noBacklog,
+    );
     return (await service.report()).parts.certificate;
   };
   t.match(await part([{ source: 'cert.pem', pem: await certificate(90) }]), { status: 'ok', configured: true, daysLeft: 90 });
@@ -85,9 +92,9 @@ t.test('the certificate part reads the configured PEM: days left, degraded under
 
   const dir = app.app.config.dataDir;
   writeFileSync(join(dir, 'cert.pem'), await certificate(30));
-  const fromFiles = new StatusService(app.app.store, new ManualClock(now), runtime, certificateFiles([{ path: join(dir, 'cert.pem') }]));
+  const fromFiles = new StatusService(app.app.store, new ManualClock(now), runtime, certificateFiles([{ path: join(dir, 'cert.pem') }]), noBacklog);
   t.match((await fromFiles.report()).parts.certificate, { status: 'ok', daysLeft: 30 }, 'read from the PEM file');
-  const missing = new StatusService(app.app.store, new ManualClock(now), runtime, certificateFiles([{ path: join(dir, 'gone.pem') }]));
+  const missing = new StatusService(app.app.store, new ManualClock(now), runtime, certificateFiles([{ path: join(dir, 'gone.pem') }]), noBacklog);
   t.match((await missing.report()).parts.certificate, { status: 'down', detail: /ENOENT/ });
 });
 

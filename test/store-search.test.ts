@@ -99,26 +99,29 @@ t.test('a total asked again stays exact once new mail is indexed and once a mess
   t.equal(await total(), 2, 'a message removed since');
 });
 
-t.test('stored mail waits in the queue; a search hands it to the index first; a batch is one index segment', async (t) => {
+t.test('stored mail waits in memory, not in the store; a search hands it to the index first; a batch is one index segment that moves the mark', async (t) => {
   // The indexer waits longer than the test: on a loaded machine the 20 commits below took more than its 250 ms.
   const { app, register } = await startApp(t, {}, { manual: ['search'] });
   const agent = await register();
   const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
   const index = indexOf(t, app);
-  const queued = () => app.store.db.prepare('SELECT count(*) FROM search_queue').pluck().get() as number;
+  const queued = () => app.services.searchIndex.backlog();
   const before = index.segments();
   await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
       app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf(`note ${i}`, 'x'), parsed(`note ${i}`, `word${i} shared`))),
     ),
   );
-  t.equal(queued(), 20, 'each stored message is queued');
+  t.equal(queued(), 20, 'each stored message waits for the index');
+  const tables = app.store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'search%'").pluck().all();
+  t.same(tables.sort(), ['search_backfill', 'search_removals'], 'and the store holds no queue of them');
   t.equal(index.segments(), before, 'storing mail writes nothing to the index');
   const principal = app.services.auth.authenticate(agent.apiKey);
   const found = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 50, offset: 0, search: 'shared' });
   t.equal(found.totalMessages, 20, 'the search saw every queued message');
   t.ok(index.segments() - before <= 2, `rows added to messages_fts_data: ${index.segments() - before}`);
-  await until(() => queued() === 0, 'the queue to empty once the index has the messages');
+  await until(() => queued() === 0, 'nothing waits once the index has the messages');
+  t.equal(app.store.searchIndex.indexedThrough(), app.store.searchIndex.lastMessageRowId(), "the index's mark is the last message");
 });
 
 t.test('the indexer drains the queue without a search', async (t) => {
@@ -126,8 +129,8 @@ t.test('the indexer drains the queue without a search', async (t) => {
   const agent = await register();
   const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
   await app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf('hello', 'x'), parsed('hello', 'indexed later')));
-  t.ok(app.store.searchIndex.hasQueued());
-  await until(() => !app.store.searchIndex.hasQueued(), 'the indexer');
+  t.ok(app.services.searchIndex.backlog() > 0);
+  await until(() => app.services.searchIndex.backlog() === 0, 'the indexer');
   t.equal(indexOf(t, app).hits('indexed'), 1);
 });
 
@@ -142,7 +145,7 @@ t.test('without a search thread the index is written on the main thread, the sam
     found.emails.map((email) => email.subject),
     ['inline'],
   );
-  await until(() => !app.store.searchIndex.hasQueued(), 'the queue to empty');
+  await until(() => app.services.searchIndex.backlog() === 0, 'nothing to wait');
 });
 
 /** Starts an app in `dataDir`, stores one message with these parsed fields, and stops it. */
@@ -240,7 +243,7 @@ t.test('mail still queued when the process stopped is indexed from its raw bytes
   // Stopped before the indexer's delay: the text existed only in that process.
   const agent = await storeOneAndStop(t, dataDir, raw, parsed('late', 'unindexed pelican'));
   const second = await startApp(t, { dataDir });
-  t.notOk(second.app.store.searchIndex.hasQueued());
+  t.equal(second.app.services.searchIndex.backlog(), 0, 'indexed by the start, before it listens');
   const principal = second.app.services.auth.authenticate(agent.apiKey);
   const found = await second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'pelican' });
   t.same(

@@ -1,9 +1,16 @@
 import type { RecipientStatus } from './types.js';
 
-/** Outbox topics (docs/design.md rule 6): facts written in the transaction that made them true. */
+/** Changes (docs/design.md rule 6): facts recorded in the transaction that made them true. */
 export const MESSAGE_STORED = 'message.stored';
 
-/** A message was stored in a folder; the webhook dispatcher turns INBOX ones into events. */
+/**
+ * A stored message's text for the full-text index (a notice with its transaction, so a text is
+ * heard of only once its message is committed): the index takes it from memory; what a stop
+ * loses is found again at the next start (src/services/mail/search-index.ts).
+ */
+export const SEARCH_TEXT = 'search.text';
+
+/** A message was stored in a folder; the event log records INBOX ones (src/services/webhooks/event-log.ts). */
 export interface MessageStoredEvent {
   mailboxId: string;
   accountId: string;

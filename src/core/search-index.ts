@@ -1,3 +1,5 @@
+export { SEARCH_TEXT } from './events.js';
+
 /** What the full-text index holds of a message. */
 export interface SearchText {
   subject: string;
@@ -25,9 +27,13 @@ export interface IndexEntry {
  * or on the main thread (store/search-db.ts); the services see only this.
  */
 export interface IndexWriter {
-  /** Resolves once the entries are durable in the index; each replaces any earlier entry of its row id. */
-  index(entries: IndexEntry[]): Promise<void>;
-  /** Drops every entry above `rowId`: their messages went with an unsynced tail of the store. */
+  /**
+   * Resolves once the entries are durable in the index; each replaces any earlier entry of its
+   * row id. With `through`, the index's mark moves up to it in the same transaction: every
+   * message with a row id up to it is indexed, removed, or listed for the backfill.
+   */
+  index(entries: IndexEntry[], through?: number): Promise<void>;
+  /** Drops every entry above `rowId`, and the mark with them: their messages went with an unsynced tail of the store. */
   trimAbove(rowId: number): Promise<void>;
   /**
    * Resolves once everything handed over so far is in the index, without blocking the event

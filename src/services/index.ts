@@ -160,7 +160,7 @@ export const createServices = ({
   });
   const accessKeyPolicy = new AccessKeyPolicyService(store, clock, config.timeZone);
   const limits = new SendingLimits(store, clock, rateLimiter, { ...config.sending.limits, timeZone: config.timeZone });
-  const status = new StatusService(store, clock, runtime, certificates, acme);
+  const status = new StatusService(store, clock, runtime, certificates, () => searchIndex.backlog(), acme);
   const authenticator = new MessageAuthenticator(dns, config.smtpHostname, config.authenticationTimeoutMs);
   const { limits: sendingLimits, ...sendingConfig } = config.sending;
   // The one way into a mailbox: the MX, the inbound queue and local sends all go through it.

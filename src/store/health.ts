@@ -39,9 +39,4 @@ export class HealthRepo extends Repo {
        FROM webhook_events INDEXED BY webhook_events_due WHERE status = 'pending'`,
     ).get() as QueueFigures;
   }
-
-  /** Stored messages the full-text index has not taken yet. */
-  searchBacklog(): number {
-    return (this.sql('SELECT count(*) AS depth FROM search_queue').get() as { depth: number }).depth;
-  }
 }

@@ -25,7 +25,7 @@ import { OwnerRepo } from './owners.js';
 import { DraftRepo } from './drafts.js';
 import { RateLimitRepo } from './rate-limits.js';
 import { prepareSearchIndexFile, searchIndexFile, SearchIndexReader } from './search-db.js';
-import { SearchIndexRepo } from './search-index.js';
+import { backfillAllMessages, SearchIndexRepo } from './search-index.js';
 import { SettingsRepo } from './settings.js';
 import { SubmissionRepo } from './submissions.js';
 import { SuppressionRepo } from './suppressions.js';
@@ -122,7 +122,7 @@ export class Store {
     this.webhookEndpoints = new WebhookEndpointRepo(db);
     this.webhookEvents = new WebhookEventRepo(db);
     this.imap = new ImapRepo(db);
-    this.searchIndex = new SearchIndexRepo(db);
+    this.searchIndex = new SearchIndexRepo(db, this.feed, searchReader);
     this.invoices = new InvoiceRepo(db);
     this.threads = new ThreadRepo(db);
     this.bodies = new MessageBodyRepo(db);
@@ -144,7 +144,7 @@ export class Store {
   static open(file: string, options: StoreOptions = {}): Store {
     const db = openDatabase(file, options);
     const searchFile = searchIndexFile(file);
-    prepareSearchIndexFile(searchFile, options, () => new SearchIndexRepo(db).backfillAll());
+    prepareSearchIndexFile(searchFile, options, () => backfillAllMessages(db));
     return new Store(db, searchFile, options);
   }
 

@@ -43,6 +43,14 @@ const WRITES = 'CREATE TABLE IF NOT EXISTS index_writes (seq INTEGER PRIMARY KEY
 const WRITES_KEPT = 1000;
 
 /**
+ * The index's mark: every message of the store with a row id up to `through` is indexed,
+ * removed, or listed in the store's search_backfill. Moved up in the transaction that writes
+ * entries; what is above it at a start was committed but not yet indexed, and is backfilled.
+ * No row: a file from before the mark, whose start sets it (src/services/mail/search-index.ts).
+ */
+const INDEX_STATE = 'CREATE TABLE IF NOT EXISTS index_state (id INTEGER PRIMARY KEY CHECK (id = 1), through INTEGER NOT NULL)';
+
+/**
  * Opens (creating if need be) the index file at start-up. When it is new or of another
  * version, `beforeRebuild` runs first, so the store records that every message needs
  * indexing before the empty index is marked current: a crash between the two leaves work
@@ -53,10 +61,13 @@ export const prepareSearchIndexFile = (file: string, options: OpenOptions, befor
   try {
     pragma(db, 'journal_mode = WAL');
     db.exec(WRITES);
+    db.exec(INDEX_STATE);
     if (pragma(db, 'user_version') === SCHEMA_VERSION) return;
     beforeRebuild();
     db.transaction(() => {
       db.exec('DROP TABLE IF EXISTS messages_fts');
+      // The store listed every message for indexing (beforeRebuild): the next start sets the mark.
+      db.exec('DELETE FROM index_state');
       // Logged like any write, as touching every row id: no count is brought forward over it.
       db.exec('INSERT INTO index_writes (lowest) VALUES (0)');
       db.exec(SCHEMA);
@@ -82,9 +93,12 @@ export class SearchIndexFileWriter extends Repo {
    * one of its row id (a message indexed again after a restart); a delete of a row id the
    * index lacks costs about 2 µs.
    */
-  index(entries: IndexEntry[]): void {
+  index(entries: IndexEntry[], through?: number): void {
     this.db
       .transaction(() => {
+        if (through !== undefined) {
+          this.sql('INSERT INTO index_state (id, through) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET through = max(through, excluded.through)').run(through);
+        }
         for (const { rowId, folderId, text } of entries) {
           this.sql('DELETE FROM messages_fts WHERE rowid = ?').run(rowId);
           this.sql("INSERT INTO messages_fts (rowid, folder, subject, participants, body) VALUES (?, 'f' || ?, ?, ?, ?)").run(
@@ -104,6 +118,7 @@ export class SearchIndexFileWriter extends Repo {
   trimAbove(rowId: number): void {
     this.db.transaction(() => {
       this.sql('DELETE FROM messages_fts WHERE rowid > ?').run(rowId);
+      this.sql('UPDATE index_state SET through = min(through, ?)').run(rowId);
       this.logWrite(rowId + 1);
     })();
   }
@@ -123,8 +138,8 @@ export class SearchIndexFileWriter extends Repo {
 export class InlineIndexWriter implements IndexWriter {
   constructor(private readonly writer: SearchIndexFileWriter) {}
 
-  async index(entries: IndexEntry[]): Promise<void> {
-    this.writer.index(entries);
+  async index(entries: IndexEntry[], through?: number): Promise<void> {
+    this.writer.index(entries, through);
   }
 
   async trimAbove(rowId: number): Promise<void> {
@@ -205,6 +220,11 @@ export class SearchIndexReader extends Repo {
     // A BigInt: FTS5 seeks to an integer row id, but ignores a floating-point bound and walks every match.
     const above = this.sql('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ?').pluck().get(match, BigInt(earlier.high));
     return earlier.total + (above as number);
+  }
+
+  /** The index's mark (INDEX_STATE), or null when it has none yet. */
+  through(): number | null {
+    return (this.sql('SELECT through FROM index_state WHERE id = 1').pluck().get() as number | undefined) ?? null;
   }
 
   count(match: string): number {

@@ -1,5 +1,8 @@
-import { REMOVED_FOLDER, REMOVED_TEXT, type IndexEntry, type SearchText } from '../core/search-index.js';
+import { REMOVED_FOLDER, REMOVED_TEXT, SEARCH_TEXT, type IndexEntry, type SearchText } from '../core/search-index.js';
+import type { CommitFeed } from './commit-feed.js';
+import type { Db } from './db.js';
 import { Repo } from './repo.js';
+import type { SearchIndexReader } from './search-db.js';
 
 export type { SearchText } from '../core/search-index.js';
 
@@ -10,38 +13,35 @@ export interface BackfillItem {
   raw: Buffer;
 }
 
-/** A queued message; `text` is missing when the process that stored it has stopped since. */
-export interface QueuedEntry {
-  rowId: number;
-  folderId: number;
-  text: SearchText | undefined;
-}
-
 /**
- * What still has to reach the full-text index (its own file: search-db.ts), kept in the
- * store so that it commits with the mail (migrations 7 and 9). Storing a message queues its
- * id here and its text in memory; the text is never written to the store. A queued id
- * leaves the queue only after the index has its entry durably.
- *
- * A queued id without a text (the process stopped before indexing it) goes to the backfill,
- * whose messages are indexed from their raw bytes. A text outlives its queue row only when
- * its transaction rolled back; it is dropped once below every queued id (a later message
- * that reuses the row id replaces it first).
+ * What the full-text index (its own file: search-db.ts) still has to take, on the store's side.
+ * A stored message's text goes to the index from memory: `queue` announces it with the
+ * transaction that stores the message (a notice on the commit feed, heard only once it is
+ * committed), and nothing is written here for it. The index's mark says how far it got; what a
+ * stop left above the mark is listed in search_backfill at the next start and indexed from its
+ * raw bytes, as are copies whose text is not at hand. A removal is kept here (migration 32) until
+ * the index has blanked its entry.
  */
 export class SearchIndexRepo extends Repo {
-  private readonly texts = new Map<number, SearchText>();
+  constructor(
+    db: Db,
+    private readonly feed: CommitFeed,
+    private readonly reader: SearchIndexReader,
+  ) {
+    super(db);
+  }
 
+  /** Inside the storing transaction. */
   queue(rowId: number, folderId: number, text: SearchText): void {
-    this.sql('INSERT INTO search_queue (message_rowid, folder_id) VALUES (?, ?)').run(rowId, folderId);
-    this.texts.set(rowId, text);
+    const entry: IndexEntry = { rowId, folderId, text };
+    this.feed.stage(SEARCH_TEXT, entry);
   }
 
   /**
-   * A removed message (migration 032): out of the queue and the backfill if it waits there,
-   * and a removal to hand over, so its index entry is blanked. Inside the removing transaction.
+   * A removed message: out of the backfill if it waits there, and a removal to hand over, so its
+   * index entry is blanked. Inside the removing transaction.
    */
   forget(rowId: number): void {
-    this.sql('DELETE FROM search_queue WHERE message_rowid = ?').run(rowId);
     this.sql('DELETE FROM search_backfill WHERE message_rowid = ?').run(rowId);
     this.sql('INSERT INTO search_removals (message_rowid) VALUES (?)').run(rowId);
   }
@@ -62,43 +62,9 @@ export class SearchIndexRepo extends Repo {
     this.sql('INSERT OR IGNORE INTO search_backfill (message_rowid) VALUES (?)').run(rowId);
   }
 
-  hasQueued(): boolean {
-    return this.sql('SELECT 1 FROM search_queue LIMIT 1').get() !== undefined;
-  }
-
-  /** Queued messages above `rowId`, oldest first. */
-  queuedAfter(rowId: number): QueuedEntry[] {
-    const rows = this.sql('SELECT message_rowid AS rowId, folder_id AS folderId FROM search_queue WHERE message_rowid > ? ORDER BY message_rowid').all(
-      rowId,
-    ) as { rowId: number; folderId: number }[];
-    return rows.map((row) => ({ ...row, text: this.texts.get(row.rowId) }));
-  }
-
-  /** Indexed: out of the queue, and their texts out of memory. */
-  dequeue(entries: IndexEntry[]): void {
-    this.sql('DELETE FROM search_queue WHERE message_rowid IN (SELECT value FROM json_each(?))').run(idsOf(entries));
-    for (const entry of entries) this.texts.delete(entry.rowId);
-    const oldest = this.sql('SELECT min(message_rowid) FROM search_queue').pluck().get() as number | null;
-    for (const rowId of this.texts.keys()) if (oldest === null || rowId < oldest) this.texts.delete(rowId);
-  }
-
-  /** Queued ids with no text in memory: indexed from their raw bytes instead. */
-  moveToBackfill(rowIds: number[]): void {
-    const ids = JSON.stringify(rowIds);
-    this.sql('INSERT OR IGNORE INTO search_backfill (message_rowid) SELECT value FROM json_each(?)').run(ids);
-    this.sql('DELETE FROM search_queue WHERE message_rowid IN (SELECT value FROM json_each(?))').run(ids);
-  }
-
-  /** Hands every queued id to the backfill: at start, when no text of them is in memory. */
-  backfillQueued(): void {
-    this.sql('INSERT OR IGNORE INTO search_backfill (message_rowid) SELECT message_rowid FROM search_queue').run();
-    this.sql('DELETE FROM search_queue').run();
-    this.texts.clear();
-  }
-
-  /** Every stored message, for an index that starts empty. */
-  backfillAll(): void {
-    this.sql('INSERT OR IGNORE INTO search_backfill (message_rowid) SELECT id FROM messages').run();
+  /** Every stored message above the index's mark: committed, and not indexed when the last process stopped. */
+  backfillAbove(rowId: number): void {
+    this.sql('INSERT OR IGNORE INTO search_backfill (message_rowid) SELECT id FROM messages WHERE id > ?').run(rowId);
   }
 
   backfillCount(): number {
@@ -121,6 +87,16 @@ export class SearchIndexRepo extends Repo {
   lastMessageRowId(): number {
     return (this.sql('SELECT max(id) FROM messages').pluck().get() as number | null) ?? 0;
   }
+
+  /** The index's mark (search-db.ts INDEX_STATE), read from the index file; null before it has one. */
+  indexedThrough(): number | null {
+    return this.reader.through();
+  }
 }
+
+/** Every stored message listed for indexing: for an index that starts empty (search-db.ts prepareSearchIndexFile). */
+export const backfillAllMessages = (db: Db): void => {
+  db.prepare('INSERT OR IGNORE INTO search_backfill (message_rowid) SELECT id FROM messages').run();
+};
 
 const idsOf = (entries: IndexEntry[]): string => JSON.stringify(entries.map((entry) => entry.rowId));

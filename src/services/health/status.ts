@@ -36,6 +36,8 @@ export class StatusService {
     private readonly clock: Clock,
     private readonly runtime: RuntimeProbe,
     private readonly certificates: CertificateSource,
+    /** Messages the full-text index has not taken yet (SearchIndexService.backlog). */
+    private readonly searchBacklog: () => number,
     /** What the ACME client reported; null without ACME. */
     private readonly acme: AcmeStatusSource = async () => null,
   ) {}
@@ -76,7 +78,7 @@ export class StatusService {
   }
 
   private searchPart() {
-    const backlog = this.guard(() => this.store.health.searchBacklog());
+    const backlog = this.guard(() => this.searchBacklog());
     if (backlog === null) return { status: 'down' as const, mode: this.runtime.searchMode(), detail: 'the database does not answer' };
     const lagging = backlog > SEARCH_BACKLOG_LIMIT;
     return {

@@ -1,25 +1,30 @@
+import { SEARCH_TEXT } from '../../core/events.js';
 import type { Logger } from '../../core/logger.js';
-import type { IndexEntry, IndexWriter } from '../../core/search-index.js';
-import type { Store } from '../../store/index.js';
-import type { QueuedEntry } from '../../store/search-index.js';
 import type { ParseMail } from '../../core/parsed-message.js';
+import type { IndexEntry, IndexWriter } from '../../core/search-index.js';
 import { searchTextOf } from '../../mime/parse.js';
+import type { Store } from '../../store/index.js';
 
 /** Messages parsed again per backfill step. */
 const BACKFILL_BATCH = 200;
 
 /**
- * Feeds the full-text index from the store's queue. The index is its own file, written by
- * an IndexWriter (on a thread of its own when main.ts has one), so tokenizing stored mail
- * leaves the event loop that runs SMTP and the group commit.
+ * Feeds the full-text index. The index is its own file, written by an IndexWriter (on a
+ * thread of its own when there is one), so tokenizing stored mail leaves the event loop that
+ * runs SMTP and the group commit; nothing about it is written to the store on the way in.
  *
- * Queued messages are handed to the writer in one batch per indexer run, a little after
- * they are stored (workers/jobs/search-indexer.ts); a queued id leaves the queue only once the
- * writer has made its entry durable. A search first hands over whatever is still queued and
- * waits for the writer, so it always sees every message committed before it.
+ * A stored message's text is heard of from the commit feed once its transaction committed
+ * (SEARCH_TEXT) and waits here, in memory, in commit order. The indexer's run hands what waits to
+ * the writer in one batch, which moves the index's mark up to the batch's last row id in the
+ * same transaction; only then does it leave memory. A stop loses what waits here: the next
+ * start lists every message above the mark for the backfill, which indexes it from its raw
+ * bytes. A search first hands over whatever waits and waits for the writer, so it always sees
+ * every message committed before it.
  */
 export class SearchIndexService {
-  /** Queued ids up to here are with the writer already; reset when a hand-over fails. */
+  /** Texts of committed messages not yet durable in the index, by row id (commit order is row id order). */
+  private readonly waiting = new Map<number, IndexEntry>();
+  /** Row ids up to here are with the writer already; reset when a hand-over fails. */
   private handedOver = 0;
 
   constructor(
@@ -28,29 +33,42 @@ export class SearchIndexService {
     private readonly writer: IndexWriter,
     /** The parse threads: indexing stored mail again parses its raw bytes, never on the main thread. */
     private readonly parse: ParseMail,
-  ) {}
+  ) {
+    store.feed.subscribe<IndexEntry>(SEARCH_TEXT, (entries) => {
+      for (const { payload } of entries) this.waiting.set(payload.rowId, payload);
+    });
+  }
 
-  /** Hands everything queued to the writer and resolves once it is indexed (a search awaits this first). */
+  /** Hands everything waiting to the writer and resolves once it is indexed (a search awaits this first). */
   catchUp(): Promise<void> {
     // handOver gives the batch to the writer before its first await; settle then waits for it.
     void this.handOver().catch((error: unknown) => this.logFailure(error));
     return this.writer.settle();
   }
 
-  /** The indexer's run: hands over what is queued and resolves once it is indexed. Returns how many. */
+  /** The indexer's run: hands over what waits and resolves once it is indexed. Returns how many. */
   indexQueued(): Promise<number> {
     return this.handOver();
   }
 
+  /** Messages the index has not taken yet: waiting here, and listed for the backfill (the status page). */
+  backlog(): number {
+    return this.waiting.size + this.store.searchIndex.backfillCount();
+  }
+
   /**
-   * Start-up, before any listener opens: drops index entries of messages the store lost
-   * with an unsynced tail (a power failure), then indexes from their raw bytes the messages
-   * still queued when the last process stopped (their texts were in its memory) and every
-   * message of an index that starts empty. So no search misses or mistakes a message.
+   * Start-up, before any listener opens: drops index entries of messages the store lost with an
+   * unsynced tail (a power failure), lists for the backfill every message committed above the
+   * index's mark (their texts were in the last process's memory), and indexes the backfill, so no
+   * search misses or mistakes a message. An index without a mark (new, or from before the mark)
+   * has every message it lacks listed already: its mark starts at the store's last message.
    */
   async prepare(): Promise<number> {
-    await this.writer.trimAbove(this.store.searchIndex.lastMessageRowId());
-    this.store.transaction(() => this.store.searchIndex.backfillQueued());
+    const last = this.store.searchIndex.lastMessageRowId();
+    await this.writer.trimAbove(last);
+    const through = this.store.searchIndex.indexedThrough();
+    if (through === null) await this.writer.index([], last);
+    else if (through < last) this.store.transaction(() => this.store.searchIndex.backfillAbove(through));
     const total = this.store.searchIndex.backfillCount();
     if (total === 0) return 0;
     this.logger.info('indexing stored mail for search', { messages: total });
@@ -79,34 +97,27 @@ export class SearchIndexService {
   }
 
   /**
-   * Hands the queued messages not yet with the writer to it, in one batch; once they are
-   * indexed, they leave the queue (with the next group commit: a lost dequeue only means
-   * indexing them again). Ids whose text is gone go to the backfill. Removed messages go in
-   * the same batch as blank entries (SearchIndexRepo.forget).
+   * Hands the waiting texts not yet with the writer to it, in one batch that moves the mark to
+   * the last of them; once they are indexed, they leave memory. Removed messages go in the same
+   * batch, first, as blank entries (SearchIndexRepo.forget), and a text still waiting for a
+   * message removed since is dropped. Only the removals cost a commit of the store.
    */
   private async handOver(): Promise<number> {
     const removals = this.store.searchIndex.removals();
-    const queued = this.store.searchIndex.queuedAfter(this.handedOver);
-    if (queued.length === 0 && removals.length === 0) return 0;
-    if (queued.length > 0) this.handedOver = queued[queued.length - 1].rowId;
-    const entries = queued.filter(hasText);
-    const textless = queued.filter((entry) => !hasText(entry)).map((entry) => entry.rowId);
-    if (textless.length > 0) this.store.transaction(() => this.store.searchIndex.moveToBackfill(textless));
-    // Blanks first: a row id removed and then taken by a new message ends with the new entry.
-    const batch = [...removals.map((removal) => removal.entry), ...entries];
+    for (const { entry } of removals) this.waiting.delete(entry.rowId);
+    const entries = [...this.waiting.values()].filter((entry) => entry.rowId > this.handedOver);
+    if (entries.length === 0 && removals.length === 0) return 0;
+    const through = entries.length > 0 ? entries[entries.length - 1].rowId : undefined;
+    if (through !== undefined) this.handedOver = through;
     try {
-      if (batch.length > 0) await this.writer.index(batch);
+      await this.writer.index([...removals.map((removal) => removal.entry), ...entries], through);
     } catch (error) {
-      // Nothing left the queue: everything from the start is handed over again next time.
+      // Nothing left memory: everything waiting is handed over again next time.
       this.handedOver = 0;
       throw error;
     }
-    if (batch.length > 0) {
-      await this.store.groupCommit(() => {
-        if (entries.length > 0) this.store.searchIndex.dequeue(entries);
-        if (removals.length > 0) this.store.searchIndex.removed(removals.map((removal) => removal.seq));
-      });
-    }
+    for (const entry of entries) this.waiting.delete(entry.rowId);
+    if (removals.length > 0) await this.store.groupCommit(() => this.store.searchIndex.removed(removals.map((removal) => removal.seq)));
     return entries.length;
   }
 
@@ -114,5 +125,3 @@ export class SearchIndexService {
     this.logger.error('search indexing failed', { error: error instanceof Error ? error.message : String(error) });
   }
 }
-
-const hasText = (entry: QueuedEntry): entry is IndexEntry => entry.text !== undefined;

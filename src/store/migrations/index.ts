@@ -34,6 +34,7 @@ import { monotonicIds } from './075_monotonic_ids.js';
 import { idempotencyScope } from './076_idempotency_scope.js';
 import { senderGroups } from './077_sender_groups.js';
 import { scheduledJobs } from './080_scheduled_jobs.js';
+import { searchMark } from './081_search_mark.js';
 
 export type { Migration } from './migration.js';
 
@@ -74,4 +75,5 @@ export const MIGRATIONS: readonly Migration[] = [
   idempotencyScope,
   senderGroups,
   scheduledJobs,
+  searchMark,
 ];

@@ -9,7 +9,7 @@ export interface SearchThreadData {
 }
 
 export type SearchRequest =
-  | { type: 'index'; seq: number; entries: IndexEntry[] }
+  | { type: 'index'; seq: number; entries: IndexEntry[]; through?: number }
   | { type: 'trim'; seq: number; rowId: number }
   /** Closes the index file; the thread then ends. */
   | { type: 'close'; seq: number };

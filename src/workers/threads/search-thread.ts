@@ -22,7 +22,7 @@ const loadAddon = (file: string): object => {
 const writer = SearchIndexFileWriter.open(data.file, data.nativeBindingFile ? { nativeBinding: loadAddon(data.nativeBindingFile) } : {});
 
 const perform = (request: Exclude<SearchRequest, { type: 'close' }>): void => {
-  if (request.type === 'index') writer.index(request.entries);
+  if (request.type === 'index') writer.index(request.entries, request.through);
   else writer.trimAbove(request.rowId);
 };
 

@@ -80,8 +80,8 @@ export class SearchWriterThread implements IndexWriter {
     return this.ready;
   }
 
-  index(entries: IndexEntry[]): Promise<void> {
-    return this.request({ type: 'index', entries });
+  index(entries: IndexEntry[], through?: number): Promise<void> {
+    return this.request({ type: 'index', entries, ...(through !== undefined && { through }) });
   }
 
   trimAbove(rowId: number): Promise<void> {
