@@ -26,7 +26,7 @@ import { getAsset, isSea } from 'node:sea';
 import { setFlagsFromString } from 'node:v8';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { nativeMemoryRelease, type NativeMemoryAddon } from '../src/runtime/native-memory.js';
-import { PARSE_THREAD_LIMITS } from '../src/workers/threads/thread-limits.js';
+import { AUTH_THREAD_LIMITS, PARSE_THREAD_LIMITS } from '../src/workers/threads/thread-limits.js';
 import type { Argon2Binding } from '../src/core/passwords.js';
 import { runAndExit } from './run.js';
 
@@ -76,7 +76,7 @@ const threads = isSea()
   ? {
       parseWorker: threadFromAsset(PARSE_THREAD_ASSET, PARSE_THREAD_LIMITS),
       searchWorker: threadFromAsset(SEARCH_THREAD_ASSET),
-      authWorker: threadFromAsset(AUTH_THREAD_ASSET),
+      authWorker: threadFromAsset(AUTH_THREAD_ASSET, AUTH_THREAD_LIMITS),
       nativeBindingFile: addon?.file,
     }
   : {};

@@ -33,9 +33,9 @@ export const defaultConfig = (): Config => ({
     maxClients: 2000,
     greetingDelayMs: 10,
     authenticationChecks: true,
-    // On a thread of their own the checks can be stopped (the thread is replaced), and hostile
-    // headers cost the main event loop nothing (docs/operators/inbound.md "Header limits").
-    authenticationThread: true,
+    // On the main thread: the header limits bound what a message's checks hold it (tens of ms at
+    // most), and a thread of their own costs memory at a burst's peak (docs/operators/configuration.md).
+    authenticationThread: false,
     authenticationTimeoutMs: 20_000,
     // Past 8 deliveries in progress a burst is on: messages are queued, answered, and delivered
     // once it pauses (a trickle meanwhile); 20,000 waiting (80 MB of 4 KB mail, on disk) bring

@@ -24,7 +24,7 @@ import { cachedDir, pruneUnused } from '../../scripts/cached-dir.mjs';
 import type { AuthWorkerFactory } from '../../src/workers/threads/auth-thread-client.js';
 import type { ParseWorkerFactory } from '../../src/workers/threads/parse-pool.js';
 import type { SearchWorkerFactory } from '../../src/workers/threads/search-writer-thread.js';
-import { PARSE_THREAD_LIMITS } from '../../src/workers/threads/thread-limits.js';
+import { AUTH_THREAD_LIMITS, PARSE_THREAD_LIMITS } from '../../src/workers/threads/thread-limits.js';
 
 const THREADS_DIR = new URL('../../src/workers/threads/', import.meta.url);
 const ENTRIES = ['parse-thread', 'search-thread', 'auth-thread'] as const;
@@ -152,6 +152,6 @@ export const bundledThreads = async (): Promise<BundledThreads> => {
   return {
     parseWorker: () => new Worker(urls['parse-thread'], { execArgv, env: envWithoutPreloads(), resourceLimits: PARSE_THREAD_LIMITS }),
     searchWorker: (workerData) => new Worker(urls['search-thread'], { execArgv, env: envWithoutPreloads(), workerData }),
-    authWorker: (workerData) => new Worker(urls['auth-thread'], { execArgv, env: envWithoutPreloads(), workerData }),
+    authWorker: (workerData) => new Worker(urls['auth-thread'], { execArgv, env: envWithoutPreloads(), workerData, resourceLimits: AUTH_THREAD_LIMITS }),
   };
 };

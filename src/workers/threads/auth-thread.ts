@@ -9,6 +9,7 @@ import { loadMailauth, MessageAuthenticator } from '../../services/mail/authenti
 import { createDnsResolver } from '../../net/dns-resolver.js';
 import { LOADING, type AuthReply, type AuthRequest, type AuthResult, type AuthThreadData } from './auth-protocol.js';
 import { trackRunningChecks } from './running-check.js';
+import { releaseWhenQuiet } from '../../runtime/memory-release.js';
 import { perTurn } from './turn-batch.js';
 
 const port = parentPort;
@@ -32,7 +33,11 @@ const checkOne = async (request: AuthRequest): Promise<void> => {
 
 let loadStarted = false;
 
+/** This thread's heap too is collected once a burst is over (memory-release.ts). */
+const quiet = releaseWhenQuiet(10_000);
+
 port.on('message', (requests: AuthRequest[]) => {
+  quiet.touch();
   // mailauth loads with the first checks (a server without mail does without its memory), as
   // nobody's check: a long load is not a check that holds the thread. The checks' own time
   // (smtp.authenticationTimeoutMs) counts from their arrival, the load included.

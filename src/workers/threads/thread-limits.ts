@@ -1,7 +1,7 @@
 import type { ResourceLimits } from 'node:worker_threads';
 
 /**
- * V8 heap limits of the parse thread. Its young generation otherwise grows to V8's default
+ * V8 heap limits of the parse and authentication threads. Its young generation otherwise grows to V8's default
  * (semi-spaces of 32 MB on Node 24: up to 96 MB committed under load, and kept for a while
  * after), most of what the thread costs on a small machine. 3 MB means semi-spaces of 1 MB:
  * the objects of one parse die young anyway. The old generation keeps V8's default, so a
@@ -17,3 +17,11 @@ import type { ResourceLimits } from 'node:worker_threads';
  * are kept now, and the executable's addon registers no such hook (scripts/sea-runtime.mjs).
  */
 export const PARSE_THREAD_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 3 };
+
+/**
+ * The authentication thread's: the same small young generation. Its checks of a burst's
+ * messages run side by side and each leaves garbage (parsed headers, canonicalized bodies);
+ * with V8's default the thread took over 100 MB of the executable's RSS in bench:ingest's
+ * 20,000-message burst (docs/contributing/benchmarks.md).
+ */
+export const AUTH_THREAD_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 3 };
