@@ -35,3 +35,22 @@ t.test("the collection is V8's own gc when the process exposes it, and nothing o
   const lastResort = Number(process.versions.v8.split('.')[0]) >= 12;
   t.same(calls, [lastResort ? [{ type: 'major', execution: 'sync', flavor: 'last-resort' }] : []], `V8 ${process.versions.v8}`);
 });
+
+t.test('work within the quiet period postpones the collection; stop cancels it', async (t) => {
+  let collected = 0;
+  const quiet = releaseWhenQuiet(60, () => {
+    collected += 1;
+  });
+  quiet.touch();
+  for (let i = 0; i < 4; i += 1) {
+    await wait(30);
+    quiet.touch();
+  }
+  t.equal(collected, 0, 'never quiet for 60 ms while work came every 30 ms');
+  await wait(150);
+  t.equal(collected, 1, 'collected once it was');
+  quiet.touch();
+  quiet.stop();
+  await wait(150);
+  t.equal(collected, 1, 'nothing after stop');
+});

@@ -1,35 +1,38 @@
 /**
- * After a burst of work, hand the memory it used back once things are quiet. Measured on
- * bench:ingest: after 20,000 messages the main thread's heap held about 30 MB of garbage
- * and a 32 MB young generation for minutes (V8's memory reducer did not run: node-cron's
- * tick every second keeps the allocation rate from looking idle), and one full GC brought it
- * back to its idle size. So each thread that works in bursts (main, parse, search) calls
- * `touch()` when it does work, and a full GC runs once `quietMs` after the last touch.
- * A touch only stores a number; the check runs on an unref'd timer.
+ * After a burst of work, hand the memory it used back once things are quiet. Each thread that
+ * works in bursts (main, parse, search, authentication) calls `touch()` when it does work, and
+ * a full GC runs once `quietMs` after the last touch. V8's own memory reducer left about 15 MB
+ * more resident a minute after bench:ingest's 20,000 messages than this collection does, with no
+ * timer ticking in the process any more (docs/contributing/benchmarks.md). A touch only stores a
+ * number; one unref'd timer is armed while work is recent, and none on an idle server.
  */
 export const releaseWhenQuiet = (quietMs: number, collect?: () => void): { touch(): void; stop(): void } => {
   let last = 0;
-  let pending = false;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
   let gc: (() => void) | null | undefined = collect;
-  // Checked four times per quiet period, so the collection comes between 1 and 1.25 quiet
-  // periods after the last touch, not up to two (startup's garbage stayed 20 s).
-  const timer = setInterval(
-    () => {
-      if (pending && performance.now() - last >= quietMs) {
-        pending = false;
-        gc ??= fullGc();
-        gc?.();
-      }
-    },
-    Math.max(1, quietMs / 4),
-  );
-  timer.unref();
+  const check = (): void => {
+    timer = null;
+    const quietFor = performance.now() - last;
+    if (quietFor < quietMs) return arm(quietMs - quietFor);
+    gc ??= fullGc();
+    gc?.();
+  };
+  const arm = (ms: number): void => {
+    if (stopped) return;
+    timer = setTimeout(check, Math.max(1, ms));
+    timer.unref();
+  };
   return {
     touch: () => {
       last = performance.now();
-      pending = true;
+      if (timer === null) arm(quietMs);
     },
-    stop: () => clearInterval(timer),
+    stop: () => {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+    },
   };
 };
 
