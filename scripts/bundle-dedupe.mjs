@@ -1,11 +1,11 @@
 // An esbuild plugin for scripts/package.mjs: one copy of a package in the bundle where npm
-// installed two. A package that pins an exact version of a dependency gets its own copy
-// nested under it (node_modules/mailauth/node_modules/iconv-lite) whenever the top-level
-// copy differs at all. Where the top-level copy has the same major version (for 0.x, the same
-// minor), semver says it serves the same API, so imports of the nested copy take the
-// top-level one. mailauth pins iconv-lite, encoding-japanese and libmime, koa's mime-db is
-// older: 0.98 MB of the 9.35 MB main bundle, whose source V8 keeps in the heap for the
-// process's life (see `charset` in package.mjs). A different major stays nested.
+// installed two. A package that pins an exact version of a dependency gets its own copy nested
+// under it (node_modules/mailauth/node_modules/iconv-lite) whenever the top-level copy differs at
+// all. Where the top-level copy has the same major version (for 0.x, the same minor), semver says
+// it serves the same API, so imports of the nested copy take the top-level one. mailauth pins
+// iconv-lite, encoding-japanese and libmime, koa's mime-db is older: a tenth of the main bundle
+// (docs/operators/single-executable.md), whose source V8 keeps in the heap for the process's life
+// (see `charset` in package.mjs). A different major stays nested.
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -100,24 +100,20 @@ const importMetaRequires = {
  * matches the flags the executable runs with.
  * --expose-gc: every thread's gc(), for the collection once a burst of mail is over
  * (src/runtime/memory-release.ts).
- * --max-semi-space-size=2: during bench:ingest's 20,000 messages V8 let the main thread's new
- * space grow to 128 MB (a diagnostic report's heap spaces), a quarter of the process's peak.
- * Objects of one SMTP transaction or one request die young at any size, so small semi-spaces
- * only mean more, shorter scavenges: 8 MB took the main heap's peak from 190 to 65 MB; 2 MB
- * (with the growing percent below) took bench:ingest's highest sample from 220 to 191 MB
- * (anonymous 169 -> 140; 4 MB: 210) for about 4% of the rate (the main thread 0.05 ms more CPU
- * per message, V8's helper threads 0.04). The flag is process-wide and would win over a
- * worker's resourceLimits: bin/sea-entry.ts unsets it before any thread starts, so the parse
- * thread keeps its own (thread-limits.ts). Safe with SQLite now: the abort that ruled this
+ * --max-semi-space-size=2: under a burst of mail V8 let the main thread's new space grow to a
+ * quarter of the process's peak. Objects of one SMTP transaction or one request die young at
+ * any size, so small semi-spaces only mean more, shorter scavenges: a much lower peak for a
+ * few per cent of the rate (docs/operators/single-executable.md). The flag is process-wide and
+ * would win over a worker's resourceLimits: bin/sea-entry.ts unsets it before any thread starts,
+ * so the parse thread keeps its own (thread-limits.ts). Safe with SQLite now: the abort that ruled this
  * out earlier (a statement finalized by a GC outside any context) is gone: statements are
  * kept, and the addon is built without the cleanup hook (scripts/sea-runtime.mjs).
  * --heap-growing-percent=20: after each full collection V8 lets the old generation grow to 1.2
  * times what survived, where by default it chooses up to 4 times from its measured GC speed.
  * Under a burst of mail it chose large factors, and garbage waited long for the next full
- * collection, with the array buffers and native memory it held: at the highest sample of
- * bench:ingest's 20,000 messages anonymous memory was 285 to 299 MB by default, 154 to 173 MB
- * with 20 (100: 186 to 189). The cost is concurrent marking on V8's helper threads, 0.43 to
- * 0.47 ms of CPU per message against 0.24 to 0.26 (100: 0.30 to 0.32), about 5% of the rate.
+ * collection, with the array buffers and native memory it held. 20 nearly halves the anonymous
+ * memory at a burst's peak; the cost is more concurrent marking on V8's helper threads, a few
+ * per cent of the rate (docs/operators/single-executable.md).
  */
 const EXEC_ARGV = ['--expose-gc', '--max-semi-space-size=2', '--heap-growing-percent=20'];
 
@@ -145,15 +141,14 @@ const bundleOptions = {
   logOverride: { 'empty-import-meta': 'error' },
   plugins: [dedupeNested(root), preferCommonJsBuilds, importMetaRequires],
   // Its loader requires a platform package's .node file, which a bundle cannot hold; the
-  // executable passes the addon from its asset instead (src/main.ts imports it only lazily).
+  // executable passes the addon from its asset instead (src/app/core.ts imports it only lazily).
   external: ['@node-rs/argon2'],
   // V8 keeps each thread's whole source as one string for as long as the thread lives (lazy
-  // functions compile from it). One character above U+00FF anywhere (a comment's dash, a
-  // Cyrillic regex in email-reply-parser) makes it a two-byte string: the main bundle took
-  // 25.5 MB of the main heap, the parse and authentication sources 4 and 6.5 MB more. ASCII
-  // output (see asciiOnly below for what esbuild leaves) and no comments or indentation (13.4
-  // to 9.3 MB) make it 9.3 MB. Names stay, so stack traces still name their functions; their
-  // positions are columns of dist/*.cjs, which the build keeps.
+  // functions compile from it). One character above U+00FF anywhere (a comment's dash, a Cyrillic
+  // regex in email-reply-parser) makes it a two-byte string, twice the bytes in the heap. ASCII
+  // output (see asciiOnly below for what esbuild leaves) and no comments or indentation make it
+  // far smaller (docs/operators/single-executable.md). Names stay, so stack traces still name
+  // their functions; their positions are columns of dist/*.cjs, which the build keeps.
   charset: 'ascii',
   minifyWhitespace: true,
 };

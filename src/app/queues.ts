@@ -66,7 +66,7 @@ export const createQueues = (services: Services, clock: Clock, logger: Logger, s
 
 /**
  * How long a webhook kick waits for more commits to share its run: under an SMTP burst a run
- * per group-commit batch (1 to 2 ms apart) read an outbox of a few rows each time
- * (docs/contributing/benchmarks.md); far below the contract's latency.
+ * per group-commit batch read an outbox of a few rows each time, a cost paid per run
+ * (docs/contributing/benchmarks.md). 10 ms is nothing a receiver notices beside its network.
  */
 const WEBHOOK_KICK_DELAY_MS = 10;

@@ -9,7 +9,7 @@ export type { PackedText, PackedTexts } from './stored-message.js';
  *
  * - Text and HTML up to COMPRESS_MAX_BYTES are stored as raw DEFLATE (RFC 1951) of their
  *   UTF-8 (a BLOB); larger ones, and short ones, as plain TEXT. Reading tells them apart by
- *   type. The limit keeps each compression short (about 0.5 ms).
+ *   type. The limit keeps each compression short (docs/contributing/benchmarks.md).
  * - The new text of a message that quotes nothing is its text (without trailing white space),
  *   and the new HTML of one without a quote its HTML: those are not stored twice (null).
  *
@@ -28,8 +28,8 @@ export const packText = (text: string): PackedText => {
  * zlib's synchronous calls answer with a view of their output chunk: 16 KB on Node 20, 64 KB on
  * Node 24, for a deflated text of a few hundred bytes. A structured clone copies the whole
  * buffer behind a view, so each packed text crossing back from a parse thread was a 64 KB copy,
- * and the main thread held a 64 KB array buffer per text until a full collection: on
- * bench:ingest the main thread's array buffers swung up to 67 MB, most of the C heap's peak.
+ * and the main thread held a 64 KB array buffer per text until a full collection: under a
+ * burst, most of the C heap's peak (docs/contributing/benchmarks.md).
  * A copy of exactly its bytes crosses as those bytes.
  */
 const exactly = (view: Buffer): Buffer =>

@@ -10,7 +10,8 @@ const PIECES_ABOVE_CHARS = 256 * 1024;
  * Answers `value` as JSON. A large one (a message read with a 2 MB html body, planted by
  * anyone who can send mail) goes out piece by piece, one piece per turn of the event loop,
  * so other requests and sessions run in between instead of waiting for one long
- * JSON.stringify and its encoding (issue 14: /healthz stays fast while such a message is read).
+ * JSON.stringify and its encoding, so /healthz stays fast while such a message is read
+ * (docs/contributing/benchmarks.md, bench:mixed).
  */
 export const sendJson = (ctx: Context, value: unknown): void => {
   if (textLength(value) <= PIECES_ABOVE_CHARS) {

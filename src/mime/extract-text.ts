@@ -9,7 +9,7 @@ import EmailReplyParser from 'email-reply-parser';
  * Its regular expressions backtrack (without the optional re2 addon, which this project
  * does not ship), and some cost the square of a line's length or scan the whole text from
  * every line. It runs in a parse thread under the parse's time budget, and within these
- * bounds, measured at about 120 ms for the worst 128 KB of crafted lines:
+ * bounds, which keep the worst crafted text well inside it (docs/contributing/benchmarks.md):
  * - a text longer than EXTRACT_MAX_CHARS is not given to it (nothing is removed);
  * - a line longer than HIDDEN_LINE_CHARS is replaced, while it runs, by a short token that
  *   keeps its leading ">" quote marks: such a line is content (a quote header or a
@@ -31,8 +31,8 @@ const parser = new EmailReplyParser();
  * ones it tests case-insensitively are looked for in the lowercased text). A text with none
  * of them and no line starting with ">" is one fragment that is neither quote nor signature,
  * and the parser only trims it (see `untouched`). Most mail that quotes nothing passes this
- * check in microseconds, where the parser costs about half a millisecond for 4 KB (it
- * reverses every line twice and tries some 60 patterns on it). A literal matching by chance
+ * check in microseconds, far less than the parser (it reverses every line twice and tries
+ * some 60 patterns on it; docs/contributing/benchmarks.md). A literal matching by chance
  * costs only that time: the parser then runs. test/extracted-text.test.ts checks both ways
  * agree on random texts.
  */

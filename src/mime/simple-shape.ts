@@ -8,8 +8,8 @@ import { decodeBody } from './transfer-encoding.js';
  * text/plain part, or a multipart/alternative of a text/plain and a text/html part, either
  * alone or first in a multipart/mixed whose other parts are attachments; text in UTF-8,
  * US-ASCII, ISO-8859-1 or windows-1252, under a header of printable ASCII whose address fields are plain
- * `Name <local@domain>` lists. mailparser's stream pipeline cost about 0.4 ms of CPU per 4 KB
- * message, two thirds of the whole parse, and it decodes and checksums every attachment,
+ * `Name <local@domain>` lists. mailparser's stream pipeline was most of the whole parse's CPU
+ * (docs/contributing/benchmarks.md), and it decodes and checksums every attachment,
  * which nothing here needs (the tree gives their places and sizes).
  *
  * Every message it takes gets exactly what the mailparser path gives (test/simple-shape.test.ts

@@ -12,9 +12,10 @@ export interface PaymentAdapters {
 }
 
 /**
- * The payment adapters with their libraries (stripe, viem: about 40 MB of heap together) loaded
- * only when the operator configured them, and only at start: a server that sells nothing never
- * carries them. Until load() has run, a call through an adapter is 503 `unavailable`.
+ * The payment adapters with their libraries (stripe and viem, a large share of an idle server's
+ * heap: docs/contributing/benchmarks.md) loaded only when the operator configured them, and only
+ * at start: a server that sells nothing never carries them. Until load() has run, a call through
+ * an adapter is 503 `unavailable`.
  */
 export const paymentAdapters = (config: Config, baseUrl: () => string): PaymentAdapters => {
   const { card, polygon } = config.payments;

@@ -1,9 +1,9 @@
 /**
  * After a burst of work, hand the memory it used back once things are quiet. Each thread that
  * works in bursts (main, parse, search, authentication) calls `touch()` when it does work, and
- * a full GC runs once `quietMs` after the last touch. V8's own memory reducer left about 15 MB
- * more resident a minute after bench:ingest's 20,000 messages than this collection does, with no
- * timer ticking in the process any more (docs/contributing/benchmarks.md). A touch only stores a
+ * a full GC runs once `quietMs` after the last touch. V8's own memory reducer leaves more
+ * resident a minute after a burst than this collection does, even with no timer ticking in the
+ * process (docs/contributing/benchmarks.md, "The runtime: memory ..."). A touch only stores a
  * number; one unref'd timer is armed while work is recent, and none on an idle server.
  */
 export const releaseWhenQuiet = (quietMs: number, collect?: () => void): { touch(): void; stop(): void } => {
@@ -57,9 +57,9 @@ interface GcOptions {
 
 /**
  * V8's last-resort collection (what a low-memory notification runs) also hands the freed pages
- * back to the system; a plain full GC keeps them pooled for reuse. Measured in the executable
- * (Node 24) after a 20,000-message ingest: the main heap went from 192 to 61 MB either way, but
- * only this way did the process's RSS follow. V8 before 12 (Node 20) takes no such option.
+ * back to the system; a plain full GC keeps them pooled for reuse: after a burst both shrink
+ * the heap alike, but only this one brings the process's RSS down with it
+ * (docs/contributing/benchmarks.md). V8 before 12 (Node 20) takes no such option.
  */
 const LAST_RESORT: GcOptions = { type: 'major', execution: 'sync', flavor: 'last-resort' };
 const handsPagesBack = (): boolean => Number(process.versions.v8.split('.')[0]) >= 12;

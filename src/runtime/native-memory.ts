@@ -59,13 +59,13 @@ export const releasableMappings = (smaps: string, file: string): Mapping[] => {
  * free pages (malloc_trim), and the resident pages of the executable's own read-only mappings
  * (its code, read-only data, and the JS source and code cache that start-up copied into V8's
  * heap). Those are file pages: they stay in the page cache, and what runs next maps its pages
- * back with a minor fault. Measured on the idle executable: 124 MB RSS (anonymous 50) before,
- * 69 MB after, 74 MB half a minute later. Off Linux there is no /proc/self/smaps and only the
+ * back with a minor fault. On the idle executable that is about half its RSS
+ * (docs/contributing/benchmarks.md). Off Linux there is no /proc/self/smaps and only the
  * trim runs.
  *
  * The mappings are read from /proc/self/smaps at the first call only: the executable's are
  * made at exec and never change, and one that is not writable cannot gain a private page, so
- * the first verdict holds for the process's life (each later call saves a 2 ms read).
+ * the first verdict holds for the process's life (each later call saves reading the file).
  */
 export const nativeMemoryRelease = (addon: NativeMemoryAddon, executable: string = process.execPath): (() => void) => {
   let releasable: Mapping[] | null = null;

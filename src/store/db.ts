@@ -14,12 +14,10 @@ export interface OpenOptions {
 /**
  * Each connection's page cache, in KiB (SQLite's negative cache_size). better-sqlite3 builds
  * SQLite with 16 MB a connection, and a burst of mail fills it with the pages it wrote
- * (bodies, index entries), kept in the C heap: bench:ingest --only memory (executable, 20,000
- * messages) with 2 MB against 16 MB for the store, the search index's writer and its reader:
- * anonymous memory 20 s after 81 against 116 MB, at the highest sample 234 against 262, at 529
- * against 513 msg/s. Reads go through the memory map (MMAP_BYTES) instead, whose pages are the
- * OS page cache's: the file pages at the peak rose (agentpost.db mapped 66 MB against 13), and
- * the quiet-time unmap hands them back.
+ * (bodies, index entries), kept in the C heap; 2 MB costs a burst nothing in speed and keeps
+ * far less memory after it (docs/contributing/benchmarks.md, "The store's page cache and memory
+ * map"). Reads go through the memory map (MMAP_BYTES) instead, whose pages are the OS page
+ * cache's, and the quiet-time unmap hands them back.
  */
 const CACHE_KIB = 2048;
 
@@ -41,7 +39,7 @@ export const connect = (file: string, options: OpenOptions & { readonly?: boolea
  * size, SQLite's largest: a page already in the OS page cache is read without a system call
  * or a copy into the connection's own page cache (CACHE_KIB). An IMAP sync or SEARCH TEXT over a folder
  * of 10,000 messages reads about 100 MB of pages, which that cache cannot hold, and each miss
- * was a pread: SEARCH TEXT went from 525 to 219 ms, the sync's rows from 72 to 43 ms. Pages
+ * was a pread, which made both about twice as slow (docs/contributing/benchmarks.md). Pages
  * of the map count in the process's RSS as file pages, which the kernel can drop at need.
  * Writes still go through the WAL.
  */
@@ -54,8 +52,8 @@ export const startMapping = (db: Db): void => {
 
 /**
  * Unmaps the connection's map of the database file; SQLite maps it again at the next read.
- * Every page read through the map stays in the process's RSS (as file pages) until then: after
- * bench:ingest's 20,000 messages the map held 89 MB of agentpost.db. The pages stay in the
+ * Every page read through the map stays in the process's RSS (as file pages) until then, tens
+ * of MB after a burst of mail (docs/contributing/benchmarks.md). The pages stay in the
  * OS page cache, so a read after this costs a page fault, not a disk read. SQLite unmaps only
  * between statements (no page of the map in use), which a caller outside any query is. It maps
  * again a connection that stopMapping left without a map. False where it cannot be now.
@@ -72,8 +70,8 @@ export const unmapPages = (db: Db): boolean => {
  * there is no map. For a burst of writes (Store.groupCommit): each page an insert reads
  * through the map (the path to a b-tree's last leaf, an index's leaf) also maps its neighbours
  * already in the OS page cache (the kernel's fault-around, 64 KB), which the WAL's checkpoints
- * have just written; during bench:ingest's 20,000 messages the map came to hold 64 MB of
- * agentpost.db, about 28% of the pages of every table, though ingest reads none of them back.
+ * have just written, so during a burst the map comes to hold a large part of every table,
+ * though ingest reads none of it back (docs/contributing/benchmarks.md).
  */
 export const stopMapping = (db: Db): boolean => {
   if (!db.open || db.memory || db.inTransaction) return false;

@@ -55,7 +55,7 @@ export class FolderRepo extends Repo {
    * No RETURNING here: SQLite runs RETURNING as a trigger, so the UPDATE would open a
    * statement savepoint, and FTS5 writes its pending index to disk at every savepoint: with
    * the full-text insert of the previous message in the same batch, that made one index
-   * segment per message (about 100 us each, and more merging at commit).
+   * segment per message, each its own write, with more merging at commit (docs/contributing/benchmarks.md).
    *
    * Every `spacing`-th message stored since the folder's newest rank sample becomes a sample
    * (rank-samples.ts): it has the highest UID, so every counted message is below it. The check

@@ -23,7 +23,8 @@ interface Job {
 /**
  * Group commit: jobs that arrive in the same turn of the event loop run in one
  * transaction, and all their promises settle only after that transaction is durable
- * (docs/design.md: SMTP 250 only after commit). One flush to disk then pays for many messages.
+ * (docs/design.md "Durability and correctness": SMTP 250 only after commit). One flush to
+ * disk then pays for many messages.
  *
  * Jobs do not get a savepoint each: FTS5 writes its pending index to disk at every
  * savepoint (fts5SavepointMethod), which would make one index segment per message. When a
@@ -33,7 +34,8 @@ interface Job {
  * One batch is in flight at a time: jobs that arrive while a batch is being synced wait
  * and go into the next batch together, as soon as the sync ends. A commit has a fixed cost
  * (every page it touched goes whole into the WAL; with the full-text index still written
- * per batch then, ingest batches averaged 2 messages and each commit wrote an FTS5 segment),
+ * per batch then, ingest batches were tiny and each commit wrote an FTS5 segment:
+ * docs/contributing/benchmarks.md),
  * so fewer, larger batches are what lets ingest keep up; a lone job still commits in the
  * next turn.
  *

@@ -87,8 +87,8 @@ export class ImapRepo extends Repo {
    * and BODYSTRUCTURE of builder `version`; `rawMaxBytes` brings the raw bytes of the messages of
    * at most that size (a FETCH of BODY[] for many), null none. An initial sync maps tens of
    * thousands of these: rows come as arrays (no property names set per row), and ENVELOPE and
-   * BODYSTRUCTURE as one blob cut in two without a copy, one Buffer per row instead of two
-   * (10,000 rows in about 30 ms instead of 69).
+   * BODYSTRUCTURE as one blob cut in two without a copy, one Buffer per row instead of two,
+   * which more than halves the time (docs/contributing/benchmarks.md).
    */
   fetchBetween(folderId: number, low: number, high: number, wire: boolean, version: number, rawMaxBytes: number | null = null): FetchRow[] {
     const raw = 'CASE WHEN m.size <= ? THEN (SELECT r.raw FROM message_raw r WHERE r.message_rowid = m.id) END';

@@ -16,12 +16,12 @@ export interface Counted extends IndexPosition {
 /**
  * Exact match counts of the full-text index, kept with the index position they were taken at.
  *
- * Counting a word found in most messages walks its whole doclist (some 90 ms in a folder of a
- * million messages, however small the page), and a client that pages through a search, or
- * polls one, asks the same count again and again. A count whose index has not changed since
- * (the same data_version) is given as it is; otherwise `count` gets the earlier one, which it
- * may bring forward when only entries above its `high` were written since (new mail), and a
- * total is never older than the index it is given with.
+ * Counting a word found in most messages walks its whole doclist (tens of ms in a folder of a
+ * million messages, however small the page: docs/contributing/benchmarks.md, bench:inbox), and a
+ * client that pages through a search, or polls one, asks the same count again and again. A count
+ * whose index has not changed since (the same data_version) is given as it is; otherwise `count`
+ * gets the earlier one, which it may bring forward when only entries above its `high` were
+ * written since (new mail), and a total is never older than the index it is given with.
  */
 export class MatchCounts {
   private readonly counts = new Map<string, Counted>();

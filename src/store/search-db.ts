@@ -5,13 +5,13 @@ import { Repo } from './repo.js';
 import { pragma } from './statements.js';
 
 /**
- * The full-text index has a SQLite file of its own beside the store (`agentpost.search.db`
- * beside `agentpost.db`), so that it can be written by a connection on another thread.
- * Indexing (tokenizing each message, writing FTS5 segments) was about a quarter of the MX's
- * main thread on bench:ingest; in the store's file it would have to hold the store's one
- * write lock, which the main thread's commits wait on. The index is derived data: the
- * store's search_queue and search_backfill say which messages still need indexing, and
- * every entry can be made again from the raw bytes.
+ * The full-text index has a SQLite file of its own beside the store (`agentpost.search.db` beside
+ * `agentpost.db`), so that it can be written by a connection on another thread. Indexing
+ * (tokenizing each message, writing FTS5 segments) was a large share of the MX's main thread
+ * (docs/contributing/benchmarks.md); in the store's file it would have to hold the store's one
+ * write lock, which the main thread's commits wait on. The index is derived data: the store's
+ * search_queue and search_backfill say which messages still need indexing, and every entry can be
+ * made again from the raw bytes.
  */
 export const searchIndexFile = (storeFile: string): string => {
   if (storeFile === ':memory:') throw new Error('the store needs a file: its search index lives beside it');
@@ -91,7 +91,7 @@ export class SearchIndexFileWriter extends Repo {
   /**
    * One transaction, so FTS5 writes one segment for the lot. Each entry replaces an earlier
    * one of its row id (a message indexed again after a restart); a delete of a row id the
-   * index lacks costs about 2 µs.
+   * index lacks costs next to nothing (docs/contributing/benchmarks.md).
    */
   index(entries: IndexEntry[], through?: number): void {
     this.db
@@ -134,7 +134,7 @@ export class SearchIndexFileWriter extends Repo {
   }
 }
 
-/** The writer on the caller's thread: the fallback when main.ts is given no search thread. */
+/** The writer on the caller's thread: the fallback when the app is given no search thread (src/app/threads.ts). */
 export class InlineIndexWriter implements IndexWriter {
   constructor(private readonly writer: SearchIndexFileWriter) {}
 

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 
-/** The bearer JWT of an owner session: 15 minutes (issue text; docs/design.md "Owner sessions"). */
+/** The bearer JWT of an owner session: 15 minutes (docs/design.md "Owner sessions"). */
 export const SESSION_TOKEN_SECONDS = 15 * 60;
 
 const ALGORITHM = 'HS256';
@@ -11,7 +11,7 @@ const AUDIENCE = 'agentpost:/api/user';
 
 /**
  * jose, loaded at the first sign-in or owner request: a server whose owners never sign in
- * does not carry it (about 9 MB of RSS).
+ * does not carry it (docs/contributing/benchmarks.md, "Libraries loaded when first needed").
  */
 let jose: Promise<typeof import('jose')> | undefined;
 const loadJose = () => (jose ??= import('jose'));

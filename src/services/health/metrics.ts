@@ -5,12 +5,13 @@ import type { Committed } from '../../store/index.js';
 import type { PromMetrics } from './prom-metrics.js';
 import type { StatusService } from './status.js';
 
-/** The commit-feed topics the counters are fed from (after-commit.ts subscribes them). */
+/** The commit-feed topics the counters are fed from (src/app/reactions.ts subscribes them). */
 export const METRIC_TOPICS = [MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED] as const;
 
 /**
  * GET /metrics behind `metrics.token`. Without a token nothing is served and nothing is
- * counted, and prom-client (about 12 MB of RSS) is never loaded. With one, prom-client loads
+ * counted, and prom-client, whose memory an idle server would carry for nothing
+ * (docs/contributing/benchmarks.md), is never loaded. With one, prom-client loads
  * at start; what is counted before it has loaded is kept and replayed, so no count is lost.
  */
 export class MetricsService {

@@ -1,12 +1,12 @@
 import type { Migration } from './migration.js';
 
 /**
- * Access-key total budgets in O(1) (issue 6). Counting a key's units over all its recipient
- * rows grew with every send (7 ms at 10,000 units, 112 ms at 100,000, inside the accept
- * transaction). Triggers keep a per-key count of units held, in the same statement as the
- * row change that takes or releases a unit, so it stays equal to the row-derived count:
- * a unit is a recipient row with credit_reserved = 1 and refunded = 0. Rows deleted later
- * (retention) do not give units back: total budgets never reset.
+ * Access-key total budgets in O(1). Counting a key's units over all its recipient rows grew with
+ * every send, inside the accept transaction (docs/contributing/benchmarks.md). Triggers keep a
+ * per-key count of units held, in the same statement as the row change that takes or releases a
+ * unit, so it stays equal to the row-derived count: a unit is a recipient row with
+ * credit_reserved = 1 and refunded = 0. Rows deleted later (retention) do not give units back:
+ * total budgets never reset.
  *
  * Daily usage still counts rows since local midnight, through a partial index that holds
  * only units, so that count is bounded by one day's sends.

@@ -2,10 +2,10 @@ import type { Migration } from './migration.js';
 
 /**
  * The search queue keeps only which messages wait for the index; their text stays in the
- * process's memory until indexed (SearchIndexRepo). Writing each message's text into the
- * queue and deleting it ~50 ms later was about a quarter of the WAL written per stored
- * message, and the ingest rate followed the bytes written. Rows queued by an earlier
- * version go to the backfill, which start-up indexes from the raw bytes.
+ * process's memory until indexed (SearchIndexRepo). Writing each message's text into the queue
+ * and deleting it soon after was a large part of the WAL written per stored message
+ * (docs/contributing/benchmarks.md), and the ingest rate followed the bytes written. Rows queued
+ * by an earlier version go to the backfill, which start-up indexes from the raw bytes.
  */
 export const searchQueueIds: Migration = {
   version: 9,

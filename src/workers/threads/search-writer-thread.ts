@@ -1,6 +1,7 @@
 /**
  * The full-text index's writer on a thread of its own (search-thread.ts), as the services'
- * IndexWriter: main.ts passes it to SearchIndexService when it has a way to start the thread.
+ * IndexWriter: src/app/threads.ts passes it to SearchIndexService when it has a way to start the
+ * thread.
  */
 import type { Worker } from 'node:worker_threads';
 import { AppError } from '../../core/errors.js';
@@ -39,15 +40,15 @@ export interface SearchWriterOptions {
   settleTimeoutMs?: number;
   /** The thread ends after this long without a request (IDLE_THREAD_MS); 0 keeps it. */
   idleMs?: number;
-  /** Called once a thread ended for idleness has exited (main.ts hands the C heap back then). */
+  /** Called once a thread ended for idleness has exited (src/app/threads.ts hands the C heap back then). */
   onIdleExit?: () => void;
 }
 
 /**
  * How long the search thread waits for work before it ends (it closes the index file first);
- * the next request starts a new one. Its isolate and its SQLite connection are 5 MB of an idle
- * executable's anonymous memory and 2 of its file pages (idle RSS 145 -> 138 MB with the parse
- * thread ended too); a new one costs 70 to 140 ms of CPU (measured at load 8).
+ * the next request starts a new one. Its isolate and its SQLite connection hold a few MB of an
+ * idle executable's memory; a start costs a fraction of a second of CPU, paid only when mail
+ * comes after a pause (docs/contributing/benchmarks.md, "Worker threads").
  */
 export const IDLE_THREAD_MS = 30_000;
 

@@ -10,8 +10,8 @@ import type { ResourceLimits } from 'node:worker_threads';
  * In the executable, whose --max-semi-space-size=2 caps the main thread's young generation
  * (scripts/package.mjs), that process-wide flag would win over this limit (at 8, it made 16 MB of
  * new space here); bin/sea-entry.ts unsets it once the main heap is configured, before any thread
- * starts: idle anonymous memory 73 -> 63 MB, at the highest sample of bench:ingest's 20,000
- * messages 234 -> 224 MB. Small young generations in threads that use SQLite once could not be: better-sqlite3 12 aborted
+ * starts, which lowers both the idle and the peak memory (docs/contributing/benchmarks.md).
+ * Small young generations in threads that use SQLite once could not be: better-sqlite3 12 aborted
  * the process ("RemoveEnvironmentCleanupHook: Assertion (env) != nullptr") when a GC outside
  * any context finalized a statement, which small young generations made frequent. Statements
  * are kept now, and the executable's addon registers no such hook (scripts/sea-runtime.mjs).
@@ -21,7 +21,7 @@ export const PARSE_THREAD_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 3
 /**
  * The authentication thread's: the same small young generation. Its checks of a burst's
  * messages run side by side and each leaves garbage (parsed headers, canonicalized bodies);
- * with V8's default the thread took over 100 MB of the executable's RSS in bench:ingest's
- * 20,000-message burst (docs/contributing/benchmarks.md).
+ * with V8's default the thread took a large share of the executable's RSS at a burst's peak
+ * (docs/contributing/benchmarks.md).
  */
 export const AUTH_THREAD_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 3 };
