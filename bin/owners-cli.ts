@@ -29,8 +29,8 @@ const linkOf = (baseUrl: string, token: string): string => `${baseUrl.replace(/\
 
 /**
  * The operator's hosting grant: while `funding.paused` is true, the only way an owner gets the
- * paid access that creating addresses on its domains needs (contract "Creating addresses
- * requires paid owner access"). Days add to the current end, as a payment's do.
+ * paid access that creating addresses on its domains needs (docs/operators/domains.md, "Paid
+ * owner access and the plan"). Days add to the current end, as a payment's do.
  */
 export const hostingCommand = (args: string[], withServices: WithServices, print: Out, fail: Out): number | Promise<number> => {
   const [action, email, days, extra] = args;

@@ -1,10 +1,11 @@
 import { SCHEMAS, type JsonSchema } from './index.js';
 
 /**
- * The contract limits that the request schemas themselves carry. The files hold the
- * contract's numbers (the defaults); an app whose `limits.*` differ validates with, lists as
- * MCP inputSchema and serves in its OpenAPI document copies with its own numbers.
- * Each place: [schema file, JSON pointer, the `limits.*` setting].
+ * The `limits.*` settings that the request schemas themselves carry
+ * (docs/operators/configuration.md, "The contract's limits"). The files hold the defaults; an app
+ * whose `limits.*` differ validates with, lists as MCP inputSchema and serves in its OpenAPI
+ * document copies with its own numbers. Each place: [schema file, JSON pointer, the `limits.*`
+ * setting].
  */
 const PLACES = [
   ['send-request.json', '/$defs/addressField/anyOf/1/maxItems', 'recipientsPerAddressList'],

@@ -22,7 +22,7 @@ import { readTrustAnchors } from '../tls/trust-anchors.js';
 import type { AppOptions } from './options.js';
 import { createIndexWriter } from './threads.js';
 
-/** Contract Events 2: the receiver answers "a small response"; more than this is not read. */
+/** A receiver answers with a small response; more than this is not read (docs/agents/webhooks.md). */
 const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024;
 
 export const databasePath = (config: Config): string => join(config.dataDir, 'agentpost.db');

@@ -3,7 +3,7 @@ import type { Config } from './types.js';
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** The contract's Limits part (config `limits.*`) as the services take it. */
+/** The `limits.*` settings (docs/operators/configuration.md) as the services take them. */
 export const servicesLimits = (limits: Config['limits']) => ({
   sending: {
     limits: { sendRequestsPerMinute: limits.sendRequestsPerMinute, states: limits.sendingStates, humanRecipientsPerDay: limits.humanRecipientsPerDay },

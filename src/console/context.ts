@@ -4,7 +4,7 @@ import type { Logger } from '../core/logger.js';
 import type { ConsoleServices } from './services.js';
 import type { OwnerSession } from '../services/owners/sessions.js';
 
-/** What every console page file receives (main.ts builds it). */
+/** What every console page file receives (src/app/adapters.ts builds it). */
 export interface ConsoleDeps {
   services: ConsoleServices;
   logger: Logger;

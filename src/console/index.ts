@@ -11,9 +11,9 @@ import { consoleSession, PageError } from './session.js';
 export type { ConsoleDeps } from './context.js';
 
 /**
- * The owner console: server-rendered pages on the HTTP listener (main.ts hands this middleware
- * to the HTTP adapter, which never imports it). It answers only the paths its router knows;
- * everything else (the API, MCP) passes through untouched.
+ * The owner console: server-rendered pages on the HTTP listener (src/app/adapters.ts hands this
+ * middleware to the HTTP adapter, which never imports it). It answers only the paths its router
+ * knows; everything else (the API, MCP) passes through untouched.
  */
 export const createConsole = (deps: ConsoleDeps): Middleware => {
   const router = new Router();

@@ -1,7 +1,8 @@
 /**
- * The client address a per-IP limit counts (contract Limits: registration, 5 per IP per hour).
- * X-Forwarded-For counts only when the operator says a proxy is in front (http.trustProxy);
- * its first entry is the original client. Shared by REST and MCP, so it lives in core.
+ * The client address a per-IP limit counts (`limits.registrationsPerIpPerHour`,
+ * `owners.signupsPerIpPerHour`). X-Forwarded-For counts only when the operator says a proxy is in
+ * front (http.trustProxy); its first entry is the original client. Shared by REST and MCP, so it
+ * lives in core.
  */
 export const clientAddress = (forwardedFor: string | undefined, socketAddress: string | undefined, trustProxy: boolean): string => {
   if (trustProxy) {

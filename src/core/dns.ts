@@ -3,10 +3,11 @@ import type { AddressResolver } from './address-resolver.js';
 import type { MxResolver } from './outbound.js';
 
 /**
- * Every DNS lookup of the service goes through one of these (docs/design.md "DNS"): main.ts builds
- * it on node:dns `Resolver` with `dns.servers`; tests inject a fake or point `dns.servers` at
- * a DNS server on loopback. Failures reject with node:dns error codes (`ENOTFOUND` for
- * NXDOMAIN, `ENODATA` for a name without records of the type, `ETIMEOUT`, `ESERVFAIL`, ...).
+ * Every DNS lookup of the service goes through one of these (docs/design.md "DNS"):
+ * src/net/dns-resolver.ts builds it on node:dns `Resolver` with `dns.servers`; tests inject a
+ * fake or point `dns.servers` at a DNS server on loopback. Failures reject with node:dns error
+ * codes (`ENOTFOUND` for NXDOMAIN, `ENODATA` for a name without records of the type, `ETIMEOUT`,
+ * `ESERVFAIL`, ...).
  */
 export interface DnsResolver extends MxResolver, AddressResolver {
   /** Each TXT record as its character-strings (RFC 1035 section 3.3.14); join them to read the record. */

@@ -2,7 +2,7 @@ import { invalidInput } from './errors.js';
 
 /**
  * The Idempotency-Key header, as every endpoint that takes one reads it: 1 to `maxChars`
- * characters (config `limits.idempotencyKeyMaxChars`; the contract's Limits: 128).
+ * characters (config `limits.idempotencyKeyMaxChars`, 128 by default).
  * Undefined when the request has none.
  */
 export const checkIdempotencyKeyHeader = (header: string | undefined, maxChars: number): string | undefined => {

@@ -1,6 +1,6 @@
 import { randomHex, sha256Hex } from './ids.js';
 
-/** Key formats from the contract's Authentication part and docs/design.md "keys". */
+/** Key formats: docs/design.md "keys", docs/agents/keys.md. */
 export const FULL_KEY_PREFIX = 'svc_';
 export const ACCESS_KEY_PREFIX = 'svc_access_';
 

@@ -1,6 +1,6 @@
 /**
- * Contract Limits "Payment": $1 buys 10,000 mail credits; hosting is $1 per period of 30
- * days, 1 to 12 periods. Integers only: cents, credits, days, token units (bigint).
+ * Prices (docs/agents/payments.md): $1 buys 10,000 mail credits; hosting is $1 per period of
+ * 30 days, 1 to 12 periods. Integers only: cents, credits, days, token units (bigint).
  */
 export const CREDITS_PER_DOLLAR = 10_000;
 export const CENTS_PER_DOLLAR = 100;

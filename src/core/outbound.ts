@@ -1,6 +1,6 @@
 /**
  * Shapes shared by the delivery service (which decides) and the SMTP client adapter (which
- * talks to the next server). The service depends on the `Handoff` interface only; main.ts
+ * talks to the next server). The service depends on the `Handoff` interface only; src/app/core.ts
  * passes the nodemailer-based implementation from src/smtp/outbound.ts.
  */
 
@@ -100,7 +100,7 @@ export const parseSmtpReply = (reply: string): SmtpAnswer => {
   return answer;
 };
 
-/** 5.1.1 "bad destination mailbox address" is the only rejection that suppresses (contract). */
+/** 5.1.1 "bad destination mailbox address" is the only rejection that suppresses (docs/operators/delivery.md). */
 export const isInvalidMailbox = (answer: SmtpAnswer): boolean => answer.enhancedCode === '5.1.1' && (answer.smtpCode === undefined || answer.smtpCode >= 500);
 
 /** 2xx delivered, 4xx deferred, 5xx failed (RFC 5321 section 4.2.1). */

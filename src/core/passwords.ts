@@ -1,5 +1,5 @@
 /**
- * The password KDF the owners service uses. main.ts supplies @node-rs/argon2 (the executable
+ * The password KDF the owners service uses. src/app/core.ts supplies @node-rs/argon2 (the executable
  * loads its addon from an asset, as it does better-sqlite3's), so services never load a
  * native addon themselves.
  */

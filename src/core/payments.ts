@@ -41,7 +41,7 @@ export interface Invoice {
   confirmations: number | null;
 }
 
-/** Why a recorded transfer did or did not count (docs/design.md; shown in the status). */
+/** Why a recorded transfer did or did not count (docs/operators/payments.md; shown in the status). */
 export type TransferRole = 'payment' | 'late' | 'duplicate';
 
 export interface RecordedTransfer {

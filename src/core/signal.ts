@@ -1,8 +1,8 @@
 /**
- * A tiny observer: a service announces that something happened (e.g. outgoing mail was
- * queued) and main.ts subscribes an adapter to it, so services never call adapters
- * (docs/design.md rule 2). Listeners run synchronously and must not throw; a throwing
- * listener is isolated so the announcer never fails because of it.
+ * A tiny observer: one part announces that something happened (e.g. the certificates were
+ * reloaded, src/tls/certificate-store.ts) and the adapters that care subscribe to it, so the
+ * announcer never calls an adapter (docs/design.md rule 2). Listeners run synchronously and must
+ * not throw; a throwing listener is isolated so the announcer never fails because of it.
  */
 export class Signal<T = void> {
   private readonly listeners = new Set<(value: T) => void>();

@@ -38,7 +38,7 @@ const wallClockAsUtc = (timeZone: string, at: number): number => {
 const offsetAt = (timeZone: string, at: number): number => wallClockAsUtc(timeZone, Math.floor(at / 1000) * 1000) - Math.floor(at / 1000) * 1000;
 
 /**
- * The instant the local day containing `at` began (contract Limits: daily limits reset at
+ * The instant the local day containing `at` began (config `timeZone`: daily limits reset at
  * midnight in the service time zone). The offset is taken at midnight itself, so a day that
  * starts or ends on a daylight-saving change is still cut at local midnight.
  */

@@ -64,7 +64,7 @@ const buildValidator = (schemas: readonly JsonSchema[]): Validator => {
   };
 };
 
-/** The schema files as they are, with the contract's numbers: for code that has no app config. */
+/** The schema files as they are, with the default limits: for code that has no app config. */
 const fileValidator = createValidator(SCHEMAS);
 
 export const validateInput = fileValidator.validate;

@@ -3,8 +3,9 @@ import type { AddressResolver } from './address-resolver.js';
 import { isLocalName, isLoopback, isPublicAddress } from './public-address.js';
 
 /**
- * Outgoing webhook requests are the service's attack surface (docs/design.md "Durability and correctness",
- * contract Events "Receiver requirements" 1): only https on port 443 to a public address.
+ * Outgoing webhook requests are the service's attack surface (docs/design.md "Durability and
+ * correctness", docs/agents/webhooks.md "Where a webhook may point"): only https on port 443
+ * to a public address.
  * The name is resolved once here and the caller connects to `address`, never resolving
  * again, so a DNS answer that changes between check and connect cannot reach inside.
  */

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
-/** Event kinds of the contract's Events part. */
+/** Event kinds (docs/agents/webhooks.md). */
 export const MESSAGE_RECEIVED = 'message.received';
 export const MESSAGE_DELIVERY_UPDATED = 'message.delivery_updated';
 export const WEBHOOK_VERIFICATION = 'webhook.verification';
@@ -8,7 +8,7 @@ export const WEBHOOK_VERIFICATION = 'webhook.verification';
 export type SubscribableEvent = typeof MESSAGE_RECEIVED | typeof MESSAGE_DELIVERY_UPDATED;
 export type WebhookEventType = SubscribableEvent | typeof WEBHOOK_VERIFICATION;
 
-/** Contract Events "Envelope": createdAt is the observation time, ISO 8601 in UTC. */
+/** The event body (docs/agents/webhooks.md, Events): createdAt is the observation time, ISO 8601 in UTC. */
 export interface WebhookEnvelope {
   id: string;
   type: WebhookEventType;
@@ -26,13 +26,13 @@ const hmacBase64 = (key: string | Buffer, id: string, timestamp: number, body: s
 
 /**
  * Two signatures of the same content, space-separated as the scheme allows several:
- * 1. the contract's (Events "Headers and signature"): HMAC-SHA256 over "id.timestamp.body"
+ * 1. the contract's (docs/agents/webhooks.md, Signature): HMAC-SHA256 over "id.timestamp.body"
  *    keyed with the complete secret string, prefix included;
  * 2. the Standard Webhooks one (standardwebhooks.com, spec "Signature scheme"): the same
  *    HMAC keyed with the base64-decoded part after `whsec_`, which is what the stock
  *    `standardwebhooks` and `svix` libraries verify.
- * A contract receiver finds the first, the libraries the second; both are `v1,<base64>`
- * and the timestamp is Unix seconds (docs/design.md "webhook signature").
+ * A hand-written receiver (the docs' own example) finds the first, the libraries the second;
+ * both are `v1,<base64>` and the timestamp is Unix seconds (docs/design.md "webhook signature").
  */
 export const signatureOf = (secret: string, id: string, timestamp: number, body: string): string => {
   const contract = `v1,${hmacBase64(secret, id, timestamp, body)}`;
@@ -51,8 +51,9 @@ export const signedHeaders = (secret: string, id: string, at: Date, body: string
 };
 
 /**
- * Contract Limits "Webhook" (config `limits.*`): attempt n happens `retryMs[n-1]` after the
- * event (docs/design.md: 8 attempts in 24 h), replays per event, history kept and paged.
+ * Config `limits.webhook*` (docs/operators/configuration.md): attempt n happens `retryMs[n-1]`
+ * after the event (docs/design.md "webhook retry schedule": 8 attempts in 24 h), replays per
+ * event, history kept and paged.
  */
 export interface WebhookLimits {
   retryMs: readonly number[];
@@ -76,7 +77,7 @@ export interface WebhookRequest {
   headers: Record<string, string>;
 }
 
-/** Performs one signed POST; implemented by the outgoing HTTP adapter and injected by main.ts. */
+/** Performs one signed POST; implemented by the outgoing HTTP client (src/net/webhook-http.ts), injected by src/app/core.ts. */
 export interface WebhookSender {
   send(request: WebhookRequest, signal?: AbortSignal): Promise<AttemptOutcome>;
 }

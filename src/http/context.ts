@@ -17,12 +17,12 @@ export interface HttpDeps {
   isReady: () => boolean;
   /** The service's public URL (known once listening): https makes cookies Secure. */
   baseUrl: () => string;
-  /** Server-rendered pages on this listener (the owner console), wired by main.ts; they answer only their own paths. */
+  /** Server-rendered pages on this listener (the owner console), wired by src/app/adapters.ts; they answer only their own paths. */
   pages?: Middleware;
   /** The event stream's heartbeat interval (events.heartbeatSeconds). */
   events: { heartbeatMs: number };
   /** Told of every answered request, for the latency metrics: `route` is the matched template. */
   observe?: (method: string, route: string, status: number, seconds: number) => void;
-  /** Other adapters on this listener (the MCP endpoint), wired by main.ts. */
+  /** Other adapters on this listener (the MCP endpoint), wired by src/app/adapters.ts. */
   nodeMounts?: readonly NodeMount[];
 }

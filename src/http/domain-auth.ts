@@ -11,7 +11,7 @@ export interface DomainCallerState {
 
 /**
  * The domain endpoints take an API key with domains:* (the key's account holds the domains)
- * or an owner session JWT (contract Authentication 4). The permission is checked before the
+ * or an owner session JWT (docs/design.md "Domain holder"). The permission is checked before the
  * body is read, so a key that may not write learns that first (403), whatever it sent.
  */
 export const requireDomainCaller =

@@ -5,8 +5,9 @@ import type { Router } from '@koa/router';
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /**
- * Another adapter served on the HTTP listener. main.ts hands these in, so this adapter never
- * imports the other one (docs/design.md rule 2): it only lends the paths and the raw socket.
+ * Another adapter served on the HTTP listener. src/app/adapters.ts hands these in, so this
+ * adapter never imports the other one (docs/design.md rule 2): it only lends the paths and the
+ * raw socket.
  */
 export interface NodeMount {
   /** Exact paths; every method goes to the handler, which answers 405 itself where it must. */

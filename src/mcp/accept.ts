@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 /**
  * The Streamable HTTP transport asks a client to list both application/json and
  * text/event-stream in Accept, and the SDK answers 406 otherwise. This server only ever
- * answers JSON (contract "MCP over HTTP": no SSE), so what matters is whether the client
+ * answers JSON (docs/agents/mcp.md: no SSE), so what matters is whether the client
  * takes JSON. RFC 9110 section 12.5.1: no Accept means any type; `*\/*` and `application/*`
  * include JSON; the most specific matching range decides, and `q=0` means "not acceptable".
  */

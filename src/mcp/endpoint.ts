@@ -16,12 +16,12 @@ const jsonRpcError = (res: ServerResponse, status: number, code: number, message
 const headerText = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(',') : value);
 
 /**
- * POST only. The contract has no SSE, so GET (the standalone stream) and every other method
- * answer 405, as the MCP Streamable HTTP transport allows for a server that offers no stream.
- * Any Accept that admits JSON is served (accept.ts). The SDK transport does the rest: the
- * Content-Type check, JSON-RPC parsing, the MCP-Protocol-Version check (400 when
- * unsupported), 202 for notifications, JSON responses.
- * A browser Origin other than our own answers 403 first (origin.ts).
+ * POST only. The service offers no SSE (docs/agents/mcp.md), so GET (the standalone stream) and
+ * every other method answer 405, as the MCP Streamable HTTP transport allows for a server that
+ * offers no stream. Any Accept that admits JSON is served (accept.ts). The SDK transport does the
+ * rest: the Content-Type check, JSON-RPC parsing, the MCP-Protocol-Version check (400 when
+ * unsupported), 202 for notifications, JSON responses. A browser Origin other than our own
+ * answers 403 first (origin.ts).
  */
 export const createMcpEndpoint =
   (deps: McpDeps) =>

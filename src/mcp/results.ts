@@ -3,7 +3,7 @@ import { isAppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 
 /**
- * This adapter's error mapping (docs/design.md rule 5). Contract "MCP over HTTP" and "Errors":
+ * This adapter's error mapping (docs/design.md rule 5; docs/agents/mcp.md):
  * a failed tool call is still HTTP 200 with a JSON-RPC result; `isError: true` marks it and
  * the text is the REST failure body `{error, code}`. So every AppError code maps the same way,
  * and the client tells 401 from 402 from 429 by `code`, as a REST client does.

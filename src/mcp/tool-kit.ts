@@ -8,7 +8,7 @@ import { easeToolArguments } from './coerce.js';
 export interface CallerContext {
   /** The raw Authorization header; the key is never taken from arguments or the URL. */
   authorization: string | undefined;
-  /** Counted by the registration limit (contract Limits: 5 per IP per hour). */
+  /** Counted by the registration limit (`limits.registrationsPerIpPerHour`). */
   clientIp: string;
 }
 

@@ -13,7 +13,7 @@ interface EmailQuery {
   uidValidity?: string;
 }
 
-/** Contract "MCP over HTTP": the tool names are case-sensitive. */
+/** The tool names are case-sensitive (docs/agents/mcp.md). */
 export const TOOLS: readonly McpTool[] = [
   keyless<RegisterInput>(
     'register_agent',
@@ -49,7 +49,7 @@ export const TOOLS: readonly McpTool[] = [
     'send_email',
     'Send a message (POST /api/v1/agent/send): one credit per recipient. Put idempotencyKey (1 to 128 characters) in the arguments to make a retry safe: the same key with the same message answers the first result with replayed true and sends nothing; the same key with other content is refused (conflict). After a submission_failed result the outcome may be unknown: retry with the same key and the identical message. Needs the Bearer key.',
     'send-request.json',
-    // Contract "MCP over HTTP": idempotencyKey travels in the arguments, with the REST semantics.
+    // idempotencyKey travels in the arguments, with the REST semantics (docs/agents/mcp.md).
     (services, input, principal) => services.sending.send(principal, input, { idempotencyKey: input.idempotencyKey, via: 'mcp' }),
   ),
   ...CONVERSATION_TOOLS,

@@ -8,7 +8,7 @@ import { decodedBody, firstField, typedAddress, typeOf } from './report-parts.js
  * with report-type=feedback-report whose first part is for humans, second a
  * message/feedback-report block of header-like fields, and third the original message
  * (message/rfc822) or only its header (text/rfc822-headers). Anything else is not a
- * feedback report and is not processed (contract: unverified incoming reports are ignored).
+ * feedback report and is not processed (docs/operators/delivery.md, Complaints).
  */
 export interface FeedbackReport {
   /** Lower-cased Feedback-Type (RFC 5965 section 3.1; values in section 7.3 and RFC 6430). */

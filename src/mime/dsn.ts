@@ -2,7 +2,7 @@
  * RFC 3464 delivery status notifications: a top-level multipart/report with
  * report-type=delivery-status whose message/delivery-status part holds one per-message
  * block and one block per recipient (Final-Recipient, Action, Status, Diagnostic-Code).
- * Anything else is not a DSN and is not processed (contract: unverified bounces are ignored).
+ * Anything else is not a DSN and is not processed (docs/operators/delivery.md, Bounces).
  */
 import { paramOf, parseHeaderText, parseMimeTree, type HeaderField } from './mime-tree.js';
 import { decodedBody, firstField, typedAddress, typeOf } from './report-parts.js';

@@ -5,7 +5,7 @@ import { abortable, pinnedRequest } from './pinned-request.js';
 
 export interface WebhookHttpOptions {
   allowInsecure: boolean;
-  /** Contract Events 2: the whole attempt (DNS, connect, TLS, response) within 7 s. */
+  /** The whole attempt (DNS, connect, TLS, response) within 7 s (`webhooks.timeoutMs`, docs/agents/webhooks.md). */
   timeoutMs: number;
   /** The response body read is capped; the receiver is asked for a small response. */
   maxResponseBytes: number;

@@ -13,7 +13,7 @@ const ANSWERED = new Set(['EENVELOPE', 'EMESSAGE']);
 
 /**
  * Hands one domain's recipients to the next server with nodemailer's SMTP connection and
- * classifies the answer per recipient (contract Delivery; RFC 5321 sections 4.2 and 6.1).
+ * classifies the answer per recipient (docs/operators/delivery.md; RFC 5321 sections 4.2 and 6.1).
  */
 export class SmtpHandoff implements Handoff {
   private readonly pool: ConnectionPool;

@@ -4,7 +4,7 @@ import { Repo } from './repo.js';
 
 export type AccessKeyKind = 'mail' | 'domain';
 
-/** The immutable policy a limited key was issued with (contract: Authentication 5-7). */
+/** The immutable policy a limited key was issued with (docs/agents/keys.md). */
 export interface AccessPolicy {
   keyId: string;
   name: string;
@@ -101,7 +101,7 @@ export class AccessKeyRepo extends Repo {
     return row ? toRecord(row) : null;
   }
 
-  /** Usable keys first, then newest first (contract: up to 100, active first). */
+  /** Usable keys first, then newest first (docs/agents/keys.md: up to 100, usable first). */
   list(accountId: string, now: number, limit: number): AccessKeyRecord[] {
     const rows = this.sql(
       `SELECT ${KEY_COLUMNS} FROM access_key_policies p JOIN api_keys k ON k.id = p.key_id

@@ -17,7 +17,7 @@ export interface IdempotencyRecord {
 const COLUMNS = `account_id AS accountId, scope, idempotency_key AS idempotencyKey, key_id AS keyId,
   content_hash AS contentHash, submission_id AS submissionId, response_json AS responseJson, created_at AS createdAt`;
 
-/** Idempotency keys of send requests, one per (account, scope, key); kept >= 24 h (contract: Send). */
+/** Idempotency keys of send requests, one per (account, scope, key); kept >= 24 h (`limits.idempotencyRetentionHours`). */
 export class IdempotencyRepo extends Repo {
   get(accountId: string, scope: string, idempotencyKey: string): IdempotencyRecord | null {
     const row = this.sql(`SELECT ${COLUMNS} FROM idempotency_records WHERE account_id = ? AND scope = ? AND idempotency_key = ?`).get(

@@ -236,9 +236,9 @@ export class SubmissionRepo extends Repo {
   }
 
   /**
-   * Gives a recipient's credit back at most once (contract: a definite rejection refunds
-   * once). The flag flips only while it is 0, and the credit is added only when it did,
-   * in one transaction. Returns whether a credit was refunded now.
+   * Gives a recipient's credit back at most once (a definite rejection refunds once:
+   * docs/agents/sending.md, Credits). The flag flips only while it is 0, and the credit is added
+   * only when it did, in one transaction. Returns whether a credit was refunded now.
    */
   refundOnce(recipientId: number): boolean {
     const work = this.db.transaction((): boolean => {

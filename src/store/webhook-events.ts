@@ -174,7 +174,7 @@ export class WebhookEventRepo extends Repo {
     return row ? row.replays : null;
   }
 
-  /** Contract: delivery history is kept 30 days. Attempts go with their event (ON DELETE CASCADE). */
+  /** Delivery history is kept `limits.webhookHistoryDays` (30). Attempts go with their event (ON DELETE CASCADE). */
   pruneBefore(before: number): number {
     return this.sql('DELETE FROM webhook_events WHERE created_at < ?').run(before).changes;
   }

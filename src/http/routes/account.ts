@@ -8,7 +8,7 @@ import type { HttpDeps } from '../context.js';
 export const accountRoutes = (router: Router, deps: HttpDeps): void => {
   const { services, validator } = deps;
   router.post('/api/v1/agent/register', async (ctx) => {
-    // Counted as it reaches here, before its body is read (contract Limits: "5 requests per IP per hour").
+    // Counted as it reaches here, before its body is read (`limits.registrationsPerIpPerHour`, docs/agents/rest.md).
     const registration = await services.accounts.registerFrom(clientIp(ctx, deps.trustProxy), async () =>
       validator.validate<RegisterInput>('register-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget)),
     );

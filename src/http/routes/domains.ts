@@ -5,9 +5,9 @@ import type { HttpDeps } from '../context.js';
 import { domainCallerOf, requireDomainCaller } from '../domain-auth.js';
 
 /**
- * Custom domains (contract Endpoints: /api/user/domains with /verify, /aliases and /mailboxes
- * beneath it). GET reads (domains:read); changes and verification write (domains:write).
- * Not exposed over MCP (contract Authentication). Success is 200 (docs/design.md "Domain shapes").
+ * Custom domains (docs/operators/domains.md: /api/user/domains with /verify, /aliases and
+ * /mailboxes beneath it). GET reads (domains:read); changes and verification write
+ * (domains:write). Not exposed over MCP. Success is 200 (schema/openapi.json).
  */
 export const domainRoutes = (router: Router, deps: HttpDeps): void => {
   const { services } = deps;

@@ -10,7 +10,7 @@ export const metaRoutes = (router: Router, deps: HttpDeps): void => {
     if (!deps.isReady()) throw new AppError('unavailable', 'starting: not every listener is up yet');
     ctx.body = { status: 'ok' };
   });
-  // The contract's status page: public, like /healthz; it names parts and counts, never accounts.
+  // The status page (docs/operators/monitoring.md): public, like /healthz; it names parts and counts, never accounts.
   router.get('/api/v1/status', async (ctx) => {
     ctx.body = await deps.services.status.report();
   });

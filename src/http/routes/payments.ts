@@ -13,7 +13,7 @@ import { ownerOf, requireOwner } from '../owner-auth.js';
 const CALLBACK_MAX_BYTES = 256 * 1024;
 
 /**
- * Contract Endpoints: POST payment and GET payment/status/{token} for an agent (full key; a
+ * POST payment and GET payment/status/{token} for an agent (docs/agents/payments.md; full key, a
  * limited key is 403), the same for a signed-in owner paying for itself under /api/user, each
  * with the payer's invoices; the service answers 503 while funding is paused. And the card
  * processor's signed callback (no key: the signature is the authentication).

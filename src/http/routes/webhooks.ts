@@ -4,7 +4,7 @@ import { principalOf, requireAuth } from '../auth.js';
 import { readJsonBody } from '../body.js';
 import type { HttpDeps } from '../context.js';
 
-/** Contract Endpoints: webhooks. The deliveries routes come first so "deliveries" is never taken for an id. */
+/** The webhook endpoints (docs/agents/webhooks.md). The deliveries routes come first so "deliveries" is never taken for an id. */
 export const webhookRoutes = (router: Router, deps: HttpDeps): void => {
   const { services, validator } = deps;
   const auth = requireAuth(services.auth);

@@ -25,9 +25,9 @@ export class AuthService {
   ) {}
 
   /**
-   * Contract Authentication 10: a missing, unknown, revoked or expired key is 401. A
+   * A missing, unknown, revoked or expired key is 401 (docs/agents/keys.md). A
    * replacement past its 30 minutes is refused here by time even before the sweep marks it.
-   * A mail:draft key is exclusive (contract Authentication 5): 403 everywhere but drafts.
+   * A mail:draft key is exclusive (docs/agents/drafts.md): 403 everywhere but drafts.
    */
   authenticate(secret: string | null, options: AuthenticateOptions = {}): Principal {
     if (!secret || keyKindOf(secret) === null) throw new AppError('unauthorized', UNAUTHORIZED);
@@ -72,7 +72,7 @@ export class AuthService {
   private isUsable(key: KeyRecord): boolean {
     const now = this.clock.now().getTime();
     if (key.expiresAt !== null && key.expiresAt <= now) return false;
-    // A pending replacement works before activation (contract: key rotation).
+    // A pending replacement works before activation (docs/agents/keys.md, rotation).
     return key.status === 'active' || key.status === 'pending';
   }
 
@@ -84,7 +84,7 @@ export class AuthService {
 
   /**
    * SMTP submission AUTH: the mailbox address as username and the full account key as
-   * password. Limited access keys cannot use SMTP (contract Authentication 6): 403.
+   * password. Limited access keys cannot use SMTP (docs/agents/keys.md): 403.
    */
   authenticateMailbox(username: string, secret: string): Principal {
     if (keyKindOf(secret) === 'access') throw new AppError('forbidden', 'limited access keys cannot use SMTP; use the full account key');

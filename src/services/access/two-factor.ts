@@ -102,7 +102,7 @@ export class TwoFactorService {
     return this.store.twoFactor.byAccount(accountId)?.status === 'enabled';
   }
 
-  /** Contract: revocation needs `factorCode` when 2FA is on; 403 without or wrong. */
+  /** Revoking a limited key needs `factorCode` when 2FA is on; 403 without or wrong (docs/agents/keys.md). */
   requireFactorIfEnabled(accountId: string, factorCode: string | undefined): void {
     if (this.isEnabled(accountId)) this.verify(accountId, factorCode);
   }

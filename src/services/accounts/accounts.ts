@@ -40,9 +40,10 @@ export class AccountService {
   ) {}
 
   /**
-   * Contract: one call creates the account, its mailbox and its key; "5 requests per IP per
-   * hour". The request is counted first, in a transaction of its own, so a request that then
-   * fails (malformed, too large, or anything else) still counts, as a successful one does.
+   * One call creates the account, its mailbox and its key; 5 requests per IP per hour
+   * (`limits.registrationsPerIpPerHour`, docs/agents/rest.md). The request is counted first, in a
+   * transaction of its own, so a request that then fails (malformed, too large, or anything else)
+   * still counts, as a successful one does.
    */
   register(input: RegisterInput, clientIp: string): Registration {
     this.countRequest(clientIp);

@@ -3,7 +3,7 @@ import type { AccessKeyBalance, AccessKeyPolicyService } from '../keys/access-ke
 import { balanceOf, type AccountService, type Balance } from './accounts.js';
 
 export interface KeyBalance extends Balance {
-  /** Only for a limited key: its policy and usage (contract Balance: a limited key reads its own policy here). */
+  /** Only for a limited key: its own policy and usage (docs/agents/keys.md). */
   accessKey?: AccessKeyBalance;
 }
 

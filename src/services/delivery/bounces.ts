@@ -25,7 +25,7 @@ const notProcessed = (): BounceReport => ({ processed: false, bounced: [], suppr
 
 /**
  * Signed bounce addresses and the DSNs and feedback-loop complaints that come back to them
- * (contract: only verified bounces and complaints are processed). One SMTP transaction
+ * (only verified ones are processed: docs/operators/delivery.md, Bounces). One SMTP transaction
  * carries one envelope sender for all the recipients of a submission on one domain, so the
  * token names one of those recipient rows: it proves the submission, and the DSN's
  * Final-Recipient (or the complaint's recipient, see complaints.ts) picks the one within it.
@@ -61,7 +61,7 @@ export class BounceService {
   /**
    * Mail to a signed bounce address: a DSN marks the matching recipients bounced (no
    * refund; 5.1.1 also suppresses); an RFC 5965 complaint suppresses its recipient.
-   * Anything else is not processed (contract: other bounce-shaped mail).
+   * Anything else, bounce-shaped or not, is accepted and dropped (docs/operators/delivery.md, Bounces).
    */
   ingest(raw: Buffer, address: string): BounceReport {
     const origin = this.recipientOf(address);
@@ -94,7 +94,7 @@ export class BounceService {
   private applyBounce(rowId: number, accountId: string, entry: DsnRecipient, now: number, report: BounceReport): void {
     const diagnostic = `DSN: ${entry.diagnostic ?? entry.status}`.slice(0, 500);
     const smtpCode = /^(?:smtp;\s*)?([45]\d\d)\b/i.exec(entry.diagnostic ?? '')?.[1];
-    // A later bounce changes the outcome but never refunds (contract: States and transitions).
+    // A later bounce changes the outcome but never refunds (docs/agents/sending.md, Credits).
     const changed = this.store.submissions.transition(
       rowId,
       {

@@ -20,8 +20,8 @@ const REACHED: ReadonlySet<RecipientStatus> = new Set(['delivered', 'unresolved'
 const NOT_PROCESSED: ComplaintOutcome = { processed: false, complained: [] };
 
 /**
- * Feedback-loop complaints (RFC 5965) that arrive at a signed bounce address. The contract
- * lets suppressions come only from "independently verified complaints", so a report counts
+ * Feedback-loop complaints (RFC 5965) that arrive at a signed bounce address. Suppressions
+ * come only from verified complaints (docs/operators/delivery.md, Complaints), so a report counts
  * when (1) the envelope recipient's token verifies (checked at RCPT and again by the caller),
  * (2) the reported original is the submission that token names, and (3) it names exactly one
  * recipient of that submission. A complaint suppression cannot be released by the agent, so

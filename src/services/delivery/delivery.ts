@@ -47,7 +47,7 @@ interface Batch {
 }
 
 /**
- * Hands queued recipients to the next server and records what it said (contract Delivery).
+ * Hands queued recipients to the next server and records what it said (docs/operators/delivery.md).
  * A batch is claimed in a transaction just before its SMTP transaction, so it is never handed
  * over twice at once, and marked durably when the server answers DATA with 354, before the
  * message goes out: after a crash only a marked recipient can have been delivered. Each

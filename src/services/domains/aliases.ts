@@ -30,7 +30,7 @@ const viewOf = (alias: AliasRecord): AliasView => ({
 
 /**
  * Aliases on a holder's verified domains: mail to one lands in its mailbox's INBOX (the MX
- * accepts it at RCPT), and that mailbox may send with it as From (contract Send request 4).
+ * accepts it at RCPT), and that mailbox may send with it as From (docs/agents/sending.md, Sender).
  */
 export class AliasService {
   constructor(

@@ -8,7 +8,7 @@ import type { Permission, Principal } from '../../core/types.js';
  */
 export interface DomainCaller {
   holderId: string;
-  /** domains:read for GET; domains:write for changes and verification (contract Authentication 5). */
+  /** domains:read for GET; domains:write for changes and verification (docs/agents/keys.md). */
   permissions: readonly Permission[];
 }
 
@@ -20,7 +20,7 @@ export const callerOfOwner = (ownerAccountId: string): DomainCaller => ({ holder
 
 const requireDomainPermission = (caller: DomainCaller, permission: 'domains:read' | 'domains:write'): void => {
   if (caller.permissions.includes(permission)) return;
-  // Contract Authentication: mail-only keys cannot manage domains.
+  // A mail key cannot manage domains: only kind `domain` has domains:* (docs/agents/keys.md).
   const mailOnly = !caller.permissions.some((held) => held.startsWith('domains:'));
   throw new AppError(
     'forbidden',

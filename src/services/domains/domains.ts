@@ -87,7 +87,7 @@ export class DomainService {
     return this.view(domain, this.store.domains.ofHolder(caller.holderId));
   }
 
-  /** Contract: adding a domain is free. Its records, with a new DKIM key, are in the answer. */
+  /** Adding a domain is free (docs/operators/domains.md). Its records, with a new DKIM key, are in the answer. */
   async add(caller: DomainCaller, input: { domain: string }): Promise<DomainView> {
     requireDomainWrite(caller);
     const name = this.acceptableName(input.domain);

@@ -14,7 +14,7 @@ import { DomainPlan, type PlanLimits } from './plan.js';
 import { mtaStsPolicy } from './records.js';
 import { DomainVerificationService } from './verification.js';
 
-/** Config `domains.*`, `limits.personalPlan` and `funding.paused`, as main.ts passes them. */
+/** Config `domains.*`, `limits.personalPlan` and `funding.paused`, as src/config/services-config.ts passes them. */
 export interface DomainsSettings {
   /** `domains.spf`; unset: derived from the relay or the host name. */
   spf?: string;

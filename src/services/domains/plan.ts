@@ -29,10 +29,11 @@ export interface PlanConfig {
 }
 
 /**
- * The contract's plan rules: adding and checking DNS are free; creating addresses needs paid
- * owner access (hosting) on a verified domain the plan covers; the Personal plan includes
- * `plan.domains` domains, `plan.aliases` aliases and `plan.mailboxes` separate mailboxes per
- * holder; extra domains need active hosting and a verified first domain, and an add-on each.
+ * The plan rules (docs/operators/domains.md): adding and checking DNS are free; creating
+ * addresses needs paid owner access (hosting) on a verified domain the plan covers; the Personal
+ * plan includes `plan.domains` domains, `plan.aliases` aliases and `plan.mailboxes` separate
+ * mailboxes per holder; extra domains need active hosting and a verified first domain, and an
+ * add-on each.
  */
 export class DomainPlan {
   constructor(
@@ -85,7 +86,7 @@ export class DomainPlan {
     return blockers.some((blocker) => blocker === null) ? { can: true } : { can: false, reason: blockers[0]?.reason };
   }
 
-  /** Contract: extra domains require active primary hosting and verified ownership of the first. */
+  /** Extra domains require active hosting and a verified first domain (docs/operators/domains.md). */
   requireRoomForDomain(holderId: string, domains: readonly DomainRecord[]): void {
     if (domains.length < this.config.plan.domains) return;
     if (!this.hosting.isActive(holderId)) {
@@ -122,8 +123,8 @@ export class DomainPlan {
   }
 
   /**
-   * Contract: "Extra domains require active primary hosting and verified ownership": an add-on
-   * is sold for a verified extra domain of the holder, never for one the plan includes.
+   * An add-on is sold for a verified extra domain of the holder, never for one the plan
+   * includes (docs/operators/domains.md, "Paid owner access and the plan").
    */
   checkAddon(holderId: string, domainId: string): void {
     const domains = this.store.domains.ofHolder(holderId);

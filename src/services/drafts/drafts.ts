@@ -32,7 +32,7 @@ interface Prepared {
 }
 
 /**
- * Drafts an agent writes for its owner to approve (contract `mail:draft`): a mail:draft key
+ * Drafts an agent writes for its owner to approve (docs/agents/drafts.md): a mail:draft key
  * (or the full key) creates, lists, changes and deletes them, with the send request's body and
  * validation; it never sends. Each pending draft has a copy in the account's Drafts folder.
  */
@@ -182,7 +182,7 @@ export class DraftService {
   }
 }
 
-/** The full key, or a mail:draft key (contract Authentication 5); mail:read and mail:send keys cannot. */
+/** The full key, or a mail:draft key (docs/agents/drafts.md); mail:read and mail:send keys cannot. */
 export const requireDrafts = (principal: Principal): void => {
   if (principal.kind === 'full' || (principal.kind === 'access' && principal.permissions.includes('mail:draft'))) return;
   throw new AppError('forbidden', 'drafts need a mail:draft key or the full account key');

@@ -57,7 +57,7 @@ export class EventStreamService {
   private readonly openCount = new Map<string, number>();
   private readonly listeners = new Map<string, Set<OpenStream>>();
 
-  /** The topics `onCommitted` reads; src/workers/after-commit.ts subscribes it. */
+  /** The topics `onCommitted` reads; src/app/reactions.ts subscribes it. */
   static readonly topics = [EVENT_LOGGED, KEYS_CLOSED] as const;
 
   constructor(

@@ -26,8 +26,8 @@ export const CERTIFICATE_WARNING_DAYS = 14;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The contract's status page ("reports dependency health, not delivery into external
- * inboxes"): each part of the process and the work waiting for it. Cheap enough to poll:
+ * The status page (docs/operators/monitoring.md: dependency health, not delivery into
+ * external inboxes): each part of the process and the work waiting for it. Cheap enough to poll:
  * a handful of indexed counts and one file read.
  */
 export class StatusService {

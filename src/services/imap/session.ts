@@ -57,10 +57,10 @@ const LOGIN_FAILED = 'invalid mailbox address or key';
 const LIMITED = 'limited access keys cannot use IMAP; log in with the full account key';
 
 /**
- * What an IMAP session needs of the service (docs/design.md: IMAP reads and writes the same store
- * through services): logging in, folders, opening one, and what changed in it since.
- * Flags are the same columns REST shows (isRead, isStarred, ...), so a change on either side
- * is visible on the other.
+ * What an IMAP session needs of the service (docs/design.md "The process": IMAP reads and writes
+ * the same store through services): logging in, folders, opening one, and what changed in it
+ * since. Flags are the same columns REST shows (isRead, isStarred, ...), so a change on either
+ * side is visible on the other.
  */
 export class ImapSessionService {
   constructor(
@@ -78,7 +78,7 @@ export class ImapSessionService {
 
   /**
    * LOGIN: the username is the mailbox address, the password the full account key.
-   * Limited access keys cannot use IMAP (contract, Authentication part 6).
+   * Limited access keys cannot use IMAP (docs/agents/keys.md).
    */
   login(username: string, secret: string): ImapIdentity {
     if (keyKindOf(secret) === 'access') throw new AppError('forbidden', LIMITED);

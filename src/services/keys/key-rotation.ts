@@ -11,7 +11,7 @@ import type { RateLimiter } from '../access/rate-limiter.js';
 export type RotationAction = 'prepare' | 'activate' | 'cancel';
 
 export interface RotationConfig {
-  /** Contract Limits: 12 mutations per account per 15 minutes. */
+  /** `limits.keyRotationMutationsPer15Minutes` (12). */
   mutationsPer15Minutes: number;
   /** docs/design.md "key rotation": a replacement not activated in 30 minutes expires. */
   replacementMinutes: number;
@@ -33,7 +33,7 @@ export interface RotationResult extends RotationState {
 const FIFTEEN_MINUTES_MS = 15 * 60 * 1000;
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** Zero-downtime rotation of the full account key (contract: States and transitions). */
+/** Zero-downtime rotation of the full account key (docs/agents/keys.md). */
 export class KeyRotationService {
   constructor(
     private readonly store: Store,

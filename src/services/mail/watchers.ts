@@ -28,7 +28,7 @@ const KIND_OF: Record<string, MailboxChange['kind']> = {
 export class MailboxWatchers {
   private readonly byMailbox = new Map<string, Set<MailboxListener>>();
 
-  /** The topics `onCommitted` reads; main.ts subscribes it to the store's commit feed. */
+  /** The topics `onCommitted` reads; src/app/reactions.ts subscribes it to the store's commit feed. */
   static readonly topics = [MESSAGE_STORED, MESSAGE_REMOVED, MESSAGE_FLAGS, FOLDER_CHANGED] as const;
 
   watch(mailboxId: string, listener: MailboxListener): () => void {

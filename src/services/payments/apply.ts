@@ -36,7 +36,7 @@ export class InvoiceApplier {
     return applied !== null;
   }
 
-  /** Contract: "Purchases do not raise sending limits": credits only, the sending state is untouched. */
+  /** Purchases do not raise sending limits (docs/agents/payments.md): credits only, the sending state is untouched. */
   private grant(invoice: Invoice): void {
     if (invoice.kind === 'mail_credits') {
       this.store.accounts.addCredits(invoice.accountId, invoice.credits as number);

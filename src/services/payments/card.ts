@@ -19,8 +19,8 @@ const DESCRIPTION: Record<Invoice['kind'], (invoice: Invoice) => string> = {
 };
 
 /**
- * Card purchases through Stripe Checkout. Contract: "Card purchases are confirmed by verified
- * callbacks from a card payment processor"; the status call also asks the processor about
+ * Card purchases through Stripe Checkout, confirmed by Stripe's verified callbacks
+ * (docs/operators/payments.md, Card); the status call also asks the processor about
  * an open checkout, so a lost callback delays nothing. Either way the invoice is applied once.
  */
 export class CardPayments {

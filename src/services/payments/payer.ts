@@ -11,7 +11,7 @@ export interface Payer {
   kind: 'agent' | 'owner';
 }
 
-/** Contract Authentication 6: "Limited keys cannot ... buy credits": only a full key pays (403 otherwise). */
+/** Only a full key pays; a limited key gets 403 (docs/agents/payments.md). */
 export const agentPayer = (principal: Principal): Payer => {
   requireFullKey(principal);
   return { accountId: principal.accountId, kind: 'agent' };

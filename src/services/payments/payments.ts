@@ -35,7 +35,7 @@ const LIST_LIMIT = 100;
 const PAUSED = 'funding is paused on this server: credits and hosting cannot be bought now (the operator grants them)';
 
 /**
- * Contract Endpoints "POST payment" and "GET payment/status/{token}": invoices for credits and
+ * POST payment and GET payment/status/{token} (docs/agents/payments.md): invoices for credits and
  * hosting, paid by card or by USDC on Polygon, each applied once. A method that is not
  * configured answers 503 `unavailable`; paused funding answers 503 `feature_paused`.
  */
@@ -104,7 +104,7 @@ export class PaymentService {
     return this.view(invoice.token);
   }
 
-  /** Contract: "checks an owned invoice and applies credits or hosting once". Another account's token is 404. */
+  /** Checks an owned invoice and applies credits or hosting once (docs/agents/payments.md). Another account's token is 404. */
   async status(payer: Payer, token: string): Promise<PaymentView> {
     this.gate();
     const invoice = this.owned(payer, token);

@@ -17,9 +17,9 @@ export interface PolygonTerms {
 }
 
 /**
- * USDC on Polygon. Each invoice gets the next child address of the configured extended public
- * key (contract: "shared addresses are not accepted"), the exact amount in token units, and
- * the chain height when it was made; transfers are read from there.
+ * USDC on Polygon. Each invoice gets the next child address of the configured extended public key
+ * (no address serves two invoices: docs/operators/payments.md), the exact amount in token units,
+ * and the chain height when it was made; transfers are read from there.
  */
 export class PolygonPayments {
   constructor(

@@ -32,8 +32,8 @@ const byChainOrder = (a: TokenTransfer, b: TokenTransfer): number => a.blockNumb
 
 /**
  * Decides, from one look at the chain, which transfers become recorded and what the invoice
- * becomes. A transfer counts once it is final (contract: "Polygon requires 128
- * confirmations"); one in a block stamped after the expiry is `late`, one after the amount
+ * becomes. A transfer counts once it is final (`payments.polygon.confirmations`, 128:
+ * docs/operators/payments.md); one in a block stamped after the expiry is `late`, one after the amount
  * was reached is `duplicate`; neither ever counts. The invoice expires (or is underpaid)
  * only once the final chain has passed its expiry, so a transfer made in time but still
  * confirming is never lost.

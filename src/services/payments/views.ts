@@ -20,7 +20,7 @@ export interface PaymentView {
 /** The chain an invoice is paid on, as config `payments.polygon` names it. */
 export interface PolygonChain {
   chainId: number;
-  /** Confirmations a paying transfer needs (contract: 128). */
+  /** Confirmations a paying transfer needs (`payments.polygon.confirmations`, 128). */
   confirmations: number;
 }
 

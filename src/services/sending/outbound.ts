@@ -5,14 +5,13 @@ import type { Store } from '../../store/index.js';
 import type { RecipientEvent, RecipientRecord, SubmissionRecord } from '../../store/submissions.js';
 import { requirePermission } from '../access/auth.js';
 
-/** Contract Limits: 50 submissions a page, the latest 200 state changes, metadata 90 days. */
-/** Contract Limits "Outgoing tracking" (config `limits.*`). */
+/** Outgoing tracking (config `limits.outbound*`, docs/agents/sending.md, Tracking). */
 export interface OutboundConfig {
   /** Metadata older than this is listed as untracked (`outboundTrackingDays`). */
   trackingMs: number;
-  /** Submissions per page (`outboundPerPage`, contract: 50). */
+  /** Submissions per page (`outboundPerPage`). */
   perPage: number;
-  /** Latest state changes shown per submission (`outboundStateChanges`, contract: 200). */
+  /** Latest state changes shown per submission (`outboundStateChanges`). */
   stateChanges: number;
 }
 
@@ -65,7 +64,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
  * Tracking of outgoing submissions. A limited key (mail:send) reads only the submissions it
- * sent (contract Authentication 5); a full key reads the whole account. Submissions older
+ * sent (docs/agents/sending.md, Tracking); a full key reads the whole account. Submissions older
  * than the tracking window are untracked: listed with `tracked: false` and no recipients.
  */
 export class OutboundService {

@@ -33,7 +33,7 @@ export interface OutgoingAttachment {
   contentType?: string;
 }
 
-/** A send request after every contract rule: what gets composed, charged and hashed. */
+/** A send request after every rule of docs/agents/sending.md: what gets composed, charged and hashed. */
 export interface OutgoingMessage {
   from: Mailbox;
   to: Mailbox[];
@@ -61,20 +61,20 @@ export interface RecipientTarget {
   kind: RecipientKind;
 }
 
-/** Contract Limits that the schema cannot check (config `limits.*`). */
+/** Limits the schema cannot check (config `limits.*`, docs/operators/configuration.md). */
 export interface MessageLimits {
   textMaxBytes: number;
   attachmentsMaxBytes: number;
-  /** Distinct recipients across to, cc and bcc (contract: 50). */
+  /** Distinct recipients across to, cc and bcc (`limits.recipientsPerMessage`). */
   recipientsPerMessage: number;
-  /** Items of one address list, a comma-separated string counted by its addresses (contract: 50). */
+  /** Items of one address list, a comma-separated string counted by its addresses (`limits.recipientsPerAddressList`). */
   recipientsPerAddressList: number;
 }
 
-/** Applies the rules of the contract's Send request part that a JSON Schema cannot express. */
-/** Whether an address is an active alias of the sending mailbox (contract Send request 4). */
+/** Whether an address is an active alias of the sending mailbox (docs/agents/sending.md, Sender). */
 export type AliasCheck = (address: string) => boolean;
 
+/** Applies the rules of docs/agents/sending.md that a JSON Schema cannot express. */
 export const normalizeSendRequest = (input: SendRequest, accountEmail: string, limits: MessageLimits, isAlias: AliasCheck = () => false): OutgoingMessage => {
   const text = nonEmpty(input.text) ?? nonEmpty(input.body);
   const html = nonEmpty(input.html);
@@ -120,7 +120,7 @@ export const addressList = (value: string | string[] | undefined, field: string,
   });
 };
 
-/** Contract Send request 4: the account's mailbox address or an active alias assigned to it, else 403. */
+/** The account's mailbox address or an active alias assigned to it, else 403 (docs/agents/sending.md, Sender). */
 const senderOf = (from: SendRequest['from'], accountEmail: string, isAlias: AliasCheck): Mailbox => {
   if (from === undefined) return { address: accountEmail };
   // One mailbox is meant; more than one is refused as not this account's address.
@@ -136,7 +136,7 @@ const senderOf = (from: SendRequest['from'], accountEmail: string, isAlias: Alia
 
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
-/** Inline content only: a value that looks like a path or URL is just that text (contract). */
+/** Inline content only: a value that looks like a path or URL is just that text (docs/agents/sending.md, Content). */
 const attachmentsOf = (items: NonNullable<SendRequest['attachments']>, maxBytes: number): OutgoingAttachment[] => {
   let total = 0;
   return items.map((item, index) => {
@@ -159,7 +159,7 @@ const ONE_CLICK = 'List-Unsubscribe=One-Click';
 /** RFC 2369 section 2: one or more angle-bracketed URIs separated by commas. */
 const URI_LIST = /^\s*<[^<>\s]+>(\s*,\s*<[^<>\s]+>)*\s*$/;
 
-/** Contract rule 6 and RFC 8058: one-click needs an https URI and the exact POST value. */
+/** RFC 8058 (docs/agents/sending.md, Content): one-click needs an https URI and the exact POST value. */
 const unsubscribeHeaders = (headers: Record<string, string>): Record<string, string> => {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -253,7 +253,7 @@ export interface SendingConfig extends MessageLimits {
   /** A message submitted over SMTP is refused past these (src/mime/header-limits.ts). */
   headerLimits: HeaderLimits;
   idempotencyRetentionMs: number;
-  /** Contract Limits (config `limits.*`): the schema checks them in REST and MCP bodies. */
+  /** Config `limits.*` (docs/operators/configuration.md): the schema checks them in REST and MCP bodies. */
   idempotencyKeyMaxChars: number;
   subjectMaxChars: number;
   attachmentsPerMessage: number;

@@ -11,11 +11,11 @@ export interface RecipientLimits {
 }
 
 export interface SendingLimitsConfig {
-  /** IANA zone whose midnight starts a new day (contract Limits). */
+  /** IANA zone whose midnight starts a new day (config `timeZone`). */
   timeZone: string;
   sendRequestsPerMinute: number;
   states: Record<Exclude<SendingState, 'paused'>, RecipientLimits>;
-  /** Contract Limits, "Human free accounts": a human account's daily recipients, whatever its state allows above that. */
+  /** A human account's daily recipients, whatever its state allows above that (`limits.humanRecipientsPerDay`). */
   humanRecipientsPerDay: number;
 }
 
@@ -29,7 +29,7 @@ export interface SendingStatus {
 }
 
 /**
- * The daily cap a sender group shares (contract Limits: "Shared and related-mailbox caps"):
+ * The daily cap a sender group shares (docs/agents/sending.md, "Shared daily cap"):
  * an owner's own mailbox, the agents it claimed and the domain mailboxes it (or one of those
  * agents) made send together at most what the best of them may send alone in a day.
  */
@@ -48,7 +48,7 @@ interface DayBounds {
   end: number;
 }
 
-/** The local day containing `now` in the service time zone (contract Limits). */
+/** The local day containing `now` in the service time zone (config `timeZone`). */
 const dayBounds = (now: number, timeZone: string): DayBounds => {
   const start = startOfDay(timeZone, now);
   return { start, end: startOfDay(timeZone, start + DAY_PLUS_MS) };
@@ -63,7 +63,7 @@ const REVIEW: Record<SendingState, SendingStatus['review']> = {
 };
 
 /**
- * The account-level limits of the contract's Limits part: send requests per minute, and
+ * The account-level limits (docs/agents/sending.md, "Sending limits"): send requests per minute, and
  * recipients per day and per minute by sending state. Counted from the recipient rows
  * themselves, so they cannot drift from what was charged.
  */

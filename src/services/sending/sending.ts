@@ -53,11 +53,11 @@ interface Parsed {
 const SENDING_STATES: readonly SendingState[] = ['probation', 'standard', 'reviewed', 'paused'];
 
 /**
- * The one send path of REST, MCP and SMTP submission (docs/design.md): validate, compose once,
- * then accept in one transaction that checks idempotency, limits and the access-key policy,
- * reserves one credit per charged recipient, stores the submission and the Sent copy, and
- * delivers to local mailboxes. Remote recipients stay queued for the delivery worker,
- * which the store's after-commit feed wakes (src/workers/after-commit.ts).
+ * The one send path of REST, MCP and SMTP submission (docs/design.md "The process"): validate,
+ * compose once, then accept in one transaction that checks idempotency, limits and the access-key
+ * policy, reserves one credit per charged recipient, stores the submission and the Sent copy, and
+ * delivers to local mailboxes. Remote recipients stay queued for the delivery worker, which the
+ * store's commit feed wakes (src/app/reactions.ts).
  */
 export class SendingService {
   constructor(
@@ -157,7 +157,7 @@ export class SendingService {
     return this.store.transaction(() => this.store.idempotency.sweepBefore(before));
   }
 
-  /** Contract Send request 4: an alias on a custom domain assigned to the account's mailbox. */
+  /** An alias on a custom domain assigned to the account's mailbox may be `from` (docs/agents/sending.md, Sender). */
   private aliasCheckOf(account: Account): (address: string) => boolean {
     return (address) => this.store.domainAddresses.isAliasOfAccount(account.id, address);
   }
@@ -199,14 +199,14 @@ export class SendingService {
       );
     }
     const addresses = prepared.recipients.map((recipient) => recipient.address);
-    // ISSUE 6 SEAM, part 1: a limited key's allowed senders and recipients (403).
+    // The access-key policy, part 1: a limited key's allowed senders and recipients (403).
     this.accessKeyPolicy.checkAddresses(principal, { from: prepared.fromAddress, replyTo: prepared.replyTo, recipients: addresses });
     // A sandbox send is charged to nobody: no credits, no budget units, no recipients counted against the account's limits.
     const sandbox = principal.sandbox === true;
     const suppressed = sandbox ? new Set<string>() : this.store.suppressions.activeAmong(account.id, addresses);
     const charged = sandbox ? 0 : prepared.recipients.length - suppressed.size;
     this.limits.check(account, charged, now);
-    // ISSUE 6 SEAM, part 2: a limited key's daily and total budgets, one unit per charged recipient.
+    // The access-key policy, part 2: a limited key's daily and total budgets, one unit per charged recipient.
     this.accessKeyPolicy.reserveUnits(principal, charged);
     if (charged > 0 && !this.store.accounts.reserveCredits(account.id, charged)) {
       throw new AppError('insufficient_credits', `sending to ${charged} recipient(s) needs ${charged} credit(s); the balance is ${account.credits}`);
@@ -248,7 +248,7 @@ export class SendingService {
   }
 }
 
-/** Header and body keys: 1 to maxChars (contract: 128) characters; when both are given they must be equal. */
+/** Header and body keys: 1 to maxChars (`limits.idempotencyKeyMaxChars`) characters; when both are given they must be equal. */
 const resolveIdempotencyKey = (header: string | undefined, body: string | undefined, maxChars: number): string | undefined => {
   checkIdempotencyKeyHeader(header, maxChars);
   if (header !== undefined && body !== undefined && header !== body) {
@@ -265,9 +265,9 @@ const resolveIdempotencyKey = (header: string | undefined, body: string | undefi
 const idempotencyScopeOf = (principal: Principal): string => (principal.sandbox === true ? `sandbox:${principal.keyId}` : '');
 
 /**
- * Contract: same key and identical message answers the first response with replayed true
- * and without sentCopySaved; same key and different content is 409. A limited key may not
- * replay another key's submission.
+ * docs/agents/sending.md, Idempotency: same key and identical message answers the first response
+ * with replayed true and without sentCopySaved; same key and different content is 409. A limited
+ * key may not replay another key's submission.
  */
 const replayOf = (record: IdempotencyRecord, principal: Principal, contentHash: string): SendResult => {
   if (record.contentHash !== contentHash) {

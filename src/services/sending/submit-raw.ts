@@ -21,7 +21,7 @@ const HEADER_END = /\r?\n\r?\n/;
 /**
  * Applies the Send request rules to a message an SMTP client composed itself: the header
  * From and the envelope sender must be the account's address or an alias assigned to its
- * mailbox (contract Send request 4), at most 50 distinct valid
+ * mailbox (docs/agents/sending.md, Sender), at most 50 distinct valid
  * recipients, subject, body, attachment and unsubscribe rules as for REST. Message-ID and
  * Date are added when missing (RFC 5322 section 3.6); the Bcc header is removed from the
  * copy the recipients get (section 3.6.3) and kept in the Sent copy. A header over the MX's

@@ -9,8 +9,7 @@ import { requireFullKey } from '../access/auth.js';
 import type { RateLimiter } from '../access/rate-limiter.js';
 import type { SendingReputation } from '../delivery/reputation.js';
 
-/** Contract Limits: up to 100 listed; 10 releases per hour. */
-/** Contract Limits "Suppressions" (config `limits.suppressionsListed`, `limits.suppressionReleasesPerHour`). */
+/** How many are listed and released per hour (config `limits.suppressionsListed`, `limits.suppressionReleasesPerHour`). */
 export interface SuppressionLimits {
   listed: number;
   releasesPerHour: number;
@@ -60,7 +59,7 @@ export class SuppressionService {
 
   /**
    * Full key only: suppressions are account-wide, and a `mail:send` key may only send and read
-   * its own delivery receipts (contract Authentication, limited keys).
+   * its own delivery receipts (docs/operators/delivery.md, Suppressions).
    */
   list(principal: Principal): SuppressionList {
     requireFullKey(principal);

@@ -56,7 +56,7 @@ export class WebhookDeliveryService {
   }
 
   /**
-   * Contract States: a completed (delivered or failed) event can be replayed while fewer
+   * docs/agents/webhooks.md: a completed (delivered or failed) event can be replayed while fewer
    * than `limits.webhookReplays` (3) replays were made; the same event id and body go out as one signed attempt.
    */
   async replay(principal: Principal, id: string): Promise<ReplayResult> {

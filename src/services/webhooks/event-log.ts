@@ -64,7 +64,7 @@ export class EventLog {
   }
 
   /**
-   * Contract Events 5 (docs/agents/webhooks.md): only INBOX is observed and there is no
+   * docs/agents/webhooks.md (Events, Baseline): only INBOX is observed and there is no
    * backfill. Every INBOX message is logged for the account (the event stream); the webhook
    * takes it when its UID is above the baseline recorded at verification, whatever stored it.
    */

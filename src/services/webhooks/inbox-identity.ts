@@ -12,7 +12,7 @@ export const currentInbox = (store: Store, accountId: string): InboxBaseline | n
 };
 
 /**
- * Contract States: a verified webhook pauses when the mailbox identity or INBOX
+ * docs/agents/webhooks.md, Baseline: a verified webhook pauses when the mailbox identity or INBOX
  * UIDVALIDITY changes, and stays paused until verified again. Returns the reason, or null
  * when the baseline still holds.
  */

@@ -2,7 +2,7 @@ import type { Migration } from './migration.js';
 
 /**
  * Outgoing mail: submissions, their recipients with per-recipient outcomes and credits,
- * the history of outcome changes, idempotency records and suppressions (issue 3).
+ * the history of outcome changes, idempotency records and suppressions.
  *
  * Recipient states (docs/design.md "outbound recipient outcomes"):
  *   queued      accepted, credit reserved, waiting for the delivery worker (or a local mailbox)
@@ -14,7 +14,7 @@ import type { Migration } from './migration.js';
  *   unresolved  connection lost or timeout after DATA: outcome unknown, credit stays reserved,
  *               never resent; an operator settles it (`agentpost outbound resolve`); while any
  *               recipient of a submission is unresolved, the identical message may not be
- *               sent again under a new idempotency key (contract: States and transitions)
+ *               sent again under a new idempotency key (docs/agents/sending.md, Idempotency)
  *   suppressed  the address is on the account's suppression list at acceptance: never sent,
  *               never charged (credit_reserved = 0)
  *

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Delivery (issue 3, second half), on top of 002's outbound tables:
+ * Delivery (docs/operators/delivery.md), on top of 002's outbound tables:
  * - `submission_recipients.claimed_at`: the delivery worker claims a due recipient in a
  *   transaction before it talks SMTP, so no recipient is handed over twice at once. A claim
  *   left behind by a crashed process is settled as `unresolved` (the message may have gone out).

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Key rotation, limited access keys and two-factor (issue 6).
+ * Key rotation, limited access keys and two-factor (docs/agents/keys.md).
  *
  * Rotation reuses api_keys: the replacement is a full key with status `pending` and an
  * `expires_at` 30 minutes out. At most one active and one pending full key per account

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * The full-text index, scoped by folder and fed from a queue (issue 2 benchmarks).
+ * The full-text index, scoped by folder and fed from a queue.
  *
  * - A `folder` column (token `f<folder id>`) lets FTS5 itself restrict a search to one
  *   folder: counting the matches of a word found in all 100,000 messages of a folder took

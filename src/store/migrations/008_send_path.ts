@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Charged recipients per account by creation time, as a partial index (issue 3 bench): the
+ * Charged recipients per account by creation time, as a partial index, for the send path: the
  * daily and per-minute recipient counts that every send's accept transaction makes read
  * only index entries, not one table row per recipient. It replaces the index on all rows,
  * whose every query also asks for credit_reserved = 1.

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Drafts an agent writes and its owner approves (issue: owners; contract `mail:draft`).
+ * Drafts an agent writes and its owner approves (docs/agents/drafts.md).
  *
  * request_json is the send request as the agent gave it (validated like a send); subject and
  * recipient_count are copied out for lists. Status:
