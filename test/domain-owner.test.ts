@@ -4,7 +4,7 @@ import { addVerifiedDomain, publish, startDomainApp } from './helpers/domains.js
 import { makeOwner } from './helpers/owners.js';
 import { runCommand } from './helpers/process.js';
 
-// Contract Authentication: the owner session JWT is accepted for the domain endpoints; the
+// docs/operators/domains.md: the owner session JWT is accepted for the domain endpoints; the
 // signed-in owner holds the domains, and the mailboxes made on them are its agents.
 t.test('an owner adds, verifies and fills a domain with its session JWT', async (t) => {
   const { app, dns } = await startDomainApp(t);
@@ -54,7 +54,7 @@ t.test('an owner adds, verifies and fills a domain with its session JWT', async 
   t.equal((await app.api('GET', '/api/user/domains', { key })).status, 401, 'a signed-out session is refused');
 });
 
-// Contract: while payments are paused, the operator grants paid owner access from the command line.
+// docs/operators/payments.md: while payments are paused, the operator grants paid owner access from the command line.
 t.test('`agentpost hosting grant` takes an owner login email and opens address creation', async (t) => {
   const dataDir = t.testdir({});
   const { app, dns } = await startDomainApp(t, { dataDir });

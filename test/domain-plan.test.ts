@@ -3,7 +3,7 @@ import { ManualClock } from '../src/core/clock.js';
 import { addVerifiedDomain, domainKey, publish, startDomainApp } from './helpers/domains.js';
 
 /**
- * Contract: adding and checking DNS are free; creating addresses requires paid owner access;
+ * docs/operators/domains.md: adding and checking DNS are free; creating addresses requires paid owner access;
  * the Personal plan includes one domain, 10 aliases and up to 10 separate mailboxes; extra
  * domains require active primary hosting and verified ownership.
  */

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import t from 'tap';
 
 /**
- * docs/design.md "Layout and dependency direction", checked on every import of src/: the rules that
+ * docs/design.md "Layout and the rules of dependency", checked on every import of src/: the rules that
  * keep the code easy to change are cheaper to keep than to restore.
  */
 
