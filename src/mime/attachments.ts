@@ -1,6 +1,6 @@
 import libmime from 'libmime';
 import type { BodyPart, StoredAttachment } from '../core/stored-message.js';
-import { decodeBody } from './transfer-encoding.js';
+import { decodedLength } from './transfer-encoding.js';
 
 /**
  * The attachments of a message, found in its stored structure by the rule mailparser
@@ -63,7 +63,7 @@ export const attachmentsOf = (raw: Buffer, root: BodyPart): StoredAttachment[] =
       return {
         filename: leaf.filename,
         contentType,
-        size: decodeBody(raw.subarray(part.bodyStart, part.end), part.encoding).length,
+        size: decodedLength(raw.subarray(part.bodyStart, part.end), part.encoding),
         section: leaf.section,
         encoding: part.encoding,
         bodyStart: part.bodyStart,

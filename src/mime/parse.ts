@@ -4,6 +4,7 @@ import type { ParsedMessage } from '../core/parsed-message.js';
 import { STORED_BODY_VERSION, type ContentFallback, type MessageStructure, type StoredBody, type StoredContent } from '../core/stored-message.js';
 import type { AddressEntry } from '../core/types.js';
 import type { SearchText } from '../core/search-index.js';
+import { withoutLargeAttachmentBodies } from './attachment-cut.js';
 import { attachmentsOf, isAttachment, leafParts } from './attachments.js';
 import { extractReplyHtml } from './extract-html.js';
 import { extractReplyText } from './extract-text.js';
@@ -63,7 +64,12 @@ export const parseMessage = async (raw: Buffer, options: ParseOptions = {}): Pro
   const { simpleParser } = await loadMailparser();
   let mail: ParsedMail;
   try {
-    mail = await simpleParser(raw, { skipHtmlToText, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
+    mail = await simpleParser(withoutLargeAttachmentBodies(raw, structure), {
+      skipHtmlToText,
+      skipTextToHtml: true,
+      skipImageLinks: true,
+      skipTextLinks: true,
+    });
   } catch {
     return fallbackParse(raw, tree, structure, 'error');
   }

@@ -17,8 +17,12 @@
  */
 export const plainTextStart = (raw: Buffer, bodyStart: number, text: string, html: string | null): number | null => {
   if (html !== null || bodyStart < 4 || raw.readUInt32BE(bodyStart - 4) !== CRLF_CRLF) return null;
-  // Cheap refusals first: the text cannot be longer than the body's bytes.
-  if (text.length > raw.length - bodyStart) return null;
+  // Cheap refusals first: the text cannot be longer than the body's bytes, nor shorter than a
+  // third of them (UTF-8 spends at most 3 bytes on one UTF-16 unit, CRLF 2 on its LF, and an
+  // invalid sequence at most 3 on its U+FFFD), so an attachment's bytes are not decoded for
+  // nothing (a 24 MB one made two strings of 24 MB).
+  const bodyBytes = raw.length - bodyStart;
+  if (text.length > bodyBytes || text.length * 3 < bodyBytes) return null;
   return plainBodyText(raw, bodyStart) === text ? bodyStart : null;
 };
 
