@@ -27,6 +27,10 @@ export const defaultConfig = (): Config => ({
     // Postfix's header_size_limit; Gmail refuses past 500 KB and 5,000 fields (docs/operators/inbound.md "Header limits").
     maxHeaderBytes: 100 * 1024,
     maxHeaderLines: 10_000,
+    // Received mail held in memory at once (MX, submission, IMAP APPEND); the rest waits in the
+    // spool, up to its own limit (docs/operators/inbound.md, "Large messages").
+    maxBufferedMessageBytes: 32 * 1024 * 1024,
+    maxSpooledMessageBytes: 1024 * 1024 * 1024,
     parseThreads: 1,
     parseTimeoutMs: 2_000,
     maxRecipients: 100,

@@ -27,6 +27,10 @@ export interface Config {
     /** The header section of a message received by the MX, submission or IMAP APPEND (src/mime/header-limits.ts). */
     maxHeaderBytes: number;
     maxHeaderLines: number;
+    /** Received mail (MX, submission, IMAP APPEND) held in memory at once (src/core/message-intake.ts). */
+    maxBufferedMessageBytes: number;
+    /** Received mail waiting in the spool at once; past it 452 4.3.1 and NO [LIMIT]. */
+    maxSpooledMessageBytes: number;
     parseThreads: number;
     parseTimeoutMs: number;
     maxRecipients: number;

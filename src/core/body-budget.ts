@@ -1,12 +1,16 @@
 import { AppError } from './errors.js';
 
 /**
- * Request bodies buffered at once across every request of the process (HTTP and MCP). Each
- * request holds what it read until its response ends; a request that would pass the total
- * is refused with 503 instead of growing the process without bound.
+ * Bytes held in memory at once across the requests or messages that share it: HTTP and MCP
+ * request bodies (`http.maxBufferedBodyBytes`), and received mail on the MX, submission and
+ * IMAP (`smtp.maxBufferedMessageBytes`). A holder takes bytes before it holds them and gives
+ * them back once done. `tryTake` answers at once (a request refused with 503, a message that
+ * goes to the spool instead); `take` waits its turn, first come first served.
  */
 export class BodyBudget {
   private held = 0;
+  /** Takes waiting, oldest first; each is granted once it fits, and none passes the oldest. */
+  private readonly waiting: { bytes: number; grant: () => void }[] = [];
 
   constructor(readonly maxBytes: number) {}
 
@@ -14,14 +18,44 @@ export class BodyBudget {
     return this.held;
   }
 
+  /** Takes waiting for their turn. */
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Takes `bytes` now if they fit beside what is held and what the oldest waiting take needs
+   * (a stream of small takes never keeps a large one waiting for good).
+   */
   tryTake(bytes: number): boolean {
-    if (this.held + bytes > this.maxBytes) return false;
+    if (this.held + bytes + (this.waiting[0]?.bytes ?? 0) > this.maxBytes) return false;
     this.held += bytes;
     return true;
   }
 
+  /**
+   * Resolves once `bytes` are taken: at once when nobody waits and they fit, else in turn as
+   * others give back. A take larger than the whole budget is granted when nothing else is held.
+   */
+  take(bytes: number): Promise<void> {
+    if (this.waiting.length === 0 && this.fits(bytes)) {
+      this.held += bytes;
+      return Promise.resolve();
+    }
+    return new Promise((grant) => this.waiting.push({ bytes, grant }));
+  }
+
   give(bytes: number): void {
     this.held = Math.max(0, this.held - bytes);
+    while (this.waiting.length > 0 && this.fits(this.waiting[0].bytes)) {
+      const next = this.waiting.shift() as { bytes: number; grant: () => void };
+      this.held += next.bytes;
+      next.grant();
+    }
+  }
+
+  private fits(bytes: number): boolean {
+    return this.held + bytes <= this.maxBytes || this.held === 0;
   }
 }
 
