@@ -42,6 +42,8 @@ export interface App {
   readonly queues: Queues;
   /** Request body bytes held at once across HTTP and MCP requests (`http.maxBufferedBodyBytes`). */
   readonly bodyBudget: BodyBudget;
+  /** Received mail held in memory or spooled, across the MX, submission and IMAP (`smtp.maxBufferedMessageBytes`). */
+  readonly messageIntake: MessageIntake;
   /** The `tls.*` certificates; null when none is configured. */
   readonly certificates: CertificateStore | null;
   /** Certificates by ACME (`tls.acme`); null without. */
@@ -86,6 +88,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const gc = fullGc();
   const quiet = releaseWhenQuiet(QUIET_MS, () => {
     store.unmapPages();
+    intake.memory.forget();
     gc?.();
     // The parse and search threads collect on their own quiet checks, up to 2.75 s after this
     // one: the trim waits for their garbage too. One call trims every thread's arena.

@@ -103,9 +103,9 @@ t.test('MIME fixtures round-trip from SMTP to REST', async (t) => {
     );
     const files = readdirSync(harness.app.config.dataDir, { recursive: true }).map(String).sort();
     t.same(
-      files.filter((file) => !/^(agentpost(\.search)?\.db(-wal|-shm)?|secret\.key|session\.key)$/.test(file)),
+      files.filter((file) => !/^(agentpost(\.search)?\.db(-wal|-shm)?|secret\.key|session\.key|spool)$/.test(file)),
       [],
-      'no attachment was written as a file (secret.key seals TOTP seeds, session.key signs owner sessions)',
+      'no attachment was written as a file (secret.key seals TOTP seeds, session.key signs owner sessions, the spool is empty)',
     );
   });
 

@@ -1,10 +1,13 @@
 import { AppError } from '../core/errors.js';
-import type { Folder } from '../core/types.js';
+import { IntakeFull, type ReceivedMessage } from '../core/message-intake.js';
+import type { Folder, MessageFlags } from '../core/types.js';
+import type { Appended } from '../services/mail/mailbox.js';
 import { folderArg } from './commands-folders.js';
 import { sendExpunged } from './commands-select.js';
 import { appendFlags } from './flags.js';
 import { parseImapDateTime } from './format.js';
 import { asAtom, asBytes, asList, asString, ParseError, type Token } from './parser.js';
+import { oneLine } from './replies.js';
 import { uidSetText } from './sequence.js';
 import type { CommandSpec, ImapSession } from './session.js';
 
@@ -60,12 +63,42 @@ const append = async (session: ImapSession, args: Token[]): Promise<string> => {
     if (parsed === null) throw new ParseError(`invalid date-time "${text.slice(0, 40)}", expected e.g. "02-Mar-2026 10:00:00 +0000"`);
     receivedAt = parsed;
   }
-  if (at !== args.length - 1 || args[at].type !== 'string') throw new ParseError('the message must be the last argument, as a literal');
-  const raw = asBytes(args[at], 'the message');
+  const last = args[at];
+  if (at !== args.length - 1 || (last.type !== 'string' && last.type !== 'message'))
+    throw new ParseError('the message must be the last argument, as a literal');
   if (typeof target === 'string') return target;
+  if (last.type === 'message') return appendReceived(session, target, last.message, flags, receivedAt);
+  const raw = asBytes(last, 'the message');
   if (raw.length === 0) return 'NO [CANNOT] an empty message cannot be stored';
-  const appended = await session.services.imapMail.append(session.requireIdentity(), target, raw, flags, receivedAt);
-  return `OK [APPENDUID ${appended.uidValidity} ${appended.uid}] APPEND completed`;
+  return appended(await session.services.imapMail.append(session.requireIdentity(), target, raw, flags, receivedAt));
+};
+
+const appended = (result: Appended): string => `OK [APPENDUID ${result.uidValidity} ${result.uid}] APPEND completed`;
+
+/**
+ * A message the intake received (src/core/message-intake.ts): in memory until it is stored, a
+ * spooled one once its turn in the budget comes. One the spool had no room for is NO [LIMIT]
+ * (RFC 5530: an implementation limit; the client may try again later).
+ */
+const appendReceived = async (
+  session: ImapSession,
+  target: Folder,
+  message: Promise<ReceivedMessage>,
+  flags: MessageFlags,
+  receivedAt: number | undefined,
+): Promise<string> => {
+  let received: ReceivedMessage;
+  try {
+    received = await message;
+  } catch (error) {
+    if (error instanceof IntakeFull) return `NO [LIMIT] ${oneLine(error.message)}`;
+    throw error;
+  }
+  try {
+    return appended(await session.services.imapMail.append(session.requireIdentity(), target, await received.load(), flags, receivedAt));
+  } finally {
+    received.release();
+  }
 };
 
 export const copyCommands: Record<string, CommandSpec> = {

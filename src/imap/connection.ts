@@ -4,11 +4,15 @@ import type { ServerCertificates } from '../core/tls.js';
 import type { ImapServices } from './services.js';
 import { capabilitiesFor } from './commands-session.js';
 import type { Chunk } from './format.js';
-import { CommandReader } from './reader.js';
+import type { MessageIntake } from '../core/message-intake.js';
+import type { DetachedLiterals } from './parser.js';
+import { CommandReader, releaseAll } from './reader.js';
 import { ImapSession, plaintextLoginAllowed, type CommandSpec, type Output } from './session.js';
 import { acceptTls } from './tls.js';
 
 export interface ConnectionOptions {
+  /** Where an APPEND's message goes as it arrives: memory under the budget shared with SMTP, or the spool. */
+  intake: MessageIntake;
   allowInsecureAuth: boolean;
   maxLineBytes: number;
   /** The largest message an APPEND may store (RFC 7889 APPENDLIMIT). */
@@ -110,17 +114,28 @@ export class ImapConnection implements Output {
     const reader = new CommandReader(
       { maxLineBytes, maxCommandBytes: maxLineBytes * 4, maxAppendBytes },
       {
-        command: (frame) => this.enqueue(() => this.session.handle(frame)),
+        command: (frame, detached) => this.command(frame, detached),
         continueLiteral: () => this.enqueue(() => this.session.line('+ ready for literal data')),
-        // RFC 7889: a message over APPENDLIMIT is NO [TOOBIG]; any other literal too large is a BAD command.
-        rejectLiteral: (tag, message, append) => this.enqueue(() => this.session.line(`${tag} ${append ? 'NO [TOOBIG]' : 'BAD'} ${message}`)),
+        rejectLiteral: (tag, response) => this.enqueue(() => this.session.line(`${tag} ${response}`)),
         fatal: (message) => this.enqueue(() => this.session.bye(message)),
+        // Before LOGIN no APPEND runs, so its message is not read (nor held, nor spooled).
+        openMessage: (bytes) => (this.session.identity ? this.options.intake.open(bytes) : null),
       },
     );
-    const onData = (chunk: Buffer) => reader.push(chunk);
+    const onData = (chunk: Buffer) => {
+      reader.push(chunk);
+      // The spool takes a message no faster than the disk: the client waits meanwhile.
+      const backlog = reader.backlog();
+      if (!backlog) return;
+      socket.pause();
+      void backlog.then(() => socket.resume());
+    };
     const onTimeout = () => this.enqueue(() => this.session.bye('autologout: idle for too long'));
     const onError = () => socket.destroy();
-    const onClose = () => this.session.close();
+    const onClose = () => {
+      reader.close();
+      this.session.close();
+    };
     socket.setTimeout(this.options.idleTimeoutMs);
     socket.on('data', onData);
     socket.on('timeout', onTimeout);
@@ -134,13 +149,23 @@ export class ImapConnection implements Output {
     };
   }
 
-  private enqueue(work: () => Promise<void>): void {
+  /** Runs a command in its turn; its messages are given back when it ends, whether it ran, took them or not. */
+  private command(frame: Buffer, detached: DetachedLiterals): void {
+    this.enqueue(
+      () => this.session.handle(frame, detached),
+      () => releaseAll(detached),
+    );
+  }
+
+  /** `settle` runs once the work is done, failed, or dropped with its generation. */
+  private enqueue(work: () => Promise<void>, settle?: () => void): void {
     const generation = this.generation;
     this.queue = this.queue
       .then(() => (generation === this.generation ? work() : undefined))
       .catch((error: unknown) => {
         this.logger.error('imap connection failed', { error: error instanceof Error ? error.message : String(error) });
         this.socket.destroy();
-      });
+      })
+      .then(settle);
   }
 }

@@ -1,3 +1,5 @@
+import type { ReceivedMessage } from '../core/message-intake.js';
+
 /**
  * Parses one framed command (RFC 3501 section 9 grammar, loosely) into a tag, a name and
  * argument tokens. Fetch attributes like BODY.PEEK[HEADER.FIELDS (A B)]<0.10> stay one
@@ -7,7 +9,14 @@ export type Token =
   | { type: 'atom'; value: string }
   /** A quoted string or a literal; a literal also keeps its exact bytes (an APPEND's message). */
   | { type: 'string'; value: string; bytes?: Buffer }
-  | { type: 'list'; items: Token[] };
+  | { type: 'list'; items: Token[] }
+  /** An APPEND's message too large for the command's frame: its bytes went to the intake (src/imap/reader.ts). */
+  | { type: 'message'; message: Promise<ReceivedMessage> };
+
+/** Literals whose bytes are not in the frame, by where they would start in it (src/imap/reader.ts). */
+export type DetachedLiterals = ReadonlyMap<number, Promise<ReceivedMessage>>;
+
+const NO_DETACHED: DetachedLiterals = new Map();
 
 export interface Command {
   tag: string;
@@ -35,8 +44,8 @@ const TAG_FORBIDDEN = /[\x00-\x20(){%*"\\+]/;
  */
 export const MAX_LIST_DEPTH = 64;
 
-export const parseCommand = (frame: Buffer): Command => {
-  const parser = new Parser(frame);
+export const parseCommand = (frame: Buffer, detached: DetachedLiterals = NO_DETACHED): Command => {
+  const parser = new Parser(frame, detached);
   const tag = parser.word();
   if (tag === '' || TAG_FORBIDDEN.test(tag)) throw new ParseError('a command starts with a tag');
   if (!parser.skipSpace()) throw new ParseError('missing command name', tag);
@@ -57,7 +66,10 @@ class Parser {
   private at = 0;
   private depth = 0;
 
-  constructor(private readonly input: Buffer) {}
+  constructor(
+    private readonly input: Buffer,
+    private readonly detached: DetachedLiterals,
+  ) {}
 
   atEnd(): boolean {
     return this.at >= this.input.length;
@@ -82,7 +94,7 @@ class Parser {
     if (byte === 0x22) return { type: 'string', value: this.quoted() };
     if (byte === 0x7b) {
       const bytes = this.literal();
-      return { type: 'string', value: bytes.toString('utf8'), bytes };
+      return Buffer.isBuffer(bytes) ? { type: 'string', value: bytes.toString('utf8'), bytes } : { type: 'message', message: bytes };
     }
     if (byte === 0x29) throw new ParseError('unbalanced ")"');
     return { type: 'atom', value: this.atom() };
@@ -127,11 +139,16 @@ class Parser {
     throw new ParseError('unterminated quoted string');
   }
 
-  /** `{n}` or `{n+}`, CRLF, then n bytes; the reader has already checked the framing. */
-  private literal(): Buffer {
+  /** `{n}` or `{n+}`, CRLF, then n bytes, or a message detached from the frame; the reader has already checked the framing. */
+  private literal(): Buffer | Promise<ReceivedMessage> {
     const header = /^\{(\d+)\+?\}\r?\n/.exec(this.input.toString('latin1', this.at, Math.min(this.at + 16, this.input.length)));
     if (!header) throw new ParseError('malformed literal');
     const start = this.at + header[0].length;
+    const message = this.detached.get(start);
+    if (message) {
+      this.at = start;
+      return message;
+    }
     const end = start + Number(header[1]);
     if (end > this.input.length) throw new ParseError('literal shorter than announced');
     this.at = end;
@@ -157,7 +174,7 @@ class Parser {
 
 /** Argument helpers: each throws a ParseError naming what was expected. */
 export const asString = (token: Token | undefined, what: string): string => {
-  if (!token || token.type === 'list') throw new ParseError(`expected ${what}`);
+  if (!token || token.type === 'list' || token.type === 'message') throw new ParseError(`expected ${what}`);
   return token.value;
 };
 

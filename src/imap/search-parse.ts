@@ -74,7 +74,7 @@ class KeyReader {
 
   private string(what: string): string {
     const token = this.next(what);
-    if (token.type === 'list') throw new ParseError(`SEARCH: expected ${what}`);
+    if (token.type === 'list' || token.type === 'message') throw new ParseError(`SEARCH: expected ${what}`);
     return token.value;
   }
 
@@ -87,7 +87,7 @@ class KeyReader {
   key(): SearchKey {
     const token = this.next('a search key');
     if (token.type === 'list') return parseKeys(token.items, this.uids, this.deeper(), this.state);
-    if (token.type === 'string') throw new ParseError('SEARCH: expected a search key, got a string');
+    if (token.type === 'string' || token.type === 'message') throw new ParseError('SEARCH: expected a search key, got a string');
     const name = token.value.toUpperCase();
     if (isSequenceSet(token.value)) return { kind: 'uids', uids: new Set(resolveSet(parseSequenceSet(token.value), this.uids, false)) };
     if (name === 'ALL') return { kind: 'all' };

@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from '../core/logger.js';
+import type { MessageIntake } from '../core/message-intake.js';
 import type { ServerCertificates } from '../core/tls.js';
 import type { ImapServices } from './services.js';
 import { copyCommands } from './commands-copy.js';
@@ -12,6 +13,8 @@ import type { CommandSpec } from './session.js';
 import { acceptTls } from './tls.js';
 
 export interface ImapOptions {
+  /** Where an APPEND's message goes as it arrives: memory under the budget shared with SMTP, or the spool. */
+  intake: MessageIntake;
   allowInsecureAuth: boolean;
   /** Cap on one line and on one literal; a command is capped at four times this. */
   maxLineBytes: number;
@@ -50,6 +53,7 @@ export const createImapServer = (services: ImapServices, logger: Logger, options
   const handshakes = new Set<Socket>();
   const open = (socket: Socket, secure: boolean) => {
     const connection = new ImapConnection(socket, services, logger, COMMANDS, {
+      intake: options.intake,
       allowInsecureAuth: options.allowInsecureAuth,
       maxLineBytes: options.maxLineBytes,
       maxAppendBytes: options.maxAppendBytes,

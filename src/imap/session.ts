@@ -3,7 +3,7 @@ import type { Logger } from '../core/logger.js';
 import type { ImapIdentity } from '../services/imap/session.js';
 import type { ImapServices } from './services.js';
 import type { Chunk } from './format.js';
-import { ParseError, parseCommand, type Command, type Token } from './parser.js';
+import { ParseError, parseCommand, type Command, type DetachedLiterals, type Token } from './parser.js';
 import { oneLine, responseForError } from './replies.js';
 import { reportChanges } from './report.js';
 import type { SelectedView } from './view.js';
@@ -141,13 +141,13 @@ export class ImapSession {
     this.pendingSasl = onResponse;
   }
 
-  async handle(frame: Buffer): Promise<void> {
+  async handle(frame: Buffer, detached?: DetachedLiterals): Promise<void> {
     if (this.state === 'logout') return;
     if (this.pendingSasl) return this.finishSasl(frame);
     if (this.idle) return this.finishIdle(frame);
     let command: Command;
     try {
-      command = parseCommand(frame);
+      command = parseCommand(frame, detached);
     } catch (error) {
       const tag = error instanceof ParseError && error.tag ? error.tag : '*';
       return this.line(`${tag} BAD ${oneLine((error as Error).message)}`);

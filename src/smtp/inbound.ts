@@ -2,6 +2,7 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import type { Logger } from '../core/logger.js';
 import type { ServerCertificates } from '../core/tls.js';
 import type { SmtpServices } from './services.js';
+import { ROOM_FOR_TRACE_FIELDS } from '../services/mail/inbound.js';
 import { listenerOptions, type ListenerOptions } from './listener-options.js';
 import { readMessage } from './read-stream.js';
 import { recipientCapReply, replyForError, smtpReply } from './replies.js';
@@ -49,10 +50,12 @@ const receive = async (
   session: SMTPServerSession,
   options: InboundOptions,
 ): Promise<string> => {
-  const raw = await readMessage(stream);
-  if (raw === null) throw smtpReply(552, `5.3.4 Message exceeds the ${options.maxMessageBytes}-byte size limit`);
+  const received = await readMessage(stream, options.intake);
+  if (received === null) throw smtpReply(552, `5.3.4 Message exceeds the ${options.maxMessageBytes}-byte size limit`);
   const recipients = session.envelope.rcptTo.map((rcpt) => rcpt.address);
   try {
+    // In memory until it is stored and answered; a spooled message waits here for its turn.
+    const raw = await received.load(ROOM_FOR_TRACE_FIELDS);
     await services.inbound.deliver({
       session: {
         id: session.id,
@@ -64,10 +67,13 @@ const receive = async (
       mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
       recipients,
       raw,
+      room: ROOM_FOR_TRACE_FIELDS,
     });
   } catch (error) {
     logger.warn('inbound delivery failed', { session: session.id, error: error instanceof Error ? error.message : String(error) });
     throw replyForError(error);
+  } finally {
+    received.release();
   }
   return `2.0.0 Ok: stored as ${session.id}`;
 };

@@ -1,9 +1,12 @@
 import type { SMTPServerOptions } from 'smtp-server';
+import type { MessageIntake } from '../core/message-intake.js';
 
 /** What the MX and the submission listener share. */
 export interface ListenerOptions {
   hostname: string;
   maxMessageBytes: number;
+  /** Where DATA goes as it arrives: memory under the budget shared with IMAP, or the spool. */
+  intake: MessageIntake;
   /** Concurrent connections; smtp-server answers 421 and closes past it. */
   maxClients: number;
   /** Pause before the 220 greeting; a command sent during it gets 421 (an early talker). */
@@ -17,7 +20,7 @@ export interface ListenerOptions {
  */
 type PatchedOptions = SMTPServerOptions & { greetingDelay?: number };
 
-export const listenerOptions = (options: ListenerOptions): PatchedOptions => ({
+export const listenerOptions = (options: Omit<ListenerOptions, 'intake'>): PatchedOptions => ({
   name: options.hostname,
   size: options.maxMessageBytes,
   maxClients: options.maxClients,

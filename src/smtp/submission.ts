@@ -101,21 +101,27 @@ const submit = async (
   session: SMTPServerSession,
   options: SubmissionOptions,
 ): Promise<string> => {
-  const raw = await readMessage(stream);
-  if (raw === null) throw smtpReply(552, `5.3.4 Message exceeds the ${options.maxMessageBytes}-byte size limit`);
-  // Checked again after the content arrived, just before anything is charged.
-  const revoked = keyRevokedSinceAuth(services, session);
-  if (revoked) throw revoked;
-  const principal = session.user as Principal;
-  const envelope = {
-    from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
-    to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-  };
+  const received = await readMessage(stream, options.intake);
+  if (received === null) throw smtpReply(552, `5.3.4 Message exceeds the ${options.maxMessageBytes}-byte size limit`);
   try {
-    const result = await services.sending.submitRaw(principal, envelope, raw);
-    return `2.0.0 Ok: accepted as ${result.id}${result.replayed ? ' (already accepted earlier)' : ''}`;
-  } catch (error) {
-    logger.info('submission refused', { session: session.id, error: error instanceof Error ? error.message : String(error) });
-    throw error;
+    // Checked again after the content arrived, just before anything is charged.
+    const revoked = keyRevokedSinceAuth(services, session);
+    if (revoked) throw revoked;
+    const principal = session.user as Principal;
+    const envelope = {
+      from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
+      to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+    };
+    // In memory until it is accepted and answered; a spooled message waits here for its turn.
+    const raw = await received.load();
+    try {
+      const result = await services.sending.submitRaw(principal, envelope, raw);
+      return `2.0.0 Ok: accepted as ${result.id}${result.replayed ? ' (already accepted earlier)' : ''}`;
+    } catch (error) {
+      logger.info('submission refused', { session: session.id, error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
+  } finally {
+    received.release();
   }
 };

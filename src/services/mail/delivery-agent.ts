@@ -1,5 +1,6 @@
 import type { AuthenticationVerdict } from '../../core/authentication.js';
 import { AppError } from '../../core/errors.js';
+import { withFieldsOnTop } from '../../core/message-intake.js';
 import type { ParsedMessage } from '../../core/parsed-message.js';
 import type { TlsSessionInfo } from '../../core/tls.js';
 import { withoutForgedAuthenticationResults } from '../../mime/authentication-results.js';
@@ -23,11 +24,16 @@ export interface Hop {
 export interface MailboxCopy {
   mailbox: MailboxRecord;
   recipients: string[];
-  raw: Buffer;
+  /** Our trace field and verdict, which go on top of the message in this copy. */
+  fields: Buffer;
   parsed: ParsedMessage;
 }
 
 export interface PreparedCopies {
+  /** What every copy stores below its own fields: the message, any forged verdict of ours cut out. */
+  sent: Buffer;
+  /** Free bytes the caller keeps before `sent`, where a copy's fields are written without copying the message. */
+  room: number;
   copies: MailboxCopy[];
   /** Recipients with no mailbox (removed since their message was accepted). */
   missing: string[];
@@ -57,7 +63,7 @@ export class MailboxDeliveryAgent {
    * The copies of `raw` for `recipients`. A recipient with no mailbox is missing, or an error
    * when `missing` is `'refuse'` (the MX checked each at RCPT, so one gone now is a fault).
    */
-  prepare(raw: Buffer, parsed: ParsedMessage, hop: Hop, recipients: readonly string[], missing: 'refuse' | 'skip'): PreparedCopies {
+  prepare(raw: Buffer, parsed: ParsedMessage, hop: Hop, recipients: readonly string[], missing: 'refuse' | 'skip', room = 0): PreparedCopies {
     const sent = withoutForgedAuthenticationResults(raw, this.authservId);
     const verdict = Buffer.from(hop.verdictField, 'latin1');
     const byMailbox = new Map<string, { mailbox: MailboxRecord; recipients: string[] }>();
@@ -78,16 +84,18 @@ export class MailboxDeliveryAgent {
       // The stored body's offsets are into the stored bytes, which start with our two fields; with
       // forged fields cut out the parse no longer matches, and the body backfill builds it anew.
       const body = sent === raw && parsed.body ? withPrefix(parsed.body, trace.length + verdict.length) : null;
-      return { mailbox, recipients: named, raw: Buffer.concat([trace, verdict, sent]), parsed: { ...parsed, body } };
+      return { mailbox, recipients: named, fields: Buffer.concat([trace, verdict]), parsed: { ...parsed, body } };
     });
-    return { copies, missing: unknown, hop };
+    return { sent, room: sent === raw ? room : 0, copies, missing: unknown, hop };
   }
 
   /** Inside the commit; `receivedAt` is the time of the 250 for a message that waited in the inbound queue. */
   append(prepared: PreparedCopies, receivedAt?: number): void {
     const { hop } = prepared;
     for (const copy of prepared.copies) {
-      this.mailboxes.append(copy.mailbox, INBOX, copy.raw, copy.parsed, {
+      // Each copy's fields are written into the room in turn: the store has copied the last one's bytes by then.
+      const raw = withFieldsOnTop(prepared.sent, prepared.room, copy.fields);
+      this.mailboxes.append(copy.mailbox, INBOX, raw, copy.parsed, {
         ...(hop.tls !== undefined && { arrival: { tls: hop.tls } }),
         authentication: hop.verdict,
         ...(receivedAt !== undefined && { receivedAt }),

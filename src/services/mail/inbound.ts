@@ -16,10 +16,25 @@ export interface InboundMessage {
   /** Envelope recipients, each accepted earlier by `acceptsRecipient`. */
   recipients: string[];
   raw: Buffer;
+  /**
+   * Free bytes before `raw` in its memory (ReceivedMessage.load, src/core/message-intake.ts)
+   * that this service may write: each copy's trace fields go there, not into a copy of the message.
+   */
+  room?: number;
 }
 
 /** What a queued message keeps besides its bytes (inbound_queue.envelope). */
-type Envelope = Omit<InboundMessage, 'raw'>;
+type Envelope = Omit<InboundMessage, 'raw' | 'room'>;
+
+/**
+ * Messages larger than this are delivered before their 250 even in a burst: queued, each
+ * would be written twice more and read back, and a batch of the drain would hold sixteen of
+ * them at once. Their senders wait in the intake's turn instead (src/core/message-intake.ts).
+ */
+export const QUEUED_MAX_BYTES = 1024 * 1024;
+
+/** Room the MX asks for before a received message (InboundMessage.room): a trace field and a verdict fit in it. */
+export const ROOM_FOR_TRACE_FIELDS = 8 * 1024;
 
 /**
  * When the MX answers 250 before the message is in its mailboxes (docs/operators/inbound.md, "Bursts: the inbound queue").
@@ -88,7 +103,7 @@ export class InboundService {
     const mailboxRecipients = recipients.filter((recipient) => !bounceRecipients.includes(recipient));
     if (mailboxRecipients.length === 0) return;
     const accepted = { ...message, recipients: mailboxRecipients };
-    if (this.queueing()) return this.enqueue(accepted);
+    if (this.queueing(message.raw.length)) return this.enqueue(accepted);
     this.inline += 1;
     try {
       await this.storeCopies(accepted, this.clock.now());
@@ -98,13 +113,13 @@ export class InboundService {
   }
 
   /** Waiting messages keep their order: while any waits, new ones queue behind it (up to the bound). */
-  private queueing(): boolean {
-    if (this.queued >= this.policy.maxQueued) return false;
+  private queueing(bytes: number): boolean {
+    if (this.queued >= this.policy.maxQueued || bytes > QUEUED_MAX_BYTES) return false;
     return this.queued > 0 || this.inline >= this.policy.inlineLimit;
   }
 
   private async enqueue(message: InboundMessage): Promise<void> {
-    const { raw, ...envelope } = message;
+    const { raw, room: _room, ...envelope } = message;
     this.queued += 1;
     try {
       await this.store.groupCommit(() => {
@@ -193,7 +208,7 @@ export class InboundService {
       tls: session.tls,
     };
     // A queued message skips a mailbox removed since its 250 (the account was deleted meanwhile).
-    return this.agent.prepare(message.raw, parsed, hop, message.recipients, queued ? 'skip' : 'refuse');
+    return this.agent.prepare(message.raw, parsed, hop, message.recipients, queued ? 'skip' : 'refuse', message.room ?? 0);
   }
 }
 

@@ -22,6 +22,7 @@ import type { Logger } from '../../core/logger.js';
 import { uncheckedResult } from '../../services/mail/authentication.js';
 import { BEAT, LOADING, RUNNING, type AuthRequest, type AuthResult, type AuthThreadData } from './auth-protocol.js';
 import { ThreadSlot } from './thread-slot.js';
+import { bytesForThread } from './thread-bytes.js';
 
 /** Starts the thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
 export type AuthWorkerFactory = (data: AuthThreadData) => Worker;
@@ -94,8 +95,9 @@ export class AuthThread {
   }
 
   private send(id: number, pending: Pending): void {
-    const raw = new Uint8Array(pending.raw);
-    this.slot.send({ id, raw, envelope: pending.envelope, now: pending.now }, pending, [raw.buffer as ArrayBuffer]);
+    // Shared memory when the message is in it already (a large one), else a copy whose memory moves to the thread.
+    const { bytes, transfer } = bytesForThread(pending.raw);
+    this.slot.send({ id, raw: bytes, envelope: pending.envelope, now: pending.now }, pending, transfer);
     if (!this.watchdog) {
       this.sawBeat(performance.now());
       this.watchdog = setInterval(() => this.inspect(), WATCH_MS);

@@ -21,6 +21,7 @@ import type { PackedText, PackedTexts } from '../../core/packed-text.js';
 import { IdleEnd } from './idle-end.js';
 import type { ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
 import { ThreadSlot } from './thread-slot.js';
+import { bytesForThread } from './thread-bytes.js';
 
 /** Starts one parse thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
 export type ParseWorkerFactory = () => Worker;
@@ -138,10 +139,10 @@ export class ParsePool {
   private dispatch(pending: Pending): void {
     const slot = this.leastBusy();
     slot.idle.disarm();
-    // An exact-size copy whose memory moves to the thread; raw itself stays ours to store.
-    const raw = new Uint8Array(pending.raw);
-    const request = { id: this.nextId++, raw, ...(pending.fallback ? { fallback: pending.fallback } : {}) };
-    slot.thread.send(request, pending, [raw.buffer as ArrayBuffer]);
+    // Shared memory when the message is in it already (a large one), else an exact-size copy whose memory moves to the thread.
+    const { bytes, transfer } = bytesForThread(pending.raw);
+    const request = { id: this.nextId++, raw: bytes, ...(pending.fallback ? { fallback: pending.fallback } : {}) };
+    slot.thread.send(request, pending, transfer);
     this.watch(slot);
   }
 
