@@ -73,6 +73,26 @@ t.test('every MIME fixture parses on a thread exactly as on the main thread', as
   t.equal(withAttachments.attachments.length, 3, 'the attachments fixture is in the comparison');
 });
 
+t.test('long texts cross once, in their packed form, and come back as the main thread parses them', async (t) => {
+  const pool = new ParsePool(1, sourceParseWorker, silent, { timeoutMs: 60_000 });
+  t.teardown(() => pool.close());
+  await pool.start();
+  const long = Array.from({ length: 9000 }, (_, i) => `line ${i} of a long text`).join('\r\n');
+  const quoted = `${long}\r\n\r\nOn Mon, Bob wrote:\r\n> ${long.slice(0, 2000).replace(/\r\n/g, '\r\n> ')}\r\n`;
+  const html = `<div>${long.replace(/\r\n/g, '<br>')}</div><blockquote type="cite">quoted</blockquote>`;
+  const shapes = {
+    'a long plain text (packed as it is; its new text is itself)': `Content-Type: text/plain\r\n\r\n${long}\r\n`,
+    'a long text that quotes (its new text is shorter)': `Content-Type: text/plain\r\n\r\n${quoted}`,
+    'long text and HTML': `Content-Type: multipart/alternative; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\n${long}\r\n--b\r\nContent-Type: text/html\r\n\r\n${html}\r\n--b--\r\n`,
+  };
+  for (const [shape, rest] of Object.entries(shapes)) {
+    const raw = Buffer.from(`From: a@example.org\r\nTo: b@example.org\r\nSubject: long\r\nMIME-Version: 1.0\r\n${rest}`);
+    const threaded = await pool.parse(raw);
+    t.ok(Buffer.byteLength(threaded.text ?? '') > 64 * 1024, `${shape}: over the compression limit`);
+    t.strictSame(threaded, await parseMessage(raw), `${shape}: same as on the main thread`);
+  }
+});
+
 t.test('a thread that dies fails its request cleanly and is replaced', async (t) => {
   const threads = firstThreadDies();
   const pool = new ParsePool(1, threads.factory, silent);

@@ -23,7 +23,29 @@ export const plainTextStart = (raw: Buffer, bodyStart: number, text: string, htm
   // nothing (a 24 MB one made two strings of 24 MB).
   const bodyBytes = raw.length - bodyStart;
   if (text.length > bodyBytes || text.length * 3 < bodyBytes) return null;
-  return plainBodyText(raw, bodyStart) === text ? bodyStart : null;
+  return plainBodyIs(raw, bodyStart, text) ? bodyStart : null;
+};
+
+/** Bytes of the body decoded at a time when compared with a text (a 24 MB body made two strings of 24 MB at once). */
+const PIECE_BYTES = 1024 * 1024;
+
+/**
+ * Whether plainBodyText(raw, bodyStart) is `text`, decoded a piece at a time. Each piece ends
+ * just after a LF, which UTF-8 decoding never joins to the bytes before it (an incomplete
+ * sequence there decodes to U+FFFD either way), and which keeps every CRLF within one piece:
+ * the pieces' texts joined are the whole's.
+ */
+const plainBodyIs = (raw: Buffer, bodyStart: number, text: string): boolean => {
+  let at = 0;
+  for (let from = bodyStart; from < raw.length; ) {
+    const lf = raw.indexOf(0x0a, Math.min(raw.length, from + PIECE_BYTES) - 1);
+    const to = lf === -1 ? raw.length : lf + 1;
+    const piece = raw.toString('utf8', from, to).replaceAll('\r\n', '\n');
+    if (text.slice(at, at + piece.length) !== piece) return false;
+    at += piece.length;
+    from = to;
+  }
+  return at === text.length;
 };
 
 /** The text of a plain message from its raw bytes: what the stored text is when plainTextStart is not null. */

@@ -19,7 +19,7 @@ import type { ContentFallback } from '../../core/stored-message.js';
 import { withStoredBody } from '../../mime/parse.js';
 import type { PackedText, PackedTexts } from '../../core/packed-text.js';
 import { IdleEnd } from './idle-end.js';
-import type { ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
+import { bodyFromWire, type ParseRequest, type ParseResult, type WireParsedMessage } from './parse-protocol.js';
 import { ThreadSlot } from './thread-slot.js';
 import { bytesForThread } from './thread-bytes.js';
 
@@ -215,7 +215,7 @@ export class ParsePool {
 }
 
 /** Text, HTML and the attachment list come from the stored body (they cross only once). */
-const fromWire = ({ body, ...fields }: WireParsedMessage): ParsedMessage => withStoredBody(fields, { ...body, packed: asBuffers(body.packed) });
+const fromWire = ({ body, ...fields }: WireParsedMessage): ParsedMessage => withStoredBody(fields, bodyFromWire(body, asBuffers(body.packed)));
 
 /** A Buffer crosses a thread as a plain Uint8Array: the same bytes are a Buffer again here, as a parse on this thread makes them. */
 const asBuffers = (packed: PackedTexts): PackedTexts => ({

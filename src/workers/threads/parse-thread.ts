@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import type { ParsedMessage } from '../../core/parsed-message.js';
 import { loadMailparser, parseMessage } from '../../mime/parse.js';
 import { releaseWhenQuiet } from '../../runtime/memory-release.js';
-import type { ParseReply, ParseRequest, ParseResult, WireParsedMessage } from './parse-protocol.js';
+import { bodyToWire, type ParseReply, type ParseRequest, type ParseResult, type WireParsedMessage } from './parse-protocol.js';
 import { perTurn } from './turn-batch.js';
 
 const port = parentPort;
@@ -19,7 +19,7 @@ void loadMailparser();
 /** The body carries text, HTML and attachments; the pool takes them from there. */
 const toWire = ({ text: _text, html: _html, attachments: _attachments, body, ...fields }: ParsedMessage): WireParsedMessage => {
   if (!body) throw new Error('the parse built no stored body');
-  return { ...fields, body };
+  return { ...fields, body: bodyToWire(body) };
 };
 
 /** Results finished in this turn, posted together at its end. */
