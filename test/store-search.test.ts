@@ -2,10 +2,12 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
+import { INDEXED_TEXT_MAX_CHARS, indexedText } from '../src/core/search-index.js';
 import type { ParsedMessage } from '../src/mime/parse.js';
 import { toFtsQuery } from '../src/services/mail/fts-query.js';
 import { startApp } from './helpers/app.js';
 import { folderOf, plainParsed, plainRaw } from './helpers/mail.js';
+import { smtpSendRaw } from './helpers/smtp.js';
 
 /**
  * The full-text index: its own file written by the search thread (store/search-db.ts),
@@ -259,4 +261,25 @@ t.test('search words become FTS5 terms kept out of the folder column', async (t)
   t.equal(toFtsQuery('東京 会議'), '{subject participants body} : "東京"* AND {subject participants body} : "会議"*', 'unspaced scripts match by prefix');
   t.equal(toFtsQuery('say "hi"', { columns: 'body', prefixAlways: true }), 'body : "say"* AND body : """hi"""*', 'IMAP BODY: quotes doubled, prefixes');
   t.equal(toFtsQuery('!!! *'), null, 'no letters or digits: no query');
+});
+
+t.test('the index holds the first MiB of a long text: a word near its start is found, one past it is not', async (t) => {
+  const app = await startApp(t);
+  const agent = await app.register();
+  const filler = 'lorem ipsum dolor sit amet\r\n'.repeat(45_000);
+  const raw = Buffer.from(`From: a@example.org\r\nSubject: long\r\nContent-Type: text/plain\r\n\r\nalphaword\r\n${filler}omegaword\r\n`);
+  await smtpSendRaw(app.smtpPort, 'a@example.org', [agent.email], raw);
+  const found = async (word: string) => (await app.api('GET', `/api/v1/agent/inbox?search=${word}`, { key: agent.apiKey })).body.totalMessages;
+  t.equal(await found('alphaword'), 1, 'a word in the first MiB');
+  t.equal(await found('omegaword'), 0, 'a word past it');
+  t.equal(await found('long'), 1, 'the subject is whole');
+});
+
+t.test('indexedText: a copy of the start, whole surrogate pairs', async (t) => {
+  const short = 'short text';
+  t.equal(indexedText(short), short, 'a short text as it is');
+  const pairAtTheEdge = `${'x'.repeat(INDEXED_TEXT_MAX_CHARS - 1)}😀tail`;
+  const cut = indexedText(pairAtTheEdge);
+  t.equal(cut.length, INDEXED_TEXT_MAX_CHARS - 1, 'the pair that would be cut in two is left out');
+  t.equal(indexedText(`${'y'.repeat(INDEXED_TEXT_MAX_CHARS)}z`).length, INDEXED_TEXT_MAX_CHARS);
 });

@@ -8,6 +8,25 @@ export interface SearchText {
 }
 
 /**
+ * The full-text index holds this much of a message's text: its first MiB of characters. A
+ * longer text is searched by its start (docs/agents/contract-decisions.md, "Search"). Each
+ * stored message's text waits in memory for the index thread, which gets a copy: 16 texts of
+ * 24 MB arriving together held some 350 MB more at the peak (docs/contributing/benchmarks.md).
+ */
+export const INDEXED_TEXT_MAX_CHARS = 1024 * 1024;
+
+/**
+ * What the index holds of a text: all of it, or its start in a string of its own, so the whole
+ * text is not kept alive by the queue (a slice of a long string points into it). A surrogate
+ * pair is not cut in two.
+ */
+export const indexedText = (text: string): string => {
+  if (text.length <= INDEXED_TEXT_MAX_CHARS) return text;
+  const end = /[\ud800-\udbff]/.test(text[INDEXED_TEXT_MAX_CHARS - 1]) ? INDEXED_TEXT_MAX_CHARS - 1 : INDEXED_TEXT_MAX_CHARS;
+  return Buffer.from(text.slice(0, end), 'utf16le').toString('utf16le');
+};
+
+/**
  * A removed message's entry: no folder (folder ids start at 1, and every search is scoped to
  * one) and no text, so nothing matches it.
  */

@@ -3,7 +3,7 @@ import { packTexts } from '../core/packed-text.js';
 import type { ParsedMessage } from '../core/parsed-message.js';
 import { STORED_BODY_VERSION, type ContentFallback, type MessageStructure, type StoredBody, type StoredContent } from '../core/stored-message.js';
 import type { AddressEntry } from '../core/types.js';
-import type { SearchText } from '../core/search-index.js';
+import { indexedText, type SearchText } from '../core/search-index.js';
 import { withoutLargeAttachmentBodies } from './attachment-cut.js';
 import { attachmentsOf, isAttachment, leafParts } from './attachments.js';
 import { extractReplyHtml } from './extract-html.js';
@@ -171,7 +171,7 @@ const previewOfText = (text: string): string => {
 export const searchTextOf = (parsed: ParsedMessage): SearchText => ({
   subject: parsed.subject,
   participants: participantsOf(parsed),
-  body: parsed.text ?? '',
+  body: indexedText(parsed.text ?? ''),
 });
 
 export const participantsOf = (parsed: Pick<ParsedMessage, 'from' | 'to' | 'cc'>): string =>

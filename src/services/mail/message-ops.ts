@@ -4,7 +4,7 @@ import type { Folder, MessageFlags } from '../../core/types.js';
 import type { MailboxRecord } from '../../store/accounts.js';
 import type { FlagRow, MessageMeta } from '../../store/imap-rows.js';
 import type { Store } from '../../store/index.js';
-import type { SearchText } from '../../core/search-index.js';
+import { indexedText, type SearchText } from '../../core/search-index.js';
 import { participantsOf } from '../../mime/parse.js';
 
 export type SystemFlag = 'seen' | 'answered' | 'flagged' | 'deleted' | 'draft';
@@ -130,7 +130,7 @@ export class MessageOps {
   /** The full-text entry of a copy, from the original's row and stored text; null when that has to be built first. */
   private searchTextOf(row: MessageMeta): SearchText | null {
     const content = this.store.bodies.content(row.rowId);
-    return content ? { subject: row.subject, participants: participantsOf(row), body: content.text } : null;
+    return content ? { subject: row.subject, participants: participantsOf(row), body: indexedText(content.text) } : null;
   }
 }
 
