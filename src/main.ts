@@ -8,6 +8,7 @@ import { reactAfterCommit } from './app/reactions.js';
 import { createAuthThread, createParsePool } from './app/threads.js';
 import type { Config } from './config/types.js';
 import type { BodyBudget } from './core/body-budget.js';
+import type { MessageIntake } from './core/message-intake.js';
 import { systemClock } from './core/clock.js';
 import type { Logger } from './core/logger.js';
 import { Lifecycle } from './runtime/lifecycle.js';
@@ -88,7 +89,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const gc = fullGc();
   const quiet = releaseWhenQuiet(QUIET_MS, () => {
     store.unmapPages();
-    intake.memory.forget();
+    adapters.intake.memory.forget();
     gc?.();
     // The parse and search threads collect on their own quiet checks, up to 2.75 s after this
     // one: the trim waits for their garbage too. One call trims every thread's arena.
@@ -193,6 +194,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     acme: acme?.renewal ?? null,
     queues,
     bodyBudget: adapters.bodyBudget,
+    messageIntake: adapters.intake,
     ports: UNBOUND,
     baseUrl: config.baseUrl ?? '',
     async start() {

@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { SMTPServer } from 'smtp-server';
 import { schemasWithLimits } from '../../schema/limits.js';
 import type { Config } from '../config/types.js';
 import { BodyBudget, type BodyLimits } from '../core/body-budget.js';
 import type { Logger } from '../core/logger.js';
+import { MessageIntake, SPOOL_ABOVE_BYTES } from '../core/message-intake.js';
 import { createValidator } from '../core/validate.js';
 import { createConsole } from '../console/index.js';
 import type { AcmeChallenges } from '../core/tls.js';
@@ -15,6 +17,7 @@ import type { Services } from '../services/index.js';
 import { createInboundServer } from '../smtp/inbound.js';
 import { createSubmissionServer } from '../smtp/submission.js';
 import { presentCertificates } from '../smtp/tls.js';
+import { MessageSpool } from '../store/message-spool.js';
 import type { CertificateStore } from '../tls/certificate-store.js';
 
 /** Every protocol adapter, built and not yet listening. */
@@ -29,6 +32,8 @@ export interface Adapters {
   imapTls: ImapServer | null;
   /** Request body bytes held at once across HTTP and MCP requests (`http.maxBufferedBodyBytes`). */
   bodyBudget: BodyBudget;
+  /** Received mail held in memory or spooled, across the MX, submission and IMAP (`smtp.maxBufferedMessageBytes`). */
+  intake: MessageIntake;
   /** Stops presenting reloaded certificates (SMTP's contexts and the HTTPS listener's). */
   stopPresenting(): void;
 }
@@ -79,13 +84,20 @@ export const createAdapters = ({ services, config, logger, certificates, isReady
   });
   const handler = acmeChallenges ? answerAcmeChallenges(acmeChallenges, httpApp.callback()) : httpApp.callback();
   const http = createHttpListener(handler, config.http.tls ? certificates : null);
-  const smtp = createInboundServer(services, logger, { ...config.smtp, certificates });
+  // One budget for received mail held in memory, shared by the MX, submission and IMAP; the rest waits in the spool.
+  const intake = new MessageIntake(new BodyBudget(config.smtp.maxBufferedMessageBytes), new MessageSpool(join(config.dataDir, 'spool')), {
+    maxMessageBytes: Math.max(config.smtp.maxMessageBytes, config.imap.maxAppendBytes),
+    spoolAboveBytes: SPOOL_ABOVE_BYTES,
+    maxSpooledBytes: config.smtp.maxSpooledMessageBytes,
+  });
+  const smtp = createInboundServer(services, logger, { ...config.smtp, certificates, intake });
   const submissionOptions = {
     ...config.submission,
     hostname: config.smtp.hostname,
     maxMessageBytes: config.smtp.maxMessageBytes,
     certificates,
     maxRecipients: config.limits.recipientsPerMessage,
+    intake,
   };
   const submission = createSubmissionServer(services, logger, submissionOptions);
   const submissionTls = certificates ? createSubmissionServer(services, logger, { ...submissionOptions, implicitTls: true }) : null;
@@ -100,9 +112,10 @@ export const createAdapters = ({ services, config, logger, certificates, isReady
     smtp,
     submission,
     submissionTls,
-    imap: createImapServer(services, logger, { ...config.imap, certificates }),
-    imapTls: certificates ? createImapServer(services, logger, { ...config.imap, certificates, implicitTls: true }) : null,
+    imap: createImapServer(services, logger, { ...config.imap, certificates, intake }),
+    imapTls: certificates ? createImapServer(services, logger, { ...config.imap, certificates, intake, implicitTls: true }) : null,
     bodyBudget: body.budget,
+    intake,
     stopPresenting: () => {
       for (const stop of presenting) stop();
     },
