@@ -1,4 +1,5 @@
-// The full-text index's writer on its own thread (src/workers/threads/search-writer-thread.ts): what it
+// The full-text index's writer on its own thread (src/workers/threads/search-writer-thread.ts, on the
+// thread slot every worker thread uses): what it
 // indexes a read-only connection finds; a search waits for it without blocking the event loop;
 // a thread that dies fails its own requests, makes the next wait answer 503 once, and is replaced.
 import { join } from 'node:path';
@@ -47,9 +48,11 @@ const slowWorker =
     new Worker(
       `const { parentPort } = require('node:worker_threads');
    parentPort.postMessage({ type: 'ready' });
-   parentPort.on('message', (request) => {
-     if (request.type === 'close') return process.exit(0);
-     if (${delayMs} >= 0) setTimeout(() => parentPort.postMessage({ type: 'done', seq: request.seq }), ${delayMs});
+   parentPort.on('message', (requests) => {
+     for (const request of requests) {
+       if (request.type === 'close') return process.exit(0);
+       if (${delayMs} >= 0) setTimeout(() => parentPort.postMessage({ type: 'results', results: [{ id: request.id }] }), ${delayMs});
+     }
    });`,
       { eval: true },
     );

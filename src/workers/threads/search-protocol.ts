@@ -1,4 +1,5 @@
 import type { IndexEntry } from '../../core/search-index.js';
+import type { ThreadReply } from './thread-slot.js';
 
 /** What a search thread is started with (workerData). */
 export interface SearchThreadData {
@@ -8,10 +9,18 @@ export interface SearchThreadData {
   nativeBindingFile?: string;
 }
 
+/**
+ * Messages between the search writer (search-writer-thread.ts) and its thread, in the shape
+ * every worker thread speaks (thread-slot.ts): arrays of requests one way, of results the other.
+ * The thread does its requests one at a time, in order, so every request before an answered one
+ * is done.
+ */
 export type SearchRequest =
-  | { type: 'index'; seq: number; entries: IndexEntry[]; through?: number }
-  | { type: 'trim'; seq: number; rowId: number }
+  | { id: number; type: 'index'; entries: IndexEntry[]; through?: number }
+  | { id: number; type: 'trim'; rowId: number }
   /** Closes the index file; the thread then ends. */
-  | { type: 'close'; seq: number };
+  | { id: number; type: 'close' };
 
-export type SearchReply = { type: 'ready' } | { type: 'done'; seq: number } | { type: 'failed'; seq: number; error: string };
+export type SearchResult = { id: number } | { id: number; error: string };
+
+export type SearchReply = ThreadReply<SearchResult>;

@@ -4,9 +4,9 @@
  * a time, in order, each in its own durable transaction.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { SearchIndexFileWriter } from '../../store/search-db.js';
 import { releaseWhenQuiet } from '../../runtime/memory-release.js';
-import type { SearchReply, SearchRequest, SearchThreadData } from './search-protocol.js';
+import { SearchIndexFileWriter } from '../../store/search-db.js';
+import type { SearchReply, SearchRequest, SearchResult, SearchThreadData } from './search-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('search-thread runs only as a worker thread');
@@ -21,32 +21,35 @@ const loadAddon = (file: string): object => {
 
 const writer = SearchIndexFileWriter.open(data.file, data.nativeBindingFile ? { nativeBinding: loadAddon(data.nativeBindingFile) } : {});
 
-const perform = (request: Exclude<SearchRequest, { type: 'close' }>): void => {
-  if (request.type === 'index') writer.index(request.entries, request.through);
-  else writer.trimAbove(request.rowId);
-};
-
 /** This thread's heap too is collected once a burst is over (memory-release.ts). */
 const quiet = releaseWhenQuiet(10_000);
-
 // Opening the index leaves garbage too: collected once the thread has been quiet as long.
 quiet.touch();
 
-port.on('message', (request: SearchRequest) => {
-  quiet.touch();
-  if (request.type === 'close') {
-    quiet.stop();
-    writer.close();
-    port.close();
-    return;
-  }
-  let reply: SearchReply = { type: 'done', seq: request.seq };
+const perform = (request: Exclude<SearchRequest, { type: 'close' }>): SearchResult => {
   try {
-    perform(request);
+    if (request.type === 'index') writer.index(request.entries, request.through);
+    else writer.trimAbove(request.rowId);
+    return { id: request.id };
   } catch (error) {
-    reply = { type: 'failed', seq: request.seq, error: error instanceof Error ? error.message : String(error) };
+    return { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }
-  port.postMessage(reply);
+};
+
+port.on('message', (requests: SearchRequest[]) => {
+  quiet.touch();
+  const results: SearchResult[] = [];
+  for (const request of requests) {
+    if (request.type === 'close') {
+      if (results.length > 0) port.postMessage({ type: 'results', results } satisfies SearchReply);
+      quiet.stop();
+      writer.close();
+      port.close();
+      return;
+    }
+    results.push(perform(request));
+  }
+  port.postMessage({ type: 'results', results } satisfies SearchReply);
 });
 
 port.postMessage({ type: 'ready' } satisfies SearchReply);

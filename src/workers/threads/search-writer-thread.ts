@@ -8,7 +8,8 @@ import { AppError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { IdleEnd } from './idle-end.js';
 import type { IndexEntry, IndexWriter } from '../../core/search-index.js';
-import type { SearchReply, SearchRequest, SearchThreadData } from './search-protocol.js';
+import type { SearchRequest, SearchResult, SearchThreadData } from './search-protocol.js';
+import { ThreadSlot } from './thread-slot.js';
 
 /** Starts the thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
 export type SearchWorkerFactory = (data: SearchThreadData) => Worker;
@@ -16,7 +17,9 @@ export type SearchWorkerFactory = (data: SearchThreadData) => Worker;
 /** How long a search waits for the index to catch up before it answers 503. */
 const SETTLE_TIMEOUT_MS = 10_000;
 
+/** A request the slot holds for the thread, by its number. */
 interface Pending {
+  seq: number;
   resolve: () => void;
   reject: (error: Error) => void;
 }
@@ -30,7 +33,7 @@ interface Waiter {
 }
 
 /** A request before it is numbered (Omit over each member of the union). */
-type Unnumbered<T> = T extends unknown ? Omit<T, 'seq'> : never;
+type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
 type Request = Unnumbered<Exclude<SearchRequest, { type: 'close' }>>;
 
 export interface SearchWriterOptions {
@@ -53,32 +56,41 @@ export interface SearchWriterOptions {
 export const IDLE_THREAD_MS = 30_000;
 
 export class SearchWriterThread implements IndexWriter {
-  private worker: Worker | null = null;
+  private readonly slot: ThreadSlot<SearchRequest, SearchResult, Pending>;
   private lastSeq = 0;
   /** The thread answers in order, so every request up to this one is done. */
   private doneSeq = 0;
   /** The last request that failed, and the last failure a settle already reported. */
   private failedSeq = 0;
   private failuresSeen = 0;
-  private readonly pending = new Map<number, Pending>();
   private waiters: Waiter[] = [];
-  private ready: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly idle: IdleEnd;
 
   constructor(
-    private readonly file: string,
-    private readonly factory: SearchWorkerFactory,
-    private readonly logger: Logger,
+    file: string,
+    factory: SearchWorkerFactory,
+    logger: Logger,
     private readonly options: SearchWriterOptions = {},
   ) {
     this.idle = new IdleEnd(options.idleMs ?? 0);
+    const data: SearchThreadData = { file, nativeBindingFile: options.nativeBindingFile };
+    this.slot = new ThreadSlot(
+      () => factory(data),
+      {
+        loaded: () => undefined,
+        settled: (pending, result) => this.settled(pending, result),
+        exited: () => this.exited(),
+      },
+      logger,
+      'search thread',
+    );
   }
 
   /** Starts the thread; rejects when it dies before it has opened the index. */
   start(): Promise<void> {
-    if (!this.worker) this.spawn();
-    return this.ready;
+    this.slot.start();
+    return this.slot.ready;
   }
 
   index(entries: IndexEntry[], through?: number): Promise<void> {
@@ -111,64 +123,48 @@ export class SearchWriterThread implements IndexWriter {
   async close(): Promise<void> {
     this.closed = true;
     this.idle.disarm();
-    const worker = this.worker;
-    if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage({ type: 'close', seq: ++this.lastSeq } satisfies SearchRequest);
-    await exited;
+    await this.slot.finish({ type: 'close', id: ++this.lastSeq }, true);
+    this.doneSeq = this.lastSeq;
   }
 
   private request(request: Request): Promise<void> {
     if (this.closed) return Promise.reject(new AppError('unavailable', 'the server is shutting down'));
     this.idle.disarm();
-    const worker = this.worker ?? this.spawn();
     const seq = ++this.lastSeq;
     return new Promise<void>((resolve, reject) => {
-      this.pending.set(seq, { resolve, reject });
-      worker.postMessage({ ...request, seq } as SearchRequest);
+      const pending: Pending = {
+        seq,
+        resolve,
+        // Only a thread that ended fails a request so: what it never did makes a waiting search answer 503 once.
+        reject: (error) => {
+          this.failedSeq = this.lastSeq;
+          reject(error);
+        },
+      };
+      this.slot.send({ ...request, id: seq } as SearchRequest, pending, []);
     });
   }
 
-  private spawn(): Worker {
-    const data: SearchThreadData = { file: this.file, nativeBindingFile: this.options.nativeBindingFile };
-    const worker = this.factory(data);
-    this.worker = worker;
-    this.ready = new Promise<void>((resolve, reject) => {
-      worker.on('message', (reply: SearchReply) => (reply.type === 'ready' ? resolve() : this.settleRequest(reply)));
-      worker.once('exit', (code) => {
-        reject(new Error(`search thread exited with code ${code} before it was ready`));
-        this.retire(worker, code);
-      });
-    });
-    this.ready.catch(() => {});
-    worker.on('error', (error: Error) => this.logger.error('search thread failed', { error: error.message }));
-    return worker;
-  }
-
-  private settleRequest(reply: Exclude<SearchReply, { type: 'ready' }>): void {
-    this.doneSeq = Math.max(this.doneSeq, reply.seq);
-    if (reply.type === 'failed') this.failedSeq = reply.seq;
-    const pending = this.pending.get(reply.seq);
-    this.pending.delete(reply.seq);
-    if (reply.type === 'failed') pending?.reject(new Error(`search thread: ${reply.error}`));
-    else pending?.resolve();
+  private settled(pending: Pending, result: SearchResult): void {
+    this.doneSeq = Math.max(this.doneSeq, pending.seq);
+    if ('error' in result) {
+      this.failedSeq = pending.seq;
+      pending.reject(new Error(`search thread: ${result.error}`));
+    } else pending.resolve();
     this.wakeWaiters();
     this.endWhenIdle();
   }
 
   /** Once every request is done, the thread closes the index and ends after idleMs unless one comes. */
   private endWhenIdle(): void {
-    if (!this.closed && this.doneSeq >= this.lastSeq) this.idle.arm(() => this.endIdle());
+    if (!this.closed && this.doneSeq >= this.lastSeq) this.idle.arm(() => void this.endIdle());
   }
 
-  private endIdle(): void {
-    const worker = this.worker;
-    if (!worker || this.closed || this.doneSeq < this.lastSeq) return;
-    // Out of the way first: its exit is not a failure, and the next request starts another.
-    this.worker = null;
-    worker.once('exit', () => this.options.onIdleExit?.());
-    worker.postMessage({ type: 'close', seq: ++this.lastSeq } satisfies SearchRequest);
-    this.doneSeq = this.lastSeq;
+  private async endIdle(): Promise<void> {
+    if (this.closed || this.doneSeq < this.lastSeq) return;
+    await this.slot.finish({ type: 'close', id: ++this.lastSeq }, false);
+    this.doneSeq = Math.max(this.doneSeq, this.lastSeq);
+    this.options.onIdleExit?.();
   }
 
   /** Settles every search whose requests are all done now. */
@@ -189,20 +185,9 @@ export class SearchWriterThread implements IndexWriter {
     return Promise.reject(new AppError('unavailable', 'the search index could not be updated; try again shortly'));
   }
 
-  /**
-   * A thread that ended: its requests fail (their messages stay queued and are handed over
-   * again), nothing is left for a search to wait on, and the next request starts a new one.
-   */
-  private retire(worker: Worker, code: number): void {
-    if (this.worker !== worker) return;
-    this.worker = null;
-    if (!this.closed) this.logger.warn('search thread exited; a new one starts with the next request', { code, failed: this.pending.size });
-    // A search waiting on what the thread never did answers 503 once (settle), rather than miss mail.
-    if (this.pending.size > 0) this.failedSeq = this.lastSeq;
+  /** A thread that ended on its own: nothing is left for a search to wait on, and the next request starts a new one. */
+  private exited(): void {
     this.doneSeq = this.lastSeq;
-    const reason = this.closed ? 'the server is shutting down' : `the search thread exited with code ${code}`;
-    for (const pending of this.pending.values()) pending.reject(new Error(reason));
-    this.pending.clear();
     this.wakeWaiters();
   }
 }

@@ -8,7 +8,8 @@
  * The slot starts a thread when a request finds none, routes results to the requests it holds,
  * fails those requests when the thread ends on its own, and can end the thread on purpose:
  * `replace` when it has run past a budget (a synchronous step cannot be interrupted any other
- * way), handing back what it held for the owner to send again or answer; `end` when idle.
+ * way), handing back what it held for the owner to send again or answer; `end` when idle;
+ * `finish` when the thread must end itself (close a file) after what it was sent.
  */
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../../core/logger.js';
@@ -39,6 +40,8 @@ export class ThreadSlot<Request extends { id: number }, Result extends { id: num
   /** This turn's requests, posted together at its end to the thread they were meant for. */
   private outgoing: { requests: Request[]; transfer: ArrayBuffer[] } = { requests: [], transfer: [] };
   private closed = false;
+  /** A thread ending by `finish`: it answers what it holds before it exits. */
+  private ending: Worker | null = null;
 
   constructor(
     private readonly factory: () => Worker,
@@ -82,6 +85,24 @@ export class ThreadSlot<Request extends { id: number }, Result extends { id: num
   async close(): Promise<void> {
     this.closed = true;
     await this.thread?.terminate();
+  }
+
+  /**
+   * Ends the thread gracefully: `last` goes after everything sent so far, and the thread ends
+   * itself once it has answered them all (the search thread closes its file first). Resolves once
+   * it has exited; its exit is no failure. `forGood` as close; else the next request starts another.
+   */
+  async finish(last: Request, forGood: boolean): Promise<void> {
+    if (forGood) this.closed = true;
+    const worker = this.thread;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    this.post(worker);
+    // An idle thread holds nothing: out of the slot at once, so a request meanwhile starts another.
+    if (forGood) this.ending = worker;
+    else this.detach();
+    worker.postMessage([last]);
+    await exited;
   }
 
   /** The thread leaves the slot first: its exit is then no failure, and its unposted batch goes nowhere. */
@@ -140,6 +161,10 @@ export class ThreadSlot<Request extends { id: number }, Result extends { id: num
   private retire(worker: Worker, code: number): void {
     if (worker !== this.thread) return;
     this.detach();
+    if (worker === this.ending) {
+      this.ending = null;
+      if (this.pending.size === 0) return;
+    }
     if (!this.closed) this.logger.warn(`${this.name} exited; a new one starts with the next message`, { code, failed: this.pending.size });
     const error = new Error(this.closed ? 'the server is shutting down' : `the ${this.name} exited with code ${code}`);
     const failed = [...this.pending.values()];
