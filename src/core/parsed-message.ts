@@ -24,6 +24,11 @@ export interface ParsedMessage {
    * message we composed ourselves, whose stored body a parse thread builds afterwards.
    */
   body: StoredBody | null;
+  /**
+   * What the junk filter counts of a received message (src/mime/junk-tokens.ts): feature
+   * hashes, made by the parse (on a parse thread); absent for a message composed here.
+   */
+  junkFeatures?: Int32Array;
 }
 
 /**

@@ -14,6 +14,7 @@ import { structureWire } from './imap-notation.js';
 import { structureOf } from './structure.js';
 import { plainTextStart } from './plain-body.js';
 import { simpleShapeOf } from './simple-shape.js';
+import { junkFeatures } from './junk-tokens.js';
 
 // The shape lives in core so the injected ParseMail type can name it; re-exported for callers here.
 export type { ParsedMessage } from '../core/parsed-message.js';
@@ -55,6 +56,12 @@ export interface ParseOptions {
  */
 export const parseMessage = async (raw: Buffer, options: ParseOptions = {}): Promise<ParsedMessage> => {
   const tree = parseMimeTree(raw);
+  const parsed = await parseTree(raw, tree, options);
+  // The junk filter's features come with every parse, so they are computed where the parse runs (a parse thread).
+  return parsed.body ? { ...parsed, junkFeatures: junkFeatures(tree.headers, parsed.body.structure.root, parsed) } : parsed;
+};
+
+const parseTree = async (raw: Buffer, tree: MimePart, options: ParseOptions): Promise<ParsedMessage> => {
   const structure = structureOf(raw, tree);
   const reason = options.fallback ?? (isTruncated(tree) || tree.bodyStart > MAX_HEADER_BYTES ? 'structure' : null);
   if (reason) return fallbackParse(raw, tree, structure, reason);
