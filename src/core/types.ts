@@ -1,4 +1,5 @@
 import type { AuthenticationVerdict } from './authentication.js';
+import type { JunkVerdict } from './junk.js';
 /** Records shared by the store and the services. Times are Unix milliseconds. */
 
 export type SendingState = 'probation' | 'standard' | 'reviewed' | 'paused';
@@ -21,7 +22,7 @@ export interface Account {
 }
 
 /** `mail:draft` is exclusive: a key that has it has nothing else (contract Authentication 5). */
-export type Permission = 'mail:read' | 'mail:send' | 'mail:draft' | 'domains:read' | 'domains:write';
+export type Permission = 'mail:read' | 'mail:send' | 'mail:junk' | 'mail:draft' | 'domains:read' | 'domains:write';
 
 /**
  * Who is calling: resolved from a Bearer key by the keys service, or, kind `owner`, a
@@ -78,6 +79,10 @@ export interface MessageSummary {
   threadId: number | null;
   /** The verdict on a received message; null for Sent copies and mail stored before it was recorded. */
   authentication: AuthenticationVerdict | null;
+  /** The junk filter's verdict on a received message; null for mail it did not judge. */
+  junk: JunkVerdict | null;
+  /** IMAP keywords (RFC 3501 section 2.3.2); $Junk and $NotJunk record the mailbox's judgment. */
+  keywords: string[];
 }
 
 /** IMAP's flags of a message (RFC 3501 section 2.3.2); keywords are atoms, kept as given. */

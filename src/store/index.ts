@@ -14,6 +14,7 @@ import { HealthRepo } from './health.js';
 import { IdempotencyRepo } from './idempotency.js';
 import { InboundQueueRepo } from './inbound-queue.js';
 import { InvoiceRepo } from './invoices.js';
+import { JunkRepo } from './junk.js';
 import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
 import { MessageBodyRepo } from './message-bodies.js';
@@ -88,6 +89,7 @@ export class Store {
   readonly health: HealthRepo;
   readonly inboundQueue: InboundQueueRepo;
   readonly scheduledJobs: ScheduledJobRepo;
+  readonly junk: JunkRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
   /** Group-commit jobs since the quiet-time unmapPages; null once the writer stopped mapping. */
@@ -131,6 +133,7 @@ export class Store {
     this.health = new HealthRepo(db);
     this.inboundQueue = new InboundQueueRepo(db);
     this.scheduledJobs = new ScheduledJobRepo(db);
+    this.junk = new JunkRepo(db);
     this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies, ranks);
     this.messageArrivals = new MessageArrivalRepo(db);
     this.domains = new DomainRepo(db);

@@ -1,6 +1,7 @@
 import type { Db } from './db.js';
 import { addressesOf, type AddressColumns } from './address-columns.js';
 import type { AuthenticationVerdict } from '../core/authentication.js';
+import type { JunkVerdict } from '../core/junk.js';
 import type { StoredBody } from '../core/stored-message.js';
 import type { AddressEntry, AttachmentMeta, Folder, MessageFlags, MessageSummary } from '../core/types.js';
 import type { MessageBodyRepo } from './message-bodies.js';
@@ -36,6 +37,8 @@ export interface NewMessage {
   threadId: number | null;
   /** Received mail's verdict; omitted for Sent copies. */
   authentication?: AuthenticationVerdict;
+  /** The junk filter's verdict on received mail; omitted for mail it did not judge. */
+  junk?: JunkVerdict;
 }
 
 interface SummaryRow extends AddressColumns {
@@ -52,10 +55,12 @@ interface SummaryRow extends AddressColumns {
   flagged: number;
   thread_id: number | null;
   authentication_json: string | null;
+  junk_json: string | null;
+  keywords: string | null;
 }
 
 const SUMMARY_COLUMNS = `m.id, m.uid, m.message_id, m.subject, m.from_json, m.to_json, m.cc_json, m.date,
-  m.preview, m.size, m.attachments_json, m.encrypted, m.seen, m.flagged, m.thread_id, m.authentication_json`;
+  m.preview, m.size, m.attachments_json, m.encrypted, m.seen, m.flagged, m.thread_id, m.authentication_json, m.junk_json, m.keywords`;
 
 const toSummary = (row: SummaryRow): MessageSummary => ({
   rowId: row.id,
@@ -72,10 +77,12 @@ const toSummary = (row: SummaryRow): MessageSummary => ({
   flagged: row.flagged === 1,
   threadId: row.thread_id,
   authentication: row.authentication_json === null ? null : (JSON.parse(row.authentication_json) as AuthenticationVerdict),
+  junk: row.junk_json === null ? null : (JSON.parse(row.junk_json) as JunkVerdict),
+  keywords: keywordsOf(row.keywords),
 });
 
 /** What a full read shows of the message row. */
-export type FullSummary = MessageSummary & { inReplyTo: string | null; answered: boolean; deleted: boolean; draft: boolean; keywords: string[] };
+export type FullSummary = MessageSummary & { inReplyTo: string | null; answered: boolean; deleted: boolean; draft: boolean };
 
 export interface ThreadMessage extends MessageSummary {
   receivedAt: number;
@@ -112,8 +119,8 @@ export class MessageRepo extends Repo {
     const { flags } = message;
     const { lastInsertRowid } = this.sql(
       `INSERT INTO messages (id, folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
-         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id, authentication_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id, authentication_json, junk_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       this.nextId(),
       message.folderId,
@@ -139,6 +146,7 @@ export class MessageRepo extends Repo {
       message.receivedAt,
       message.threadId,
       message.authentication ? JSON.stringify(message.authentication) : null,
+      message.junk ? JSON.stringify(message.junk) : null,
     );
     const rowId = Number(lastInsertRowid);
     this.sql('INSERT INTO message_raw (message_rowid, raw) VALUES (?, ?)').run(rowId, message.raw);
@@ -197,11 +205,10 @@ export class MessageRepo extends Repo {
 
   /** The list columns of one message, its In-Reply-To and its other IMAP flags, without its raw bytes. */
   summaryByUid(folderId: number, uid: number): FullSummary | null {
-    const row = this.sql(
-      `SELECT ${SUMMARY_COLUMNS}, m.in_reply_to, m.answered, m.deleted, m.draft, m.keywords FROM messages m WHERE m.folder_id = ? AND m.uid = ?`,
-    ).get(folderId, uid) as
-      | (SummaryRow & { in_reply_to: string | null; answered: number; deleted: number; draft: number; keywords: string | null })
-      | undefined;
+    const row = this.sql(`SELECT ${SUMMARY_COLUMNS}, m.in_reply_to, m.answered, m.deleted, m.draft FROM messages m WHERE m.folder_id = ? AND m.uid = ?`).get(
+      folderId,
+      uid,
+    ) as (SummaryRow & { in_reply_to: string | null; answered: number; deleted: number; draft: number }) | undefined;
     if (!row) return null;
     return {
       ...toSummary(row),
@@ -209,7 +216,6 @@ export class MessageRepo extends Repo {
       answered: row.answered === 1,
       deleted: row.deleted === 1,
       draft: row.draft === 1,
-      keywords: keywordsOf(row.keywords),
     };
   }
 
@@ -242,9 +248,9 @@ export class MessageRepo extends Repo {
     const copied = this.nextId() ?? this.maxId() + 1;
     this.sql(
       `INSERT INTO messages (id, folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
-         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id, authentication_json)
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id, authentication_json, junk_json)
        SELECT ?, ?, ?, message_id, in_reply_to, subject, from_json, to_json, cc_json,
-         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, ?, received_at, thread_id, authentication_json
+         date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, ?, received_at, thread_id, authentication_json, junk_json
        FROM messages WHERE id = ?`,
     ).run(copied, folderId, uid, modseq, rowId);
     this.sql('INSERT INTO message_raw (message_rowid, raw) SELECT ?, raw FROM message_raw WHERE message_rowid = ?').run(copied, rowId);

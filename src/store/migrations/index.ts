@@ -35,6 +35,7 @@ import { idempotencyScope } from './076_idempotency_scope.js';
 import { senderGroups } from './077_sender_groups.js';
 import { scheduledJobs } from './080_scheduled_jobs.js';
 import { searchMark } from './081_search_mark.js';
+import { junk } from './082_junk.js';
 
 export type { Migration } from './migration.js';
 
@@ -76,4 +77,5 @@ export const MIGRATIONS: readonly Migration[] = [
   senderGroups,
   scheduledJobs,
   searchMark,
+  junk,
 ];
