@@ -6,6 +6,7 @@ import { QueueRunner } from '../runtime/queue-runner.js';
 import { bodyBackfillQueue, BACKFILL_DELAY_MS, type BodyBackfillRun } from '../runtime/queues/bodies.js';
 import { deliveryQueue, type DeliveryRun } from '../runtime/queues/delivery.js';
 import { InboundQueue, type InboundRun } from '../runtime/queues/inbound.js';
+import { junkTrainingQueue, TRAIN_DELAY_MS } from '../runtime/queues/junk-trainer.js';
 import { INDEX_DELAY_MS, searchIndexQueue, type SearchIndexRun } from '../runtime/queues/search-index.js';
 import { WebhookQueue, type WebhookRun } from '../runtime/queues/webhooks.js';
 import type { CalendarRun } from '../runtime/calendar.js';
@@ -18,6 +19,8 @@ export interface Queues {
   search: QueueRunner<SearchIndexRun>;
   bodies: QueueRunner<BodyBackfillRun>;
   calendar: QueueRunner<CalendarRun>;
+  /** The junk filter's training on judgments made over IMAP (src/services/junk/training.ts). */
+  junkTraining: QueueRunner;
 }
 
 export type QueueName = keyof Queues;
@@ -60,6 +63,7 @@ export const createQueues = (services: Services, clock: Clock, logger: Logger, s
     search: QueueRunner.of({ name: 'search-index', kickDelayMs: INDEX_DELAY_MS }, searchIndexQueue(services.searchIndex, logger), clock, logger),
     bodies: QueueRunner.of({ name: 'body-backfill', kickDelayMs: BACKFILL_DELAY_MS }, bodyBackfillQueue(services.bodies, logger), clock, logger),
     calendar: QueueRunner.of({ name: 'calendar' }, calendar, clock, logger),
+    junkTraining: QueueRunner.of({ name: 'junk-training', kickDelayMs: TRAIN_DELAY_MS }, junkTrainingQueue(services.junkTraining, logger), clock, logger),
   };
   return { queues, inbound, calendar };
 };

@@ -1,4 +1,4 @@
-import { INBOUND_QUEUED, MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type OutboundRecipientUpdatedEvent } from '../core/events.js';
+import { INBOUND_QUEUED, JUNK_JUDGED, MESSAGE_STORED, OUTBOUND_RECIPIENT_UPDATED, type OutboundRecipientUpdatedEvent } from '../core/events.js';
 import { EventStreamService } from '../services/events/streams.js';
 import { METRIC_TOPICS, type MetricsService } from '../services/health/metrics.js';
 import { MailboxWatchers } from '../services/mail/watchers.js';
@@ -40,6 +40,7 @@ export const reactAfterCommit = (feed: CommitFeed, queues: Queues, reactions: Af
       noteInboundQueued();
       queues.inbound.kick();
     }),
+    feed.subscribe(JUNK_JUDGED, () => queues.junkTraining.kick()),
     feed.subscribe<OutboundRecipientUpdatedEvent>(OUTBOUND_RECIPIENT_UPDATED, (entries) => {
       if (leftQueued(entries)) queues.delivery.kick();
     }),

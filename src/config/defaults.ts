@@ -118,6 +118,17 @@ export const defaultConfig = (): Config => ({
   threads: { enabled: true, subjectWindowDays: 7 },
   // maxStreams: as many as smtp.maxClients; 1,000 idle streams take about 30 MB (bench:ingest --only connections).
   events: { maxStreamsPerAccount: 5, maxStreams: 2000, heartbeatSeconds: 15 },
+  // threshold: the statistics alone reach it at 80% junk-like (docs/contributing/benchmarks.md, bench:junk).
+  junk: {
+    enabled: true,
+    threshold: 3,
+    minJudgments: 20,
+    timeoutMs: 2000,
+    blocklists: [],
+    blocklistPoints: 3,
+    serverModelTrainers: [],
+    cacheMegabytes: 64,
+  },
   // c-ares' own default is 5 s and 4 tries; mail paths wait on these, so fewer tries.
   dns: { servers: [], timeoutMs: 5000, tries: 2 },
   // Daily, at an hour few people pick, so re-checks of many servers do not all land at midnight.

@@ -40,6 +40,7 @@ export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKe
   threads: { enabled: config.threads.enabled, subjectWindowMs: config.threads.subjectWindowDays * 24 * 60 * 60 * 1000 },
   maxEventStreamsPerAccount: config.events.maxStreamsPerAccount,
   maxEventStreams: config.events.maxStreams,
+  junk: { ...config.junk, serverModelTrainers: config.junk.serverModelTrainers.map((address) => address.toLowerCase()) },
   listeners: [
     { name: 'smtp', host: config.smtp.host, port: config.smtp.port, greeting: '220', tls: false },
     { name: 'submission', host: config.submission.host, port: config.submission.port, greeting: '220', tls: false },

@@ -68,6 +68,9 @@ export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_THREADS_SUBJECT_WINDOW_DAYS', flag: 'threads-subject-window-days', path: 'threads.subjectWindowDays', type: 'integer' },
   { env: 'AGENTPOST_EVENTS_MAX_STREAMS', flag: 'events-max-streams', path: 'events.maxStreams', type: 'integer' },
   { env: 'AGENTPOST_EVENTS_MAX_STREAMS_PER_ACCOUNT', flag: 'events-max-streams-per-account', path: 'events.maxStreamsPerAccount', type: 'integer' },
+  { env: 'AGENTPOST_JUNK_ENABLED', flag: 'junk-enabled', path: 'junk.enabled', type: 'boolean' },
+  { env: 'AGENTPOST_JUNK_BLOCKLISTS', flag: 'junk-blocklists', path: 'junk.blocklists', type: 'list' },
+  { env: 'AGENTPOST_JUNK_SERVER_MODEL_TRAINERS', flag: 'junk-server-model-trainers', path: 'junk.serverModelTrainers', type: 'list' },
 ];
 
 export const CONFIG_FILE_ENV = 'AGENTPOST_CONFIG';

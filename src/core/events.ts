@@ -18,6 +18,8 @@ export interface MessageStoredEvent {
   uidValidity: string;
   uid: string;
   storedAt: number;
+  /** Received mail the junk filter filed in the Junk folder (src/services/mail/inbound.ts). */
+  junk?: true;
 }
 
 /**
@@ -50,6 +52,12 @@ export interface FolderNotice {
  * the inbound drain, which reads the queue itself.
  */
 export const INBOUND_QUEUED = 'inbound.queued';
+
+/**
+ * A message's junk judgment ($Junk / $NotJunk) changed and its training is queued (a notice:
+ * it wakes the junk trainer, which reads the junk_queue table itself).
+ */
+export const JUNK_JUDGED = 'junk.judged';
 
 /** A recipient of an outgoing submission changed state (written on acceptance too). */
 export const OUTBOUND_RECIPIENT_UPDATED = 'outbound.recipient_updated';

@@ -1,3 +1,5 @@
+import type { AuthenticationVerdict } from './authentication.js';
+
 /**
  * The junk filter's verdict on a received message (src/services/junk/filter.ts), stored with
  * it and shown by REST, MCP and the console. Points add up; at `threshold` or more the
@@ -62,3 +64,21 @@ export const isJunkNow = (keywords: readonly string[], verdict: JunkVerdict | nu
   const judgment = judgmentOf(keywords);
   return judgment === null ? (verdict?.junk ?? false) : judgment === 'junk';
 };
+
+/** What the blocklists said of a client address; `unanswered` names zones whose lookup failed. */
+export interface BlocklistAnswer {
+  listed: string[];
+  unanswered: string[];
+}
+
+/** What the filter knows of a received message besides the mailbox it is for. */
+export interface JunkEvidence {
+  /** src/mime/junk-tokens.ts; absent when the parse made none. */
+  features: Int32Array | undefined;
+  /** The From address, lowercased. */
+  from: string | null;
+  /** Absent when the checks are off (`smtp.authenticationChecks`). */
+  authentication: AuthenticationVerdict | undefined;
+  /** Null when the lookups ran out of the filter's time. */
+  blocklists: BlocklistAnswer | null;
+}

@@ -53,10 +53,11 @@ import { EventLog } from './webhooks/event-log.js';
 import { WebhookService } from './webhooks/endpoints.js';
 import { SessionTokens } from './access/session-tokens.js';
 import { createOwnerServices, type OwnerServices } from './owners/index.js';
+import { createJunkServices, type JunkServices } from './junk/index.js';
 
 export type { ServiceDeps, ServicesConfig } from './service-deps.js';
 
-export interface Services extends OwnerServices, DomainServices {
+export interface Services extends OwnerServices, DomainServices, JunkServices {
   accounts: AccountService;
   auth: AuthService;
   mailbox: MailboxService;
@@ -163,8 +164,9 @@ export const createServices = ({
   const status = new StatusService(store, clock, runtime, certificates, () => searchIndex.backlog(), acme);
   const authenticator = new MessageAuthenticator(dns, config.smtpHostname, config.authenticationTimeoutMs);
   const { limits: sendingLimits, ...sendingConfig } = config.sending;
-  // The one way into a mailbox: the MX, the inbound queue and local sends all go through it.
-  const deliveryAgent = new MailboxDeliveryAgent(mailbox, config.smtpHostname);
+  const junk = createJunkServices({ store, logger, dns, parse, mailbox, folders, messageOps, config: config.junk, hostname: config.smtpHostname });
+  // The one way into a mailbox: the MX, the inbound queue and local sends all go through it, judged by the junk filter.
+  const deliveryAgent = new MailboxDeliveryAgent(mailbox, config.smtpHostname, junk.junkFilter ?? undefined);
   const sending = new SendingService(
     store,
     clock,
@@ -225,15 +227,23 @@ export const createServices = ({
     },
     hosting,
   );
+  const queuePolicy = { inlineLimit: config.smtpQueue.inlineLimit, maxQueued: config.smtpQueue.maxMessages };
   const core = {
+    ...junk,
     accounts,
     auth,
     mailbox,
-    inbound: new InboundService(store, clock, deliveryAgent, config.smtpHostname, inboundChecks(config, authenticator, authenticateMail), parse, bounces, {
-      inlineLimit: config.smtpQueue.inlineLimit,
-      maxQueued: config.smtpQueue.maxMessages,
-      headerLimits: config.headerLimits,
-    }),
+    inbound: new InboundService(
+      store,
+      clock,
+      deliveryAgent,
+      config.smtpHostname,
+      inboundChecks(config, authenticator, authenticateMail),
+      parse,
+      bounces,
+      { ...queuePolicy, headerLimits: config.headerLimits },
+      junk.junkFilter ?? undefined,
+    ),
     rateLimiter,
     keyRotation,
     accessKeys: new AccessKeyService(store, clock, twoFactor, accessKeyPolicy, config.accessKeysPerAccount),

@@ -17,6 +17,7 @@ import type { HeaderLimits } from '../mime/header-limits.js';
 import type { WebhookLimits, WebhookSender } from '../core/webhooks.js';
 import type { Store } from '../store/index.js';
 import type { DomainsSettings } from './domains/index.js';
+import type { JunkConfig } from './junk/filter.js';
 import type { ListenerSpec } from './health/checks-listeners.js';
 import type { RuntimeProbe } from './health/status.js';
 import type { ThreadingConfig } from './mail/threads.js';
@@ -29,6 +30,8 @@ import type { SuppressionLimits } from './sending/suppressions.js';
 
 /** The settings services need; main.ts derives them from the validated config. */
 export interface ServicesConfig {
+  /** The junk filter (config `junk.*`). */
+  junk: JunkConfig;
   mailDomain: string;
   smtpHostname: string;
   /** `smtp.postmaster`: the mailbox that receives postmaster@`mailDomain` (RFC 5321 section 4.5.1). */

@@ -1,12 +1,13 @@
 import type { AuthenticationVerdict } from '../../core/authentication.js';
 import { AppError } from '../../core/errors.js';
+import type { BlocklistAnswer, JunkEvidence, JunkVerdict } from '../../core/junk.js';
 import { withFieldsOnTop } from '../../core/message-intake.js';
 import type { ParsedMessage } from '../../core/parsed-message.js';
 import type { TlsSessionInfo } from '../../core/tls.js';
 import { withoutForgedAuthenticationResults } from '../../mime/authentication-results.js';
 import { withPrefix } from '../../mime/structure.js';
 import type { MailboxRecord } from '../../store/accounts.js';
-import { INBOX, type MailboxService } from './mailbox.js';
+import { INBOX, JUNK, type MailboxService } from './mailbox.js';
 
 /** How a message reached this hop: what each of its copies records. */
 export interface Hop {
@@ -18,6 +19,13 @@ export interface Hop {
   verdict: AuthenticationVerdict | undefined;
   /** Over SMTP: what the session negotiated (null in the clear); absent for mail that never crossed SMTP. */
   tls?: TlsSessionInfo | null;
+  /** What the DNS blocklists said of the connecting address (null: not asked, or no answer in time). */
+  blocklists?: BlocklistAnswer | null;
+}
+
+/** Judges a copy for its mailbox (src/services/junk/filter.ts); the agent files junk in the Junk folder. */
+export interface CopyJudge {
+  judge(mailbox: MailboxRecord, evidence: JunkEvidence): JunkVerdict;
 }
 
 /** One copy per mailbox, ready to commit, and the recipients it stands for. */
@@ -27,6 +35,8 @@ export interface MailboxCopy {
   /** Our trace field and verdict, which go on top of the message in this copy. */
   fields: Buffer;
   parsed: ParsedMessage;
+  /** The junk filter's verdict for this mailbox; absent with the filter off. */
+  junk?: JunkVerdict;
 }
 
 export interface PreparedCopies {
@@ -45,13 +55,15 @@ export interface PreparedCopies {
  * to a local address): like an MTA's local delivery agent, one copy per mailbox however many
  * of its addresses and aliases the message names, each with our trace field and our verdict on
  * top (both are trace fields of this hop, RFC 8601 section 4), any forged verdict of ours cut
- * out (section 5), filed in INBOX.
+ * out (section 5), filed in INBOX, or in Junk when the junk filter judges it so.
  */
 export class MailboxDeliveryAgent {
   constructor(
     private readonly mailboxes: MailboxService,
     /** Our authserv-id (`smtp.hostname`): a field of another hop claiming it is forged. */
     private readonly authservId: string,
+    /** None: everything is filed in INBOX. */
+    private readonly junk?: CopyJudge,
   ) {}
 
   /** True when `address` names a mailbox here (an alias, a postmaster address). */
@@ -84,7 +96,13 @@ export class MailboxDeliveryAgent {
       // The stored body's offsets are into the stored bytes, which start with our two fields; with
       // forged fields cut out the parse no longer matches, and the body backfill builds it anew.
       const body = sent === raw && parsed.body ? withPrefix(parsed.body, trace.length + verdict.length) : null;
-      return { mailbox, recipients: named, fields: Buffer.concat([trace, verdict]), parsed: { ...parsed, body } };
+      const junk = this.junk?.judge(mailbox, {
+        features: parsed.junkFeatures,
+        from: parsed.from?.email.toLowerCase() ?? null,
+        authentication: hop.verdict,
+        blocklists: hop.blocklists ?? null,
+      });
+      return { mailbox, recipients: named, fields: Buffer.concat([trace, verdict]), parsed: { ...parsed, body }, ...(junk && { junk }) };
     });
     return { sent, room: sent === raw ? room : 0, copies, missing: unknown, hop };
   }
@@ -95,9 +113,10 @@ export class MailboxDeliveryAgent {
     for (const copy of prepared.copies) {
       // Each copy's fields are written into the room in turn: the store has copied the last one's bytes by then.
       const raw = withFieldsOnTop(prepared.sent, prepared.room, copy.fields);
-      this.mailboxes.append(copy.mailbox, INBOX, raw, copy.parsed, {
+      this.mailboxes.append(copy.mailbox, copy.junk?.junk ? JUNK : INBOX, raw, copy.parsed, {
         ...(hop.tls !== undefined && { arrival: { tls: hop.tls } }),
         authentication: hop.verdict,
+        ...(copy.junk && { junk: copy.junk }),
         ...(receivedAt !== undefined && { receivedAt }),
       });
     }

@@ -7,6 +7,7 @@ import type { BounceService } from '../delivery/bounces.js';
 import type { MailboxDeliveryAgent, PreparedCopies } from './delivery-agent.js';
 import type { AuthenticateMail } from '../../core/authentication.js';
 import { checkHeaderLimits, type HeaderLimits } from '../../mime/header-limits.js';
+import type { JunkFilter } from '../junk/filter.js';
 import { receivedHeader, type SmtpSessionInfo } from './trace.js';
 
 export interface InboundMessage {
@@ -75,6 +76,8 @@ export class InboundService {
     private readonly parse: ParseMail,
     private readonly bounces: BounceService | undefined,
     private readonly policy: InboundPolicy,
+    /** Screens the connecting address for the junk filter (DNS blocklists, src/services/junk/filter.ts); none: no screening. */
+    private readonly junk?: JunkFilter,
   ) {
     this.queued = store.inboundQueue.count();
   }
@@ -196,16 +199,18 @@ export class InboundService {
   /** The parse, the verdict and each mailbox's stored bytes: everything but the commit. */
   private async prepareCopies(message: InboundMessage, receivedAt: Date, queued: boolean): Promise<PreparedCopies> {
     const { session } = message;
-    // The verdict's DNS lookups run while the parse thread works; both finish before the commit.
-    const [parsed, checked] = await Promise.all([
+    // The verdict's and the blocklists' DNS lookups run while the parse thread works; all finish before the commit.
+    const [parsed, checked, blocklists] = await Promise.all([
       this.parse(message.raw),
       this.authenticate(message.raw, { clientAddress: session.remoteAddress, helo: session.heloName, mailFrom: message.mailFrom }, receivedAt),
+      this.junk?.screen(session.remoteAddress),
     ]);
     const hop = {
       traceFor: (recipient: string) => receivedHeader(session, this.hostname, recipient, receivedAt),
       verdictField: checked.field,
       verdict: checked.verdict ?? undefined,
       tls: session.tls,
+      blocklists: blocklists ?? null,
     };
     // A queued message skips a mailbox removed since its 250 (the account was deleted meanwhile).
     return this.agent.prepare(message.raw, parsed, hop, message.recipients, queued ? 'skip' : 'refuse', message.room ?? 0);

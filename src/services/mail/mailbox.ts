@@ -1,4 +1,5 @@
 import type { AuthenticationVerdict } from '../../core/authentication.js';
+import type { JunkVerdict } from '../../core/junk.js';
 import { AppError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import { MESSAGE_STORED, type MessageStoredEvent } from '../../core/events.js';
@@ -22,7 +23,7 @@ import type { ThreadService } from './threads.js';
 import { fullMessageView, messageView, type FullMessageView, type MessageView } from './views.js';
 import { toFtsQuery } from './fts-query.js';
 
-export { canonicalFolderName, INBOX, SENT } from './folder-names.js';
+export { canonicalFolderName, INBOX, JUNK, SENT } from './folder-names.js';
 
 export interface ListQuery {
   folder: string;
@@ -63,6 +64,8 @@ export interface AppendOptions {
   receivedAt?: number;
   /** The verdict on received mail, stored with it. */
   authentication?: AuthenticationVerdict;
+  /** The junk filter's verdict on received mail (src/services/junk/filter.ts), stored with it. */
+  junk?: JunkVerdict;
 }
 
 export interface Appended {
@@ -162,6 +165,7 @@ export class MailboxService {
       body: parsed.body,
       threadId,
       authentication: options.authentication,
+      junk: options.junk,
     });
     if (options.arrival) this.store.messageArrivals.record(rowId, options.arrival);
     if (flags.keywords.length > 0) this.store.folders.addKeywords(folder.id, flags.keywords);
@@ -172,6 +176,8 @@ export class MailboxService {
       uidValidity: String(folder.uidValidity),
       uid: String(uid),
       storedAt: now,
+      // Received mail the filter filed as junk: webhooks and event streams report it from the Junk folder.
+      ...(options.junk?.junk ? { junk: true } : {}),
     };
     this.store.changes.record(MESSAGE_STORED, event);
     return { folder: folder.name, uid, uidValidity: folder.uidValidity };

@@ -1,4 +1,12 @@
-import { MESSAGE_FLAGS, MESSAGE_REMOVED, MESSAGE_STORED, type FolderNotice, type MessageRemovedEvent, type MessageStoredEvent } from '../../core/events.js';
+import {
+  JUNK_JUDGED,
+  MESSAGE_FLAGS,
+  MESSAGE_REMOVED,
+  MESSAGE_STORED,
+  type FolderNotice,
+  type MessageRemovedEvent,
+  type MessageStoredEvent,
+} from '../../core/events.js';
 import type { Clock } from '../../core/clock.js';
 import type { Folder, MessageFlags } from '../../core/types.js';
 import type { MailboxRecord } from '../../store/accounts.js';
@@ -6,6 +14,7 @@ import type { FlagRow, MessageMeta } from '../../store/imap-rows.js';
 import type { Store } from '../../store/index.js';
 import { indexedText, type SearchText } from '../../core/search-index.js';
 import { participantsOf } from '../../mime/parse.js';
+import { flagsAfterMove, judgmentChanged } from '../junk/judgments.js';
 
 export type SystemFlag = 'seen' | 'answered' | 'flagged' | 'deleted' | 'draft';
 
@@ -61,6 +70,7 @@ export class MessageOps {
         }
         modseq ||= this.store.folders.nextModseq(folder.id);
         this.store.imap.setFlags(row.rowId, flags, modseq);
+        if (judgmentChanged(row.flags, flags)) this.queueTraining(row.rowId);
         const updated = { rowId: row.rowId, uid: row.uid, flags, modseq };
         result.changed.push(updated);
         result.current.push(updated);
@@ -79,8 +89,15 @@ export class MessageOps {
       const keywords = new Set<string>();
       for (const row of rowsOf(uids, (low, high) => this.store.imap.metaBetween(source.id, low, high))) {
         const { uid, modseq } = this.store.folders.allocateUid(target.id);
-        this.store.messages.copy(row.rowId, target.id, uid, modseq, this.searchTextOf(row));
-        row.flags.keywords.forEach((keyword) => keywords.add(keyword));
+        const copied = this.store.messages.copy(row.rowId, target.id, uid, modseq, this.searchTextOf(row));
+        this.store.junk.copied(row.rowId, copied);
+        // A move into or out of Junk is a judgment (src/services/junk/judgments.ts): recorded in the copy's keywords, and trained.
+        const flags = flagsAfterMove(row.flags, source.name, target.name);
+        if (flags !== row.flags) {
+          this.store.imap.setFlags(copied, flags, modseq);
+          this.queueTraining(copied);
+        }
+        flags.keywords.forEach((keyword) => keywords.add(keyword));
         const event: MessageStoredEvent = {
           mailboxId: mailbox.id,
           accountId: mailbox.accountId,
@@ -125,6 +142,12 @@ export class MessageOps {
       }
       return removed;
     });
+  }
+
+  /** Inside the caller's transaction: the message's training follows its judgment once this commits. */
+  private queueTraining(rowId: number): void {
+    this.store.junk.queue(rowId);
+    this.store.notice(JUNK_JUDGED, null);
   }
 
   /** The full-text entry of a copy, from the original's row and stored text; null when that has to be built first. */

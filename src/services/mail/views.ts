@@ -1,4 +1,5 @@
 import type { AuthenticationResults, AuthenticationVerdict, Trust } from '../../core/authentication.js';
+import { isJunkNow, type JunkVerdict } from '../../core/junk.js';
 import type { AddressEntry, Folder, MessageSummary } from '../../core/types.js';
 import type { ContentFallback, StoredContent } from '../../core/stored-message.js';
 import type { TlsSessionInfo } from '../../core/tls.js';
@@ -24,6 +25,10 @@ export interface MessageView {
   /** Received mail only: the verdict at arrival (core/authentication.ts). */
   trust?: Trust;
   authentication?: AuthenticationResults & { reason: string };
+  /** Whether it counts as junk: the mailbox's judgment ($Junk / $NotJunk) when there is one, else the filter's verdict (core/junk.ts). */
+  isJunk: boolean;
+  /** Received mail only: the junk filter's verdict at arrival. */
+  junkVerdict?: JunkVerdict;
   attachments: AttachmentView[];
   /** The conversation (GET /api/v1/agent/threads/{threadId}). */
   threadId?: string;
@@ -74,6 +79,8 @@ export const messageView = (message: MessageSummary): MessageView => ({
   isStarred: message.flagged,
   encryptedBody: message.encrypted,
   ...authenticationView(message.authentication),
+  isJunk: isJunkNow(message.keywords, message.junk),
+  ...(message.junk ? { junkVerdict: message.junk } : {}),
   attachments: message.attachments.map((attachment) => ({
     ...(attachment.filename !== null ? { filename: attachment.filename, name: attachment.filename } : {}),
     contentType: attachment.contentType,
