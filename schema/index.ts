@@ -68,6 +68,9 @@ import folderList from './folder-list.json' with { type: 'json' };
 import messageDeleted from './message-deleted.json' with { type: 'json' };
 import messageMoveRequest from './message-move-request.json' with { type: 'json' };
 import messageMoved from './message-moved.json' with { type: 'json' };
+import junkVerdict from './junk-verdict.json' with { type: 'json' };
+import messageJunkRequest from './message-junk-request.json' with { type: 'json' };
+import messageJunkResult from './message-junk-result.json' with { type: 'json' };
 // Owners: human accounts, sessions, claims, drafts.
 import ownerPasswordRequest from './owner-password-request.json' with { type: 'json' };
 import ownerSessionRequest from './owner-session-request.json' with { type: 'json' };
@@ -213,6 +216,9 @@ export const SCHEMAS: readonly JsonSchema[] = [
   messageDeleted,
   messageMoveRequest,
   messageMoved,
+  junkVerdict,
+  messageJunkRequest,
+  messageJunkResult,
   webhookAttempt,
   webhookCreateRequest,
   webhookCreated,

@@ -7,7 +7,7 @@ import type { KeyRecord } from '../../store/keys.js';
 import { looksLikeJwt, type SessionTokens } from './session-tokens.js';
 
 /** What a full key holds: every permission, drafts included (a full key may also create drafts). */
-export const ALL_PERMISSIONS: readonly Permission[] = ['mail:read', 'mail:send', 'mail:draft', 'domains:read', 'domains:write'];
+export const ALL_PERMISSIONS: readonly Permission[] = ['mail:read', 'mail:send', 'mail:junk', 'mail:draft', 'domains:read', 'domains:write'];
 
 const UNAUTHORIZED = 'missing or invalid API key';
 

@@ -46,7 +46,7 @@ export interface AccessKeyView {
 /** Contract: the list shows up to 100 keys; more usable keys than that are refused at creation. */
 
 const PERMISSIONS_OF_KIND: Record<AccessKeyKind, readonly Permission[]> = {
-  mail: ['mail:read', 'mail:send', 'mail:draft'],
+  mail: ['mail:read', 'mail:send', 'mail:junk', 'mail:draft'],
   domain: ['domains:read', 'domains:write'],
 };
 
@@ -166,6 +166,10 @@ export class AccessKeyService {
     const foreign = permissions.filter((permission) => !PERMISSIONS_OF_KIND[request.kind].includes(permission));
     if (foreign.length > 0) {
       throw new AppError('invalid_input', `permissions ${foreign.join(', ')} do not belong to a ${request.kind} key`, { field: 'permissions' });
+    }
+    // Judging junk moves what the key reads (docs/agents/junk.md): never without reading.
+    if (permissions.includes('mail:junk') && !permissions.includes('mail:read')) {
+      throw new AppError('invalid_input', 'mail:junk needs mail:read on the same key', { field: 'permissions' });
     }
     const sends = permissions.includes('mail:send');
     const daily = request.dailyRecipientLimit ?? null;

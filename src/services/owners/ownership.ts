@@ -30,8 +30,8 @@ export interface OwnerOfAgent {
   owner: { id: string; email: string } | null;
 }
 
-/** What an owner acting on an account may do through the shared services: read and (approving) send. */
-const OWNER_PERMISSIONS: readonly Permission[] = ['mail:read', 'mail:send'];
+/** What an owner acting on an account may do through the shared services: read, judge junk (the console's "not junk") and (approving) send. */
+const OWNER_PERMISSIONS: readonly Permission[] = ['mail:read', 'mail:send', 'mail:junk'];
 const CLAIM_CODE = /^claim_[0-9a-f]{32}$/;
 const NOT_YOURS = 'no such agent among yours';
 
