@@ -71,6 +71,7 @@ import messageMoved from './message-moved.json' with { type: 'json' };
 import junkVerdict from './junk-verdict.json' with { type: 'json' };
 import messageJunkRequest from './message-junk-request.json' with { type: 'json' };
 import messageJunkResult from './message-junk-result.json' with { type: 'json' };
+import markJunkTool from './mark-junk-tool.json' with { type: 'json' };
 // Owners: human accounts, sessions, claims, drafts.
 import ownerPasswordRequest from './owner-password-request.json' with { type: 'json' };
 import ownerSessionRequest from './owner-session-request.json' with { type: 'json' };
@@ -219,6 +220,7 @@ export const SCHEMAS: readonly JsonSchema[] = [
   junkVerdict,
   messageJunkRequest,
   messageJunkResult,
+  markJunkTool,
   webhookAttempt,
   webhookCreateRequest,
   webhookCreated,

@@ -20,6 +20,7 @@ const TOOL_SCHEMAS: Record<string, string> = {
   list_threads: 'thread-list-query.json',
   get_thread: 'thread-query.json',
   wait_for_email: 'wait-for-email-tool.json',
+  mark_junk: 'mark-junk-tool.json',
 };
 
 t.test('initialize answers protocol 2025-11-25, serverInfo and the tools capability', async (t) => {

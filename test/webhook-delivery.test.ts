@@ -204,7 +204,7 @@ t.test('a changed INBOX uidValidity pauses the endpoint and cancels queued event
   await f.mail('after re-verify');
   const events = await f.receiver.waitFor('message.received', 2);
   const inbox = await f.api('GET', '/api/v1/agent/inbox', { key });
-  t.same(events[1].event.data, { folder: 'INBOX', uidValidity: inbox.body.uidValidity, uid: '3' });
+  t.same(events[1].event.data, { folder: 'INBOX', uidValidity: inbox.body.uidValidity, uid: '3', junk: false });
 });
 
 t.test('the pause is noticed at ingest too, before any queued event exists', async (t) => {

@@ -106,7 +106,7 @@ t.test('a new INBOX message reaches the receiver through the kick after commit, 
   t.ok(received.signatureValid);
   t.same(Object.keys(received.event).sort(), ['createdAt', 'data', 'id', 'type']);
   const inbox = await f.api('GET', '/api/v1/agent/inbox', { key: f.agent.apiKey });
-  t.same(received.event.data, { folder: 'INBOX', uidValidity: inbox.body.uidValidity, uid: '1' });
+  t.same(received.event.data, { folder: 'INBOX', uidValidity: inbox.body.uidValidity, uid: '1', junk: false });
   t.notOk(received.body.includes('hello'), 'no subject or body in the event');
   await f.runOnce();
   const deliveries = await f.api('GET', '/api/v1/agent/webhooks/deliveries', { key: f.agent.apiKey });

@@ -3,6 +3,13 @@ import type { ThreadListQuery, ThreadQuery } from '../services/mail/threads.js';
 import type { WaitQuery } from '../services/mail/wait.js';
 import { withKey, type McpTool } from './tool-kit.js';
 
+interface MarkJunkArguments {
+  id: string;
+  junk: boolean;
+  folder: string;
+  uidValidity?: string;
+}
+
 interface ReplyArguments extends ReplyRequest {
   id: string;
   folder: string;
@@ -10,7 +17,7 @@ interface ReplyArguments extends ReplyRequest {
   all: boolean;
 }
 
-/** Tools for holding a conversation: beside the contract's five, which stay as they are. */
+/** Tools for holding a conversation, and for judging junk: beside the contract's five, which stay as they are. */
 export const CONVERSATION_TOOLS: readonly McpTool[] = [
   withKey<ReplyArguments>(
     'reply_email',
@@ -36,5 +43,11 @@ export const CONVERSATION_TOOLS: readonly McpTool[] = [
     'Wait until INBOX has a message newer than afterUid (absent: newer than the newest now), for up to timeoutSeconds (at most 60, default 30), then answer the new messages oldest first, or timedOut true. Pass lastUid as afterUid to the next call. Needs the Bearer key.',
     'wait-for-email-tool.json',
     (services, query, principal, signal) => services.mailWait.wait(principal, query, signal),
+  ),
+  withKey<MarkJunkArguments>(
+    'mark_junk',
+    "Judge a message junk (junk true: it moves to Junk) or not junk (junk false: out of Junk to INBOX), by its id in a folder (POST /api/v1/agent/email/{id}/junk); the mailbox's junk filter learns from it. The answer gives its new id and folder. Needs the Bearer key (a limited key: mail:read and mail:junk).",
+    'mark-junk-tool.json',
+    (services, { id, junk, folder, uidValidity }, principal) => services.junkMarking.mark(principal, { uid: Number(id), folder, uidValidity }, junk),
   ),
 ];

@@ -8,6 +8,8 @@ export interface WebhookEndpointRecord {
   accountId: string;
   url: string;
   events: SubscribableEvent[];
+  /** No events about received mail the junk filter filed in Junk. */
+  skipJunk: boolean;
   signingSecret: string | null;
   status: WebhookStatus;
   pausedReason: string | null;
@@ -25,26 +27,44 @@ export interface InboxBaseline {
   uid: number;
 }
 
-interface EndpointRow extends Omit<WebhookEndpointRecord, 'events'> {
+interface EndpointRow extends Omit<WebhookEndpointRecord, 'events' | 'skipJunk'> {
   eventsJson: string;
+  skipJunk: number;
 }
 
-const COLUMNS = `id, account_id AS accountId, url, events_json AS eventsJson, signing_secret AS signingSecret, status,
+const COLUMNS = `id, account_id AS accountId, url, events_json AS eventsJson, skip_junk AS skipJunk, signing_secret AS signingSecret, status,
   paused_reason AS pausedReason, baseline_mailbox_id AS baselineMailboxId, baseline_uid_validity AS baselineUidValidity,
   baseline_uid AS baselineUid, verified_at AS verifiedAt, created_at AS createdAt`;
 
-const toRecord = ({ eventsJson, ...row }: EndpointRow): WebhookEndpointRecord => ({
+const toRecord = ({ eventsJson, skipJunk, ...row }: EndpointRow): WebhookEndpointRecord => ({
   ...row,
   events: JSON.parse(eventsJson) as SubscribableEvent[],
+  skipJunk: skipJunk === 1,
 });
 
 /** Webhook endpoints: at most one not revoked per account (a partial unique index). */
 export class WebhookEndpointRepo extends Repo {
-  insert(endpoint: { id: string; accountId: string; url: string; events: SubscribableEvent[]; signingSecret: string; createdAt: number }): void {
+  insert(endpoint: {
+    id: string;
+    accountId: string;
+    url: string;
+    events: SubscribableEvent[];
+    skipJunk: boolean;
+    signingSecret: string;
+    createdAt: number;
+  }): void {
     this.sql(
-      `INSERT INTO webhook_endpoints (id, account_id, url, events_json, signing_secret, status, created_at)
-       VALUES (?, ?, ?, ?, ?, 'registered', ?)`,
-    ).run(endpoint.id, endpoint.accountId, endpoint.url, JSON.stringify(endpoint.events), endpoint.signingSecret, endpoint.createdAt);
+      `INSERT INTO webhook_endpoints (id, account_id, url, events_json, skip_junk, signing_secret, status, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'registered', ?)`,
+    ).run(
+      endpoint.id,
+      endpoint.accountId,
+      endpoint.url,
+      JSON.stringify(endpoint.events),
+      endpoint.skipJunk ? 1 : 0,
+      endpoint.signingSecret,
+      endpoint.createdAt,
+    );
   }
 
   /** The account's endpoint that is not revoked, if any. */

@@ -8,8 +8,9 @@ import { html, segment } from '../html.js';
 import { renderPage } from '../layout.js';
 import { requireSignedIn } from '../session.js';
 import { addresses, agentTabs, bodyFrame, sendBodyFrame } from './agent-frame.js';
+import { junkFacts, junkForm } from './agent-junk.js';
 
-const FOLDERS = ['INBOX', 'Sent', 'Drafts'];
+const FOLDERS = ['INBOX', 'Junk', 'Sent', 'Drafts'];
 const PAGE = 25;
 
 /** One account the owner may see: overview, mail (read-only), one message and its HTML frame. */
@@ -54,11 +55,14 @@ ${sending.review.reason ? html`<dt>Note</dt><dd>${sending.review.reason}</dd>` :
       throw error;
     });
     const base = `/agents/${segment(agent.id)}`;
+    const folder = page?.folder ?? query.folder;
+    // In Junk, each message can be judged not junk: it goes to INBOX and the agent's filter learns from it.
+    const action = (id: string) => (folder === 'Junk' ? html`<td>${junkForm(deps, ctx, agent.id, folder, id, false)}</td>` : '');
     const rows = (page?.emails ?? []).map(
       (
         mail,
-      ) => html`<tr><td>${mail.isRead ? '' : html`<span class="badge info">new</span> `}<a href="${base}/mail/${segment(page?.folder ?? '')}/${mail.id}">${mail.subject || '(no subject)'}</a>
-<br><span class="muted">${mail.preview.slice(0, 120)}</span></td><td>${addresses(mail.from ? [mail.from] : [])}</td><td>${timeOf(mail.date, tz)}</td><td class="num">${mail.attachments.length > 0 ? `${mail.attachments.length} 📎` : ''}</td></tr>`,
+      ) => html`<tr><td>${mail.isRead ? '' : html`<span class="badge info">new</span> `}<a href="${base}/mail/${segment(folder)}/${mail.id}">${mail.subject || '(no subject)'}</a>
+<br><span class="muted">${mail.preview.slice(0, 120)}</span></td><td>${addresses(mail.from ? [mail.from] : [])}</td><td>${timeOf(mail.date, tz)}</td><td class="num">${mail.attachments.length > 0 ? `${mail.attachments.length} 📎` : ''}</td>${action(mail.id)}</tr>`,
     );
     const next =
       page && query.offset + PAGE < page.totalMessages
@@ -69,7 +73,7 @@ ${sending.review.reason ? html`<dt>Note</dt><dd>${sending.review.reason}</dd>` :
       active: 'agents',
       body: html`${agentTabs(agent, 'inbox')}
 <nav class="tabs">${FOLDERS.map((folder) => html`<a href="${base}/inbox?folder=${segment(folder)}"${folder === query.folder ? html` aria-current="page"` : ''}>${folder}</a>`)}</nav>
-${page === null || page.emails.length === 0 ? empty(`No messages in ${query.folder}.`) : table(['Subject', 'From', 'Date', ''], rows)}
+${page === null || page.emails.length === 0 ? empty(`No messages in ${query.folder}.`) : table(['Subject', 'From', 'Date', '', ...(folder === 'Junk' ? [''] : [])], rows)}
 <p>${page ? `${page.totalMessages} message(s). ` : ''}${next}</p>`,
     });
   });
@@ -89,8 +93,10 @@ ${page === null || page.emails.length === 0 ? empty(`No messages in ${query.fold
 <dt>From</dt><dd>${addresses(mail.from ? [mail.from] : [])}</dd><dt>To</dt><dd>${addresses(mail.to)}</dd>
 ${mail.cc.length > 0 ? html`<dt>Cc</dt><dd>${addresses(mail.cc)}</dd>` : ''}
 <dt>Date</dt><dd>${timeOf(mail.date, tz)}</dd><dt>Folder</dt><dd>${mail.folder}</dd>
+${junkFacts(mail.junkVerdict, mail.isJunk)}
 ${mail.attachments.length > 0 ? html`<dt>Attachments</dt><dd>${mail.attachments.map((item) => html`${item.filename ?? '(unnamed)'} (${item.contentType}, ${bytes(item.size)})<br>`)}</dd>` : ''}
 </dl></section>
+<p>${junkForm(deps, ctx, agent.id, mail.folder, uid, !mail.isJunk)}</p>
 ${mail.html !== null ? html`<p>${showHtml ? html`Showing the HTML part, sandboxed: no scripts, nothing loaded from elsewhere. <a href="${base}?view=text">Show text</a>` : html`<a href="${base}">Show HTML</a>`}</p>` : ''}
 ${showHtml ? bodyFrame(`${base}/body`, 'The message, as HTML') : html`<pre class="body">${mail.text}</pre>`}`,
     });

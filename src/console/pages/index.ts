@@ -3,6 +3,7 @@ import type { ConsoleDeps } from '../context.js';
 import { agentPages } from './agent.js';
 import { agentActivityPages } from './agent-activity.js';
 import { agentKeyPages } from './agent-keys.js';
+import { agentJunkPages } from './agent-junk.js';
 import { authPages } from './auth.js';
 import { billingPages } from './billing.js';
 import { invoicePages } from './billing-invoice.js';
@@ -20,6 +21,7 @@ export const PAGES: readonly ((router: Router, deps: ConsoleDeps) => void)[] = [
   agentPages,
   agentActivityPages,
   agentKeyPages,
+  agentJunkPages,
   draftPages,
   domainListPages,
   domainPages,

@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { startOfDay } from '../../core/time-zone.js';
 import type { Store } from '../../store/index.js';
+import type { JunkMarking } from '../junk/marking.js';
 import type { TwoFactorResult, TwoFactorService } from '../access/two-factor.js';
 import type { AccessKeyRequest, AccessKeyService, AccessKeyView } from '../keys/access-keys.js';
 import type { ListQuery, MailboxService } from '../mail/mailbox.js';
@@ -43,6 +44,7 @@ export interface OwnerViewDeps {
   webhookDeliveries: WebhookDeliveryService;
   accessKeys: AccessKeyService;
   twoFactor: TwoFactorService;
+  junkMarking: JunkMarking;
 }
 
 /**
@@ -104,6 +106,11 @@ export class OwnerViewService {
 
   delivery(session: OwnerSession, accountId: string, id: string) {
     return this.deps.webhookDeliveries.get(this.agentPrincipal(session, accountId), id);
+  }
+
+  /** The console's "not junk" (and "junk"): the agent's judgment, made by its owner; the mailbox's filter learns from it. */
+  judgeJunk(session: OwnerSession, accountId: string, folder: string, uid: number, junk: boolean) {
+    return this.deps.junkMarking.mark(this.deps.ownership.principalFor(session, accountId), { uid, folder }, junk);
   }
 
   accessKeys(session: OwnerSession, accountId: string): { accessKeys: AccessKeyView[] } {

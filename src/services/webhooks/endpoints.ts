@@ -24,6 +24,8 @@ import { webhookView, type WebhookView } from './views.js';
 export interface CreateWebhookInput {
   url: string;
   events?: SubscribableEvent[];
+  /** No message.received events for mail the junk filter filed in Junk (docs/agents/junk.md). */
+  skipJunk?: boolean;
 }
 
 export interface CreatedWebhook extends WebhookView {
@@ -70,6 +72,7 @@ export class WebhookService {
         accountId: principal.accountId,
         url: input.url,
         events: [...new Set(events)],
+        skipJunk: input.skipJunk === true,
         signingSecret,
         createdAt: this.clock.now().getTime(),
       });

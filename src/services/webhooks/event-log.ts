@@ -135,3 +135,7 @@ export class EventLog {
     });
   }
 }
+
+/** Junk has no baseline of its own (a UID in Junk says nothing of INBOX's): mail that arrived after the verification counts. */
+const takesJunk = (endpoint: WebhookEndpointRecord, stored: MessageStoredEvent): boolean =>
+  !endpoint.skipJunk && stored.storedAt >= (endpoint.verifiedAt ?? Number.MAX_SAFE_INTEGER);

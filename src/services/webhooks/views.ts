@@ -7,6 +7,7 @@ export interface WebhookView {
   id: string;
   url: string;
   events: string[];
+  skipJunk: boolean;
   status: WebhookStatus;
   createdAt: string;
   verifiedAt?: string;
@@ -17,6 +18,7 @@ export const webhookView = (endpoint: WebhookEndpointRecord): WebhookView => ({
   id: endpoint.id,
   url: endpoint.url,
   events: endpoint.events,
+  skipJunk: endpoint.skipJunk,
   status: endpoint.status,
   createdAt: iso(endpoint.createdAt),
   ...(endpoint.verifiedAt !== null && { verifiedAt: iso(endpoint.verifiedAt) }),
