@@ -35,13 +35,26 @@ export const featureProbability = (ham: number, junk: number, size: ModelSize): 
 /** Whether a feature's probability tells anything. */
 export const isClue = (probability: number): boolean => Math.abs(probability - 0.5) >= MIN_STRENGTH;
 
+/** Past this, e^-m underflows a double and the series is summed in log space. */
+const DIRECT_SERIES_MAX = 700;
+
 /**
- * The chance that a chi-square variable with `degrees` degrees of freedom (even) exceeds `x2`,
- * summed in log space so that a message with hundreds of clues does not underflow.
+ * The chance that a chi-square variable with `degrees` degrees of freedom (even) exceeds `x2`:
+ * the series summed directly while e^-m is a normal double, else in log space, so that a
+ * message with hundreds of clues does not underflow to 0.
  */
 export const chi2Q = (x2: number, degrees: number): number => {
   const m = x2 / 2;
   if (m <= 0) return 1;
+  if (m < DIRECT_SERIES_MAX) {
+    let term = Math.exp(-m);
+    let sum = term;
+    for (let i = 1; i < degrees / 2; i++) {
+      term *= m / i;
+      sum += term;
+    }
+    return Math.min(1, sum);
+  }
   const logM = Math.log(m);
   let term = -m;
   let sum = term;

@@ -1,0 +1,71 @@
+import { defaultConfig } from '../src/config/defaults.js';
+import type { DnsResolver } from '../src/core/dns.js';
+import { createLogger } from '../src/core/logger.js';
+import { junkFeatures } from '../src/mime/junk-tokens.js';
+import { parseMimeTree } from '../src/mime/mime-tree.js';
+import { parseMessage } from '../src/mime/parse.js';
+import { Blocklists, NOT_LISTED } from '../src/services/junk/blocklists.js';
+import { JunkFilter } from '../src/services/junk/filter.js';
+import { JunkModels } from '../src/services/junk/models.js';
+import { combine, featureProbability, isClue } from '../src/services/junk/statistics.js';
+import { Store } from '../src/store/index.js';
+import type { CorpusMessage } from './junk-corpus.js';
+
+/** Microseconds per message of each step of a verdict, measured in this process on the server's own database. */
+export interface ScoringCost {
+  /** The features, as a parse thread computes them after its parse. */
+  featuresUs: number;
+  /** The verdict on the main thread with the mailbox's model held in memory. */
+  verdictUs: number;
+  /** The statistics with the model read from SQLite instead (a model not in memory yet). */
+  sqliteUs: number;
+}
+
+const NO_DNS = {} as DnsResolver;
+
+/**
+ * Opens the running server's database (WAL: readers do not disturb its writer), takes the
+ * fold's mailbox and times the filter's steps on the fold's test messages, the second time
+ * round (the first loads the model and warms the code).
+ */
+export const measureScoring = async (dataFile: string, email: string, messages: readonly CorpusMessage[]): Promise<ScoringCost> => {
+  const store = Store.open(dataFile);
+  try {
+    const mailbox = store.accounts.mailboxByAddress(email);
+    const model = mailbox && store.junk.modelOfMailbox(mailbox.id);
+    if (!mailbox || !model) throw new Error(`no trained mailbox ${email}`);
+    const parsed = await Promise.all(messages.map((message) => parseMessage(message.raw)));
+    const trees = messages.map((message) => parseMimeTree(message.raw));
+    const timeOf = (work: () => void): number => {
+      work();
+      const started = performance.now();
+      work();
+      return ((performance.now() - started) * 1000) / messages.length;
+    };
+    const featuresUs = timeOf(() => parsed.forEach((one, i) => one.body && junkFeatures(trees[i].headers, one.body.structure.root, one)));
+    const logger = createLogger('silent', () => {});
+    const models = new JunkModels(store, logger, defaultConfig().junk.cacheMegabytes * 1024 * 1024);
+    const filter = new JunkFilter(store, models, new Blocklists(NO_DNS, []), defaultConfig().junk, logger);
+    const judgeAll = () =>
+      parsed.forEach((one) =>
+        filter.judge(mailbox, { features: one.junkFeatures, from: one.from?.email.toLowerCase() ?? null, authentication: undefined, blocklists: NOT_LISTED }),
+      );
+    judgeAll();
+    // The model loads a page per turn of the event loop.
+    while (models.heldBytes() === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const verdictUs = timeOf(judgeAll);
+    const sqliteUs = timeOf(() =>
+      parsed.forEach((one) => {
+        const clues = store.junk
+          .counts(model.id, one.junkFeatures ?? new Int32Array(0))
+          .map(([, ham, junk]) => featureProbability(ham, junk, model))
+          .filter(isClue);
+        combine(clues);
+      }),
+    );
+    return { featuresUs, verdictUs, sqliteUs };
+  } finally {
+    store.close();
+  }
+};
