@@ -52,8 +52,7 @@ export const measureScoring = async (dataFile: string, email: string, messages: 
       );
     judgeAll();
     // The model loads a page per turn of the event loop.
-    while (models.heldBytes() === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    while (!models.isHeld(model.id)) await new Promise((resolve) => setTimeout(resolve, 50));
     const verdictUs = timeOf(judgeAll);
     const sqliteUs = timeOf(() =>
       parsed.forEach((one) => {

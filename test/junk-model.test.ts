@@ -90,8 +90,10 @@ t.test('JunkModels: the clues from memory are those from SQLite; a training afte
   const probe = Int32Array.from(['cheap', 'meeting', 'offer', 'unknown'].map(featureHash));
   const model = store.junk.model(SERVER_MODEL_ID);
   const fromSql = models.clues(model, probe);
+  t.notOk(models.isHeld(SERVER_MODEL_ID), 'read from SQLite while it loads');
   await new Promise((resolve) => setImmediate(resolve));
-  t.ok(models.heldBytes() > 0, 'loaded after a turn of the event loop');
+  t.ok(models.isHeld(SERVER_MODEL_ID), 'loaded after a turn of the event loop');
+  t.ok(models.heldBytes() > 0);
   t.same(models.clues(model, probe), fromSql, 'the same clues from memory');
   t.equal(fromSql.length, 2, '"offer" is in both classes alike: no clue; "unknown" was never seen');
 

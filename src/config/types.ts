@@ -1,3 +1,5 @@
+import type { JunkSettings } from '../core/junk.js';
+
 /** A listener's address and its cap on concurrent connections. */
 export interface Listener {
   host: string;
@@ -121,17 +123,8 @@ export interface Config {
   threads: { enabled: boolean; subjectWindowDays: number };
   /** The Server-Sent Events stream (GET /api/v1/agent/events): streams open at once per account, heartbeat interval. */
   events: { maxStreamsPerAccount: number; maxStreams: number; heartbeatSeconds: number };
-  /** The junk filter (docs/operators/junk.md); src/services/junk/filter.ts's JunkConfig. */
-  junk: {
-    enabled: boolean;
-    threshold: number;
-    minJudgments: number;
-    timeoutMs: number;
-    blocklists: string[];
-    blocklistPoints: number;
-    serverModelTrainers: string[];
-    cacheMegabytes: number;
-  };
+  /** The junk filter (docs/operators/junk.md). */
+  junk: JunkSettings;
   /** servers empty: the system's resolvers (/etc/resolv.conf). */
   dns: { servers: string[]; timeoutMs: number; tries: number };
   /**

@@ -27,6 +27,24 @@ export interface JunkVerdict {
   failed?: string;
 }
 
+/** The junk filter's settings (config `junk.*`, docs/operators/junk.md). */
+export interface JunkSettings {
+  enabled: boolean;
+  /** Points at which a message is junk. */
+  threshold: number;
+  /** Judgments of each kind (junk, not junk) a model needs before its statistics count. */
+  minJudgments: number;
+  /** The filter's time budget per message: blocklist lookups still unanswered then fail it. */
+  timeoutMs: number;
+  blocklists: string[];
+  /** Points per blocklist that lists the client. */
+  blocklistPoints: number;
+  /** Mailboxes (the operator's own) whose judgments also train the server-wide model. */
+  serverModelTrainers: string[];
+  /** Memory for models held for verdicts (src/services/junk/models.ts). */
+  cacheMegabytes: number;
+}
+
 /** A mailbox's own judgment of a message, as the IMAP keywords record it; null when none. */
 export type JunkJudgment = 'junk' | 'notJunk' | null;
 

@@ -228,6 +228,7 @@ export const createServices = ({
     hosting,
   );
   const queuePolicy = { inlineLimit: config.smtpQueue.inlineLimit, maxQueued: config.smtpQueue.maxMessages };
+  const checks = inboundChecks(config, authenticator, authenticateMail);
   const core = {
     ...junk,
     accounts,

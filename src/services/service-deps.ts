@@ -17,7 +17,7 @@ import type { HeaderLimits } from '../mime/header-limits.js';
 import type { WebhookLimits, WebhookSender } from '../core/webhooks.js';
 import type { Store } from '../store/index.js';
 import type { DomainsSettings } from './domains/index.js';
-import type { JunkConfig } from './junk/filter.js';
+import type { JunkSettings } from '../core/junk.js';
 import type { ListenerSpec } from './health/checks-listeners.js';
 import type { RuntimeProbe } from './health/status.js';
 import type { ThreadingConfig } from './mail/threads.js';
@@ -31,7 +31,7 @@ import type { SuppressionLimits } from './sending/suppressions.js';
 /** The settings services need; main.ts derives them from the validated config. */
 export interface ServicesConfig {
   /** The junk filter (config `junk.*`). */
-  junk: JunkConfig;
+  junk: JunkSettings;
   mailDomain: string;
   smtpHostname: string;
   /** `smtp.postmaster`: the mailbox that receives postmaster@`mailDomain` (RFC 5321 section 4.5.1). */

@@ -1,5 +1,5 @@
 import type { AuthenticationVerdict, Trust } from '../../core/authentication.js';
-import type { JunkReason, JunkVerdict } from '../../core/junk.js';
+import type { JunkReason, JunkSettings, JunkVerdict } from '../../core/junk.js';
 import type { Logger } from '../../core/logger.js';
 import type { MailboxRecord } from '../../store/accounts.js';
 import type { Store } from '../../store/index.js';
@@ -50,7 +50,7 @@ export class JunkFilter {
     private readonly store: Store,
     private readonly models: JunkModels,
     private readonly blocklists: Blocklists,
-    private readonly config: JunkConfig,
+    private readonly config: JunkSettings,
     private readonly logger: Logger,
   ) {}
 

@@ -6,7 +6,8 @@ import type { FolderService } from '../mail/folders.js';
 import type { MailboxService } from '../mail/mailbox.js';
 import type { MessageOps } from '../mail/message-ops.js';
 import { Blocklists } from './blocklists.js';
-import { JunkFilter, type JunkConfig } from './filter.js';
+import type { JunkSettings } from '../../core/junk.js';
+import { JunkFilter } from './filter.js';
 import { JunkMarking } from './marking.js';
 import { JunkModels } from './models.js';
 import { JunkTrainingService } from './training.js';
@@ -30,7 +31,7 @@ export interface JunkDeps {
   mailbox: MailboxService;
   folders: FolderService;
   messageOps: MessageOps;
-  config: JunkConfig;
+  config: JunkSettings;
   hostname: string;
 }
 

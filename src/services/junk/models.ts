@@ -79,7 +79,12 @@ export class JunkModels {
     this.evict();
   }
 
-  /** Bytes the models in memory hold (for /metrics and the tests). */
+  /** Whether the model is in memory, loaded whole (benches and tests). */
+  isHeld(modelId: number): boolean {
+    return this.cache.get(modelId)?.complete === true;
+  }
+
+  /** Bytes the models in memory hold (benches and tests). */
   heldBytes(): number {
     let bytes = 0;
     for (const { table } of this.cache.values()) bytes += table.bytes;
