@@ -5,7 +5,8 @@
 import t from 'tap';
 import { funded } from './helpers/agents.js';
 import { startApp } from './helpers/app.js';
-import { FRIEND, ham, mailTo, spam } from './helpers/junk.js';
+import { SERVER_MODEL_ID } from '../src/store/junk.js';
+import { FRIEND, ham, mailTo, modelOf, spam, trainMailbox } from './helpers/junk.js';
 
 /** The client is 127.0.0.1: its name under a zone (RFC 5782 section 2.1). */
 const listedName = (zone: string) => `1.0.0.127.${zone}`;
@@ -96,4 +97,36 @@ t.test('junk.enabled false: every message goes to INBOX without a verdict; judgi
   t.equal(kept.isJunk, false);
   const judged = await app.api('POST', `/api/v1/agent/email/${kept.id}/junk`, { key: agent.apiKey, body: { junk: true } });
   t.match(judged.body, { folder: 'Junk', trained: true });
+});
+
+t.test("the server-wide model: trained only by the operator's mailboxes, it judges for a mailbox with too few judgments of its own", async (t) => {
+  // The trainers are named by address, and a mailbox address is random: registered first, then the server restarted with it.
+  const dataDir = t.testdir({});
+  const before = await startApp(t, { dataDir });
+  const operator = await before.register('ops');
+  const tenant = await before.register('tenant');
+  const newcomer = await before.register('newcomer');
+  await before.app.stop();
+  const app = await startApp(t, { dataDir, junk: { minJudgments: 3, serverModelTrainers: [operator.email.toUpperCase()] } });
+  await trainMailbox(app, tenant, 3);
+  t.same(app.app.store.junk.model(SERVER_MODEL_ID), { id: SERVER_MODEL_ID, ham: 0, junk: 0 }, "a tenant's judgments never reach the server-wide model");
+  await trainMailbox(app, operator, 3);
+  t.same(
+    app.app.store.junk.model(SERVER_MODEL_ID),
+    { id: SERVER_MODEL_ID, ham: 3, junk: 3 },
+    "the operator's judgments train it, besides the operator's own model",
+  );
+  t.same(modelOf(app, operator.email), { ham: 3, junk: 3 });
+
+  await mailTo(app, newcomer.email, spam(7));
+  const filed = await onlyMessage(app, newcomer.apiKey, 'Junk');
+  t.match(filed.junkVerdict.reasons, [{ rule: 'statistics', detail: /^the server-wide model \(3 junk and 3 not-junk judgments\) rates it/ }]);
+  t.ok(filed.junkVerdict.reasons[0].points > 3);
+  t.notMatch(JSON.stringify(filed.junkVerdict), /pills|viagra|colleague/i, 'no word of the mail that trained it');
+
+  // The operator changes its mind: the server-wide model takes the training back too.
+  const judged = await app.api('GET', '/api/v1/agent/inbox?folder=Junk', { key: operator.apiKey });
+  const first = judged.body.emails.at(-1);
+  await app.api('POST', `/api/v1/agent/email/${first.id}/junk`, { key: operator.apiKey, body: { junk: false, folder: 'Junk' } });
+  t.same(app.app.store.junk.model(SERVER_MODEL_ID), { id: SERVER_MODEL_ID, ham: 4, junk: 2 });
 });
