@@ -14,6 +14,7 @@ export type HttpServices = Pick<
   | 'domains'
   | 'drafts'
   | 'eventStreams'
+  | 'junkMarking'
   | 'keyRotation'
   | 'mailbox'
   | 'metrics'

@@ -239,7 +239,7 @@ export const createServices = ({
       clock,
       deliveryAgent,
       config.smtpHostname,
-      inboundChecks(config, authenticator, authenticateMail),
+      checks,
       parse,
       bounces,
       { ...queuePolicy, headerLimits: config.headerLimits },

@@ -4,7 +4,6 @@ import type { BlocklistAnswer } from '../../core/junk.js';
 
 export type { BlocklistAnswer } from '../../core/junk.js';
 
-
 export const NOT_LISTED: BlocklistAnswer = { listed: [], unanswered: [] };
 
 /**

@@ -29,7 +29,6 @@ export interface JunkConfig {
   cacheMegabytes: number;
 }
 
-
 /** The statistics give -5 (surely ham) to +5 (surely junk) points. */
 const STATISTICS_POINTS = 10;
 /** Known senders lower the score the more, the better their address is authenticated. */

@@ -2,7 +2,7 @@ import { AppError } from '../../core/errors.js';
 import { withJudgment, type JunkJudgment } from '../../core/junk.js';
 import type { Folder, Principal } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
-import { requirePermission } from '../accounts/auth.js';
+import { requirePermission } from '../access/auth.js';
 import { canonicalFolderName, INBOX, JUNK } from '../mail/folder-names.js';
 import type { FolderService } from '../mail/folders.js';
 import type { MailboxService } from '../mail/mailbox.js';

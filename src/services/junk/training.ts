@@ -20,7 +20,7 @@ interface Plan {
 /**
  * Makes the models follow the mailboxes' judgments. A judgment is a message's $Junk or
  * $NotJunk keyword (set by POST /api/v1/agent/email/{id}/junk, an IMAP client, or a move into
- * or out of Junk: src/services/junk/judgments.ts); the change queues the message (junk_queue)
+ * or out of Junk: src/services/mail/junk-judgments.ts); the change queues the message (junk_queue)
  * in its own transaction. Here each queued message's earlier training is taken back exactly
  * (junk_trained keeps what it added) and its features, read again from its stored bytes, are
  * counted under the new judgment, in the mailbox's model and, for the operator's mailboxes

@@ -155,7 +155,6 @@ export const uncheckedResult = (authservId: string, why: string): CheckedMessage
   };
 };
 
-
 /** The socket reports IPv4 clients of a dual-stack listener as ::ffff:a.b.c.d; 0.0.0.0 for what is no address. */
 export const plainAddress = (address: string): string => {
   const mapped = address.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i);

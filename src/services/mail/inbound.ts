@@ -7,8 +7,13 @@ import type { BounceService } from '../delivery/bounces.js';
 import type { MailboxDeliveryAgent, PreparedCopies } from './delivery-agent.js';
 import type { AuthenticateMail } from '../../core/authentication.js';
 import { checkHeaderLimits, type HeaderLimits } from '../../mime/header-limits.js';
-import type { JunkFilter } from '../junk/filter.js';
+import type { BlocklistAnswer } from '../../core/junk.js';
 import { receivedHeader, type SmtpSessionInfo } from './trace.js';
+
+/** Screens a client address before its message is judged (the junk filter's DNS blocklists, src/services/junk/filter.ts). */
+export interface ConnectionScreen {
+  screen(clientAddress: string): Promise<BlocklistAnswer | null>;
+}
 
 export interface InboundMessage {
   session: SmtpSessionInfo;
@@ -77,7 +82,7 @@ export class InboundService {
     private readonly bounces: BounceService | undefined,
     private readonly policy: InboundPolicy,
     /** Screens the connecting address for the junk filter (DNS blocklists, src/services/junk/filter.ts); none: no screening. */
-    private readonly junk?: JunkFilter,
+    private readonly junk?: ConnectionScreen,
   ) {
     this.queued = store.inboundQueue.count();
   }

@@ -14,7 +14,7 @@ import type { FlagRow, MessageMeta } from '../../store/imap-rows.js';
 import type { Store } from '../../store/index.js';
 import { indexedText, type SearchText } from '../../core/search-index.js';
 import { participantsOf } from '../../mime/parse.js';
-import { flagsAfterMove, judgmentChanged } from '../junk/judgments.js';
+import { flagsAfterMove, judgmentChanged } from './junk-judgments.js';
 
 export type SystemFlag = 'seen' | 'answered' | 'flagged' | 'deleted' | 'draft';
 
@@ -91,7 +91,7 @@ export class MessageOps {
         const { uid, modseq } = this.store.folders.allocateUid(target.id);
         const copied = this.store.messages.copy(row.rowId, target.id, uid, modseq, this.searchTextOf(row));
         this.store.junk.copied(row.rowId, copied);
-        // A move into or out of Junk is a judgment (src/services/junk/judgments.ts): recorded in the copy's keywords, and trained.
+        // A move into or out of Junk is a judgment (src/services/mail/junk-judgments.ts): recorded in the copy's keywords, and trained.
         const flags = flagsAfterMove(row.flags, source.name, target.name);
         if (flags !== row.flags) {
           this.store.imap.setFlags(copied, flags, modseq);

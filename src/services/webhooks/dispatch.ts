@@ -72,10 +72,6 @@ export class WebhookDispatchService {
   }
 }
 
-/** Junk has no baseline of its own (a UID in Junk says nothing of INBOX's): mail that arrived after the verification counts. */
-const takesJunk = (endpoint: WebhookEndpointRecord, stored: MessageStoredEvent): boolean =>
-  !endpoint.skipJunk && stored.storedAt >= (endpoint.verifiedAt ?? Number.MAX_SAFE_INTEGER);
-
 /**
  * Attempt n of the schedule happens retryMs[n-1] after the event; after the last (by default
  * the 8th) failure the event is failed. A replay is one attempt whose result is the new status. An

@@ -67,15 +67,19 @@ export class EventLog {
    * docs/agents/webhooks.md (Events, Baseline): only INBOX is observed and there is no
    * backfill. Every INBOX message is logged for the account (the event stream); the webhook
    * takes it when its UID is above the baseline recorded at verification, whatever stored it.
+   * Received mail the junk filter filed in Junk instead of INBOX is reported too, from Junk with
+   * `junk: true` (docs/agents/junk.md): to the webhook when it arrived after the verification,
+   * unless the endpoint asked to skip junk.
    */
   private messageStored(stored: MessageStoredEvent, context: LogContext, now: number): void {
-    if (stored.folder !== INBOX) return;
+    if (stored.folder !== INBOX && !stored.junk) return;
     const endpoint = this.endpointTaking(context, stored.accountId, MESSAGE_RECEIVED);
     const inbox = context.inboxOf(stored.accountId);
-    // A change from an INBOX generation that no longer exists names no message.
-    if (stored.mailboxId !== inbox?.mailboxId || stored.uidValidity !== inbox.uidValidity) return;
-    const taken = endpoint !== null && Number(stored.uid) > (endpoint.baselineUid ?? Number.MAX_SAFE_INTEGER);
-    const data = { folder: INBOX, uidValidity: stored.uidValidity, uid: stored.uid };
+    // A change from a mailbox (or an INBOX generation) that no longer exists names no message.
+    if (stored.mailboxId !== inbox?.mailboxId || (!stored.junk && stored.uidValidity !== inbox.uidValidity)) return;
+    const baseline = endpoint?.baselineUid ?? Number.MAX_SAFE_INTEGER;
+    const taken = endpoint !== null && (stored.junk ? takesJunk(endpoint, stored) : Number(stored.uid) > baseline);
+    const data = { folder: stored.folder, uidValidity: stored.uidValidity, uid: stored.uid, junk: stored.junk === true };
     this.add(stored.accountId, taken ? endpoint : null, MESSAGE_RECEIVED, stored.storedAt, data, now);
   }
 

@@ -1,6 +1,6 @@
 import { judgmentOf, withJudgment, type JunkJudgment } from '../../core/junk.js';
 import type { MessageFlags } from '../../core/types.js';
-import { JUNK, TRASH } from '../mail/folder-names.js';
+import { JUNK, TRASH } from './folder-names.js';
 
 /**
  * The judgment a move (or copy) records, as mail clients mean it (docs/agents/junk.md): into
