@@ -6,6 +6,7 @@
 import t from 'tap';
 import { opened, openStream } from './helpers/event-stream.js';
 import { FRIEND, ham, judge, mailTo, modelOf, SPAMMER, spam, trainMailbox } from './helpers/junk.js';
+import { funded } from './helpers/agents.js';
 import { issueAccessKey } from './helpers/keys.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
 import { webhookFixture } from './helpers/webhooks.js';
@@ -155,4 +156,15 @@ t.test('a webhook with skipJunk gets no event for mail filed in Junk; the event 
     'six from training, the ham; not the junk',
   );
   t.same((await app.api('GET', '/api/v1/agent/webhooks', { key })).body.webhooks[0].skipJunk, true);
+});
+
+t.test('a send to a mailbox of this service is judged on its way in, as mail from the MX is', async (t) => {
+  const app = await webhookFixture(t, { config: FEW });
+  const sender = await funded(app, 5);
+  const sent = await app.api('POST', '/api/v1/agent/send', { key: sender.apiKey, body: { to: app.agent.email, subject: 'from a neighbour', text: 'hello' } });
+  t.equal(sent.status, 200);
+  const [listed] = (await app.api('GET', '/api/v1/agent/inbox', { key: app.agent.apiKey })).body.emails;
+  t.equal(listed.subject, 'from a neighbour');
+  t.match(listed.junkVerdict, { junk: false, threshold: 3, reasons: [{ rule: 'statistics' }] }, 'the same verdict a message from the MX gets');
+  t.notOk('failed' in listed.junkVerdict, 'judged, not failed');
 });

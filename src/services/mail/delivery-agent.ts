@@ -19,9 +19,12 @@ export interface Hop {
   verdict: AuthenticationVerdict | undefined;
   /** Over SMTP: what the session negotiated (null in the clear); absent for mail that never crossed SMTP. */
   tls?: TlsSessionInfo | null;
-  /** What the DNS blocklists said of the connecting address (null: not asked, or no answer in time). */
+  /** What the DNS blocklists said of the connecting address: null when they ran out of time; absent when none was asked (mail sent here). */
   blocklists?: BlocklistAnswer | null;
 }
+
+/** Mail that never crossed SMTP has no connecting address for the blocklists: none lists it. */
+const NOT_ASKED: BlocklistAnswer = { listed: [], unanswered: [] };
 
 /** Judges a copy for its mailbox (src/services/junk/filter.ts); the agent files junk in the Junk folder. */
 export interface CopyJudge {
@@ -100,7 +103,7 @@ export class MailboxDeliveryAgent {
         features: parsed.junkFeatures,
         from: parsed.from?.email.toLowerCase() ?? null,
         authentication: hop.verdict,
-        blocklists: hop.blocklists ?? null,
+        blocklists: hop.blocklists === undefined ? NOT_ASKED : hop.blocklists,
       });
       return { mailbox, recipients: named, fields: Buffer.concat([trace, verdict]), parsed: { ...parsed, body }, ...(junk && { junk }) };
     });

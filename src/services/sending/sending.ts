@@ -174,14 +174,19 @@ export class SendingService {
     return this.store.groupCommit(() => this.acceptNow(principal, prepared, parsed, idempotencyKey, via));
   }
 
-  /** Parsing is async, so it happens before the transaction; delivered copies only when local. */
+  /**
+   * Parsing is async, so it happens before the transaction. A copy delivered here is parsed as
+   * received mail is (on the parse threads), so it gets its stored body and the junk filter's
+   * features at once; a composed message's Sent copy needs no parse.
+   */
   private async parse(prepared: PreparedSubmission): Promise<Parsed> {
-    // Bcc is not among the parsed fields, so one parse serves the Sent and delivered copies.
-    if (prepared.parsed) return { sent: prepared.parsed, delivered: prepared.parsed };
-    const sent = await this.parseMail(prepared.sentRaw);
     const hasLocal = prepared.recipients.some((recipient) => isLocalDomain(this.store, this.config.mailDomain, recipient.domain));
-    if (!hasLocal) return { sent, delivered: null };
-    return { sent, delivered: prepared.raw === prepared.sentRaw ? sent : await this.parseMail(prepared.raw) };
+    const delivered = hasLocal ? this.parseMail(prepared.raw) : Promise.resolve(null);
+    // Bcc is not among the parsed fields, so one parse serves the Sent and delivered copies.
+    const sent = prepared.parsed ?? (hasLocal && prepared.raw === prepared.sentRaw ? delivered : this.parseMail(prepared.sentRaw));
+    const [sentParsed, deliveredParsed] = await Promise.all([sent, delivered]);
+    if (sentParsed === null) throw new Error('the Sent copy was not parsed');
+    return { sent: sentParsed, delivered: deliveredParsed };
   }
 
   /** The accept transaction. Anything thrown here rolls all of it back: nothing charged or queued. */
