@@ -21,7 +21,7 @@ import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/core/logger.js';
 import type { AddressEntry, Principal } from '../src/core/types.js';
 import { createApp, type App } from '../src/main.js';
-import { sourceSearchWorker } from '../src/workers/threads/search-thread-source.js';
+import { sourceSearchWorker } from '../src/workers/search-worker-source.js';
 import type { ParsedMessage } from '../src/mime/parse.js';
 import { argValue, fmt, percentile, prng, tempDir, vocabulary } from './lib.js';
 

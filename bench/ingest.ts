@@ -13,7 +13,7 @@
  *   as a ratio of plain's per round; then node:tls's own cost per connection with no SMTP
  *   (bench/tls-floor.ts) and the most a new connection per message could reach with it alone.
  * - memory: agentpost's RSS idle (15 s after start, and 45 s after start, when the idle
- *   parse and search threads have ended), at the peak of a 20,000-message ingest and a minute after.
+ *   parse and search workers have ended), at the peak of a 20,000-message ingest and a minute after.
  * - threading: the rate with threads assigned at ingest against threads.enabled false, in the
  *   same run, over 100,000 reply-shaped messages each (--thread-count N); bench/ingest-threading.ts.
  * - domains: the rate with the recipients spread over 100 aliases on 10 verified custom
@@ -28,7 +28,7 @@
  * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
  * (4096), --rounds N (1), --domain-rounds N (3), --idle N (1000), --memory-count N (20000), --after-seconds N (60),
  * --executable PATH (run that single executable, e.g. dist/agentpost, instead of the source).
- * AGENTPOST_PARSE_THREADS=N sets the server's parse threads. Numbers are printed, not judged.
+ * AGENTPOST_PARSE_THREADS=N sets the server's parse workers. Numbers are printed, not judged.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -323,7 +323,7 @@ const memory = async (): Promise<void> => {
   const target = await startAgentpost('agentpost', { executable, greetingDelayMs: 0 });
   try {
     // Start-up's own quiet-time release runs 10 to 12.5 s after start, the native memory's 3 s
-    // later; idle parse and search threads end 30 s after their last work.
+    // later; idle parse and search workers end 30 s after their last work.
     await sleep(15_000);
     const early = rssMb(target.pid);
     await sleep(30_000);

@@ -13,7 +13,7 @@ import type { CorpusMessage } from './junk-corpus.js';
 
 /** Microseconds of CPU per message of each step of a verdict, measured in this process on the server's own database. */
 export interface ScoringCost {
-  /** The features, as a parse thread computes them after its parse. */
+  /** The features, as a parse worker computes them after its parse. */
   featuresUs: number;
   /** The verdict on the main thread with the mailbox's model held in memory. */
   verdictUs: number;

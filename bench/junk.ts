@@ -67,7 +67,7 @@ const main = async (): Promise<void> => {
         total('agentpost', result.outcome);
         console.log(row('agentpost', result.outcome, `, ${fmt(result.cpuMsWithoutFilter)} with the filter off`));
         console.log(
-          `  the filter's own steps: features ${fmt(cost.featuresUs, 1)} us (parse thread), verdict ${fmt(cost.verdictUs, 1)} us (main thread, model in memory; ${fmt(cost.sqliteUs, 1)} us read from SQLite); failed verdicts ${result.failedVerdicts}; ${fmt((performance.now() - started) / 1000, 0)} s`,
+          `  the filter's own steps: features ${fmt(cost.featuresUs, 1)} us (parse worker), verdict ${fmt(cost.verdictUs, 1)} us (main thread, model in memory; ${fmt(cost.sqliteUs, 1)} us read from SQLite); failed verdicts ${result.failedVerdicts}; ${fmt((performance.now() - started) / 1000, 0)} s`,
         );
       }
       if (saVersion) {

@@ -11,9 +11,9 @@
  * Outside a SEA (e.g. `node --import tsx bin/sea-entry.ts`) it runs like bin/main.ts and
  * better-sqlite3 finds its addon in node_modules as usual.
  *
- * The inbound-parse thread (src/workers/threads/parse-thread.ts) and the search-index thread
- * (src/workers/threads/search-thread.ts) travel as two more assets, each bundled to CommonJS: there
- * is no file to start a Worker from, so their source is evaluated. The search thread opens
+ * The inbound-parse worker (src/workers/parse-worker.ts) and the search-index worker
+ * (src/workers/search-worker.ts) travel as two more assets, each bundled to CommonJS: there
+ * is no file to start a Worker from, so their source is evaluated. The search worker opens
  * SQLite too; it gets the addon's file name and loads it by that name, which finds the
  * library the process already has mapped (gone from disk or not), so both threads share one
  * SQLite and its file locks. Outside a SEA no factory is passed: mail is parsed and indexed
@@ -26,17 +26,17 @@ import { getAsset, isSea } from 'node:sea';
 import { setFlagsFromString } from 'node:v8';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { nativeMemoryRelease, type NativeMemoryAddon } from '../src/runtime/native-memory.js';
-import { AUTH_THREAD_LIMITS, PARSE_THREAD_LIMITS } from '../src/workers/threads/thread-limits.js';
+import { AUTH_WORKER_LIMITS, PARSE_WORKER_LIMITS } from '../src/workers/worker-limits.js';
 import type { Argon2Binding } from '../src/core/passwords.js';
 import { runAndExit } from './run.js';
 
-/** The asset keys; scripts/package.mjs stores the addon and the parse thread under the same names. */
+/** The asset keys; scripts/package.mjs stores the addon and the parse worker under the same names. */
 const ADDON_ASSET = 'better_sqlite3.node';
 const ARGON2_ASSET = 'argon2.node';
 const HEAP_TRIM_ASSET = 'heap_trim.node';
-const PARSE_THREAD_ASSET = 'parse-thread.js';
-const SEARCH_THREAD_ASSET = 'search-thread.js';
-const AUTH_THREAD_ASSET = 'auth-thread.js';
+const PARSE_WORKER_ASSET = 'parse-worker.js';
+const SEARCH_WORKER_ASSET = 'search-worker.js';
+const AUTH_WORKER_ASSET = 'auth-worker.js';
 
 const loadAddonFromAsset = (asset: string): { exports: object; file: string } => {
   const dir = mkdtempSync(join(tmpdir(), 'agentpost-'));
@@ -59,9 +59,9 @@ const loadAddonFromAsset = (asset: string): { exports: object; file: string } =>
 /**
  * Read from the asset each time a thread starts (or is replaced), not once up front: the
  * thread gets its own copy of the source, so one kept here would only hold megabytes of the
- * main heap for nothing (the authentication thread's, when that thread is off, for good).
+ * main heap for nothing (the authentication worker's, when that thread is off, for good).
  */
-const threadFromAsset = (asset: string, resourceLimits?: ResourceLimits) => (workerData?: unknown) =>
+const workerFromAsset = (asset: string, resourceLimits?: ResourceLimits) => (workerData?: unknown) =>
   new Worker(getAsset(asset, 'utf8'), { eval: true, workerData, resourceLimits });
 
 const addon = isSea() ? loadAddonFromAsset(ADDON_ASSET) : undefined;
@@ -70,13 +70,13 @@ const argon2 = isSea() ? (loadAddonFromAsset(ARGON2_ASSET).exports as Argon2Bind
 const nativeMemory = isSea() ? (loadAddonFromAsset(HEAP_TRIM_ASSET).exports as NativeMemoryAddon) : undefined;
 // The executable's --max-semi-space-size=2 (scripts/package.mjs) is for the main thread,
 // whose heap is configured by now; V8 lets the flag win over a worker's resourceLimits, so
-// unset it before any thread starts and each keeps its own (thread-limits.ts).
+// unset it before any thread starts and each keeps its own (worker-limits.ts).
 if (isSea()) setFlagsFromString('--max-semi-space-size=0');
 const threads = isSea()
   ? {
-      parseWorker: threadFromAsset(PARSE_THREAD_ASSET, PARSE_THREAD_LIMITS),
-      searchWorker: threadFromAsset(SEARCH_THREAD_ASSET),
-      authWorker: threadFromAsset(AUTH_THREAD_ASSET, AUTH_THREAD_LIMITS),
+      parseWorker: workerFromAsset(PARSE_WORKER_ASSET, PARSE_WORKER_LIMITS),
+      searchWorker: workerFromAsset(SEARCH_WORKER_ASSET),
+      authWorker: workerFromAsset(AUTH_WORKER_ASSET, AUTH_WORKER_LIMITS),
       nativeBindingFile: addon?.file,
     }
   : {};

@@ -24,9 +24,9 @@ const STALE_LOCK_MS = 120_000;
 
 const ENTRIES = {
   agentpost: join(root, 'bin', 'built-entry.ts'),
-  'parse-thread': join(root, 'src', 'workers', 'threads', 'parse-thread.ts'),
-  'search-thread': join(root, 'src', 'workers', 'threads', 'search-thread.ts'),
-  'auth-thread': join(root, 'src', 'workers', 'threads', 'auth-thread.ts'),
+  'parse-worker': join(root, 'src', 'workers', 'parse-worker.ts'),
+  'search-worker': join(root, 'src', 'workers', 'search-worker.ts'),
+  'auth-worker': join(root, 'src', 'workers', 'auth-worker.ts'),
 };
 
 const mtimeOf = (file) => {

@@ -1,6 +1,6 @@
 // A folder made once per key and then shared by every process that asks for the same key: the
 // test suite's compiled JavaScript (scripts/test-build.mjs), the worker threads' bundles
-// (test/helpers/threads.ts) and the migrated store template (test/helpers/store-template.ts).
+// (test/helpers/workers.ts) and the migrated store template (test/helpers/store-template.ts).
 import { existsSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 

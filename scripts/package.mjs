@@ -3,8 +3,8 @@
 //   1. esbuild bundles bin/sea-entry.ts with everything it imports (src/, schema/*.json,
 //      koa, smtp-server, mailparser, ajv, ...) into one CommonJS file, the only module
 //      format a SEA main script can be;
-//      The inbound-parse thread (src/workers/threads/parse-thread.ts), the search-index thread
-//      (src/workers/threads/search-thread.ts) and the authentication thread (auth-thread.ts)
+//      The inbound-parse worker (src/workers/parse-worker.ts), the search-index worker
+//      (src/workers/search-worker.ts) and the authentication worker (auth-worker.ts)
 //      are bundled the same way, each into a file of its own: a worker needs its own code,
 //      and a SEA has no file to start one from;
 //   2. `node --experimental-sea-config` turns it into a blob, with the native addons of
@@ -34,9 +34,9 @@ const ARGON2_ASSET = 'argon2.node';
 const HEAP_TRIM_ASSET = 'heap_trim.node';
 /** Each worker thread's code, bundled to its own file and stored under its asset name. */
 const THREADS = [
-  { asset: 'parse-thread.js', entry: join('src', 'workers', 'threads', 'parse-thread.ts') },
-  { asset: 'search-thread.js', entry: join('src', 'workers', 'threads', 'search-thread.ts') },
-  { asset: 'auth-thread.js', entry: join('src', 'workers', 'threads', 'auth-thread.ts') },
+  { asset: 'parse-worker.js', entry: join('src', 'workers', 'parse-worker.ts') },
+  { asset: 'search-worker.js', entry: join('src', 'workers', 'search-worker.ts') },
+  { asset: 'auth-worker.js', entry: join('src', 'workers', 'auth-worker.ts') },
 ];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -105,7 +105,7 @@ const importMetaRequires = {
  * any size, so small semi-spaces only mean more, shorter scavenges: a much lower peak for a
  * few per cent of the rate (docs/operators/single-executable.md). The flag is process-wide and
  * would win over a worker's resourceLimits: bin/sea-entry.ts unsets it before any thread starts,
- * so the parse thread keeps its own (thread-limits.ts). Safe with SQLite now: the abort that ruled this
+ * so the parse worker keeps its own (worker-limits.ts). Safe with SQLite now: the abort that ruled this
  * out earlier (a statement finalized by a GC outside any context) is gone: statements are
  * kept, and the addon is built without the cleanup hook (scripts/sea-runtime.mjs).
  * --heap-growing-percent=20: after each full collection V8 lets the old generation grow to 1.2

@@ -5,7 +5,7 @@ import { listenersPart, listenerStates, UNBOUND, type BoundPorts } from './app/l
 import type { AppOptions } from './app/options.js';
 import { createQueues, type Queues } from './app/queues.js';
 import { reactAfterCommit } from './app/reactions.js';
-import { createAuthThread, createParsePool } from './app/threads.js';
+import { createAuthWorker, createParsePool } from './app/workers.js';
 import type { Config } from './config/types.js';
 import type { BodyBudget } from './core/body-budget.js';
 import type { MessageIntake } from './core/message-intake.js';
@@ -22,7 +22,7 @@ import { createAcme } from './tls/acme.js';
 import type { AcmeRenewal } from './tls/acme-renewal.js';
 import { createAcmeChallengeListener } from './http/acme-challenge.js';
 import { acmeChallengeListens } from './config/services-config.js';
-import { SearchWriterThread } from './workers/threads/search-writer-thread.js';
+import { SearchWriter } from './workers/search-writer.js';
 
 export { databasePath, openCore } from './app/core.js';
 export type { BoundPorts } from './app/listening.js';
@@ -67,15 +67,15 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const logger = loggerOf(config, options);
   const clock = options.clock ?? systemClock;
   const certificates = CertificateStore.fromConfig(config, logger, clock);
-  // A parse thread ended for idleness leaves its arena's pages free: handed back at once.
+  // A parse worker ended for idleness leaves its arena's pages free: handed back at once.
   const parsePool = createParsePool(config, options.parseWorker, logger, () => options.releaseNativeMemory?.());
-  const authThread = createAuthThread(config, options, logger);
+  const authWorker = createAuthWorker(config, options, logger);
   // Read at each status request, once the listeners exist.
   const runtime: RuntimeProbe = {
     listeners: () => listenerStates(adapters, app.ports, acmeListener),
-    searchMode: () => (core.indexWriter instanceof SearchWriterThread ? 'thread' : 'main'),
+    searchMode: () => (core.indexWriter instanceof SearchWriter ? 'thread' : 'main'),
   };
-  const core = openCore(config, { ...options, logger }, { parseMail: parsePool?.parse, authenticateMail: authThread?.check, runtime });
+  const core = openCore(config, { ...options, logger }, { parseMail: parsePool?.parse, authenticateMail: authWorker?.check, runtime });
   const { store, services } = core;
   let ready = false;
   const acme = createAcme(config, certificates, { logger, clock, policyHosts: () => services.domains.policyHostsHere(), pollMs: options.acmePollMs });
@@ -91,27 +91,27 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     store.unmapPages();
     adapters.intake.memory.forget();
     gc?.();
-    // The parse and search threads collect on their own quiet checks, up to 2.75 s after this
+    // The parse and search workers collect on their own quiet checks, up to 2.75 s after this
     // one: the trim waits for their garbage too. One call trims every thread's arena.
     if (options.releaseNativeMemory) setTimeout(options.releaseNativeMemory, TRIM_AFTER_MS).unref();
   });
   // The threads load mailparser while the rest starts; a failure is settled into a value, so it
   // is never an unhandled rejection while an earlier part throws, and is thrown once listening.
-  let threadsStarted: Promise<unknown> = Promise.resolve(null);
+  let workersStarted: Promise<unknown> = Promise.resolve(null);
   let stopReacting = (): void => {};
   const lifecycle = new Lifecycle(logger).own({ name: 'store', stop: () => store.close() }, { name: 'search index', stop: () => core.indexWriter.close() });
   lifecycle.add(
     {
-      name: 'threads',
+      name: 'workers',
       start: () => {
-        threadsStarted = Promise.all([parsePool?.start(), authThread?.start()]).then(
+        workersStarted = Promise.all([parsePool?.start(), authWorker?.start()]).then(
           () => null,
           (error: unknown) => error,
         );
       },
       stop: async () => {
         await parsePool?.close();
-        await authThread?.close();
+        await authWorker?.close();
       },
     },
     { name: 'payments', start: () => core.payments.load() },
@@ -163,9 +163,9 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     }),
     {
       // Mail is accepted only with its parser up: an executable that cannot start one stops here.
-      name: 'threads ready',
+      name: 'workers ready',
       start: async () => {
-        const failure = await threadsStarted;
+        const failure = await workersStarted;
         if (failure) throw failure;
       },
     },
@@ -176,8 +176,12 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       name: 'ready',
       start: () => {
         ready = true;
-        const threads = { parseThreads: parsePool?.size ?? 0, authThread: authThread !== null, searchThread: core.indexWriter instanceof SearchWriterThread };
-        logger.info('agentpost listening', { ...app.ports, baseUrl: app.baseUrl, dataDir: config.dataDir, ...threads });
+        const workers = {
+          parseWorkers: parsePool?.size ?? 0,
+          authenticationWorker: authWorker !== null,
+          searchWorker: core.indexWriter instanceof SearchWriter,
+        };
+        logger.info('agentpost listening', { ...app.ports, baseUrl: app.baseUrl, dataDir: config.dataDir, ...workers });
       },
       stop: () => {
         ready = false;

@@ -25,7 +25,7 @@ t.test('the fields taken from a composed message equal what parsing its MIME giv
   if (!direct) throw new Error('expected the direct path');
   for (const raw of [composed.raw, composed.sentRaw]) {
     const parsed = await parseMessage(raw);
-    // The stored body of a composed message is built by a parse thread afterwards (direct.body is null).
+    // The stored body of a composed message is built by a parse worker afterwards (direct.body is null).
     t.same({ ...direct, text: undefined, body: undefined }, { ...parsed, text: undefined, body: undefined });
     t.equal(previewOf(direct), previewOf(parsed), 'same preview');
     t.equal(participantsOf(direct), participantsOf(parsed), 'same search participants');

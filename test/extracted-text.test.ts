@@ -1,4 +1,4 @@
-// The new text of a message (extractedText, extractedHtml): computed in the parse thread when
+// The new text of a message (extractedText, extractedHtml): computed in the parse worker when
 // the message is stored, served by every read. The corpus is written the way Gmail, Outlook,
 // Apple Mail and Thunderbird quote (test/helpers/reply-corpus.ts).
 import EmailReplyParser from 'email-reply-parser';

@@ -99,7 +99,7 @@ const holding = async <T>(work: () => Promise<T>): Promise<{ result: T; hold: Lo
  * Past the header limits and the checks' thread, what is left of a large message on the main
  * thread is proportional to its size, whatever its shape: reading the DATA (smtp-server scans
  * up to 2 MB per turn of the event loop on loopback), committing the bytes (better-sqlite3,
- * synchronous), and its parse, which the messages behind it on the parse thread wait for. The
+ * synchronous), and its parse, which the messages behind it on the parse worker wait for. The
  * 24 MB message (the DKIM body hash is in the checks' thread and yields) is sent on its own,
  * and its figures are reported, not bounded: that is the store's path, not the header's.
  */

@@ -88,7 +88,7 @@ t.test('a small message stays in memory; a large one goes to the spool and back'
   t.equal(intake.budget.heldBytes, 0, 'and nothing held in memory while it waits');
   const bytes = await spooled.load();
   t.ok(bytes.equals(large), 'read back whole');
-  t.ok(bytes.buffer instanceof SharedArrayBuffer, 'in memory the parse thread shares');
+  t.ok(bytes.buffer instanceof SharedArrayBuffer, 'in memory the parse worker shares');
   t.same(files(), [], 'the file is removed once it is read');
   spooled.release();
   const again = await receive(intake, pattern(2 * MiB, 3));

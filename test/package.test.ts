@@ -78,10 +78,10 @@ t.test('the executable serves, receives and reads with nothing beside it', async
   t.equal(version.code, 0, version.stderr);
   t.match(version.stdout, /^agentpost [\d.]+ \(node v24\.\d+\.\d+\)\n$/, 'the executable carries Node 24 (LTS), not the Node that built it');
 
-  // One parse thread whatever the CPU count: the mail below is then parsed by the thread that
-  // the executable evaluates from its parse-thread.js asset (the listening line comes after it is up).
+  // One parse worker whatever the CPU count: the mail below is then parsed by the thread that
+  // the executable evaluates from its parse-worker.js asset (the listening line comes after it is up).
   // The sender's SPF and DMARC come from a DNS server on loopback: mailauth judges the mail
-  // inside the executable's authentication thread (off by default; turned on here to test its asset).
+  // inside the executable's authentication worker (off by default; turned on here to test its asset).
   const dns = await startDnsServer(t, { 'example.com': { TXT: ['v=spf1 ip4:127.0.0.1 -all'] }, '_dmarc.example.com': { TXT: ['v=DMARC1; p=reject'] } });
   const server = await startServerProcess(
     t,
@@ -107,12 +107,16 @@ t.test('the executable serves, receives and reads with nothing beside it', async
     { cwd: home, env },
   );
   t.ok(server.ports.http > 0 && server.ports.smtp > 0, 'port 0 bound free ports and logged them');
-  t.match(server.output().stderr, /"message":"agentpost listening"[^\n]*"parseThreads":1/, 'the parse thread started inside the executable');
-  t.match(server.output().stderr, /"message":"agentpost listening"[^\n]*"authThread":true/, 'and the authentication thread, from its auth-thread.js asset');
+  t.match(server.output().stderr, /"message":"agentpost listening"[^\n]*"parseWorkers":1/, 'the parse worker started inside the executable');
   t.match(
     server.output().stderr,
-    /"message":"agentpost listening"[^\n]*"searchThread":true/,
-    'so did the search thread, with the addon the main thread loaded',
+    /"message":"agentpost listening"[^\n]*"authenticationWorker":true/,
+    'and the authentication worker, from its auth-worker.js asset',
+  );
+  t.match(
+    server.output().stderr,
+    /"message":"agentpost listening"[^\n]*"searchWorker":true/,
+    'so did the search worker, with the addon the main thread loaded',
   );
   t.same(readdirSync(temp), [], 'the native addon was loaded from a temp file that is gone again');
 

@@ -1,4 +1,4 @@
-// The inbound parse runs on worker threads (src/workers/threads/parse-pool.ts). What a thread returns
+// The inbound parse runs on worker threads (src/workers/parse-pool.ts). What a thread returns
 // must be exactly what parseMessage returns on the main thread; a thread that dies fails only
 // its own messages (the MX answers 451, nothing is stored) and is replaced.
 import { Worker } from 'node:worker_threads';
@@ -7,8 +7,8 @@ import { loadConfig } from '../src/config/load.js';
 import { isAppError } from '../src/core/errors.js';
 import { createLogger } from '../src/core/logger.js';
 import { parseMessage } from '../src/mime/parse.js';
-import { ParsePool, type ParseWorkerFactory } from '../src/workers/threads/parse-pool.js';
-import { sourceParseWorker } from '../src/workers/threads/parse-thread-source.js';
+import { ParsePool, type ParseWorkerFactory } from '../src/workers/parse-pool.js';
+import { sourceParseWorker } from '../src/workers/parse-worker-source.js';
 import { startApp } from './helpers/app.js';
 import { emlFixtures, fixture } from './helpers/mail.js';
 import { smtpSendRaw } from './helpers/smtp.js';
@@ -152,7 +152,7 @@ t.test('start fails when a thread ends before it is ready; close fails what is i
   t.ok(isAppError(after) && after.code === 'unavailable', 'no parse after close');
 });
 
-t.test('the MX: a dying parse thread means 451 and nothing stored; the retry lands', async (t) => {
+t.test('the MX: a dying parse worker means 451 and nothing stored; the retry lands', async (t) => {
   const threads = firstThreadDies();
   const { smtpPort, register, api } = await startApp(t, { smtp: { parseThreads: 1 } }, { parseWorker: threads.factory });
   const agent = await register();
@@ -171,7 +171,7 @@ t.test('the MX: a dying parse thread means 451 and nothing stored; the retry lan
   t.equal(threads.started(), 2);
 });
 
-t.test('the app does not start when its parse thread cannot', async (t) => {
+t.test('the app does not start when its parse worker cannot', async (t) => {
   const broken: ParseWorkerFactory = () => new Worker('process.exit(3)', { eval: true });
   await t.rejects(startApp(t, { smtp: { parseThreads: 1 } }, { parseWorker: broken }), /exited with code 3 before it was ready/);
 });

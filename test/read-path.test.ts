@@ -1,18 +1,18 @@
 // A read is served from what ingest stored (src/services/mail/bodies.ts): it parses nothing.
-// Every parse runs on a parse thread under a time budget; one that overruns it is cut off
+// Every parse runs on a parse worker under a time budget; one that overruns it is cut off
 // (the thread is replaced) and the message is still stored and readable, with contentFallback.
-// Mail stored without a body (before bodies existed) gets one through the parse thread.
+// Mail stored without a body (before bodies existed) gets one through the parse worker.
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
-import type { ParseRequest } from '../src/workers/threads/parse-protocol.js';
-import type { ParseWorkerFactory } from '../src/workers/threads/parse-pool.js';
-import { sourceParseWorker } from '../src/workers/threads/parse-thread-source.js';
+import type { ParseRequest } from '../src/workers/parse-protocol.js';
+import type { ParseWorkerFactory } from '../src/workers/parse-pool.js';
+import { sourceParseWorker } from '../src/workers/parse-worker-source.js';
 import { startApp } from './helpers/app.js';
 import { fixture } from './helpers/mail.js';
 import { callTool, mcpClient } from './helpers/mcp.js';
 import { smtpSendRaw } from './helpers/smtp.js';
 
-/** Real parse threads that count the parse requests sent to them. */
+/** Real parse workers that count the parse requests sent to them. */
 const countingThreads = (): { factory: ParseWorkerFactory; requests: () => number } => {
   let requests = 0;
   const factory: ParseWorkerFactory = () => {
@@ -81,7 +81,7 @@ t.test('a parse over its time budget is cut off; the message is stored and reada
   t.equal(full[0].body.text, `${full[0].body.subject} body\n`);
 });
 
-t.test('mail stored without a body gets one through the parse thread: by the first read, or by the backfill', async (t) => {
+t.test('mail stored without a body gets one through the parse worker: by the first read, or by the backfill', async (t) => {
   const threads = countingThreads();
   const app = await startApp(t, {}, { parseWorker: threads.factory });
   const agent = await app.register();
@@ -91,7 +91,7 @@ t.test('mail stored without a body gets one through the parse thread: by the fir
   const before = threads.requests();
   const read = await app.api('GET', '/api/v1/agent/email/1', { key: agent.apiKey });
   t.equal(read.body.text, 'older text\n');
-  t.equal(threads.requests(), before + 1, 'the read had it built on the parse thread');
+  t.equal(threads.requests(), before + 1, 'the read had it built on the parse worker');
   await app.api('GET', '/api/v1/agent/email/1', { key: agent.apiKey });
   t.equal(threads.requests(), before + 1, 'and stored: the next read parses nothing');
   app.app.queues.bodies.kick();

@@ -10,7 +10,7 @@ import { folderOf, plainParsed, plainRaw } from './helpers/mail.js';
 import { smtpSendRaw } from './helpers/smtp.js';
 
 /**
- * The full-text index: its own file written by the search thread (store/search-db.ts),
+ * The full-text index: its own file written by the search worker (store/search-db.ts),
  * scoped by folder inside FTS5, fed from a queue in batches, and rebuilt from raw bytes
  * for mail it does not have.
  */
@@ -136,7 +136,7 @@ t.test('the indexer drains the queue without a search', async (t) => {
   t.equal(indexOf(t, app).hits('indexed'), 1);
 });
 
-t.test('without a search thread the index is written on the main thread, the same way', async (t) => {
+t.test('without a search worker the index is written on the main thread, the same way', async (t) => {
   const { app, register } = await startApp(t, {}, { searchWorker: null });
   const agent = await register();
   const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;

@@ -20,7 +20,7 @@ import { loadSecretKey, loadSessionKey } from '../store/secret-key.js';
 import { acmeStatusFile } from '../tls/acme-files.js';
 import { readTrustAnchors } from '../tls/trust-anchors.js';
 import type { AppOptions } from './options.js';
-import { createIndexWriter } from './threads.js';
+import { createIndexWriter } from './workers.js';
 
 /** A receiver answers with a small response; more than this is not read (docs/agents/webhooks.md). */
 const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024;

@@ -4,9 +4,9 @@ import type { DnsResolver } from '../core/dns.js';
 import type { Logger } from '../core/logger.js';
 import type { MxResolver } from '../core/outbound.js';
 import type { Argon2Binding } from '../core/passwords.js';
-import type { AuthWorkerFactory } from '../workers/threads/auth-thread-client.js';
-import type { ParseWorkerFactory } from '../workers/threads/parse-pool.js';
-import type { SearchWorkerFactory } from '../workers/threads/search-writer-thread.js';
+import type { AuthWorkerFactory } from '../workers/auth-client.js';
+import type { ParseWorkerFactory } from '../workers/parse-pool.js';
+import type { SearchWorkerFactory } from '../workers/search-writer.js';
 
 /** What the caller of createApp (bin/, tests, benches) provides besides the config. */
 export interface AppOptions {
@@ -14,7 +14,7 @@ export interface AppOptions {
   logger?: Logger;
   /** better-sqlite3's addon, when the single executable loaded it from its assets. */
   nativeBinding?: object;
-  /** In the single executable: the addon file behind `nativeBinding`, which the search thread loads too. */
+  /** In the single executable: the addon file behind `nativeBinding`, which the search worker loads too. */
   nativeBindingFile?: string;
   /** @node-rs/argon2's exports, when the single executable loaded its addon from an asset. */
   argon2?: Argon2Binding;
@@ -28,14 +28,14 @@ export interface AppOptions {
   /** DNS for webhook target checks only, over `dns` (docs/design.md, "How it is tested"). */
   addressResolver?: AddressResolver;
   /**
-   * Starts the parse threads (src/workers/threads/parse-pool.ts). bin/main.ts and the test
+   * Starts the parse workers (src/workers/parse-pool.ts). bin/main.ts and the test
    * helpers pass sourceParseWorker, the executable an eval'd asset; without one (only some
    * benches), mail is parsed on the main thread with no time budget.
    */
   parseWorker?: ParseWorkerFactory;
-  /** Starts the search thread, the full-text index's writer; without one, the index is written on the main thread. */
+  /** Starts the search worker, the full-text index's writer; without one, the index is written on the main thread. */
   searchWorker?: SearchWorkerFactory;
-  /** Starts the authentication thread; without one, or with `dns` injected, inbound mail is judged on the main thread. */
+  /** Starts the authentication worker; without one, or with `dns` injected, inbound mail is judged on the main thread. */
   authWorker?: AuthWorkerFactory;
   /**
    * Hands back the native memory a burst left resident (src/runtime/native-memory.ts: the C

@@ -81,6 +81,6 @@ export interface CheckedMessage {
 
 /**
  * Judges one received message at `now` (signature expiry). Injected so the work can run where
- * src/app/threads.ts puts it: a worker thread, or the main thread (services/mail/authentication.ts).
+ * src/app/workers.ts puts it: a worker thread, or the main thread (services/mail/authentication.ts).
  */
 export type AuthenticateMail = (raw: Buffer, envelope: SmtpEnvelope, now: Date) => Promise<CheckedMessage>;

@@ -55,7 +55,7 @@ export interface ReceivedMessage {
   /**
    * The message in memory, with `room` free bytes before it for fields to go on top. A spooled
    * message waits for its turn in the budget first, and comes in memory the threads share (the
-   * parse thread reads it without a copy, ./message-memory.ts). Call once.
+   * parse worker reads it without a copy, ./message-memory.ts). Call once.
    */
   load(room?: number): Promise<Buffer>;
   /** Gives its bytes back to the budget and removes its spool file; safe to call twice, and without load. */

@@ -1,8 +1,8 @@
 /**
  * Memory for large received messages, reused from one to the next. Such a message's memory is
- * shared with the parse thread (src/workers/threads/thread-bytes.ts), and a shared buffer
+ * shared with the parse worker (src/workers/worker-bytes.ts), and a shared buffer
  * given up is freed only once both threads' collectors have let it go, which they do late
- * (V8 does not count shared memory toward starting a collection; the parse thread's heap
+ * (V8 does not count shared memory toward starting a collection; the parse worker's heap
  * seldom fills): 16 APPENDs of 24 MB left 560 MB of such buffers allocated. So buffers are
  * kept while mail arrives, and each can hold any message: a buffer is `capacity` bytes, the
  * largest message, and costs only the pages a message has written (pages never written are

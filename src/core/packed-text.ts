@@ -13,7 +13,7 @@ export type { PackedText, PackedTexts } from './stored-message.js';
  * - The new text of a message that quotes nothing is its text (without trailing white space),
  *   and the new HTML of one without a quote its HTML: those are not stored twice (null).
  *
- * The body's builder packs them (src/mime/parse.ts, on a parse thread for received mail), so
+ * The body's builder packs them (src/mime/parse.ts, on a parse worker for received mail), so
  * the store's writer on the main thread only copies the bytes.
  */
 const COMPRESS_MIN_BYTES = 128;
@@ -27,7 +27,7 @@ export const packText = (text: string): PackedText => {
 /**
  * zlib's synchronous calls answer with a view of their output chunk: 16 KB on Node 20, 64 KB on
  * Node 24, for a deflated text of a few hundred bytes. A structured clone copies the whole
- * buffer behind a view, so each packed text crossing back from a parse thread was a 64 KB copy,
+ * buffer behind a view, so each packed text crossing back from a parse worker was a 64 KB copy,
  * and the main thread held a 64 KB array buffer per text until a full collection: under a
  * burst, most of the C heap's peak (docs/contributing/benchmarks.md).
  * A copy of exactly its bytes crosses as those bytes.

@@ -21,12 +21,12 @@ export interface ParsedMessage {
   encrypted: boolean;
   /**
    * What a read and an IMAP FETCH are served from (src/core/stored-message.ts); null for a
-   * message we composed ourselves, whose stored body a parse thread builds afterwards.
+   * message we composed ourselves, whose stored body a parse worker builds afterwards.
    */
   body: StoredBody | null;
   /**
    * What the junk filter counts of a received message (src/mime/junk-tokens.ts): feature
-   * hashes, made by the parse (on a parse thread); absent for a message composed here.
+   * hashes, made by the parse (on a parse worker); absent for a message composed here.
    */
   junkFeatures?: Int32Array;
 }

@@ -42,7 +42,7 @@ export interface IndexEntry {
 
 /**
  * Where the full-text index is written. The index is a file of its own, written by one
- * connection that main.ts places either on a thread of its own (workers/threads/search-writer-thread.ts)
+ * connection that main.ts places either on a thread of its own (workers/search-writer.ts)
  * or on the main thread (store/search-db.ts); the services see only this.
  */
 export interface IndexWriter {

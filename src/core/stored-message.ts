@@ -1,7 +1,7 @@
 /**
  * What ingest stores of a received message besides its raw bytes, so that neither a REST
  * or MCP read nor an IMAP FETCH ever parses received content on the main thread. It is
- * built once, in a parse thread (src/workers/threads/parse-thread.ts, code in src/mime/),
+ * built once, in a parse worker (src/workers/parse-worker.ts, code in src/mime/),
  * under a time and size budget, and kept in `message_bodies` (src/store/message-bodies.ts).
  *
  * Offsets are byte offsets into the message's stored raw bytes (the ones IMAP BODY[]

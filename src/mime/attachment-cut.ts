@@ -10,7 +10,7 @@ const BOUNDARY_AT_LINE_START = Buffer.from('\n--', 'latin1');
  * mailparser's part of the parse is the header fields, the text and the HTML; the attachments
  * are listed from the structure by mailparser's own rule (./attachments.ts), so their bytes
  * change nothing it gives, while it decodes, collects and hashes each of them (for one of
- * 24 MB, about 140 MB of the parse thread's memory at once). A body with a line that starts
+ * 24 MB, about 140 MB of the parse worker's memory at once). A body with a line that starts
  * with "--" is kept: were that a boundary mailparser saw and the structure did not, leaving
  * it out could change the text.
  */

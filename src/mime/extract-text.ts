@@ -8,7 +8,7 @@ import EmailReplyParser from 'email-reply-parser';
  *
  * Its regular expressions backtrack (without the optional re2 addon, which this project
  * does not ship), and some cost the square of a line's length or scan the whole text from
- * every line. It runs in a parse thread under the parse's time budget, and within these
+ * every line. It runs in a parse worker under the parse's time budget, and within these
  * bounds, which keep the worst crafted text well inside it (docs/contributing/benchmarks.md):
  * - a text longer than EXTRACT_MAX_CHARS is not given to it (nothing is removed);
  * - a line longer than HIDDEN_LINE_CHARS is replaced, while it runs, by a short token that

@@ -3,7 +3,7 @@ import type { BodyPart, Envelope, EnvelopeAddress, MessageStructure } from '../c
 /**
  * IMAP's notation for data (RFC 3501 section 4: atoms, strings, literals, NIL, lists), and
  * ENVELOPE and BODYSTRUCTURE (section 7.4.2) of a stored structure in it. Pure code: the IMAP
- * adapter writes every response with it, and a parse thread writes a message's ENVELOPE and
+ * adapter writes every response with it, and a parse worker writes a message's ENVELOPE and
  * BODYSTRUCTURE once, at ingest, so a FETCH sends them from the row as they are.
  */
 export type ImapValue =

@@ -26,8 +26,8 @@ export const MAX_HEADER_BYTES = 1024 * 1024;
 
 let mailparser: Promise<typeof import('mailparser')> | undefined;
 /**
- * mailparser (about 20 MB of RSS), loaded at the first parse: the parse threads parse the
- * mail, so the main thread rarely needs it. A parse thread loads it as it starts, so its first
+ * mailparser (about 20 MB of RSS), loaded at the first parse: the parse workers parse the
+ * mail, so the main thread rarely needs it. A parse worker loads it as it starts, so its first
  * message's time budget is not spent on loading.
  */
 export const loadMailparser = () => (mailparser ??= import('mailparser'));
@@ -47,7 +47,7 @@ export interface ParseOptions {
 }
 
 /**
- * The whole parse of a received message, run in a parse thread: the MIME structure and
+ * The whole parse of a received message, run in a parse worker: the MIME structure and
  * the attachments' places (own code, linear, bounded), then text and HTML by mailparser
  * when the message is within the structure budget (read directly, with mailparser's result,
  * for the simple shape of ./simple-shape.ts). When mailparser fails, or is not tried,
@@ -57,7 +57,7 @@ export interface ParseOptions {
 export const parseMessage = async (raw: Buffer, options: ParseOptions = {}): Promise<ParsedMessage> => {
   const tree = parseMimeTree(raw);
   const parsed = await parseTree(raw, tree, options);
-  // The junk filter's features come with every parse, so they are computed where the parse runs (a parse thread).
+  // The junk filter's features come with every parse, so they are computed where the parse runs (a parse worker).
   return parsed.body ? { ...parsed, junkFeatures: junkFeatures(tree.headers, parsed.body.structure.root, parsed) } : parsed;
 };
 

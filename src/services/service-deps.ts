@@ -108,7 +108,7 @@ export interface ServiceDeps {
   webhookSender: WebhookSender;
   /** Fetches recipient domains' MTA-STS policies (RFC 8461); without it, none is looked for. */
   mtaStsFetcher?: MtaStsFetcher;
-  /** Judges inbound SMTP mail; main.ts passes an auth thread's. Default: MessageAuthenticator on this thread. */
+  /** Judges inbound SMTP mail; main.ts passes an authentication worker's. Default: MessageAuthenticator on this thread. */
   authenticateMail?: AuthenticateMail;
   /**
    * Parses mail (inbound, submitted, and stored bodies built later); main.ts passes its parse

@@ -134,7 +134,7 @@ export class SearchIndexFileWriter extends Repo {
   }
 }
 
-/** The writer on the caller's thread: the fallback when the app is given no search thread (src/app/threads.ts). */
+/** The writer on the caller's thread: the fallback when the app is given no search worker (src/app/workers.ts). */
 export class InlineIndexWriter implements IndexWriter {
   constructor(private readonly writer: SearchIndexFileWriter) {}
 

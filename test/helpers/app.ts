@@ -8,13 +8,13 @@ import type { MxResolver } from '../../src/core/outbound.js';
 import { createLogger, type Logger } from '../../src/core/logger.js';
 import type { QueueName } from '../../src/app/queues.js';
 import { createApp, type App } from '../../src/main.js';
-import type { ParseWorkerFactory } from '../../src/workers/threads/parse-pool.js';
-import type { AuthWorkerFactory } from '../../src/workers/threads/auth-thread-client.js';
-import type { SearchWorkerFactory } from '../../src/workers/threads/search-writer-thread.js';
+import type { ParseWorkerFactory } from '../../src/workers/parse-pool.js';
+import type { AuthWorkerFactory } from '../../src/workers/auth-client.js';
+import type { SearchWorkerFactory } from '../../src/workers/search-writer.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { assertMatchesOpenApi } from './openapi.js';
 import { copyMigratedStore } from './store-template.js';
-import { bundledThreads } from './threads.js';
+import { bundledWorkers } from './workers.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -93,7 +93,7 @@ export const startApp = async (
       overrides,
     ),
   });
-  const threads = await bundledThreads();
+  const threads = await bundledWorkers();
   const app = createApp(config, {
     clock: options.clock,
     dns: options.dns,

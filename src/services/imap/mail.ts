@@ -48,7 +48,7 @@ export class ImapMailService {
     return rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, wire, STORED_BODY_VERSION, rawMaxBytes));
   }
 
-  /** ENVELOPE and BODYSTRUCTURE of a message stored without them yet: its stored body is built first (on a parse thread). */
+  /** ENVELOPE and BODYSTRUCTURE of a message stored without them yet: its stored body is built first (on a parse worker). */
   async wire(row: FetchRow): Promise<FetchWire> {
     if (row.envelopeWire && row.structureWire) return { envelope: row.envelopeWire, bodyStructure: row.structureWire };
     const wire = structureWire(await this.structure(row.rowId));
@@ -93,7 +93,7 @@ export class ImapMailService {
   }
 
   /**
-   * APPEND (RFC 3501 section 6.3.11): the message is parsed on a parse thread, then stored
+   * APPEND (RFC 3501 section 6.3.11): the message is parsed on a parse worker, then stored
    * with its flags and date in one transaction (a special-use folder is made when missing).
    * A header over the limits is refused (too_large: NO [LIMIT]).
    */

@@ -178,7 +178,7 @@ const addTexts = async (
     if (text && text.text !== null) {
       candidate.body = `${unpackText(text.text)}\n${text.html === null ? '' : unpackText(text.html)}`;
     } else {
-      // Stored before its body was built: built now, on a parse thread.
+      // Stored before its body was built: built now, on a parse worker.
       const content = await bodies.content(candidate.row.rowId);
       candidate.body = `${content.text}\n${content.html ?? ''}`;
     }

@@ -36,7 +36,7 @@ export class MessageBodyService {
   }
 
   /**
-   * Builds the bodies of up to `limit` listed messages, one at a time so the parse threads
+   * Builds the bodies of up to `limit` listed messages, one at a time so the parse workers
    * stay free for arriving mail. Returns how many were built; one that fails stays listed.
    */
   async backfill(limit: number, stopping: () => boolean = () => false): Promise<number> {

@@ -204,7 +204,7 @@ export class InboundService {
   /** The parse, the verdict and each mailbox's stored bytes: everything but the commit. */
   private async prepareCopies(message: InboundMessage, receivedAt: Date, queued: boolean): Promise<PreparedCopies> {
     const { session } = message;
-    // The verdict's and the blocklists' DNS lookups run while the parse thread works; all finish before the commit.
+    // The verdict's and the blocklists' DNS lookups run while the parse worker works; all finish before the commit.
     const [parsed, checked, blocklists] = await Promise.all([
       this.parse(message.raw),
       this.authenticate(message.raw, { clientAddress: session.remoteAddress, helo: session.heloName, mailFrom: message.mailFrom }, receivedAt),

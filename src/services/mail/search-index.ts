@@ -31,7 +31,7 @@ export class SearchIndexService {
     private readonly store: Store,
     private readonly logger: Logger,
     private readonly writer: IndexWriter,
-    /** The parse threads: indexing stored mail again parses its raw bytes, never on the main thread. */
+    /** The parse workers: indexing stored mail again parses its raw bytes, never on the main thread. */
     private readonly parse: ParseMail,
   ) {
     store.feed.subscribe<IndexEntry>(SEARCH_TEXT, (entries) => {

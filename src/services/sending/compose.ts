@@ -70,7 +70,7 @@ export const parsedOfComposed = (message: OutgoingMessage, messageId: string, da
     html: message.html ?? null,
     attachments: message.attachments.map((item) => ({ filename: item.filename, contentType: item.contentType as string, size: item.content.length })),
     encrypted: false,
-    // Built from the composed bytes by a parse thread afterwards (src/services/mail/bodies.ts).
+    // Built from the composed bytes by a parse worker afterwards (src/services/mail/bodies.ts).
     body: null,
   };
 };

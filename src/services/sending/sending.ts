@@ -66,7 +66,7 @@ export class SendingService {
     private readonly mailbox: MailboxService,
     private readonly limits: SendingLimits,
     private readonly accessKeyPolicy: AccessKeySendPolicy,
-    /** The parse threads (a submitted message is parsed under the same budget as received mail). */
+    /** The parse workers (a submitted message is parsed under the same budget as received mail). */
     private readonly parseMail: ParseMail,
     private readonly config: SendingConfig,
     authenticator: MessageAuthenticator,
@@ -176,7 +176,7 @@ export class SendingService {
 
   /**
    * Parsing is async, so it happens before the transaction. A copy delivered here is parsed as
-   * received mail is (on the parse threads), so it gets its stored body and the junk filter's
+   * received mail is (on the parse workers), so it gets its stored body and the junk filter's
    * features at once; a composed message's Sent copy needs no parse.
    */
   private async parse(prepared: PreparedSubmission): Promise<Parsed> {

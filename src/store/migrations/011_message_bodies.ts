@@ -10,8 +10,8 @@ import type { Migration } from './migration.js';
  * their declared type BLOB gives no affinity, so a text that looks like a number stays text.
  *
  * Messages without a row (stored before this migration, or composed here and stored before
- * a parse thread built theirs) are listed in body_backfill; a worker builds their rows
- * through the parse thread, and a read of one builds it first.
+ * a parse worker built theirs) are listed in body_backfill; a worker builds their rows
+ * through the parse worker, and a read of one builds it first.
  */
 export const messageBodies: Migration = {
   version: 11,

@@ -1,8 +1,8 @@
-import type { IndexEntry } from '../../core/search-index.js';
-import type { ThreadReply } from './thread-slot.js';
+import type { IndexEntry } from '../core/search-index.js';
+import type { WorkerReply } from './worker-slot.js';
 
-/** What a search thread is started with (workerData). */
-export interface SearchThreadData {
+/** What a search worker is started with (workerData). */
+export interface SearchWorkerData {
   /** The index file (store/search-db.ts). */
   file: string;
   /** In the single executable: the better-sqlite3 addon file the main thread loaded. */
@@ -10,8 +10,8 @@ export interface SearchThreadData {
 }
 
 /**
- * Messages between the search writer (search-writer-thread.ts) and its thread, in the shape
- * every worker thread speaks (thread-slot.ts): arrays of requests one way, of results the other.
+ * Messages between the search writer (search-writer.ts) and its thread, in the shape
+ * every worker thread speaks (worker-slot.ts): arrays of requests one way, of results the other.
  * The thread does its requests one at a time, in order, so every request before an answered one
  * is done.
  */
@@ -23,4 +23,4 @@ export type SearchRequest =
 
 export type SearchResult = { id: number } | { id: number; error: string };
 
-export type SearchReply = ThreadReply<SearchResult>;
+export type SearchReply = WorkerReply<SearchResult>;

@@ -1,5 +1,5 @@
 /**
- * A small pool of worker threads that run every MIME parse of mail (parse-thread.ts), so
+ * A small pool of worker threads that run every MIME parse of mail (parse-worker.ts), so
  * mailparser's CPU time leaves the event loop that runs SMTP, HTTP and the group commit.
  * Services never see it: they get `pool.parse` as their injected ParseMail (docs/design.md rules
  * 1 and 3).
@@ -12,18 +12,18 @@
  * it is still stored and readable; the thread's other requests are sent again as they were.
  */
 import type { Worker } from 'node:worker_threads';
-import { AppError } from '../../core/errors.js';
-import type { Logger } from '../../core/logger.js';
-import type { ParseMail, ParsedMessage } from '../../core/parsed-message.js';
-import type { ContentFallback } from '../../core/stored-message.js';
-import { withStoredBody } from '../../mime/parse.js';
-import type { PackedText, PackedTexts } from '../../core/packed-text.js';
+import { AppError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { ParseMail, ParsedMessage } from '../core/parsed-message.js';
+import type { ContentFallback } from '../core/stored-message.js';
+import { withStoredBody } from '../mime/parse.js';
+import type { PackedText, PackedTexts } from '../core/packed-text.js';
 import { IdleEnd } from './idle-end.js';
 import { bodyFromWire, type ParseRequest, type ParseResult, type WireParsedMessage } from './parse-protocol.js';
-import { ThreadSlot } from './thread-slot.js';
-import { bytesForThread } from './thread-bytes.js';
+import { WorkerSlot } from './worker-slot.js';
+import { bytesForWorker } from './worker-bytes.js';
 
-/** Starts one parse thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
+/** Starts one parse worker. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
 export type ParseWorkerFactory = () => Worker;
 
 interface Pending {
@@ -35,7 +35,7 @@ interface Pending {
 }
 
 interface Slot {
-  thread: ThreadSlot<ParseRequest, ParseResult, Pending>;
+  thread: WorkerSlot<ParseRequest, ParseResult, Pending>;
   /** The request the thread is on (the oldest pending) and the timer that cuts it off. */
   current: number | null;
   watchdog: NodeJS.Timeout | null;
@@ -48,7 +48,7 @@ export interface ParsePoolOptions {
   timeoutMs?: number;
   /**
    * A thread with nothing to do for this long ends; the next message starts a new one (see
-   * IDLE_THREAD_MS). 0 keeps threads for good.
+   * IDLE_WORKER_MS). 0 keeps threads for good.
    */
   idleMs?: number;
   /** Called once a thread ended for idleness has exited (main.ts hands the C heap back then). */
@@ -56,14 +56,14 @@ export interface ParsePoolOptions {
 }
 
 /**
- * How long a parse thread waits for work before it ends. Its isolate (mailparser's code and
+ * How long a parse worker waits for work before it ends. Its isolate (mailparser's code and
  * heap, its C arena) is 12 MB of an idle executable's anonymous memory and 2 of its file pages
  * (idle RSS 158 -> 144 MB once it ends). A new one costs 120 to
  * 130 ms of CPU (and as much latency to the message that starts it: the executable's parse
  * thread, Node 24, measured on the 2-core machine at load 8), so mail that comes just more
  * than this apart pays at most 0.45% of a core for it.
  */
-export const IDLE_THREAD_MS = 30_000;
+export const IDLE_WORKER_MS = 30_000;
 
 /** Default time budget of one parse. */
 export const PARSE_TIMEOUT_MS = 2_000;
@@ -97,7 +97,7 @@ export class ParsePool {
       exited: () => this.disarm(slot),
     };
     const slot: Slot = {
-      thread: new ThreadSlot(factory, owner, this.logger, 'parse thread'),
+      thread: new WorkerSlot(factory, owner, this.logger, 'parse worker'),
       current: null,
       watchdog: null,
       idle: new IdleEnd(this.options.idleMs ?? 0),
@@ -140,7 +140,7 @@ export class ParsePool {
     const slot = this.leastBusy();
     slot.idle.disarm();
     // Shared memory when the message is in it already (a large one), else an exact-size copy whose memory moves to the thread.
-    const { bytes, transfer } = bytesForThread(pending.raw);
+    const { bytes, transfer } = bytesForWorker(pending.raw);
     const request = { id: this.nextId++, raw: bytes, ...(pending.fallback ? { fallback: pending.fallback } : {}) };
     slot.thread.send(request, pending, transfer);
     this.watch(slot);
@@ -209,7 +209,7 @@ export class ParsePool {
   private settle(slot: Slot, pending: Pending, reply: ParseResult): void {
     this.watch(slot);
     this.endWhenIdle(slot);
-    if (reply.type === 'failed') pending.reject(new Error(`parse thread: ${reply.error}`));
+    if (reply.type === 'failed') pending.reject(new Error(`parse worker: ${reply.error}`));
     else pending.resolve(fromWire(reply.parsed));
   }
 }

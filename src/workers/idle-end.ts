@@ -1,5 +1,5 @@
 /**
- * The end of a worker thread after a stretch without work (the parse and search threads end
+ * The end of a worker thread after a stretch without work (the parse and search workers end
  * when idle to hand their memory back; the next piece of work starts a new one). The owner
  * arms it, with what ends the thread, once the thread has nothing in flight, and disarms it
  * when work comes; `end` runs after `ms` of being armed. The timer is unref'd, so it never holds the process open; `ms` 0

@@ -1,6 +1,6 @@
 /**
- * One worker thread and the requests it holds, for a pool of parse threads (parse-pool.ts) and
- * the authentication thread (auth-thread-client.ts). Both speak the same shape of protocol
+ * One worker thread and the requests it holds, for a pool of parse workers (parse-pool.ts) and
+ * the authentication worker (auth-client.ts). Both speak the same shape of protocol
  * (parse-protocol.ts, auth-protocol.ts): the thread says `ready` once its code is loaded, and
  * each side posts what one turn of its event loop produced as one array, every result naming
  * its request's id.
@@ -12,9 +12,9 @@
  * `finish` when the thread must end itself (close a file) after what it was sent.
  */
 import type { Worker } from 'node:worker_threads';
-import type { Logger } from '../../core/logger.js';
+import type { Logger } from '../core/logger.js';
 
-export type ThreadReply<Result> = { type: 'ready' } | { type: 'results'; results: Result[] };
+export type WorkerReply<Result> = { type: 'ready' } | { type: 'results'; results: Result[] };
 
 /** What a slot holds per request: the owner's own record, which the slot fails when the thread dies. */
 export interface HeldRequest {
@@ -30,7 +30,7 @@ export interface SlotOwner<Result, Held> {
   exited(): void;
 }
 
-export class ThreadSlot<Request extends { id: number }, Result extends { id: number }, Held extends HeldRequest> {
+export class WorkerSlot<Request extends { id: number }, Result extends { id: number }, Held extends HeldRequest> {
   /** Requests sent to the current thread and not answered, in the order sent. */
   readonly pending = new Map<number, Held>();
   ready: Promise<void> = Promise.resolve();
@@ -47,7 +47,7 @@ export class ThreadSlot<Request extends { id: number }, Result extends { id: num
     private readonly factory: () => Worker,
     private readonly owner: SlotOwner<Result, Held>,
     private readonly logger: Logger,
-    /** Names the thread in logs and errors: "parse thread", "auth thread". */
+    /** Names the thread in logs and errors: "parse worker", "authentication worker". */
     private readonly name: string,
   ) {}
 
@@ -89,7 +89,7 @@ export class ThreadSlot<Request extends { id: number }, Result extends { id: num
 
   /**
    * Ends the thread gracefully: `last` goes after everything sent so far, and the thread ends
-   * itself once it has answered them all (the search thread closes its file first). Resolves once
+   * itself once it has answered them all (the search worker closes its file first). Resolves once
    * it has exited; its exit is no failure. `forGood` as close; else the next request starts another.
    */
   async finish(last: Request, forGood: boolean): Promise<void> {
@@ -126,7 +126,7 @@ export class ThreadSlot<Request extends { id: number }, Result extends { id: num
     this.thread = worker;
     this.loaded = false;
     this.ready = new Promise<void>((resolve, reject) => {
-      worker.on('message', (reply: ThreadReply<Result>) => {
+      worker.on('message', (reply: WorkerReply<Result>) => {
         if (reply.type === 'results') for (const result of reply.results) this.settle(worker, result);
         else if (worker === this.thread) {
           this.loaded = true;

@@ -1,18 +1,18 @@
-import type { CheckedMessage, SmtpEnvelope } from '../../core/authentication.js';
-import type { DnsSettings } from '../../net/dns-resolver.js';
-import type { ThreadReply } from './thread-slot.js';
+import type { CheckedMessage, SmtpEnvelope } from '../core/authentication.js';
+import type { DnsSettings } from '../net/dns-resolver.js';
+import type { WorkerReply } from './worker-slot.js';
 
 /**
- * Messages between the main thread and the authentication thread. Like the parse thread's
+ * Messages between the main thread and the authentication worker. Like the parse worker's
  * (parse-protocol.ts), each side posts what one turn of its event loop produced as one array.
  */
-export interface AuthThreadData {
+export interface AuthWorkerData {
   dns: DnsSettings;
   /** `smtp.hostname`: the authserv-id of our Authentication-Results fields. */
   hostname: string;
   timeoutMs: number;
   /**
-   * Two Int32 cells the thread writes and the main thread reads (auth-thread-client.ts):
+   * Two Int32 cells the thread writes and the main thread reads (auth-client.ts):
    * BEAT counts up while the thread's event loop turns, RUNNING names the check whose code
    * runs (or ran last). A thread stuck in one check stops beating, and RUNNING names it.
    */
@@ -37,4 +37,4 @@ export interface AuthRequest {
 
 export type AuthResult = { id: number; checked: CheckedMessage } | { id: number; error: string };
 
-export type AuthReply = ThreadReply<AuthResult>;
+export type AuthReply = WorkerReply<AuthResult>;

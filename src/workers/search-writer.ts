@@ -1,18 +1,18 @@
 /**
- * The full-text index's writer on a thread of its own (search-thread.ts), as the services'
- * IndexWriter: src/app/threads.ts passes it to SearchIndexService when it has a way to start the
+ * The full-text index's writer on a thread of its own (search-worker.ts), as the services'
+ * IndexWriter: src/app/workers.ts passes it to SearchIndexService when it has a way to start the
  * thread.
  */
 import type { Worker } from 'node:worker_threads';
-import { AppError } from '../../core/errors.js';
-import type { Logger } from '../../core/logger.js';
+import { AppError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
 import { IdleEnd } from './idle-end.js';
-import type { IndexEntry, IndexWriter } from '../../core/search-index.js';
-import type { SearchRequest, SearchResult, SearchThreadData } from './search-protocol.js';
-import { ThreadSlot } from './thread-slot.js';
+import type { IndexEntry, IndexWriter } from '../core/search-index.js';
+import type { SearchRequest, SearchResult, SearchWorkerData } from './search-protocol.js';
+import { WorkerSlot } from './worker-slot.js';
 
 /** Starts the thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
-export type SearchWorkerFactory = (data: SearchThreadData) => Worker;
+export type SearchWorkerFactory = (data: SearchWorkerData) => Worker;
 
 /** How long a search waits for the index to catch up before it answers 503. */
 const SETTLE_TIMEOUT_MS = 10_000;
@@ -41,22 +41,22 @@ export interface SearchWriterOptions {
   nativeBindingFile?: string;
   /** How long settle() waits before it answers 503 (tests shorten it). */
   settleTimeoutMs?: number;
-  /** The thread ends after this long without a request (IDLE_THREAD_MS); 0 keeps it. */
+  /** The thread ends after this long without a request (IDLE_WORKER_MS); 0 keeps it. */
   idleMs?: number;
-  /** Called once a thread ended for idleness has exited (src/app/threads.ts hands the C heap back then). */
+  /** Called once a thread ended for idleness has exited (src/app/workers.ts hands the C heap back then). */
   onIdleExit?: () => void;
 }
 
 /**
- * How long the search thread waits for work before it ends (it closes the index file first);
+ * How long the search worker waits for work before it ends (it closes the index file first);
  * the next request starts a new one. Its isolate and its SQLite connection hold a few MB of an
  * idle executable's memory; a start costs a fraction of a second of CPU, paid only when mail
  * comes after a pause (docs/contributing/benchmarks.md, "Worker threads").
  */
-export const IDLE_THREAD_MS = 30_000;
+export const IDLE_WORKER_MS = 30_000;
 
-export class SearchWriterThread implements IndexWriter {
-  private readonly slot: ThreadSlot<SearchRequest, SearchResult, Pending>;
+export class SearchWriter implements IndexWriter {
+  private readonly slot: WorkerSlot<SearchRequest, SearchResult, Pending>;
   private lastSeq = 0;
   /** The thread answers in order, so every request up to this one is done. */
   private doneSeq = 0;
@@ -74,8 +74,8 @@ export class SearchWriterThread implements IndexWriter {
     private readonly options: SearchWriterOptions = {},
   ) {
     this.idle = new IdleEnd(options.idleMs ?? 0);
-    const data: SearchThreadData = { file, nativeBindingFile: options.nativeBindingFile };
-    this.slot = new ThreadSlot(
+    const data: SearchWorkerData = { file, nativeBindingFile: options.nativeBindingFile };
+    this.slot = new WorkerSlot(
       () => factory(data),
       {
         loaded: () => undefined,
@@ -83,7 +83,7 @@ export class SearchWriterThread implements IndexWriter {
         exited: () => this.exited(),
       },
       logger,
-      'search thread',
+      'search worker',
     );
   }
 
@@ -149,7 +149,7 @@ export class SearchWriterThread implements IndexWriter {
     this.doneSeq = Math.max(this.doneSeq, pending.seq);
     if ('error' in result) {
       this.failedSeq = pending.seq;
-      pending.reject(new Error(`search thread: ${result.error}`));
+      pending.reject(new Error(`search worker: ${result.error}`));
     } else pending.resolve();
     this.wakeWaiters();
     this.endWhenIdle();

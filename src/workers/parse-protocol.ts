@@ -1,6 +1,6 @@
-import { withoutTrailingSpace, type PackedText, type PackedTexts } from '../../core/packed-text.js';
-import type { ParsedMessage } from '../../core/parsed-message.js';
-import type { ContentFallback, StoredBody, StoredContent } from '../../core/stored-message.js';
+import { withoutTrailingSpace, type PackedText, type PackedTexts } from '../core/packed-text.js';
+import type { ParsedMessage } from '../core/parsed-message.js';
+import type { ContentFallback, StoredBody, StoredContent } from '../core/stored-message.js';
 
 /**
  * Messages between the parse pool and its threads. Buffers cross as plain Uint8Arrays

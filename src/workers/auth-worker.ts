@@ -1,20 +1,20 @@
 /**
- * The body of the authentication thread (see auth-thread-client.ts): SPF, DKIM, DMARC and
+ * The body of the authentication worker (see auth-client.ts): SPF, DKIM, DMARC and
  * ARC of inbound mail (mailauth, with its own node:dns resolver on `dns.servers`) off the
  * main event loop. Checks run concurrently: most of their time is waiting for DNS. The
  * main thread's watchdog sees which check holds the thread through `state` (running-check.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadMailauth, MessageAuthenticator } from '../../services/mail/authentication.js';
-import { createDnsResolver } from '../../net/dns-resolver.js';
-import { LOADING, type AuthReply, type AuthRequest, type AuthResult, type AuthThreadData } from './auth-protocol.js';
+import { loadMailauth, MessageAuthenticator } from '../services/mail/authentication.js';
+import { createDnsResolver } from '../net/dns-resolver.js';
+import { LOADING, type AuthReply, type AuthRequest, type AuthResult, type AuthWorkerData } from './auth-protocol.js';
 import { trackRunningChecks } from './running-check.js';
-import { releaseWhenQuiet } from '../../runtime/memory-release.js';
+import { releaseWhenQuiet } from '../runtime/memory-release.js';
 import { perTurn } from './turn-batch.js';
 
 const port = parentPort;
 if (!port) throw new Error('auth-thread runs only as a worker thread');
-const data = workerData as AuthThreadData;
+const data = workerData as AuthWorkerData;
 const authenticator = new MessageAuthenticator(createDnsResolver(data.dns), data.hostname, data.timeoutMs);
 
 const checks = trackRunningChecks(new Int32Array(data.state));

@@ -3,15 +3,15 @@ import type { Logger } from '../core/logger.js';
 import type { IndexWriter } from '../core/search-index.js';
 import type { Store } from '../store/index.js';
 import { InlineIndexWriter, SearchIndexFileWriter } from '../store/search-db.js';
-import { AuthThread } from '../workers/threads/auth-thread-client.js';
-import { IDLE_THREAD_MS as PARSE_IDLE_MS, ParsePool, type ParseWorkerFactory } from '../workers/threads/parse-pool.js';
-import { IDLE_THREAD_MS as SEARCH_IDLE_MS, SearchWriterThread } from '../workers/threads/search-writer-thread.js';
+import { AuthenticationWorker } from '../workers/auth-client.js';
+import { IDLE_WORKER_MS as PARSE_IDLE_MS, ParsePool, type ParseWorkerFactory } from '../workers/parse-pool.js';
+import { IDLE_WORKER_MS as SEARCH_IDLE_MS, SearchWriter } from '../workers/search-writer.js';
 import type { AppOptions } from './options.js';
 
-/** The search thread when there is a way to start it; else the index's writer runs on the main thread. */
+/** The search worker when there is a way to start it; else the index's writer runs on the main thread. */
 export const createIndexWriter = (store: Store, options: AppOptions, logger: Logger): IndexWriter =>
   options.searchWorker
-    ? new SearchWriterThread(store.searchFile, options.searchWorker, logger, {
+    ? new SearchWriter(store.searchFile, options.searchWorker, logger, {
         nativeBindingFile: options.nativeBindingFile,
         // An idle thread ends, and its arena's pages go back at once (see releaseNativeMemory).
         idleMs: SEARCH_IDLE_MS,
@@ -29,11 +29,11 @@ export const createParsePool = (config: Config, factory: ParseWorkerFactory | un
 };
 
 /**
- * The authentication thread, when it is configured and can be started. Tests' fake resolvers
+ * The authentication worker, when it is configured and can be started. Tests' fake resolvers
  * cannot cross into a thread: with one injected, the checks stay on the main thread. With the
  * checks off (smtp.authenticationChecks) there is nothing for a thread to do.
  */
-export const createAuthThread = (config: Config, options: AppOptions, logger: Logger): AuthThread | null =>
+export const createAuthWorker = (config: Config, options: AppOptions, logger: Logger): AuthenticationWorker | null =>
   options.dns || !options.authWorker || !config.smtp.authenticationChecks || !config.smtp.authenticationThread
     ? null
-    : new AuthThread(options.authWorker, { dns: config.dns, hostname: config.smtp.hostname, timeoutMs: config.smtp.authenticationTimeoutMs }, logger);
+    : new AuthenticationWorker(options.authWorker, { dns: config.dns, hostname: config.smtp.hostname, timeoutMs: config.smtp.authenticationTimeoutMs }, logger);

@@ -1,10 +1,10 @@
 /**
  * The app's worker threads (parse, search, authentication) for startApp: the same thread
- * files as src/workers/threads/*-source.ts start, bundled by esbuild (as scripts/package.mjs
+ * files as src/workers/*-source.ts start, bundled by esbuild (as scripts/package.mjs
  * bundles them for the executable) once per state of the source (see bundleKey), and started
  * as plain JavaScript.
  *
- * Why: a thread started from source registers tsx itself (source-thread.ts), and on Node 20
+ * Why: a thread started from source registers tsx itself (source-worker.ts), and on Node 20
  * `register()` starts a loader-hooks thread that loads tsx and esbuild again: about 0.45 s of
  * CPU per thread before the thread's own code runs, and startApp starts two (parse, search);
  * a worker also inherits tap's preloads (see withoutPreloads).
@@ -21,13 +21,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Plugin } from 'esbuild';
 import { cachedDir, pruneUnused } from '../../scripts/cached-dir.mjs';
-import type { AuthWorkerFactory } from '../../src/workers/threads/auth-thread-client.js';
-import type { ParseWorkerFactory } from '../../src/workers/threads/parse-pool.js';
-import type { SearchWorkerFactory } from '../../src/workers/threads/search-writer-thread.js';
-import { AUTH_THREAD_LIMITS, PARSE_THREAD_LIMITS } from '../../src/workers/threads/thread-limits.js';
+import type { AuthWorkerFactory } from '../../src/workers/auth-client.js';
+import type { ParseWorkerFactory } from '../../src/workers/parse-pool.js';
+import type { SearchWorkerFactory } from '../../src/workers/search-writer.js';
+import { AUTH_WORKER_LIMITS, PARSE_WORKER_LIMITS } from '../../src/workers/worker-limits.js';
 
-const THREADS_DIR = new URL('../../src/workers/threads/', import.meta.url);
-const ENTRIES = ['parse-thread', 'search-thread', 'auth-thread'] as const;
+const THREADS_DIR = new URL('../../src/workers/', import.meta.url);
+const ENTRIES = ['parse-worker', 'search-worker', 'auth-worker'] as const;
 type Entry = (typeof ENTRIES)[number];
 
 /** Packages stay outside the bundle, imported by the file URL that Node resolves for them from this repository. */
@@ -143,15 +143,15 @@ export interface BundledThreads {
 }
 
 /** The factories, once the bundles are there (when the source changed, the first call waits for esbuild, about 0.3 s). */
-export const bundledThreads = async (): Promise<BundledThreads> => {
+export const bundledWorkers = async (): Promise<BundledThreads> => {
   const urls = await (bundled ??= bundle());
   // Without tap's --enable-source-maps too: the bundles carry no map, and the packages' maps
-  // (read and parsed as each module loads) cost some 65 ms of a parse thread's start. The
+  // (read and parsed as each module loads) cost some 65 ms of a parse worker's start. The
   // executable's threads run without it as well (scripts/package.mjs EXEC_ARGV).
   const execArgv = withoutPreloads(process.execArgv).filter((flag) => flag !== '--enable-source-maps');
   return {
-    parseWorker: () => new Worker(urls['parse-thread'], { execArgv, env: envWithoutPreloads(), resourceLimits: PARSE_THREAD_LIMITS }),
-    searchWorker: (workerData) => new Worker(urls['search-thread'], { execArgv, env: envWithoutPreloads(), workerData }),
-    authWorker: (workerData) => new Worker(urls['auth-thread'], { execArgv, env: envWithoutPreloads(), workerData, resourceLimits: AUTH_THREAD_LIMITS }),
+    parseWorker: () => new Worker(urls['parse-worker'], { execArgv, env: envWithoutPreloads(), resourceLimits: PARSE_WORKER_LIMITS }),
+    searchWorker: (workerData) => new Worker(urls['search-worker'], { execArgv, env: envWithoutPreloads(), workerData }),
+    authWorker: (workerData) => new Worker(urls['auth-worker'], { execArgv, env: envWithoutPreloads(), workerData, resourceLimits: AUTH_WORKER_LIMITS }),
   };
 };

@@ -1,16 +1,16 @@
 /**
- * The body of the search thread (see search-writer-thread.ts): the full-text index's one
+ * The body of the search worker (see search-writer.ts): the full-text index's one
  * writer, so tokenizing stored mail runs off the main event loop. Requests are done one at
  * a time, in order, each in its own durable transaction.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { releaseWhenQuiet } from '../../runtime/memory-release.js';
-import { SearchIndexFileWriter } from '../../store/search-db.js';
-import type { SearchReply, SearchRequest, SearchResult, SearchThreadData } from './search-protocol.js';
+import { releaseWhenQuiet } from '../runtime/memory-release.js';
+import { SearchIndexFileWriter } from '../store/search-db.js';
+import type { SearchReply, SearchRequest, SearchResult, SearchWorkerData } from './search-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('search-thread runs only as a worker thread');
-const data = workerData as SearchThreadData;
+const data = workerData as SearchWorkerData;
 
 /** The executable's addon, loaded again by file name: the process maps it once, so both threads share one SQLite. */
 const loadAddon = (file: string): object => {

@@ -1,4 +1,4 @@
-// The full-text index's writer on its own thread (src/workers/threads/search-writer-thread.ts, on the
+// The full-text index's writer on its own thread (src/workers/search-writer.ts, on the
 // thread slot every worker thread uses): what it
 // indexes a read-only connection finds; a search waits for it without blocking the event loop;
 // a thread that dies fails its own requests, makes the next wait answer 503 once, and is replaced.
@@ -9,8 +9,8 @@ import { isAppError } from '../src/core/errors.js';
 import { createLogger } from '../src/core/logger.js';
 import type { IndexEntry } from '../src/core/search-index.js';
 import { prepareSearchIndexFile, SearchIndexReader } from '../src/store/search-db.js';
-import { sourceSearchWorker } from '../src/workers/threads/search-thread-source.js';
-import { SearchWriterThread, type SearchWorkerFactory } from '../src/workers/threads/search-writer-thread.js';
+import { sourceSearchWorker } from '../src/workers/search-worker-source.js';
+import { SearchWriter, type SearchWorkerFactory } from '../src/workers/search-writer.js';
 
 const silent = createLogger('silent', () => {});
 
@@ -59,7 +59,7 @@ const slowWorker =
 
 t.test('entries the thread indexed are found; settle waits for what was sent; each entry replaces its row id', async (t) => {
   const { file, reader } = indexFile(t);
-  const writer = new SearchWriterThread(file, sourceSearchWorker, silent);
+  const writer = new SearchWriter(file, sourceSearchWorker, silent);
   t.teardown(() => writer.close());
   await writer.start();
   const indexed = writer.index([entry(1, 'alpha beta'), entry(2, 'beta gamma')]);
@@ -77,7 +77,7 @@ t.test('an idle thread closes the index and ends; the next request starts a new 
   let started = 0;
   const factory: SearchWorkerFactory = (data) => (started++, sourceSearchWorker(data));
   let idleExited = (): void => {};
-  const writer = new SearchWriterThread(file, factory, silent, { idleMs: 50, onIdleExit: () => idleExited() });
+  const writer = new SearchWriter(file, factory, silent, { idleMs: 50, onIdleExit: () => idleExited() });
   t.teardown(() => writer.close());
   await writer.start();
   await writer.index([entry(1, 'alpha')]);
@@ -92,7 +92,7 @@ t.test('an idle thread closes the index and ends; the next request starts a new 
 
 t.test('a total the reader keeps follows every commit the thread makes', async (t) => {
   const { file, reader } = indexFile(t);
-  const writer = new SearchWriterThread(file, sourceSearchWorker, silent);
+  const writer = new SearchWriter(file, sourceSearchWorker, silent);
   t.teardown(() => writer.close());
   await writer.start();
   await writer.index([entry(1, 'kept word'), entry(2, 'kept')]);
@@ -119,7 +119,7 @@ t.test('a thread that dies fails its requests, the next settle answers 503 once,
   const { file, reader } = indexFile(t);
   let started = 0;
   const factory: SearchWorkerFactory = (data) => (started++ === 0 ? dyingWorker(data) : sourceSearchWorker(data));
-  const writer = new SearchWriterThread(file, factory, silent);
+  const writer = new SearchWriter(file, factory, silent);
   t.teardown(() => writer.close());
   await writer.start();
   await t.rejects(writer.index([entry(1, 'lost')]), /exited with code 7/);
@@ -132,7 +132,7 @@ t.test('a thread that dies fails its requests, the next settle answers 503 once,
 
 t.test('after close, requests are refused', async (t) => {
   const { file } = indexFile(t);
-  const writer = new SearchWriterThread(file, sourceSearchWorker, silent);
+  const writer = new SearchWriter(file, sourceSearchWorker, silent);
   await writer.start();
   await writer.close();
   t.ok(isUnavailable(await writer.index([entry(1, 'late')]).catch((error: unknown) => error)));
@@ -140,7 +140,7 @@ t.test('after close, requests are refused', async (t) => {
 
 t.test('while a search waits for the thread, the event loop keeps serving others', async (t) => {
   const { file } = indexFile(t);
-  const writer = new SearchWriterThread(file, slowWorker(300), silent);
+  const writer = new SearchWriter(file, slowWorker(300), silent);
   t.teardown(() => writer.close());
   await writer.start();
   const indexed = writer.index([entry(1, 'slow')]);
@@ -156,7 +156,7 @@ t.test('while a search waits for the thread, the event loop keeps serving others
 
 t.test('a thread that does not keep up makes a waiting search answer 503 after the timeout', async (t) => {
   const { file } = indexFile(t);
-  const writer = new SearchWriterThread(file, slowWorker(-1), silent, { settleTimeoutMs: 200 });
+  const writer = new SearchWriter(file, slowWorker(-1), silent, { settleTimeoutMs: 200 });
   await writer.start();
   void writer.index([entry(1, 'never')]).catch(() => {});
   t.ok(isUnavailable(await errorOf(() => writer.settle())), '503 once the wait is over');

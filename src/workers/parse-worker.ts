@@ -1,13 +1,13 @@
 /**
- * The body of a parse thread (see parse-pool.ts): runs mailparser off the main event loop.
- * From source it starts via parse-thread-source.ts (tsx registered in the thread); in the
+ * The body of a parse worker (see parse-pool.ts): runs mailparser off the main event loop.
+ * From source it starts via parse-worker-source.ts (tsx registered in the thread); in the
  * single executable, scripts/package.mjs bundles it to one CommonJS asset that needs only
  * Node builtins and is started with `eval: true`.
  */
 import { parentPort } from 'node:worker_threads';
-import type { ParsedMessage } from '../../core/parsed-message.js';
-import { loadMailparser, parseMessage } from '../../mime/parse.js';
-import { releaseWhenQuiet } from '../../runtime/memory-release.js';
+import type { ParsedMessage } from '../core/parsed-message.js';
+import { loadMailparser, parseMessage } from '../mime/parse.js';
+import { releaseWhenQuiet } from '../runtime/memory-release.js';
 import { bodyToWire, type ParseReply, type ParseRequest, type ParseResult, type WireParsedMessage } from './parse-protocol.js';
 import { perTurn } from './turn-batch.js';
 

@@ -1,7 +1,7 @@
 import type { ResourceLimits } from 'node:worker_threads';
 
 /**
- * V8 heap limits of the parse and authentication threads. Its young generation otherwise grows to V8's default
+ * V8 heap limits of the parse and authentication workers. Its young generation otherwise grows to V8's default
  * (semi-spaces of 32 MB on Node 24: up to 96 MB committed under load, and kept for a while
  * after), most of what the thread costs on a small machine. 3 MB means semi-spaces of 1 MB:
  * the objects of one parse die young anyway. The old generation keeps V8's default, so a
@@ -16,12 +16,12 @@ import type { ResourceLimits } from 'node:worker_threads';
  * any context finalized a statement, which small young generations made frequent. Statements
  * are kept now, and the executable's addon registers no such hook (scripts/sea-runtime.mjs).
  */
-export const PARSE_THREAD_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 3 };
+export const PARSE_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 3 };
 
 /**
- * The authentication thread's: the same small young generation. Its checks of a burst's
+ * The authentication worker's: the same small young generation. Its checks of a burst's
  * messages run side by side and each leaves garbage (parsed headers, canonicalized bodies);
  * with V8's default the thread took a large share of the executable's RSS at a burst's peak
  * (docs/contributing/benchmarks.md).
  */
-export const AUTH_THREAD_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 3 };
+export const AUTH_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 3 };

@@ -1,4 +1,4 @@
-// The authentication thread: inbound mail is judged off the main event loop, a thread that
+// The authentication worker: inbound mail is judged off the main event loop, a thread that
 // dies fails only the messages it held (the sender gets 451 and retries), and with an
 // injected resolver the checks run on the main thread.
 import { stat } from 'node:fs/promises';
@@ -6,10 +6,10 @@ import { Worker } from 'node:worker_threads';
 import t from 'tap';
 import type { DnsResolver } from '../src/core/dns.js';
 import { createLogger } from '../src/core/logger.js';
-import { BEAT, RUNNING } from '../src/workers/threads/auth-protocol.js';
-import { AuthThread, type AuthWorkerFactory } from '../src/workers/threads/auth-thread-client.js';
-import { trackRunningChecks } from '../src/workers/threads/running-check.js';
-import { sourceAuthWorker } from '../src/workers/threads/auth-thread-source.js';
+import { BEAT, RUNNING } from '../src/workers/auth-protocol.js';
+import { AuthenticationWorker, type AuthWorkerFactory } from '../src/workers/auth-client.js';
+import { trackRunningChecks } from '../src/workers/running-check.js';
+import { sourceAuthWorker } from '../src/workers/auth-worker-source.js';
 import { startApp } from './helpers/app.js';
 import { startDnsServer } from './helpers/dns-server.js';
 import { smtpSend } from './helpers/smtp.js';
@@ -61,7 +61,7 @@ const from = (mailFrom: string) => ({ ...envelope, mailFrom });
 
 t.test("the thread judges with its own resolver on dns.servers, at the main thread's time", async (t) => {
   const dns = await startDnsServer(t, { 'sender.test': { TXT: ['v=spf1 ip4:127.0.0.1 -all'] }, '_dmarc.sender.test': { TXT: ['v=DMARC1; p=reject'] } });
-  const thread = new AuthThread(
+  const thread = new AuthenticationWorker(
     sourceAuthWorker,
     { dns: { servers: dns.servers, timeoutMs: 1000, tries: 1 }, hostname: 'mx.here.test', timeoutMs: 5000 },
     silent,
@@ -80,10 +80,14 @@ t.test('a thread that dies fails the checks it held; the next check starts a new
   let started = 0;
   const factory: AuthWorkerFactory = (data) => ((started += 1) === 1 ? dyingWorker(data) : sourceAuthWorker(data));
   const dns = await startDnsServer(t);
-  const thread = new AuthThread(factory, { dns: { servers: dns.servers, timeoutMs: 500, tries: 1 }, hostname: 'mx.here.test', timeoutMs: 2000 }, silent);
+  const thread = new AuthenticationWorker(
+    factory,
+    { dns: { servers: dns.servers, timeoutMs: 500, tries: 1 }, hostname: 'mx.here.test', timeoutMs: 2000 },
+    silent,
+  );
   t.teardown(() => thread.close());
   await thread.start();
-  await t.rejects(thread.check(message, envelope, new Date()), /auth thread exited with code 7/);
+  await t.rejects(thread.check(message, envelope, new Date()), /authentication worker exited with code 7/);
   const checked = await thread.check(message, envelope, new Date());
   t.equal(checked.verdict?.trust, 'unverified', 'the replacement answers');
   t.equal(started, 2);
@@ -118,7 +122,12 @@ t.test('over SMTP: a dying thread is a 451 and nothing is stored; a fake resolve
 
 t.test('a check that holds the thread is stopped: a timed-out verdict for it, a new thread for the others', async (t) => {
   const threads = counted(stallingWorker);
-  const thread = new AuthThread(threads.factory, { dns: { servers: [], timeoutMs: 500, tries: 1 }, hostname: 'mx.here.test', timeoutMs: 60_000 }, silent, 300);
+  const thread = new AuthenticationWorker(
+    threads.factory,
+    { dns: { servers: [], timeoutMs: 500, tries: 1 }, hostname: 'mx.here.test', timeoutMs: 60_000 },
+    silent,
+    300,
+  );
   t.teardown(() => thread.close());
   await thread.start();
   // One batch: the ordinary check is in the thread, waiting behind the one that holds it.
@@ -130,7 +139,7 @@ t.test('a check that holds the thread is stopped: a timed-out verdict for it, a 
     dkim: 'temperror',
     dmarc: 'temperror',
     trust: 'unverified',
-    reason: /timed out: they held the authentication thread for 300 ms and were stopped/,
+    reason: /timed out: they held the authentication worker for 300 ms and were stopped/,
   });
   t.match(stopped.field, /^Authentication-Results: mx\.here\.test;\r\n\tspf=temperror \(the checks timed out/);
   t.match((await ordinary).verdict, { reason: 'judged by the fake' }, 'the other check, sent again, is answered by the new thread');
@@ -140,7 +149,12 @@ t.test('a check that holds the thread is stopped: a timed-out verdict for it, a 
 
 t.test('a check unanswered past authenticationTimeoutMs is stopped with the thread, whose other checks go on', async (t) => {
   const threads = counted(stallingWorker);
-  const thread = new AuthThread(threads.factory, { dns: { servers: [], timeoutMs: 500, tries: 1 }, hostname: 'mx.here.test', timeoutMs: 200 }, silent, 300);
+  const thread = new AuthenticationWorker(
+    threads.factory,
+    { dns: { servers: [], timeoutMs: 500, tries: 1 }, hostname: 'mx.here.test', timeoutMs: 200 },
+    silent,
+    300,
+  );
   t.teardown(() => thread.close());
   await thread.start();
   const [silentOne, ordinary] = await Promise.all([

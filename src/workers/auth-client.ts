@@ -1,10 +1,10 @@
 /**
- * The main thread's side of the authentication thread (auth-thread.ts): InboundService gets
+ * The main thread's side of the authentication worker (auth-worker.ts): InboundService gets
  * `check` as its injected AuthenticateMail, so mailauth's parsing, hashing and DNS handling
  * leave the event loop that runs SMTP, HTTP and the group commit.
  *
  * Checks that do not finish are stopped, as the parse pool stops a parse past its budget
- * (parse-pool.ts, through the same ThreadSlot): the thread is ended and replaced, the check
+ * (parse-pool.ts, through the same WorkerSlot): the thread is ended and replaced, the check
  * gets a verdict that says its checks timed out (the message is stored, its sender
  * unverified), and the thread's other checks are sent again to the new one. A check is
  * stopped when
@@ -16,16 +16,16 @@
  *   time are recorded as temperror, services/mail/authentication.ts).
  */
 import type { Worker } from 'node:worker_threads';
-import type { AuthenticateMail, CheckedMessage, SmtpEnvelope } from '../../core/authentication.js';
-import { AppError } from '../../core/errors.js';
-import type { Logger } from '../../core/logger.js';
-import { uncheckedResult } from '../../services/mail/authentication.js';
-import { BEAT, LOADING, RUNNING, type AuthRequest, type AuthResult, type AuthThreadData } from './auth-protocol.js';
-import { ThreadSlot } from './thread-slot.js';
-import { bytesForThread } from './thread-bytes.js';
+import type { AuthenticateMail, CheckedMessage, SmtpEnvelope } from '../core/authentication.js';
+import { AppError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { uncheckedResult } from '../services/mail/authentication.js';
+import { BEAT, LOADING, RUNNING, type AuthRequest, type AuthResult, type AuthWorkerData } from './auth-protocol.js';
+import { WorkerSlot } from './worker-slot.js';
+import { bytesForWorker } from './worker-bytes.js';
 
 /** Starts the thread. bin/ decides how: a .ts file from source, an eval'd asset in the executable. */
-export type AuthWorkerFactory = (data: AuthThreadData) => Worker;
+export type AuthWorkerFactory = (data: AuthWorkerData) => Worker;
 
 /** How long a check's code may hold the thread's event loop before it is stopped. */
 export const STALL_MS = 1_000;
@@ -43,8 +43,8 @@ interface Pending {
   deadline: number;
 }
 
-export class AuthThread {
-  private readonly slot: ThreadSlot<AuthRequest, AuthResult, Pending>;
+export class AuthenticationWorker {
+  private readonly slot: WorkerSlot<AuthRequest, AuthResult, Pending>;
   private state = new Int32Array(new SharedArrayBuffer(8));
   private watchdog: NodeJS.Timeout | null = null;
   /** The last BEAT seen, and when it was seen to change. */
@@ -55,7 +55,7 @@ export class AuthThread {
 
   constructor(
     factory: AuthWorkerFactory,
-    private readonly data: Omit<AuthThreadData, 'state'>,
+    private readonly data: Omit<AuthWorkerData, 'state'>,
     private readonly logger: Logger,
     private readonly stallMs = STALL_MS,
   ) {
@@ -63,11 +63,11 @@ export class AuthThread {
       loaded: () => this.sawBeat(performance.now()),
       settled: (pending: Pending, result: AuthResult) => {
         if ('checked' in result) pending.resolve(result.checked);
-        else pending.reject(new Error(`auth thread: ${result.error}`));
+        else pending.reject(new Error(`authentication worker: ${result.error}`));
       },
       exited: () => {},
     };
-    this.slot = new ThreadSlot(() => this.spawn(factory), owner, logger, 'auth thread');
+    this.slot = new WorkerSlot(() => this.spawn(factory), owner, logger, 'authentication worker');
   }
 
   /** Resolves once the thread has loaded its code; rejects when it dies first. */
@@ -96,7 +96,7 @@ export class AuthThread {
 
   private send(id: number, pending: Pending): void {
     // Shared memory when the message is in it already (a large one), else a copy whose memory moves to the thread.
-    const { bytes, transfer } = bytesForThread(pending.raw);
+    const { bytes, transfer } = bytesForWorker(pending.raw);
     this.slot.send({ id, raw: bytes, envelope: pending.envelope, now: pending.now }, pending, transfer);
     if (!this.watchdog) {
       this.sawBeat(performance.now());
@@ -123,7 +123,7 @@ export class AuthThread {
       if (pending.deadline <= now) stopped.set(id, `the checks timed out after ${this.data.timeoutMs} ms and were stopped`);
     }
     if (stuck && this.slot.pending.has(running))
-      stopped.set(running, `the checks timed out: they held the authentication thread for ${this.stallMs} ms and were stopped`);
+      stopped.set(running, `the checks timed out: they held the authentication worker for ${this.stallMs} ms and were stopped`);
     if (stuck || stopped.size > 0) this.replace(stopped);
   }
 

@@ -1,5 +1,5 @@
 /**
- * The authentication thread's side of its watchdog (auth-thread-client.ts): two cells of the
+ * The authentication worker's side of its watchdog (auth-client.ts): two cells of the
  * shared `state` (auth-protocol.ts) kept current. BEAT counts up every BEAT_MS while the event
  * loop turns. RUNNING names the check whose code runs: each check runs in its own async
  * context, and an async hook writes that context's id before every callback (a timer, an I/O
