@@ -49,7 +49,7 @@ import paymentList from './payment-list.json' with { type: 'json' };
 import paymentRequest from './payment-request.json' with { type: 'json' };
 import payment from './payment.json' with { type: 'json' };
 
-// Issue 6: key rotation, access keys, two-factor.
+// Key rotation, access keys, two-factor.
 import accessKeyList from './access-key-list.json' with { type: 'json' };
 import accessKeyRequest from './access-key-request.json' with { type: 'json' };
 import accessKeyRevokeRequest from './access-key-revoke-request.json' with { type: 'json' };

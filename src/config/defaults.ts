@@ -17,8 +17,8 @@ export const defaultConfig = (): Config => ({
   },
   // Every parse runs on a thread: the time budget works by replacing a thread that overruns it.
   // maxRecipients: the least RFC 5321 4.5.3.1.8 allows; each accepted recipient is a stored copy.
-  // greetingDelayMs: 10 ms refused every client that talked the moment it connected, as 100 ms
-  // did, at a quarter of the cost (`bench:ingest --only pauses`; docs/operators/inbound.md).
+  // greetingDelayMs: the least pause that still refused every client that talked the moment it
+  // connected (docs/operators/inbound.md; the figures in docs/contributing/benchmarks.md).
   smtp: {
     host: '127.0.0.1',
     port: 2525,
@@ -69,7 +69,7 @@ export const defaultConfig = (): Config => ({
     sendRequestsPerMinute: 100,
     sendTextMaxBytes: 1024 * 1024,
     sendAttachmentsMaxBytes: 8 * 1024 * 1024,
-    // Contract Limits: probation 10/day and 3/min, standard 100/day. Reviewed and the
+    // Sending limits (docs/agents/sending.md): probation 10/day and 3/min, standard 100/day. Reviewed and the
     // per-minute numbers of standard and reviewed are ours (README "Limits").
     sendingStates: {
       probation: { recipientsPerDay: 10, recipientsPerMinute: 3 },
@@ -78,7 +78,7 @@ export const defaultConfig = (): Config => ({
     },
     idempotencyRetentionHours: 24,
     outboundTrackingDays: 90,
-    // The rest of the contract's Limits part, one setting per number.
+    // The rest of the limits, one setting per number (docs/operators/configuration.md).
     recipientsPerMessage: 50,
     recipientsPerAddressList: 50,
     subjectMaxChars: 998,
@@ -98,9 +98,9 @@ export const defaultConfig = (): Config => ({
     webhookReplays: 3,
     webhookHistoryDays: 30,
     webhookDeliveriesPerPage: 50,
-    // Contract Limits: "Human free accounts: 3 recipients per day".
+    // A human account sends to 3 recipients a day for free (`limits.humanRecipientsPerDay`, docs/operators/owners.md).
     humanRecipientsPerDay: 3,
-    // Contract Limits: the Personal plan includes one domain, 10 aliases and up to 10 mailboxes.
+    // The Personal plan includes one domain, 10 aliases and up to 10 mailboxes (docs/operators/domains.md).
     personalPlan: { domains: 1, aliases: 10, mailboxes: 10 },
   },
   owners: {
@@ -116,7 +116,7 @@ export const defaultConfig = (): Config => ({
   outbound: { port: 25, allowLoopbackMx: false, timeoutMs: 60_000, concurrency: 20, maxIdlePerHost: 20, retryHours: 48 },
   webhooks: { allowInsecure: false, timeoutMs: 7000, concurrency: 32 },
   threads: { enabled: true, subjectWindowDays: 7 },
-  // maxStreams: as many as smtp.maxClients; 1,000 idle streams take about 30 MB (bench:ingest --only connections).
+  // maxStreams: as many as smtp.maxClients; what idle streams cost is in docs/contributing/benchmarks.md (connections).
   events: { maxStreamsPerAccount: 5, maxStreams: 2000, heartbeatSeconds: 15 },
   // threshold: the statistics alone reach it at 80% junk-like (docs/contributing/benchmarks.md, bench:junk).
   junk: {
@@ -134,7 +134,7 @@ export const defaultConfig = (): Config => ({
   // Daily, at an hour few people pick, so re-checks of many servers do not all land at midnight.
   domains: { recheckSchedule: '0 17 3 * * *', deletedMailboxRetentionDays: 30, mtaStsMode: 'testing' },
   funding: { paused: true },
-  // Contract: "Polygon requires 128 confirmations". The token is Circle's USDC on Polygon PoS.
+  // A Polygon payment needs 128 confirmations (docs/operators/payments.md). The token is Circle's USDC on Polygon PoS.
   payments: {
     invoiceMinutes: 60,
     card: {},

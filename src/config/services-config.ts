@@ -3,7 +3,7 @@ import { acmeCertificateFiles, acmeInUse, tlsConfigured } from './acme.js';
 import { servicesLimits } from './services-limits.js';
 import type { Config } from './types.js';
 
-/** The settings the services take, in their units (milliseconds, listener specs); the keys on disk are read by main.ts. */
+/** The settings the services take, in their units (milliseconds, listener specs); the keys on disk are read by src/app/core.ts. */
 export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKey' | 'owners'> => ({
   mailDomain: config.mailDomain,
   smtpHostname: config.smtp.hostname,

@@ -21,7 +21,7 @@ export interface Account {
   ownerId: string | null;
 }
 
-/** `mail:draft` is exclusive: a key that has it has nothing else (contract Authentication 5). */
+/** `mail:draft` is exclusive: a key that has it has nothing else (docs/agents/drafts.md). */
 export type Permission = 'mail:read' | 'mail:send' | 'mail:junk' | 'mail:draft' | 'domains:read' | 'domains:write';
 
 /**

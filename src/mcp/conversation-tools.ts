@@ -17,7 +17,7 @@ interface ReplyArguments extends ReplyRequest {
   all: boolean;
 }
 
-/** Tools for holding a conversation, and for judging junk: beside the contract's five, which stay as they are. */
+/** Tools for holding a conversation, and for judging junk: beside the five of docs/agents/mcp.md, which stay as they are. */
 export const CONVERSATION_TOOLS: readonly McpTool[] = [
   withKey<ReplyArguments>(
     'reply_email',

@@ -26,7 +26,7 @@ export const MAX_HEADER_BYTES = 1024 * 1024;
 
 let mailparser: Promise<typeof import('mailparser')> | undefined;
 /**
- * mailparser (about 20 MB of RSS), loaded at the first parse: the parse workers parse the
+ * mailparser (megabytes of RSS: docs/contributing/benchmarks.md, "Libraries loaded when first needed"), loaded at the first parse: the parse workers parse the
  * mail, so the main thread rarely needs it. A parse worker loads it as it starts, so its first
  * message's time budget is not spent on loading.
  */
@@ -34,8 +34,8 @@ export const loadMailparser = () => (mailparser ??= import('mailparser'));
 
 /**
  * The size budget of html-to-text (mailparser's text of an HTML-only message), whose time
- * grows faster than the square of the nesting depth: 1.1 MB of nested <div>s took 6 s, 2.2 MB
- * 40 s. Past this many bytes of HTML, the text comes from the linear textOfHtml instead.
+ * grows faster than the square of the nesting depth (docs/contributing/benchmarks.md,
+ * "Parsing"). Past this many bytes of HTML, the text comes from the linear textOfHtml instead.
  */
 export const HTML_TO_TEXT_MAX_BYTES = 256 * 1024;
 

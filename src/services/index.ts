@@ -66,7 +66,7 @@ export interface Services extends OwnerServices, DomainServices, JunkServices {
   keyRotation: KeyRotationService;
   accessKeys: AccessKeyService;
   twoFactor: TwoFactorService;
-  /** Limited keys' address lists and recipient budgets: the send path's seam (issue 6). */
+  /** Limited keys' address lists and recipient budgets, checked by the send path (keys/access-key-policy.ts). */
   accessKeyPolicy: AccessKeyPolicyService;
   balance: BalanceService;
   sending: SendingService;
@@ -91,11 +91,11 @@ export interface Services extends OwnerServices, DomainServices, JunkServices {
   organizer: MailOrganizer;
   /** Who is watching which mailbox (IMAP IDLE); fed by the store's after-commit hook. */
   mailboxWatchers: MailboxWatchers;
-  /** The full-text index's queue and backfill; main.ts runs its worker. */
+  /** The full-text index's feed and backfill; its queue runs in src/app/queues.ts. */
   searchIndex: SearchIndexService;
-  /** Stored bodies (what reads and IMAP FETCH answer from) and their backfill; main.ts runs its worker. */
+  /** Stored bodies (what reads and IMAP FETCH answer from) and their backfill; its queue runs in src/app/queues.ts. */
   bodies: MessageBodyService;
-  /** Invoices for credits and hosting, by card or Polygon; main.ts runs the Polygon watcher. */
+  /** Invoices for credits and hosting, by card or Polygon; the calendar (src/app/calendar-jobs.ts) runs the Polygon watcher. */
   payments: PaymentService;
   /** Conversations: assigned at store time, listed and read over REST and MCP. */
   threads: ThreadService;
@@ -324,6 +324,6 @@ const NO_RUNTIME: RuntimeProbe = { listeners: () => ({}), searchMode: () => 'mai
 const NO_CERTIFICATES: CertificateSource = async () => [];
 const NO_ACME: AcmeStatusSource = async () => null;
 
-/** How received mail is judged: main.ts's thread, else on this thread; not at all when the operator turned the checks off. */
+/** How received mail is judged: on the authentication worker (src/app/workers.ts) when there is one, else on this thread; not at all when the operator turned the checks off. */
 const inboundChecks = (config: ServicesConfig, authenticator: MessageAuthenticator, onThread: AuthenticateMail | undefined): AuthenticateMail =>
   !config.authenticationChecks ? uncheckedMail(config.smtpHostname) : (onThread ?? authenticator.check);

@@ -1,4 +1,4 @@
-// The services' inputs: the settings main.ts derives from the config, and the adapters and
+// The services' inputs: the settings src/app/core.ts derives from the config, and the adapters and
 // threads it hands in. Apart from index.ts so the composition reads without them.
 import type { AddressResolver } from '../core/address-resolver.js';
 import type { AuthenticateMail } from '../core/authentication.js';
@@ -28,7 +28,7 @@ import type { SendingLimitsConfig } from './sending/send-limits.js';
 import type { SendingConfig } from './sending/sending.js';
 import type { SuppressionLimits } from './sending/suppressions.js';
 
-/** The settings services need; main.ts derives them from the validated config. */
+/** The settings services need; src/app/core.ts derives them from the validated config. */
 export interface ServicesConfig {
   /** The junk filter (config `junk.*`). */
   junk: JunkSettings;
@@ -97,28 +97,28 @@ export interface ServiceDeps {
   clock: Clock;
   logger: Logger;
   config: ServicesConfig;
-  /** The SMTP client and DNS that remote delivery uses; adapters, so main.ts passes them in. */
+  /** The SMTP client and DNS that remote delivery uses; adapters, so src/app/core.ts passes them in. */
   handoff: Handoff;
   resolver: MxResolver;
   /** DNS for webhook target checks; tests inject their own. */
   addressResolver: AddressResolver;
   /** The one resolver every other lookup goes through (`dns.servers`). */
   dns: DnsResolver;
-  /** The outgoing HTTP adapter that performs webhook attempts, injected by main.ts. */
+  /** The outgoing HTTP adapter that performs webhook attempts, injected by src/app/core.ts. */
   webhookSender: WebhookSender;
   /** Fetches recipient domains' MTA-STS policies (RFC 8461); without it, none is looked for. */
   mtaStsFetcher?: MtaStsFetcher;
-  /** Judges inbound SMTP mail; main.ts passes an authentication worker's. Default: MessageAuthenticator on this thread. */
+  /** Judges inbound SMTP mail; src/app/workers.ts gives an authentication worker's. Default: MessageAuthenticator on this thread. */
   authenticateMail?: AuthenticateMail;
   /**
-   * Parses mail (inbound, submitted, and stored bodies built later); main.ts passes its parse
+   * Parses mail (inbound, submitted, and stored bodies built later); src/app/workers.ts passes its parse
    * threads' pool, which enforces the parse's time budget. Default: parseMessage on this
    * thread (admin commands and tools that never parse received mail).
    */
   parseMail?: ParseMail;
-  /** Writes the full-text index (its own file); main.ts picks a thread or the main thread. */
+  /** Writes the full-text index (its own file); src/app/workers.ts picks a worker or the main thread. */
   indexWriter: IndexWriter;
-  /** @node-rs/argon2, loaded on first use (main.ts; the executable passes its asset's). */
+  /** @node-rs/argon2, loaded on first use (src/app/core.ts; the executable passes its asset's). */
   argon2: Argon2Loader;
   /** Stripe Checkout, when `payments.card` is configured; card payments answer 503 without it. */
   cardProcessor?: CardProcessor;

@@ -46,7 +46,7 @@ export const createSubmissionServer = (services: SmtpServices, logger: Logger, o
     },
     onRcptTo(address, session, callback) {
       if (!isValidAddress(address.address)) return callback(smtpReply(553, `5.1.3 <${address.address}>: not a valid address`));
-      // The contract caps a send at 50 recipients (config `limits.recipientsPerMessage`).
+      // A send goes to at most 50 recipients (`limits.recipientsPerMessage`, docs/agents/sending.md).
       callback(recipientCapReply(session, address.address, options.maxRecipients));
     },
     onData(stream, session, callback) {

@@ -47,8 +47,8 @@ export type { CommitFeed, Committed, CommitListener } from './commit-feed.js';
 /**
  * Group-commit jobs after which the writer reads without its memory map (db.ts, stopMapping)
  * until the quiet-time unmapPages: a burst of mail, not the odd message between quiet periods,
- * whose reads are few, or an IMAP client's reads, which the map is for. At the highest sample
- * of bench:ingest's 20,000 messages the map held 64 MB; without it during the burst, none.
+ * whose reads are few, or an IMAP client's reads, which the map is for. During a burst the map
+ * would only hold pages (docs/contributing/benchmarks.md, "The store's page cache and memory map").
  */
 export const BURST_JOBS = 256;
 
@@ -97,7 +97,7 @@ export class Store {
 
   /**
    * `searchFile` is the full-text index's own file (search-db.ts): read here, written by the
-   * IndexWriter main.ts chooses.
+   * IndexWriter src/app/workers.ts chooses.
    */
   constructor(
     readonly db: Db,

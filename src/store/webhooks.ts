@@ -91,7 +91,7 @@ export class WebhookEndpointRepo extends Repo {
     return this.sql(`UPDATE webhook_endpoints SET status = 'paused', paused_reason = ? WHERE id = ? AND status = 'verified'`).run(reason, id).changes === 1;
   }
 
-  /** Contract: DELETE erases the signing configuration. */
+  /** DELETE erases the signing configuration (docs/agents/webhooks.md). */
   revoke(id: string, now: number): boolean {
     return (
       this.sql(

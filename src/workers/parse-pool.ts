@@ -51,17 +51,15 @@ export interface ParsePoolOptions {
    * IDLE_WORKER_MS). 0 keeps threads for good.
    */
   idleMs?: number;
-  /** Called once a thread ended for idleness has exited (main.ts hands the C heap back then). */
+  /** Called once a thread ended for idleness has exited (src/main.ts hands the C heap back then). */
   onIdleExit?: () => void;
 }
 
 /**
  * How long a parse worker waits for work before it ends. Its isolate (mailparser's code and
- * heap, its C arena) is 12 MB of an idle executable's anonymous memory and 2 of its file pages
- * (idle RSS 158 -> 144 MB once it ends). A new one costs 120 to
- * 130 ms of CPU (and as much latency to the message that starts it: the executable's parse
- * thread, Node 24, measured on the 2-core machine at load 8), so mail that comes just more
- * than this apart pays at most 0.45% of a core for it.
+ * heap, its C arena) is much of an idle executable's memory, and a new one costs a little CPU
+ * and latency to the message that starts it; at this wait, mail that comes just more than this
+ * apart pays a fraction of a percent of a core for it (docs/contributing/benchmarks.md, "Worker threads").
  */
 export const IDLE_WORKER_MS = 30_000;
 

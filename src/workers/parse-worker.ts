@@ -38,8 +38,8 @@ const parseOne = async (request: ParseRequest): Promise<void> => {
 /**
  * One parse at a time, in arrival order. Parses started together interleave (mailparser
  * works through streams) and all finish about when the last does; in order, each result
- * goes back as soon as its own parse ends. On bench:ingest this cut the time from handing a
- * message to the thread to having it back from 2.1 to 1.6 ms.
+ * goes back as soon as its own parse ends, which shortens each message's wait
+ * (docs/contributing/benchmarks.md, "Worker threads").
  */
 const waiting: ParseRequest[] = [];
 let draining = false;

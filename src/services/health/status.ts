@@ -9,7 +9,7 @@ import type { PartStatus } from './part-status.js';
 
 export type { PartStatus } from './part-status.js';
 
-/** What main.ts knows of its listeners and threads, read at every status request. */
+/** What src/main.ts knows of its listeners and workers, read at every status request. */
 export interface RuntimeProbe {
   listeners(): Record<string, { listening: boolean; port: number }>;
   /** `thread`: the search index is written by its own thread; `main`: on the main thread. */

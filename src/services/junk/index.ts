@@ -15,7 +15,7 @@ import { JunkTrainingService } from './training.js';
 export interface JunkServices {
   /** The verdict on received mail; null with `junk.enabled` off (every message goes to INBOX unjudged). */
   junkFilter: JunkFilter | null;
-  /** Makes the models follow the mailboxes' judgments ($Junk / $NotJunk); main.ts kicks it after a judgment commits. */
+  /** Makes the models follow the mailboxes' judgments ($Junk / $NotJunk); its queue (src/app/queues.ts) runs after a judgment commits. */
   junkTraining: JunkTrainingService;
   /** POST /api/v1/agent/email/{id}/junk and the console's "not junk". */
   junkMarking: JunkMarking;

@@ -43,7 +43,7 @@ export interface AccessKeyView {
   apiKey?: string;
 }
 
-/** Contract: the list shows up to 100 keys; more usable keys than that are refused at creation. */
+/** The list shows up to 100 keys (docs/agents/keys.md); more usable keys than that are refused at creation. */
 
 const PERMISSIONS_OF_KIND: Record<AccessKeyKind, readonly Permission[]> = {
   mail: ['mail:read', 'mail:send', 'mail:junk', 'mail:draft'],
@@ -54,14 +54,14 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 const normalizeList = (list: string[] | null | undefined): string[] | null =>
   list === null || list === undefined ? null : [...new Set(list.map((address) => address.trim().toLowerCase()))];
 
-/** Limited access keys: issue, list, revoke (contract Authentication 4-8). */
+/** Limited access keys: issue, list, revoke (docs/agents/keys.md). */
 export class AccessKeyService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly twoFactor: TwoFactorService,
     private readonly policy: AccessKeyPolicyService,
-    /** Contract Limits: usable keys per account, and the list's length (config `limits.accessKeysPerAccount`). */
+    /** Usable keys per account, and the list's length (config `limits.accessKeysPerAccount`). */
     private readonly maxKeys: number,
   ) {}
 
@@ -74,7 +74,7 @@ export class AccessKeyService {
   }
 
   /**
-   * The agent's owner issues the exclusive mail:draft kind (contract Authentication 5), and
+   * The agent's owner issues the exclusive mail:draft kind (docs/agents/drafts.md), and
    * only that: other keys come from the agent's full key.
    */
   createDraftKey(principal: Principal, request: AccessKeyRequest): AccessKeyView {
@@ -119,7 +119,7 @@ export class AccessKeyService {
 
   /**
    * Idempotent: an already revoked key answers as it is, with no factor needed (nothing
-   * changes). Otherwise a factorCode is needed when 2FA is on (contract Authentication 8):
+   * changes). Otherwise a factorCode is needed when 2FA is on (docs/agents/keys.md):
    * the agent's for its full key; the owner's own for an owner, the person acting.
    */
   revoke(principal: Principal, keyId: string, factorCode: string | undefined): AccessKeyView {

@@ -28,8 +28,9 @@ export const uncheckedMail = (authservId: string): AuthenticateMail => {
 let mailauth: Promise<typeof import('mailauth')> | undefined;
 /**
  * mailauth, loaded when the first message is judged (or the first deployment check runs): it
- * and the data it carries (public suffixes) take about 35 MB of RSS, which a server that has
- * received nothing yet, and every admin command, do without.
+ * and the data it carries (public suffixes) take megabytes of RSS (docs/contributing/benchmarks.md,
+ * "Libraries loaded when first needed"), which a server that has received nothing yet, and every
+ * admin command, do without.
  */
 export const loadMailauth = () => (mailauth ??= import('mailauth'));
 

@@ -75,9 +75,9 @@ export class InboundService {
     private readonly clock: Clock,
     private readonly agent: MailboxDeliveryAgent,
     private readonly hostname: string,
-    /** Where the checks run is main.ts's choice (a worker thread keeps mailauth off the event loop). */
+    /** Where the checks run is src/app/workers.ts's choice (a worker thread keeps mailauth off the event loop). */
     private readonly authenticate: AuthenticateMail,
-    /** Where the MIME parse runs is main.ts's choice (a worker pool keeps it off the event loop). */
+    /** Where the MIME parse runs is src/app/workers.ts's choice (a worker pool keeps it off the event loop). */
     private readonly parse: ParseMail,
     private readonly bounces: BounceService | undefined,
     private readonly policy: InboundPolicy,
@@ -140,7 +140,7 @@ export class InboundService {
     }
   }
 
-  /** Queued messages due now with an id above `afterId`, oldest first (src/workers/jobs/inbound-drain.ts). */
+  /** Queued messages due now with an id above `afterId`, oldest first (src/runtime/queues/inbound.ts). */
   dueQueued(afterId: number, limit: number): QueuedInbound[] {
     return this.store.inboundQueue.due(this.clock.now().getTime(), afterId, limit);
   }

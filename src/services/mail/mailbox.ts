@@ -265,7 +265,7 @@ export class MailboxService {
     return { mailbox, folder, summary };
   }
 
-  /** Contract: a limited key always reads without changing flags and rejects markAsRead=true. */
+  /** A limited key always reads without changing flags and is refused markAsRead=true (docs/agents/keys.md, mail:read). */
   private resolveMarkAsRead(principal: Principal, requested: boolean | undefined): boolean {
     if (principal.kind === 'full') return requested ?? true;
     if (requested === true) {
@@ -279,7 +279,7 @@ export class MailboxService {
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 
 /**
- * The contract sets no upper bound on offset; past the last UID the page is empty, and SQLite
+ * No upper bound on offset (docs/agents/contract-decisions.md, "Deep pages"); past the last UID the page is empty, and SQLite
  * cannot bind an integer beyond 64 bits, so any larger offset is the same page.
  */
 const boundedOffset = (query: ListQuery): number => Math.min(query.offset, MAX_OFFSET);

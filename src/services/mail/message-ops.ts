@@ -44,7 +44,7 @@ export interface CopyResult {
  * Changes to stored messages that mail clients make (flags, copy, move, expunge), for IMAP
  * and REST alike. Each runs in one transaction that also takes the folder's mod-sequence
  * (RFC 7162) and stages what watchers need to hear after the commit: new copies as outbox
- * facts (webhooks and IDLE: the contract lets a copied message produce an event), flag
+ * facts (webhooks and IDLE: a copied message may produce an event, docs/agents/webhooks.md), flag
  * changes and removals as notices.
  */
 export class MessageOps {

@@ -7,7 +7,7 @@ import type { Arrival } from '../../store/message-arrivals.js';
 import type { FullSummary } from '../../store/messages.js';
 
 /**
- * The contract's Message shape, shared by REST and MCP so both return the same JSON.
+ * The Message shape (schema/message.json), shared by REST and MCP so both return the same JSON.
  * Every value is data taken from the message; nothing here renders it.
  */
 export interface MessageView {

@@ -66,7 +66,7 @@ export class WebhookDispatchService {
     return outcome;
   }
 
-  /** Contract Limits (docs/agents/webhooks.md): delivery history is kept 30 days (`limits.webhookHistoryDays`). */
+  /** Delivery history is kept 30 days (`limits.webhookHistoryDays`, docs/agents/webhooks.md). */
   prune(now = this.clock.now().getTime()): number {
     return this.store.transaction(() => this.store.webhookEvents.pruneBefore(now - this.limits.historyMs));
   }

@@ -47,7 +47,7 @@ export interface DeletedWebhook {
   cancelledEvents: number;
 }
 
-/** The endpoint's lifecycle: create, list, verify, delete (contract States, webhook rows). */
+/** The endpoint's lifecycle: create, list, verify, delete (docs/agents/webhooks.md). */
 export class WebhookService {
   constructor(
     private readonly store: Store,
@@ -87,7 +87,7 @@ export class WebhookService {
     return { webhooks: endpoint ? [webhookView(endpoint)] : [] };
   }
 
-  /** Contract: erases the signing configuration and cancels queued notifications; in-flight ones finish. */
+  /** docs/agents/webhooks.md: erases the signing configuration and cancels queued notifications; in-flight ones finish. */
   delete(principal: Principal, id: string): DeletedWebhook {
     requireFullKey(principal);
     const endpoint = this.store.webhookEndpoints.byId(id);
@@ -100,7 +100,7 @@ export class WebhookService {
 
   /**
    * Sends the signed webhook.verification event; only HTTP 200 with a JSON body whose
-   * `challenge` equals data.challenge verifies (contract Events 4). Success starts a fresh
+   * `challenge` equals data.challenge verifies (docs/agents/webhooks.md, verification). Success starts a fresh
    * INBOX baseline: messages already there never produce events.
    */
   async verify(principal: Principal, id: string): Promise<VerifyResult> {
