@@ -99,12 +99,13 @@ const holding = async <T>(work: () => Promise<T>): Promise<{ result: T; hold: Lo
  * Past the header limits and the checks' thread, what is left of a large message on the main
  * thread is proportional to its size, whatever its shape: reading the DATA (smtp-server scans
  * up to 2 MB per turn of the event loop on loopback), committing the bytes (better-sqlite3,
- * synchronous), and its parse, which the messages behind it on the parse worker wait for. The
- * 24 MB message (the DKIM body hash is in the checks' thread and yields) is sent on its own,
- * and its figures are reported, not bounded: that is the store's path, not the header's.
+ * synchronous), and its parse, which is on the parse pool's worker for large mail, so no one's
+ * mail waits behind it (src/workers/parse-pool.ts). The 24 MB message is sent on its own: the
+ * probes (another sender's 250, /healthz, a new greeting) are bounded as for the rest, its hold
+ * of the event loop is reported, not bounded: committing 24 MB to SQLite is one synchronous step.
  */
 const LARGE_BYTES = 8 * 1024 * 1024;
-const SIZE_TODO = { todo: 'a 24 MB message: its bytes read, parsed and committed (store path, not header parsing)' };
+const SIZE_TODO = { todo: "a 24 MB message's commit holds the event loop: committing its bytes to SQLite is one synchronous step" };
 
 interface Sent {
   name: string;
@@ -137,19 +138,19 @@ const probed = async <T>(app: TestApp, recipient: string, work: () => Promise<T>
   return { result, samples: await probes.stop() };
 };
 
-/** Asserts (or, for the large message, reports as a todo) each bound, with the figures as comments. */
-const bounded = (t: Test, holds: Sent[], samples: Record<string, number[]>, todo: { todo?: string }): void => {
+/** Asserts each bound (or, for the large message's hold, reports it as a todo), with the figures as comments. */
+const bounded = (t: Test, holds: Sent[], samples: Record<string, number[]>, holdTodo: { todo?: string }): void => {
   for (const { name, bytes, hold } of holds) {
     t.comment(
       `${name} (${(bytes / 1048576).toFixed(1)} MB): the event loop held ${hold.holdMs.toFixed(1)} ms at most (timer delay ${hold.delayMs.toFixed(1)} ms)`,
     );
-    t.ok(hold.holdMs < HOLD_BOUND_MS, `${name}: no hold of ${HOLD_BOUND_MS} ms or more`, todo);
+    t.ok(hold.holdMs < HOLD_BOUND_MS, `${name}: no hold of ${HOLD_BOUND_MS} ms or more`, holdTodo);
   }
   for (const [name, values] of Object.entries(samples)) {
     const worst = Math.max(...values);
     t.comment(`${name}: ${values.length} probes, the slowest ${worst.toFixed(1)} ms`);
     t.ok(values.length > 0, `${name}: probed`);
-    t.ok(worst < PROBE_BOUND_MS, `${name}: every answer within a second`, todo);
+    t.ok(worst < PROBE_BOUND_MS, `${name}: every answer within a second`);
   }
 };
 

@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config/load.js';
 import { isAppError } from '../src/core/errors.js';
 import { createLogger } from '../src/core/logger.js';
 import { parseMessage } from '../src/mime/parse.js';
-import { ParsePool, type ParseWorkerFactory } from '../src/workers/parse-pool.js';
+import { LARGE_PARSE_BYTES, ParsePool, type ParseWorkerFactory } from '../src/workers/parse-pool.js';
 import { sourceParseWorker } from '../src/workers/parse-worker-source.js';
 import { startApp } from './helpers/app.js';
 import { emlFixtures, fixture } from './helpers/mail.js';
@@ -185,4 +185,32 @@ t.test('smtp.parseThreads and parseTimeoutMs: defaults, env, flags, bounds (ever
   t.throws(() => loadConfig({ flags: { 'parse-threads': '0' } }), /smtp\.parseThreads/);
   t.throws(() => loadConfig({ env: { AGENTPOST_PARSE_THREADS: '-1' } }), /smtp\.parseThreads/);
   t.throws(() => loadConfig({ overrides: { smtp: { parseThreads: 65 } } }), /smtp\.parseThreads/);
+});
+
+t.test('a large message is parsed on a worker of its own: small mail is never queued behind it', async (t) => {
+  let started = 0;
+  // The pool's own worker is the real parser; the second one started, the worker for large mail, never answers.
+  const factory: ParseWorkerFactory = () =>
+    started++ === 1
+      ? new Worker(
+          `const { parentPort } = require('node:worker_threads');
+   parentPort.postMessage({ type: 'ready' });
+   parentPort.on('message', () => {});`,
+          { eval: true },
+        )
+      : sourceParseWorker();
+  const pool = new ParsePool(1, factory, silent, { timeoutMs: 60_000 });
+  t.teardown(() => pool.close());
+  await pool.start();
+  const large = Buffer.from(`Subject: large\r\n\r\n${'x'.repeat(78)}\r\n`.repeat(1) + `${'y'.repeat(76)}\r\n`.repeat(14_000));
+  t.ok(large.length >= LARGE_PARSE_BYTES, `${large.length} bytes`);
+  let largeDone = false;
+  void pool.parse(large).then(
+    () => (largeDone = true),
+    () => (largeDone = true),
+  );
+  const small = await pool.parse(Buffer.from('Subject: small\r\n\r\nhello\r\n'));
+  t.equal(small.subject, 'small', 'the small message is parsed meanwhile');
+  t.notOk(largeDone, 'while the large one is still on its own worker');
+  t.equal(started, 2, 'the worker for large mail started with the large message');
 });

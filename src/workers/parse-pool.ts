@@ -63,6 +63,9 @@ export interface ParsePoolOptions {
  */
 export const IDLE_WORKER_MS = 30_000;
 
+/** From this size a message is parsed on the pool's worker for large mail (the size received mail is spooled from). */
+export const LARGE_PARSE_BYTES = 1024 * 1024;
+
 /** Default time budget of one parse. */
 export const PARSE_TIMEOUT_MS = 2_000;
 
@@ -74,6 +77,12 @@ export class ParsePool {
   private nextId = 1;
   private cursor = 0;
   private closed = false;
+  /**
+   * Messages of LARGE_PARSE_BYTES or more are parsed on a worker of their own, started when one
+   * comes and ended when idle: a parse of megabytes takes seconds, and small mail queued behind it
+   * on the same worker would wait for its 250 as long.
+   */
+  private readonly large: Slot;
 
   constructor(
     readonly size: number,
@@ -83,6 +92,7 @@ export class ParsePool {
   ) {
     if (size < 1) throw new RangeError('a parse pool needs at least one thread');
     this.slots = Array.from({ length: size }, () => this.newSlot(factory));
+    this.large = this.newSlot(factory);
   }
 
   private newSlot(factory: ParseWorkerFactory): Slot {
@@ -114,7 +124,7 @@ export class ParsePool {
     return Promise.all(this.slots.map((slot) => slot.thread.ready)).then(() => undefined);
   }
 
-  /** One request per message, to the thread with the fewest in flight (ties rotate). */
+  /** One request per message: a large one to the worker for large mail, else to the worker with the fewest in flight (ties rotate). */
   readonly parse: ParseMail = (raw) => {
     if (this.closed) return Promise.reject(new AppError('unavailable', 'the server is shutting down'));
     return new Promise<ParsedMessage>((resolve, reject) => this.dispatch({ resolve, reject, raw }));
@@ -123,11 +133,12 @@ export class ParsePool {
   /** Terminates every thread; requests still in flight fail (the SMTP client gets 451 and retries). */
   async close(): Promise<void> {
     this.closed = true;
-    for (const slot of this.slots) {
+    const slots = [...this.slots, this.large];
+    for (const slot of slots) {
       this.disarm(slot);
       slot.idle.disarm();
     }
-    await Promise.all(this.slots.map((slot) => slot.thread.close()));
+    await Promise.all(slots.map((slot) => slot.thread.close()));
   }
 
   private get timeoutMs(): number {
@@ -135,7 +146,7 @@ export class ParsePool {
   }
 
   private dispatch(pending: Pending): void {
-    const slot = this.leastBusy();
+    const slot = pending.raw.length >= LARGE_PARSE_BYTES ? this.large : this.leastBusy();
     slot.idle.disarm();
     // Shared memory when the message is in it already (a large one), else an exact-size copy whose memory moves to the thread.
     const { bytes, transfer } = bytesForWorker(pending.raw);
