@@ -47,17 +47,26 @@ const RECEIVED_IPV4 = /\[(\d{1,3}\.\d{1,3}\.\d{1,3})\.\d{1,3}\]/g;
 const URL = /\b(?:https?:\/\/|www\.)([a-z0-9.-]{1,253})/gi;
 const TAG = /<([a-z][a-z0-9]{0,9})\b/gi;
 
-/** FNV-1a over UTF-16 code units, as a signed 32-bit integer (what SQLite stores in 4 bytes). */
-export const featureHash = (text: string): number => {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash | 0;
+const FNV_OFFSET = 0x811c9dc5;
+
+/** FNV-1a continued over `text`'s UTF-16 code units from `hash`, the state after the text before it. */
+const hashOn = (hash: number, text: string): number => {
+  let state = hash;
+  for (let i = 0; i < text.length; i++) state = Math.imul(state ^ text.charCodeAt(i), 0x01000193);
+  return state;
 };
+
+/** FNV-1a over UTF-16 code units, as a signed 32-bit integer (what SQLite stores in 4 bytes). */
+export const featureHash = (text: string): number => hashOn(FNV_OFFSET, text) | 0;
 
 class Features {
   readonly hashes = new Set<number>();
   add(feature: string): void {
-    if (this.hashes.size < MAX_FEATURES) this.hashes.add(featureHash(feature));
+    this.addHash(featureHash(feature));
+  }
+  /** A feature already hashed (hashOn), for the words, whose strings are never built. */
+  addHash(hash: number): void {
+    if (this.hashes.size < MAX_FEATURES) this.hashes.add(hash | 0);
   }
 }
 
@@ -144,31 +153,58 @@ const urlFeatures = (features: Features, text: string): void => {
 /** Characters cut from both ends of a word (quotes, brackets, sentence marks); `$` and `!` stay. */
 const OUTER = /^[^\p{L}\p{N}$!]+|[^\p{L}\p{N}$!]+$/gu;
 
-/** Words of a text and pairs of neighbouring words, each under `prefix`; links as hosts. */
+/** What JavaScript's `\s` matches, by code unit: the separators of words. */
+const isSpace = (code: number): boolean =>
+  code === 32 ||
+  (code >= 9 && code <= 13) ||
+  (code > 127 && (code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff));
+
+/** An ASCII letter or digit, `$` or `!`: a word that starts and ends with one has nothing to cut. */
+const isAsciiKept = (code: number): boolean =>
+  (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || code === 36 || code === 33;
+
+/** A chunk lowercased, with its outer punctuation cut (OUTER); the regular expression only when an end needs it. */
+const wordOf = (lower: string): string =>
+  isAsciiKept(lower.charCodeAt(0)) && isAsciiKept(lower.charCodeAt(lower.length - 1)) ? lower : lower.replace(OUTER, '');
+
+/**
+ * Words of a text and pairs of neighbouring words, each under `prefix`; links as hosts. One
+ * pass over the text: the features' strings (prefix, word, pair) are never built, their hashes
+ * are continued from the hash of what comes before (hashOn), so a pair costs the hash of its
+ * second word.
+ */
 const wordFeatures = (features: Features, text: string, prefix: string): void => {
   if (prefix === '') urlFeatures(features, text);
-  let previous = '';
-  for (const chunk of text.split(/\s+/)) {
-    if (chunk.length < MIN_WORD) {
-      previous = '';
-      continue;
-    }
-    if (chunk.includes('://') || chunk.startsWith('www.')) continue;
-    const word = chunk.toLowerCase().replace(OUTER, '');
-    if (word.length < MIN_WORD) {
-      previous = '';
-      continue;
-    }
-    if (word.length > MAX_WORD) {
-      features.add(`${prefix}skip:${word[0]}${Math.floor(word.length / 10)}`);
-      previous = '';
-      continue;
-    }
-    features.add(prefix + word);
-    if (isShouted(chunk)) features.add(`${prefix}CAPS:${word}`);
-    if (previous !== '') features.add(`${prefix}${previous} ${word}`);
-    previous = word;
+  const prefixState = hashOn(FNV_OFFSET, prefix);
+  const shoutedState = hashOn(prefixState, 'CAPS:');
+  /** The hash state of `prefix + previous word + ' '`, or null after a break. */
+  let pairState: number | null = null;
+  let index = 0;
+  while (index < text.length) {
+    while (index < text.length && isSpace(text.charCodeAt(index))) index++;
+    const start = index;
+    while (index < text.length && !isSpace(text.charCodeAt(index))) index++;
+    if (index === start) break;
+    pairState = wordFeature(features, text.slice(start, index), prefix, prefixState, shoutedState, pairState);
   }
 };
 
-const isShouted = (chunk: string): boolean => chunk.length >= 4 && chunk === chunk.toUpperCase() && chunk !== chunk.toLowerCase();
+/** The features of one chunk of text between spaces; returns the pair state for the next word. */
+const wordFeature = (features: Features, chunk: string, prefix: string, prefixState: number, shoutedState: number, pairState: number | null): number | null => {
+  if (chunk.length < MIN_WORD) return null;
+  if (chunk.includes('://') || chunk.startsWith('www.')) return pairState;
+  const lower = chunk.toLowerCase();
+  const word = wordOf(lower);
+  if (word.length < MIN_WORD) return null;
+  if (word.length > MAX_WORD) {
+    features.add(`${prefix}skip:${word[0]}${Math.floor(word.length / 10)}`);
+    return null;
+  }
+  const wordState = hashOn(prefixState, word);
+  features.addHash(wordState);
+  if (lower !== chunk && isShouted(chunk)) features.addHash(hashOn(shoutedState, word));
+  if (pairState !== null) features.addHash(hashOn(pairState, word));
+  return hashOn(wordState, ' ');
+};
+
+const isShouted = (chunk: string): boolean => chunk.length >= 4 && chunk === chunk.toUpperCase();
