@@ -21,7 +21,12 @@ export class HealthRepo extends Repo {
 
   /** Received messages queued during a burst, not yet in their mailboxes. */
   inboundQueue(): QueueFigures {
-    return this.sql('SELECT count(*) AS depth, min(received_at) AS oldestCreatedAt, min(due_at) AS earliestDueAt FROM inbound_queue').get() as QueueFigures;
+    // Ids grow with arrival, so the oldest is the lowest id; depth and earliest read the due-time index (migration 83).
+    return this.sql(
+      `SELECT (SELECT count(*) FROM inbound_queue) AS depth,
+              (SELECT received_at FROM inbound_queue ORDER BY id LIMIT 1) AS oldestCreatedAt,
+              (SELECT min(due_at) FROM inbound_queue) AS earliestDueAt`,
+    ).get() as QueueFigures;
   }
 
   /** Remote recipients still to deliver (queued or deferred). */

@@ -36,6 +36,7 @@ import { senderGroups } from './077_sender_groups.js';
 import { scheduledJobs } from './080_scheduled_jobs.js';
 import { searchMark } from './081_search_mark.js';
 import { junk } from './082_junk.js';
+import { inboundQueueDue } from './083_inbound_queue_due.js';
 
 export type { Migration } from './migration.js';
 
@@ -78,4 +79,5 @@ export const MIGRATIONS: readonly Migration[] = [
   scheduledJobs,
   searchMark,
   junk,
+  inboundQueueDue,
 ];
