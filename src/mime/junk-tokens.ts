@@ -153,11 +153,13 @@ const urlFeatures = (features: Features, text: string): void => {
 /** Characters cut from both ends of a word (quotes, brackets, sentence marks); `$` and `!` stay. */
 const OUTER = /^[^\p{L}\p{N}$!]+|[^\p{L}\p{N}$!]+$/gu;
 
+/** The spaces beyond ASCII that JavaScript's `\s` matches. */
+const WIDE_SPACES = new Set([
+  0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff,
+]);
+
 /** What JavaScript's `\s` matches, by code unit: the separators of words. */
-const isSpace = (code: number): boolean =>
-  code === 32 ||
-  (code >= 9 && code <= 13) ||
-  (code > 127 && (code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff));
+const isSpace = (code: number): boolean => code === 32 || (code >= 9 && code <= 13) || (code > 127 && WIDE_SPACES.has(code));
 
 /** An ASCII letter or digit, `$` or `!`: a word that starts and ends with one has nothing to cut. */
 const isAsciiKept = (code: number): boolean =>
