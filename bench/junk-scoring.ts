@@ -34,7 +34,7 @@ export const measureScoring = async (dataFile: string, email: string, messages: 
     const mailbox = store.accounts.mailboxByAddress(email);
     const model = mailbox && store.junk.modelOfMailbox(mailbox.id);
     if (!mailbox || !model) throw new Error(`no trained mailbox ${email}`);
-    const parsed = await Promise.all(messages.map((message) => parseMessage(message.raw)));
+    const parsed = await Promise.all(messages.map((message) => parseMessage(message.raw, { junkFeatures: true })));
     const trees = messages.map((message) => parseMimeTree(message.raw));
     // CPU time, not wall time (the machine is shared), the least of three runs after a warm-up (a collection may land in one).
     const timeOf = (work: () => void): number => {

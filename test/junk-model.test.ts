@@ -126,10 +126,10 @@ t.test('a stored copy read for training has the features the message had when it
     Buffer.from(authenticationResultsField('mx.agents.test', ['spf=pass smtp.mailfrom=partner.example'])),
     arrived,
   ]);
-  const original = await parseMessage(arrived);
-  const fromStore = await parseMessage(withoutOwnTrace(stored, 'MX.agents.test'));
+  const original = await parseMessage(arrived, { junkFeatures: true });
+  const fromStore = await parseMessage(withoutOwnTrace(stored, 'MX.agents.test'), { junkFeatures: true });
   t.ok(original.junkFeatures && original.junkFeatures.length > 20);
   t.same(fromStore.junkFeatures, original.junkFeatures);
-  t.not((await parseMessage(stored)).junkFeatures?.join(), original.junkFeatures?.join(), 'our own Received field would have counted');
+  t.not((await parseMessage(stored, { junkFeatures: true })).junkFeatures?.join(), original.junkFeatures?.join(), 'our own Received field would have counted');
   t.equal(withoutOwnTrace(arrived, 'mx.agents.test'), arrived, "another server's Received field stays");
 });

@@ -73,6 +73,17 @@ t.test('every MIME fixture parses on a thread exactly as on the main thread', as
   t.equal(withAttachments.attachments.length, 3, 'the attachments fixture is in the comparison');
 });
 
+t.test('the junk filter features come back only when asked for, as the main thread computes them', async (t) => {
+  const pool = new ParsePool(1, sourceParseWorker, silent, { timeoutMs: 60_000 });
+  t.teardown(() => pool.close());
+  await pool.start();
+  const raw = fixture('reply.eml');
+  t.equal((await pool.parse(raw)).junkFeatures, undefined, 'a parse for a backfill or an APPEND computes none');
+  const wanted = await pool.parse(raw, { junkFeatures: true });
+  t.ok(wanted.junkFeatures && wanted.junkFeatures.length > 10, 'a parse for the filter has them');
+  t.strictSame(wanted, await parseMessage(raw, { junkFeatures: true }), 'the same as on the main thread');
+});
+
 t.test('long texts cross once, in their packed form, and come back as the main thread parses them', async (t) => {
   const pool = new ParsePool(1, sourceParseWorker, silent, { timeoutMs: 60_000 });
   t.teardown(() => pool.close());

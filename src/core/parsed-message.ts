@@ -35,4 +35,10 @@ export interface ParsedMessage {
  * How mail gets parsed. Injected so the services do not care where the work runs: main.ts
  * hands in a pool of worker threads that enforces the parse's time budget.
  */
-export type ParseMail = (raw: Buffer) => Promise<ParsedMessage>;
+export type ParseMail = (raw: Buffer, wants?: ParseWants) => Promise<ParsedMessage>;
+
+/** What a parse computes beyond the stored body and the fields. */
+export interface ParseWants {
+  /** The junk filter's features (src/mime/junk-tokens.ts): only mail that will be judged or trained needs them. */
+  junkFeatures?: boolean;
+}

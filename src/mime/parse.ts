@@ -44,6 +44,8 @@ export interface ParseOptions {
   fallback?: ContentFallback;
   /** false: mailparser even for the simple shape (./simple-shape.ts), which the tests compare with it. */
   shortcut?: boolean;
+  /** Compute the junk filter's features (ParsedMessage.junkFeatures). */
+  junkFeatures?: boolean;
 }
 
 /**
@@ -57,8 +59,8 @@ export interface ParseOptions {
 export const parseMessage = async (raw: Buffer, options: ParseOptions = {}): Promise<ParsedMessage> => {
   const tree = parseMimeTree(raw);
   const parsed = await parseTree(raw, tree, options);
-  // The junk filter's features come with every parse, so they are computed where the parse runs (a parse worker).
-  return parsed.body ? { ...parsed, junkFeatures: junkFeatures(tree.headers, parsed.body.structure.root, parsed) } : parsed;
+  // The junk filter's features are computed where the parse runs (a parse worker), from the tree it built.
+  return parsed.body && options.junkFeatures ? { ...parsed, junkFeatures: junkFeatures(tree.headers, parsed.body.structure.root, parsed) } : parsed;
 };
 
 const parseTree = async (raw: Buffer, tree: MimePart, options: ParseOptions): Promise<ParsedMessage> => {

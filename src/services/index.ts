@@ -30,6 +30,7 @@ import { MailOrganizer } from './mail/organizer.js';
 import { ThreadService } from './mail/threads.js';
 import { MailWaitService } from './mail/wait.js';
 import { parseMessage } from '../mime/parse.js';
+import type { ParseMail } from '../core/parsed-message.js';
 import { MailboxWatchers } from './mail/watchers.js';
 import { NextHopResolver } from './delivery/next-hop.js';
 import { MtaStsService } from './delivery/mta-sts.js';
@@ -138,7 +139,7 @@ export const createServices = ({
   authenticateMail,
 }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
-  const parse = parseMail ?? ((raw: Buffer) => parseMessage(raw));
+  const parse: ParseMail = parseMail ?? ((raw, wants) => parseMessage(raw, wants));
   const searchIndex = new SearchIndexService(store, logger, indexWriter, parse);
   const bodies = new MessageBodyService(store, logger, parse);
   const messageOps = new MessageOps(store, clock);

@@ -32,6 +32,7 @@ interface Pending {
   /** The caller's bytes, kept to send them again if the thread is replaced (the thread got a copy). */
   raw: Buffer;
   fallback?: ContentFallback;
+  junkFeatures: boolean;
 }
 
 interface Slot {
@@ -125,9 +126,9 @@ export class ParsePool {
   }
 
   /** One request per message: a large one to the worker for large mail, else to the worker with the fewest in flight (ties rotate). */
-  readonly parse: ParseMail = (raw) => {
+  readonly parse: ParseMail = (raw, wants = {}) => {
     if (this.closed) return Promise.reject(new AppError('unavailable', 'the server is shutting down'));
-    return new Promise<ParsedMessage>((resolve, reject) => this.dispatch({ resolve, reject, raw }));
+    return new Promise<ParsedMessage>((resolve, reject) => this.dispatch({ resolve, reject, raw, junkFeatures: wants.junkFeatures === true }));
   };
 
   /** Terminates every thread; requests still in flight fail (the SMTP client gets 451 and retries). */
@@ -150,7 +151,12 @@ export class ParsePool {
     slot.idle.disarm();
     // Shared memory when the message is in it already (a large one), else an exact-size copy whose memory moves to the thread.
     const { bytes, transfer } = bytesForWorker(pending.raw);
-    const request = { id: this.nextId++, raw: bytes, ...(pending.fallback ? { fallback: pending.fallback } : {}) };
+    const request: ParseRequest = {
+      id: this.nextId++,
+      raw: bytes,
+      ...(pending.fallback ? { fallback: pending.fallback } : {}),
+      ...(pending.junkFeatures ? { junkFeatures: true as const } : {}),
+    };
     slot.thread.send(request, pending, transfer);
     this.watch(slot);
   }

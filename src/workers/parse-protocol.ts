@@ -13,6 +13,8 @@ export interface ParseRequest {
   raw: Uint8Array;
   /** Skip the full parse and keep the bounded fallback for this reason (a parse that was cut off). */
   fallback?: ContentFallback;
+  /** The junk filter's features are wanted (ParseWants). */
+  junkFeatures?: true;
 }
 
 type Texts = Pick<StoredContent, 'text' | 'html' | 'extractedText' | 'extractedHtml'>;

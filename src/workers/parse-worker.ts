@@ -28,7 +28,7 @@ const reply = perTurn<ParseResult>((results) => port.postMessage({ type: 'result
 const parseOne = async (request: ParseRequest): Promise<void> => {
   const raw = Buffer.from(request.raw.buffer, request.raw.byteOffset, request.raw.byteLength);
   try {
-    reply({ type: 'parsed', id: request.id, parsed: toWire(await parseMessage(raw, { fallback: request.fallback })) });
+    reply({ type: 'parsed', id: request.id, parsed: toWire(await parseMessage(raw, { fallback: request.fallback, junkFeatures: request.junkFeatures })) });
   } catch (error) {
     // parseMessage keeps unparsable mail with its fallback, so this is a bug, reported per message.
     reply({ type: 'failed', id: request.id, error: error instanceof Error ? error.message : String(error) });

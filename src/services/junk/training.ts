@@ -98,7 +98,7 @@ export class JunkTrainingService {
   private async featuresOf(subject: TrainingSubject, asJunk: boolean): Promise<TrainedMessage | null> {
     const raw = this.store.bodies.raw(subject.rowId);
     if (!raw) return null;
-    const parsed = await this.parse(withoutOwnTrace(raw, this.config.hostname));
+    const parsed = await this.parse(withoutOwnTrace(raw, this.config.hostname), { junkFeatures: true });
     return {
       asJunk,
       server: this.config.serverModelTrainers.includes(subject.address),

@@ -2,7 +2,7 @@ import type { AuthenticationVerdict } from '../../core/authentication.js';
 import { AppError } from '../../core/errors.js';
 import type { BlocklistAnswer, JunkEvidence, JunkVerdict } from '../../core/junk.js';
 import { withFieldsOnTop } from '../../core/message-intake.js';
-import type { ParsedMessage } from '../../core/parsed-message.js';
+import type { ParsedMessage, ParseWants } from '../../core/parsed-message.js';
 import type { TlsSessionInfo } from '../../core/tls.js';
 import { withoutForgedAuthenticationResults } from '../../mime/authentication-results.js';
 import { withPrefix } from '../../mime/structure.js';
@@ -68,6 +68,11 @@ export class MailboxDeliveryAgent {
     /** None: everything is filed in INBOX. */
     private readonly junk?: CopyJudge,
   ) {}
+
+  /** What the parse of a message for prepare() computes: the junk filter's features when there is a filter. */
+  get parseWants(): ParseWants {
+    return { junkFeatures: this.junk !== undefined };
+  }
 
   /** True when `address` names a mailbox here (an alias, a postmaster address). */
   knows(address: string): boolean {

@@ -206,7 +206,7 @@ export class InboundService {
     const { session } = message;
     // The verdict's and the blocklists' DNS lookups run while the parse worker works; all finish before the commit.
     const [parsed, checked, blocklists] = await Promise.all([
-      this.parse(message.raw),
+      this.parse(message.raw, this.agent.parseWants),
       this.authenticate(message.raw, { clientAddress: session.remoteAddress, helo: session.heloName, mailFrom: message.mailFrom }, receivedAt),
       this.junk?.screen(session.remoteAddress),
     ]);

@@ -181,7 +181,7 @@ export class SendingService {
    */
   private async parse(prepared: PreparedSubmission): Promise<Parsed> {
     const hasLocal = prepared.recipients.some((recipient) => isLocalDomain(this.store, this.config.mailDomain, recipient.domain));
-    const delivered = hasLocal ? this.parseMail(prepared.raw) : Promise.resolve(null);
+    const delivered = hasLocal ? this.parseMail(prepared.raw, this.local.agent.parseWants) : Promise.resolve(null);
     // Bcc is not among the parsed fields, so one parse serves the Sent and delivered copies.
     const sent = prepared.parsed ?? (hasLocal && prepared.raw === prepared.sentRaw ? delivered : this.parseMail(prepared.sentRaw));
     const [sentParsed, deliveredParsed] = await Promise.all([sent, delivered]);
