@@ -10,7 +10,8 @@ const LONGEST_RATE_WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
  * Housekeeping: drops rate-limit events no rule can still count, expired idempotency keys,
  * webhook history past 30 days, owner sessions, links and claim codes long over, and the
- * mail of deleted domain mailboxes whose retention has passed.
+ * mail of deleted domain mailboxes whose retention has passed, and large values written for
+ * commits that never came (src/store/large-values.ts).
  */
 export const sweepRunOnce = (services: Services) => ({
   rateEventsPruned: services.rateLimiter.prune(LONGEST_RATE_WINDOW_MS),
@@ -18,6 +19,7 @@ export const sweepRunOnce = (services: Services) => ({
   webhookEventsPruned: services.webhookDispatch.prune(),
   ownerRecordsSwept: services.ownerSessions.sweep(),
   deletedMailboxesPurged: services.domainMailboxes.purgeDue(),
+  stagedValuesSwept: services.mailbox.sweepStagedValues(),
 });
 
 /**

@@ -192,3 +192,13 @@ export interface PackedTexts {
   /** Null when equal to the HTML. */
   extractedHtml: PackedText | null;
 }
+
+/**
+ * The parts of a message written in pieces ahead of the commit that stores it, because they are
+ * too large to copy in one synchronous step (src/store/large-values.ts): their value ids. The
+ * commit names them instead of writing the bytes.
+ */
+export interface StagedValues {
+  raw?: number;
+  texts?: Partial<Record<keyof PackedTexts, number>>;
+}

@@ -1,5 +1,6 @@
 import type { AddressColumns } from './address-columns.js';
 import type { AddressEntry, MessageFlags } from '../core/types.js';
+import type { PackedText } from '../core/stored-message.js';
 import { keywordsOf } from './messages.js';
 
 // The rows the IMAP queries (imap.ts) give, and how their columns become them.
@@ -59,8 +60,8 @@ export interface SearchTextRow {
    */
   plainTextStart: number | null;
   /** The stored text (src/core/packed-text.ts form), null without a stored body or when plain. */
-  text: string | Buffer | null;
-  html: string | Buffer | null;
+  text: PackedText | null;
+  html: PackedText | null;
   /** The top-level header's bytes (for TEXT), or the whole message when it is plain. */
   bytes: Buffer;
 }

@@ -17,6 +17,9 @@ import {
   toFlagRow,
 } from './imap-rows.js';
 import { keywordsColumn } from './messages.js';
+import type { Db } from './db.js';
+import type { LargeValueRepo } from './large-values.js';
+import type { MessageBodyRepo } from './message-bodies.js';
 import { Repo } from './repo.js';
 
 /**
@@ -46,7 +49,34 @@ const containsPattern = (text: string | null): string | null => (text === null ?
 const flagParameter = (value: boolean | undefined): number | null => (value === undefined ? null : value ? 1 : 0);
 
 /** Queries over messages that the IMAP session service needs, all by (folder_id, uid). */
+interface RawColumns {
+  raw: Buffer;
+  valueId: number | null;
+}
+
+/** What searchTexts reads of a message written in pieces (large-values.ts). */
+interface StagedColumns {
+  rawValueId: number | null;
+  valuesJson: string | null;
+}
+
+const HEADER_END = Buffer.from('\r\n\r\n', 'latin1');
+
+/** The top-level header as searchTexts cuts it in SQL: up to the first blank line, or the first `headerMax` bytes. */
+const headerOf = (head: Buffer, headerMax: number): Buffer => {
+  const end = head.subarray(0, headerMax).indexOf(HEADER_END);
+  return end < 0 ? head.subarray(0, headerMax) : head.subarray(0, end + HEADER_END.length);
+};
+
 export class ImapRepo extends Repo {
+  constructor(
+    db: Db,
+    private readonly largeValues: LargeValueRepo,
+    private readonly bodies: MessageBodyRepo,
+  ) {
+    super(db);
+  }
+
   /** Every UID of a folder above `afterUid`, ascending: the message sequence numbers (RFC 3501 2.3.1.2). */
   uidsAfter(folderId: number, afterUid: number): number[] {
     return this.sql('SELECT uid FROM messages WHERE folder_id = ? AND uid > ? ORDER BY uid').pluck().all(folderId, afterUid) as number[];
@@ -91,7 +121,8 @@ export class ImapRepo extends Repo {
    * which more than halves the time (docs/contributing/benchmarks.md).
    */
   fetchBetween(folderId: number, low: number, high: number, wire: boolean, version: number, rawMaxBytes: number | null = null): FetchRow[] {
-    const raw = 'CASE WHEN m.size <= ? THEN (SELECT r.raw FROM message_raw r WHERE r.message_rowid = m.id) END';
+    // A message written in pieces (large-values.ts) is far over any size asked for here: its raw comes null, read on its own.
+    const raw = 'CASE WHEN m.size <= ? THEN (SELECT r.raw FROM message_raw r WHERE r.message_rowid = m.id AND r.raw_value_id IS NULL) END';
     const range = 'WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid';
     // Without raw bytes the CASE never holds (sizes are not negative), so no blob is read.
     const rawMax = rawMaxBytes ?? -1;
@@ -142,18 +173,20 @@ export class ImapRepo extends Repo {
   }
 
   raw(folderId: number, uid: number): Buffer | null {
-    const row = this.sql(`SELECT r.raw FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`)
-      .pluck()
-      .get(folderId, uid) as Buffer | undefined;
-    return row ?? null;
+    const row = this.sql(
+      `SELECT r.raw, r.raw_value_id AS valueId FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`,
+    ).get(folderId, uid) as RawColumns | undefined;
+    if (!row) return null;
+    return row.valueId === null ? row.raw : this.largeValues.bytes(row.valueId);
   }
 
   /** The first `maxBytes` of the raw message: enough for its header without reading a large body. */
   rawHead(folderId: number, uid: number, maxBytes: number): Buffer | null {
-    const row = this.sql(`SELECT substr(r.raw, 1, ?) FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`)
-      .pluck()
-      .get(maxBytes, folderId, uid) as Buffer | undefined;
-    return row ?? null;
+    const row = this.sql(
+      `SELECT substr(r.raw, 1, ?) AS raw, r.raw_value_id AS valueId FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`,
+    ).get(maxBytes, folderId, uid) as RawColumns | undefined;
+    if (!row) return null;
+    return row.valueId === null ? row.raw : this.largeValues.range(row.valueId, 0, maxBytes);
   }
 
   /**
@@ -162,15 +195,26 @@ export class ImapRepo extends Repo {
    * plain message comes whole instead, its packed texts unread.
    */
   searchTexts(folderId: number, low: number, high: number, version: number, headerMax: number): SearchTextRow[] {
-    return this.sql(
-      `SELECT m.id AS rowId, m.uid, b.plain_text_start AS plainTextStart,
+    const rows = this.sql(
+      `SELECT m.id AS rowId, m.uid, b.plain_text_start AS plainTextStart, r.raw_value_id AS rawValueId, b.values_json AS valuesJson,
          CASE WHEN b.plain_text_start IS NULL THEN b.text END AS text, CASE WHEN b.plain_text_start IS NULL THEN b.html END AS html,
          CASE WHEN b.plain_text_start IS NOT NULL THEN r.raw
            ELSE substr(r.raw, 1, CASE WHEN instr(substr(r.raw, 1, ?), X'0D0A0D0A') > 0 THEN instr(substr(r.raw, 1, ?), X'0D0A0D0A') + 3 ELSE ? END) END AS bytes
        FROM messages m JOIN message_raw r ON r.message_rowid = m.id
        LEFT JOIN message_bodies b ON b.message_rowid = m.id AND b.version = ?
        WHERE m.folder_id = ? AND m.uid BETWEEN ? AND ? ORDER BY m.uid`,
-    ).all(headerMax, headerMax, headerMax, version, folderId, low, high) as SearchTextRow[];
+    ).all(headerMax, headerMax, headerMax, version, folderId, low, high) as (SearchTextRow & StagedColumns)[];
+    return rows.map((row) => this.unstaged(row, headerMax));
+  }
+
+  /** A row of searchTexts with what was written in pieces (large-values.ts) read back: the same row as for any other message. */
+  private unstaged({ rawValueId, valuesJson, ...row }: SearchTextRow & StagedColumns, headerMax: number): SearchTextRow {
+    if (rawValueId === null && valuesJson === null) return row;
+    const texts = this.bodies.withValues({ text: row.text ?? '', html: row.html, extractedText: null, extractedHtml: null }, valuesJson);
+    const staged = { ...row, text: row.text === null ? null : texts.text, html: texts.html };
+    if (rawValueId === null) return staged;
+    const raw = row.plainTextStart === null ? this.largeValues.range(rawValueId, 0, headerMax) : this.largeValues.bytes(rawValueId);
+    return { ...staged, bytes: row.plainTextStart === null ? headerOf(raw, headerMax) : raw };
   }
 
   /**

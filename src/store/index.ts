@@ -15,6 +15,7 @@ import { IdempotencyRepo } from './idempotency.js';
 import { InboundQueueRepo } from './inbound-queue.js';
 import { InvoiceRepo } from './invoices.js';
 import { JunkRepo } from './junk.js';
+import { LargeValueRepo, PIECE_SIZE, piecesOf } from './large-values.js';
 import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
 import { MessageBodyRepo } from './message-bodies.js';
@@ -90,6 +91,7 @@ export class Store {
   readonly inboundQueue: InboundQueueRepo;
   readonly scheduledJobs: ScheduledJobRepo;
   readonly junk: JunkRepo;
+  readonly largeValues: LargeValueRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
   /** Group-commit jobs since the quiet-time unmapPages; null once the writer stopped mapping. */
@@ -123,18 +125,19 @@ export class Store {
     this.dkimKeys = new DkimKeyRepo(db);
     this.webhookEndpoints = new WebhookEndpointRepo(db);
     this.webhookEvents = new WebhookEventRepo(db);
-    this.imap = new ImapRepo(db);
-    this.searchIndex = new SearchIndexRepo(db, this.feed, searchReader);
     this.invoices = new InvoiceRepo(db);
     this.threads = new ThreadRepo(db);
-    this.bodies = new MessageBodyRepo(db);
+    this.largeValues = new LargeValueRepo(db);
+    this.searchIndex = new SearchIndexRepo(db, this.feed, searchReader, this.largeValues);
+    this.bodies = new MessageBodyRepo(db, this.largeValues);
+    this.imap = new ImapRepo(db, this.largeValues, this.bodies);
     this.owners = new OwnerRepo(db);
     this.drafts = new DraftRepo(db);
     this.health = new HealthRepo(db);
     this.inboundQueue = new InboundQueueRepo(db);
     this.scheduledJobs = new ScheduledJobRepo(db);
     this.junk = new JunkRepo(db);
-    this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies, ranks);
+    this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies, ranks, this.largeValues);
     this.messageArrivals = new MessageArrivalRepo(db);
     this.domains = new DomainRepo(db);
     this.domainAddresses = new DomainAddressRepo(db);
@@ -192,6 +195,21 @@ export class Store {
   notice(topic: string, payload: unknown): void {
     if (this.db.inTransaction) this.feed.stage(topic, payload);
     else this.feed.publish([{ topic, payload }]);
+  }
+
+  /**
+   * Writes `value` in pieces ahead of the commit that will name it (large-values.ts): a piece
+   * per transaction, a turn of the event loop between two. Null when it is small enough to be
+   * written in that commit. A value the commit never names is swept (sweepUnattached).
+   */
+  async stage(value: Buffer | string, now: number): Promise<number | null> {
+    if (value.length <= PIECE_SIZE) return null;
+    const valueId = this.transaction(() => this.largeValues.create(value.length, now));
+    for (const [seq, piece] of piecesOf(value).entries()) {
+      await new Promise(setImmediate);
+      this.transaction(() => this.largeValues.writePiece(valueId, seq, piece));
+    }
+    return valueId;
   }
 
   /** Runs `work` in a transaction shared with other callers of this turn; settles after commit. */

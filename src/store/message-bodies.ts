@@ -1,7 +1,9 @@
-import type { MessageStructure, StoredBody, StoredContent } from '../core/stored-message.js';
+import type { MessageStructure, PackedTexts, StagedValues, StoredBody, StoredContent } from '../core/stored-message.js';
 import { STORED_BODY_VERSION } from '../core/stored-message.js';
 import { unpackTexts, type PackedText } from '../core/packed-text.js';
 import { packStructure, unpackStructure } from './body-encoding.js';
+import type { Db } from './db.js';
+import type { LargeValueRepo } from './large-values.js';
 import { Repo } from './repo.js';
 
 interface BodyRow {
@@ -12,7 +14,11 @@ interface BodyRow {
   extracted_html: PackedText | null;
   content_json: string;
   structure_json: string;
+  /** The texts written ahead of the commit (migration 84): their value ids, by name. */
+  values_json: string | null;
 }
+
+type StagedTexts = NonNullable<StagedValues['texts']>;
 
 /**
  * The stored bodies of messages (migration 11, src/core/stored-message.ts), and the list
@@ -21,14 +27,25 @@ interface BodyRow {
  * missing.
  */
 export class MessageBodyRepo extends Repo {
-  insert(rowId: number, body: StoredBody): void {
+  constructor(
+    db: Db,
+    private readonly largeValues: LargeValueRepo,
+  ) {
+    super(db);
+  }
+
+  /** `staged` names the texts written ahead of this commit (Store.stage): their columns stay empty. */
+  insert(rowId: number, body: StoredBody, staged: StagedTexts = {}): void {
     const { text: _text, html: _html, extractedText: _extractedText, extractedHtml: _extractedHtml, ...rest } = body.content;
     // The texts come packed by the body's builder (src/core/packed-text.ts).
-    const { packed } = body;
+    const packed = withoutStaged(body.packed, staged);
+    for (const valueId of Object.values(staged)) this.largeValues.attach(valueId);
+    // A body built again (a newer builder) replaces the old row; deleted first, so its values go with it (migration 84's trigger).
+    this.sql('DELETE FROM message_bodies WHERE message_rowid = ?').run(rowId);
     this.sql(
-      `INSERT OR REPLACE INTO message_bodies
-         (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, plain_text_start)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO message_bodies
+         (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, plain_text_start, values_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       rowId,
       body.version,
@@ -39,6 +56,7 @@ export class MessageBodyRepo extends Repo {
       JSON.stringify(rest),
       packStructure(body.structure),
       body.plainTextStart,
+      Object.keys(staged).length > 0 ? JSON.stringify(staged) : null,
     );
     // What a FETCH sends, in a table of its own (migration 46) so a sync reads only these bytes.
     this.sql('INSERT OR REPLACE INTO message_wire (message_rowid, version, envelope, body_structure) VALUES (?, ?, ?, ?)').run(
@@ -54,15 +72,24 @@ export class MessageBodyRepo extends Repo {
   copy(fromRowId: number, toRowId: number): boolean {
     const copied =
       this.sql(
-        `INSERT INTO message_bodies (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, plain_text_start)
-       SELECT ?, version, text, html, extracted_text, extracted_html, content_json, structure_json, plain_text_start FROM message_bodies
+        `INSERT INTO message_bodies (message_rowid, version, text, html, extracted_text, extracted_html, content_json, structure_json, plain_text_start, values_json)
+       SELECT ?, version, text, html, extracted_text, extracted_html, content_json, structure_json, plain_text_start, values_json FROM message_bodies
        WHERE message_rowid = ? AND version = ?`,
       ).run(toRowId, fromRowId, STORED_BODY_VERSION).changes > 0;
+    if (copied) this.copyValues(toRowId);
     this.sql(
       `INSERT INTO message_wire (message_rowid, version, envelope, body_structure)
        SELECT ?, version, envelope, body_structure FROM message_wire WHERE message_rowid = ? AND version = ?`,
     ).run(toRowId, fromRowId, STORED_BODY_VERSION);
     return copied;
+  }
+
+  /** A copied row names its source's values: it gets values of its own, each row owning its values. */
+  private copyValues(rowId: number): void {
+    const valuesJson = this.sql('SELECT values_json FROM message_bodies WHERE message_rowid = ?').pluck().get(rowId) as string | null;
+    if (valuesJson === null) return;
+    const copies = Object.fromEntries(Object.entries(JSON.parse(valuesJson) as StagedTexts).map(([name, valueId]) => [name, this.largeValues.copy(valueId)]));
+    this.sql('UPDATE message_bodies SET values_json = ? WHERE message_rowid = ?').run(JSON.stringify(copies), rowId);
   }
 
   /**
@@ -80,12 +107,13 @@ export class MessageBodyRepo extends Repo {
 
   /** The content a read answers from, or null when it has to be built first. */
   content(rowId: number): StoredContent | null {
-    const row = this.sql('SELECT version, text, html, extracted_text, extracted_html, content_json FROM message_bodies WHERE message_rowid = ?').get(rowId) as
-      | Omit<BodyRow, 'structure_json'>
-      | undefined;
+    const row = this.sql(
+      'SELECT version, text, html, extracted_text, extracted_html, content_json, values_json FROM message_bodies WHERE message_rowid = ?',
+    ).get(rowId) as Omit<BodyRow, 'structure_json'> | undefined;
     if (!row || row.version !== STORED_BODY_VERSION) return null;
+    const packed = { text: row.text, html: row.html, extractedText: row.extracted_text, extractedHtml: row.extracted_html };
     return {
-      ...unpackTexts({ text: row.text, html: row.html, extractedText: row.extracted_text, extractedHtml: row.extracted_html }),
+      ...unpackTexts(this.withValues(packed, row.values_json)),
       ...(JSON.parse(row.content_json) as Omit<StoredContent, 'text' | 'html' | 'extractedText' | 'extractedHtml'>),
     };
   }
@@ -100,15 +128,28 @@ export class MessageBodyRepo extends Repo {
 
   /** Bytes `start` to `end` of a message's raw form, read without loading the rest (one attachment). */
   rawRange(rowId: number, start: number, end: number): Buffer {
-    const row = this.sql('SELECT substr(raw, ?, ?) AS part FROM message_raw WHERE message_rowid = ?').get(start + 1, Math.max(0, end - start), rowId) as
-      | { part: Buffer | null }
-      | undefined;
+    const row = this.sql('SELECT substr(raw, ?, ?) AS part, raw_value_id AS valueId FROM message_raw WHERE message_rowid = ?').get(
+      start + 1,
+      Math.max(0, end - start),
+      rowId,
+    ) as { part: Buffer | null; valueId: number | null } | undefined;
+    if (row?.valueId) return this.largeValues.range(row.valueId, start, end);
     return row?.part ?? Buffer.alloc(0);
   }
 
   raw(rowId: number): Buffer | null {
-    const row = this.sql('SELECT raw FROM message_raw WHERE message_rowid = ?').get(rowId) as { raw: Buffer } | undefined;
-    return row?.raw ?? null;
+    const row = this.sql('SELECT raw, raw_value_id AS valueId FROM message_raw WHERE message_rowid = ?').get(rowId) as
+      | { raw: Buffer; valueId: number | null }
+      | undefined;
+    if (!row) return null;
+    return row.valueId === null ? row.raw : this.largeValues.bytes(row.valueId);
+  }
+
+  /** The packed texts with those written ahead of their commit read back from their values. */
+  withValues(packed: PackedTexts, valuesJson: string | null): PackedTexts {
+    if (valuesJson === null) return packed;
+    const values = Object.entries(JSON.parse(valuesJson) as StagedTexts).map(([name, valueId]) => [name, this.largeValues.text(valueId)]);
+    return { ...packed, ...Object.fromEntries(values) };
   }
 
   /** The next messages without a body, oldest first (their raw bytes are read one at a time). */
@@ -125,3 +166,9 @@ export class MessageBodyRepo extends Repo {
     this.sql('DELETE FROM body_backfill WHERE message_rowid = ?').run(rowId);
   }
 }
+
+/** The packed texts as the row holds them: a text written ahead of the commit is read from its value, so its column is empty. */
+const withoutStaged = (packed: PackedTexts, staged: StagedTexts): PackedTexts => ({
+  ...packed,
+  ...Object.fromEntries(Object.keys(staged).map((name) => [name, ''])),
+});

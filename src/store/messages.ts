@@ -2,8 +2,9 @@ import type { Db } from './db.js';
 import { addressesOf, type AddressColumns } from './address-columns.js';
 import type { AuthenticationVerdict } from '../core/authentication.js';
 import type { JunkVerdict } from '../core/junk.js';
-import type { StoredBody } from '../core/stored-message.js';
+import type { StagedValues, StoredBody } from '../core/stored-message.js';
 import type { AddressEntry, AttachmentMeta, Folder, MessageFlags, MessageSummary } from '../core/types.js';
+import type { LargeValueRepo } from './large-values.js';
 import type { MessageBodyRepo } from './message-bodies.js';
 import type { RankSampleRepo } from './rank-samples.js';
 import { Repo } from './repo.js';
@@ -29,6 +30,8 @@ export interface NewMessage {
   modseq: number;
   receivedAt: number;
   raw: Buffer;
+  /** What of it was written ahead of this commit (Store.stage): those parts are named, not written. */
+  staged?: StagedValues;
   /** Text for the full-text index, queued with the message. */
   searchText: SearchText;
   /** What a read and IMAP FETCH answer from; null lists the message for the body backfill. */
@@ -109,6 +112,7 @@ export class MessageRepo extends Repo {
     private readonly index: SearchIndexReader,
     private readonly bodies: MessageBodyRepo,
     private readonly ranks: RankSampleRepo,
+    private readonly largeValues: LargeValueRepo,
   ) {
     super(db);
     const floor = this.sql('SELECT floor FROM message_id_floor').pluck().get() as number;
@@ -149,9 +153,9 @@ export class MessageRepo extends Repo {
       message.junk ? JSON.stringify(message.junk) : null,
     );
     const rowId = Number(lastInsertRowid);
-    this.sql('INSERT INTO message_raw (message_rowid, raw) VALUES (?, ?)').run(rowId, message.raw);
+    this.insertRaw(rowId, message.raw, message.staged?.raw);
     this.searchIndex.queue(rowId, message.folderId, message.searchText);
-    if (message.body) this.bodies.insert(rowId, message.body);
+    if (message.body) this.bodies.insert(rowId, message.body, message.staged?.texts);
     else this.bodies.queueBackfill(rowId);
     return rowId;
   }
@@ -233,9 +237,21 @@ export class MessageRepo extends Repo {
     return rows.map((row) => ({ ...toSummary(row), receivedAt: row.received_at, folder: row.folder, uidValidity: row.uid_validity }));
   }
 
+  /** A raw message written ahead of this commit is named by its value, with no bytes in the row. */
+  private insertRaw(rowId: number, raw: Buffer, valueId: number | undefined): void {
+    if (valueId === undefined) {
+      this.sql('INSERT INTO message_raw (message_rowid, raw) VALUES (?, ?)').run(rowId, raw);
+      return;
+    }
+    this.largeValues.attach(valueId);
+    this.sql("INSERT INTO message_raw (message_rowid, raw, raw_value_id) VALUES (?, X'', ?)").run(rowId, valueId);
+  }
+
   /** The raw bytes of every stored message together (what the database holds beyond its own structures). */
   totalRawBytes(): number {
-    return (this.sql('SELECT coalesce(sum(length(raw)), 0) AS n FROM message_raw').get() as { n: number }).n;
+    return this.sql('SELECT coalesce(sum(coalesce((SELECT v.size FROM stored_values v WHERE v.id = r.raw_value_id), length(r.raw))), 0) FROM message_raw r')
+      .pluck()
+      .get() as number;
   }
 
   /**
@@ -253,7 +269,7 @@ export class MessageRepo extends Repo {
          date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, ?, received_at, thread_id, authentication_json, junk_json
        FROM messages WHERE id = ?`,
     ).run(copied, folderId, uid, modseq, rowId);
-    this.sql('INSERT INTO message_raw (message_rowid, raw) SELECT ?, raw FROM message_raw WHERE message_rowid = ?').run(copied, rowId);
+    this.copyRaw(rowId, copied);
     // How it reached the MX (migration 40) holds for its copies too.
     this.sql(
       'INSERT INTO message_arrivals (message_rowid, tls_version, tls_cipher) SELECT ?, tls_version, tls_cipher FROM message_arrivals WHERE message_rowid = ?',
@@ -262,6 +278,16 @@ export class MessageRepo extends Repo {
     if (searchText) this.searchIndex.queue(copied, folderId, searchText);
     else this.searchIndex.backfill(copied);
     return copied;
+  }
+
+  /** The copy's raw bytes: the same row, or a copy of the value it names (copied inside SQLite either way). */
+  private copyRaw(fromRowId: number, toRowId: number): void {
+    const valueId = this.sql('SELECT raw_value_id FROM message_raw WHERE message_rowid = ?').pluck().get(fromRowId) as number | null | undefined;
+    if (valueId === null || valueId === undefined) {
+      this.sql('INSERT INTO message_raw (message_rowid, raw) SELECT ?, raw FROM message_raw WHERE message_rowid = ?').run(toRowId, fromRowId);
+      return;
+    }
+    this.sql("INSERT INTO message_raw (message_rowid, raw, raw_value_id) VALUES (?, X'', ?)").run(toRowId, this.largeValues.copy(valueId));
   }
 
   /**

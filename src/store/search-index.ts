@@ -1,6 +1,7 @@
 import { REMOVED_FOLDER, REMOVED_TEXT, SEARCH_TEXT, type IndexEntry, type SearchText } from '../core/search-index.js';
 import type { CommitFeed } from './commit-feed.js';
 import type { Db } from './db.js';
+import type { LargeValueRepo } from './large-values.js';
 import { Repo } from './repo.js';
 import type { SearchIndexReader } from './search-db.js';
 
@@ -27,6 +28,7 @@ export class SearchIndexRepo extends Repo {
     db: Db,
     private readonly feed: CommitFeed,
     private readonly reader: SearchIndexReader,
+    private readonly largeValues: LargeValueRepo,
   ) {
     super(db);
   }
@@ -72,11 +74,12 @@ export class SearchIndexRepo extends Repo {
   }
 
   backfillBatch(limit: number): BackfillItem[] {
-    return this.sql(
-      `SELECT b.message_rowid AS rowId, m.folder_id AS folderId, r.raw FROM search_backfill b
+    const rows = this.sql(
+      `SELECT b.message_rowid AS rowId, m.folder_id AS folderId, r.raw, r.raw_value_id AS valueId FROM search_backfill b
        JOIN messages m ON m.id = b.message_rowid JOIN message_raw r ON r.message_rowid = b.message_rowid
        ORDER BY b.message_rowid LIMIT ?`,
-    ).all(limit) as BackfillItem[];
+    ).all(limit) as (BackfillItem & { valueId: number | null })[];
+    return rows.map(({ valueId, ...item }) => (valueId === null ? item : { ...item, raw: this.largeValues.bytes(valueId) }));
   }
 
   backfilled(entries: IndexEntry[]): void {

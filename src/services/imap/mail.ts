@@ -100,7 +100,8 @@ export class ImapMailService {
   async append(identity: ImapIdentity, folder: Folder, raw: Buffer, flags: MessageFlags, receivedAt: number | undefined): Promise<Appended> {
     checkHeaderLimits(raw, this.headerLimits);
     const parsed = await this.parse(raw);
-    return this.store.transaction(() => this.mailboxes.append(identity.mailbox, folder.name, raw, parsed, { flags, receivedAt }));
+    const staged = await this.mailboxes.stage(raw, parsed.body);
+    return this.store.transaction(() => this.mailboxes.append(identity.mailbox, folder.name, raw, parsed, { flags, receivedAt, ...(staged && { staged }) }));
   }
 
   /** UIDs among `uids` (the session's view) that match the key (RFC 3501 section 6.4.4). */

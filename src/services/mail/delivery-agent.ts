@@ -3,6 +3,7 @@ import { AppError } from '../../core/errors.js';
 import type { BlocklistAnswer, JunkEvidence, JunkVerdict } from '../../core/junk.js';
 import { withFieldsOnTop } from '../../core/message-intake.js';
 import type { ParsedMessage, ParseWants } from '../../core/parsed-message.js';
+import type { StagedValues } from '../../core/stored-message.js';
 import type { TlsSessionInfo } from '../../core/tls.js';
 import { withoutForgedAuthenticationResults } from '../../mime/authentication-results.js';
 import { withPrefix } from '../../mime/structure.js';
@@ -40,6 +41,8 @@ export interface MailboxCopy {
   parsed: ParsedMessage;
   /** The junk filter's verdict for this mailbox; absent with the filter off. */
   junk?: JunkVerdict;
+  /** What `stage` wrote of this copy ahead of the commit. */
+  staged?: StagedValues;
 }
 
 export interface PreparedCopies {
@@ -115,6 +118,18 @@ export class MailboxDeliveryAgent {
     return { sent, room: sent === raw ? room : 0, copies, missing: unknown, hop };
   }
 
+  /**
+   * Before the commit: each copy's parts too large for it, written ahead (MailboxService.stage).
+   * Each copy's fields are written into the room in turn, the last one's bytes copied by then.
+   */
+  async stage(prepared: PreparedCopies): Promise<PreparedCopies> {
+    for (const copy of prepared.copies) {
+      const staged = await this.mailboxes.stage(withFieldsOnTop(prepared.sent, prepared.room, copy.fields), copy.parsed.body);
+      if (staged) copy.staged = staged;
+    }
+    return prepared;
+  }
+
   /** Inside the commit; `receivedAt` is the time of the 250 for a message that waited in the inbound queue. */
   append(prepared: PreparedCopies, receivedAt?: number): void {
     const { hop } = prepared;
@@ -126,6 +141,7 @@ export class MailboxDeliveryAgent {
         authentication: hop.verdict,
         ...(copy.junk && { junk: copy.junk }),
         ...(receivedAt !== undefined && { receivedAt }),
+        ...(copy.staged && { staged: copy.staged }),
       });
     }
   }

@@ -155,7 +155,7 @@ export class InboundService {
     const prepared = await Promise.allSettled(
       entries.map(async (entry) => {
         const envelope = JSON.parse(entry.envelope) as Envelope;
-        return this.prepareCopies({ ...envelope, raw: entry.raw }, new Date(entry.receivedAt), true);
+        return this.agent.stage(await this.prepareCopies({ ...envelope, raw: entry.raw }, new Date(entry.receivedAt), true));
       }),
     );
     const ready: { entry: QueuedInbound; copies: PreparedCopies }[] = [];
@@ -197,7 +197,7 @@ export class InboundService {
   }
 
   private async storeCopies(message: InboundMessage, receivedAt: Date): Promise<void> {
-    const copies = await this.prepareCopies(message, receivedAt, false);
+    const copies = await this.agent.stage(await this.prepareCopies(message, receivedAt, false));
     await this.store.groupCommit(() => this.agent.append(copies));
   }
 
