@@ -52,6 +52,7 @@ const harness = async (t: Test, clock: ManualClock, policy: Record<string, unkno
           ...addresses.map((address) => ({ address, domain: 'example.org', kind: 'to' as const, status: 'queued' as const })),
           ...suppressed.map((address) => ({ address, domain: 'example.org', kind: 'to' as const, status: 'suppressed' as const })),
         ],
+        0,
       );
       return rows.map((row) => row.id);
     });

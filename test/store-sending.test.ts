@@ -40,11 +40,15 @@ t.test('accepting reserves credits and records recipients, events and changes', 
   const outbox = heardChanges(store, OUTBOUND_RECIPIENT_UPDATED);
   const rows = store.transaction(() => {
     t.equal(store.accounts.reserveCredits('acc1', 2), true);
-    return store.submissions.insert(submission('s1'), [
-      { address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
-      { address: 'y@example.com', domain: 'example.com', kind: 'cc', status: 'queued' },
-      { address: 'z@example.com', domain: 'example.com', kind: 'bcc', status: 'suppressed' },
-    ]);
+    return store.submissions.insert(
+      submission('s1'),
+      [
+        { address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
+        { address: 'y@example.com', domain: 'example.com', kind: 'cc', status: 'queued' },
+        { address: 'z@example.com', domain: 'example.com', kind: 'bcc', status: 'suppressed' },
+      ],
+      0,
+    );
   });
   t.equal(store.accounts.byId('acc1')?.credits, 3);
   t.same(
@@ -78,10 +82,14 @@ t.test('a refund happens exactly once and transitions can be guarded', async (t)
   const store = open(t);
   const [x, z] = store.transaction(() => {
     store.accounts.reserveCredits('acc1', 1);
-    return store.submissions.insert(submission('s1'), [
-      { address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
-      { address: 'z@example.com', domain: 'example.com', kind: 'to', status: 'suppressed' },
-    ]);
+    return store.submissions.insert(
+      submission('s1'),
+      [
+        { address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
+        { address: 'z@example.com', domain: 'example.com', kind: 'to', status: 'suppressed' },
+      ],
+      0,
+    );
   });
   const change = { status: 'failed' as const, smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such user', countAttempt: true, nextAttemptAt: null };
   t.equal(
@@ -121,19 +129,34 @@ t.test('a refund happens exactly once and transitions can be guarded', async (t)
 t.test('limits count charged recipients and rate events, and read one time only at the position asked', async (t) => {
   const store = open(t);
   store.transaction(() => {
-    store.submissions.insert({ ...submission('s1'), createdAt: 1000 }, [
-      { address: 'a@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
-      { address: 'b@example.com', domain: 'example.com', kind: 'to', status: 'suppressed' },
-    ]);
-    store.submissions.insert({ ...submission('s2'), createdAt: 2000 }, [
-      { address: 'c@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
-      { address: 'd@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
-    ]);
+    store.submissions.insert(
+      { ...submission('s1'), createdAt: 1000 },
+      [
+        { address: 'a@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
+        { address: 'b@example.com', domain: 'example.com', kind: 'to', status: 'suppressed' },
+      ],
+      0,
+    );
+    store.submissions.insert(
+      { ...submission('s2'), createdAt: 2000 },
+      [
+        { address: 'c@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
+        { address: 'd@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
+      ],
+      0,
+    );
     for (const at of [10, 20, 30]) store.rateLimits.record('send', 'acc1', at);
     store.rateLimits.record('send', 'other', 15);
   });
   t.equal(store.submissions.countAccountRecipientsSince('acc1', 1000), 3, 'suppressed recipients are not charged');
   t.equal(store.submissions.countAccountRecipientsSince('acc1', 1001), 2);
+  // The limits' counts (recipient-counts.ts) answer the same as the rows.
+  t.equal(store.recipientCounts.today('acc1', 0), 3, "the day's count");
+  t.equal(store.recipientCounts.today('other', 0), 0, 'an account with none');
+  t.equal(store.recipientCounts.since('acc1', 1000), 3, 'whole seconds');
+  t.equal(store.recipientCounts.since('acc1', 1001), 2, 'the part of a second at the start, from the rows');
+  t.equal(store.recipientCounts.since('acc1', 1500), 2);
+  t.equal(store.recipientCounts.since('acc1', 2001), 0);
   t.same(
     [0, 1, 2, 3].map((index) => store.submissions.recipientTimeAt('acc1', 0, index)),
     [1000, 2000, 2000, null],
@@ -144,12 +167,22 @@ t.test('limits count charged recipients and rate events, and read one time only 
     [0, 1, 2].map((index) => store.rateLimits.timeAt('send', 'acc1', 15, index)),
     [20, 30, null],
   );
+  // A new day's count starts from the rows already there (a count kept since an upgrade); older days go.
+  store.transaction(() =>
+    store.submissions.insert(
+      { ...submission('s3'), createdAt: 2500 },
+      [{ address: 'e@example.com', domain: 'example.com', kind: 'to', status: 'queued' }],
+      1500,
+    ),
+  );
+  t.equal(store.recipientCounts.today('acc1', 1500), 3, 's2 and s3, counted from the rows when the day began');
+  t.equal(store.db.prepare('SELECT count(*) FROM recipient_day_counts').pluck().get(), 1, 'the earlier day is gone');
 });
 
 t.test('unresolved identical messages, idempotency records and suppressions', async (t) => {
   const store = open(t);
   const [x] = store.transaction(() =>
-    store.submissions.insert(submission('s1', 'same'), [{ address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' }]),
+    store.submissions.insert(submission('s1', 'same'), [{ address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' }], 0),
   );
   t.equal(store.submissions.hasUnresolvedIdentical('acc1', 'same'), false);
   store.transaction(() => store.submissions.transition(x.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, 3000));

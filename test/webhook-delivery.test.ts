@@ -235,6 +235,7 @@ const recordOutcome = (f: WebhookFixture, submissionId: string) => {
         raw: Buffer.from('raw'),
       },
       [{ address: 'rcpt@example.com', domain: 'example.com', kind: 'to', status: 'queued' }],
+      0,
     );
     f.app.store.submissions.transition(row.id, { status: 'bounced', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such user' }, at);
   });

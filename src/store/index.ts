@@ -16,6 +16,7 @@ import { InboundQueueRepo } from './inbound-queue.js';
 import { InvoiceRepo } from './invoices.js';
 import { JunkRepo } from './junk.js';
 import { LargeValueRepo, PIECE_SIZE, piecesOf } from './large-values.js';
+import { RecipientCountRepo } from './recipient-counts.js';
 import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
 import { MessageBodyRepo } from './message-bodies.js';
@@ -92,6 +93,8 @@ export class Store {
   readonly scheduledJobs: ScheduledJobRepo;
   readonly junk: JunkRepo;
   readonly largeValues: LargeValueRepo;
+  /** Charged recipients per account, day and second, for the sending limits. */
+  readonly recipientCounts: RecipientCountRepo;
   private readonly committer: GroupCommitter;
   private readonly searchReader: SearchIndexReader;
   /** Group-commit jobs since the quiet-time unmapPages; null once the writer stopped mapping. */
@@ -115,7 +118,8 @@ export class Store {
     this.rateLimits = new RateLimitRepo(db);
     this.changes = new ChangeRecorder(db, this.feed);
     this.legacyOutbox = new LegacyOutboxRepo(db);
-    this.submissions = new SubmissionRepo(db, this.changes);
+    this.recipientCounts = new RecipientCountRepo(db);
+    this.submissions = new SubmissionRepo(db, this.changes, this.recipientCounts);
     this.idempotency = new IdempotencyRepo(db);
     this.suppressions = new SuppressionRepo(db);
     this.accessKeys = new AccessKeyRepo(db);

@@ -2,6 +2,7 @@ import { OUTBOUND_RECIPIENT_UPDATED, type OutboundRecipientUpdatedEvent } from '
 import type { RecipientKind, RecipientStatus, SubmissionVia } from '../core/types.js';
 import type { Db } from './db.js';
 import type { ChangeRecorder } from './outbox.js';
+import type { RecipientCountRepo } from './recipient-counts.js';
 import { Repo } from './repo.js';
 
 export interface NewSubmission {
@@ -108,18 +109,22 @@ export class SubmissionRepo extends Repo {
   constructor(
     db: Db,
     private readonly changes: ChangeRecorder,
+    private readonly counts: RecipientCountRepo,
   ) {
     super(db);
   }
 
-  /** Inserts the submission and one row per recipient, each with its first event. */
-  insert(submission: NewSubmission, recipients: readonly NewRecipient[]): RecipientRecord[] {
+  /**
+   * Inserts the submission and one row per recipient, each with its first event, and counts
+   * the charged ones for the sending limits on the day that starts at `dayStart`.
+   */
+  insert(submission: NewSubmission, recipients: readonly NewRecipient[], dayStart: number): RecipientRecord[] {
     this.sql(
       `INSERT INTO submissions (id, account_id, key_id, message_id, content_hash, from_address, subject, via, created_at, raw)
        VALUES (@id, @accountId, @keyId, @messageId, @contentHash, @fromAddress, @subject, @via, @createdAt, @raw)`,
     ).run(submission);
     const at = submission.createdAt;
-    return recipients.map((recipient) => {
+    const records = recipients.map((recipient) => {
       const row = this.sql(
         `INSERT INTO submission_recipients (submission_id, account_id, key_id, address, domain, kind, status,
            credit_reserved, next_attempt_at, created_at, updated_at)
@@ -141,6 +146,8 @@ export class SubmissionRepo extends Repo {
       this.recordEvent(record, { status: record.status }, at);
       return record;
     });
+    this.counts.add(submission.accountId, at, dayStart, records.filter((record) => record.creditReserved).length);
+    return records;
   }
 
   setSentCopySaved(id: string): void {
@@ -278,15 +285,6 @@ export class SubmissionRepo extends Repo {
       this.sql('SELECT count(*) AS n FROM submission_recipients WHERE account_id = ? AND created_at >= ? AND credit_reserved = 1').get(accountId, since) as {
         n: number;
       }
-    ).n;
-  }
-
-  /** Charged recipients since `since` of several accounts together (a sender group). */
-  countAccountsRecipientsSince(accountIds: readonly string[], since: number): number {
-    return (
-      this.sql(
-        'SELECT count(*) AS n FROM submission_recipients WHERE account_id IN (SELECT value FROM json_each(?)) AND created_at >= ? AND credit_reserved = 1',
-      ).get(JSON.stringify(accountIds), since) as { n: number }
     ).n;
   }
 

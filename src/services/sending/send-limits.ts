@@ -93,7 +93,7 @@ export class SendingLimits {
     return {
       state: account.sendingState,
       limits: { ...this.limitsOf(account), sendRequestsPerMinute: this.config.sendRequestsPerMinute },
-      usage: { recipientsToday: this.store.submissions.countAccountRecipientsSince(account.id, today.start) },
+      usage: { recipientsToday: this.store.recipientCounts.today(account.id, today.start) },
       review: REVIEW[account.sendingState],
       ...(shared && { shared }),
     };
@@ -109,10 +109,7 @@ export class SendingLimits {
     return {
       accounts: group.length,
       recipientsPerDay: Math.max(...group.map((member) => this.limitsOf(member).recipientsPerDay)),
-      recipientsToday: this.store.submissions.countAccountsRecipientsSince(
-        group.map((member) => member.id),
-        dayStart,
-      ),
+      recipientsToday: group.reduce((sum, member) => sum + this.store.recipientCounts.today(member.id, dayStart), 0),
     };
   }
 
@@ -142,7 +139,7 @@ export class SendingLimits {
 
   private checkDay(account: Account, recipients: number, perDay: number, now: number): void {
     const today = this.dayOf(now);
-    const used = this.store.submissions.countAccountRecipientsSince(account.id, today.start);
+    const used = this.store.recipientCounts.today(account.id, today.start);
     if (used + recipients <= perDay) return;
     throw new AppError(
       'rate_limited',
@@ -162,6 +159,11 @@ export class SendingLimits {
     );
   }
 
+  /** The start of the day `now` falls in, in the service's time zone: the day the limits count. */
+  dayStartOf(now: number): number {
+    return this.dayOf(now).start;
+  }
+
   private dayOf(now: number): DayBounds {
     if (now < this.day.start || now >= this.day.end) this.day = dayBounds(now, this.config.timeZone);
     return this.day;
@@ -171,7 +173,7 @@ export class SendingLimits {
   private checkMinute(account: Account, recipients: number, perMinute: number, now: number): void {
     const since = now - MINUTE_MS + 1;
     // Counted, and one time read only when over: listing a busy minute cost more than the send.
-    const inMinute = this.store.submissions.countAccountRecipientsSince(account.id, since);
+    const inMinute = this.store.recipientCounts.since(account.id, since);
     const excess = inMinute + recipients - perMinute;
     if (excess <= 0) return;
     const oldestToLeave = excess <= inMinute ? this.store.submissions.recipientTimeAt(account.id, since, excess - 1) : null;

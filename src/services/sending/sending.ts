@@ -231,6 +231,7 @@ export class SendingService {
         raw: prepared.raw,
       },
       prepared.recipients.map((recipient) => ({ ...recipient, status: suppressed.has(recipient.address) ? 'suppressed' : 'queued', sandbox })),
+      this.limits.dayStartOf(now),
     );
     this.mailbox.append(this.mailbox.mailboxOfAccount(account.id), SENT, prepared.sentRaw, parsed.sent, { seen: true });
     this.store.submissions.setSentCopySaved(id);

@@ -38,6 +38,7 @@ import { searchMark } from './081_search_mark.js';
 import { junk } from './082_junk.js';
 import { inboundQueueDue } from './083_inbound_queue_due.js';
 import { largeValues } from './084_large_values.js';
+import { recipientCounts } from './087_recipient_counts.js';
 
 export type { Migration } from './migration.js';
 
@@ -82,4 +83,5 @@ export const MIGRATIONS: readonly Migration[] = [
   junk,
   inboundQueueDue,
   largeValues,
+  recipientCounts,
 ];
