@@ -11,6 +11,15 @@ export interface FolderCounts extends Folder {
   unseen: number;
 }
 
+/** Where a folder stands: its next UID and newest mod-sequence move with every change to it. */
+export interface FolderPosition {
+  id: number;
+  mailboxId: string;
+  name: string;
+  uidNext: number;
+  highestModseq: number;
+}
+
 export class FolderRepo extends Repo {
   constructor(
     db: Db,
@@ -37,6 +46,14 @@ export class FolderRepo extends Repo {
 
   listOfMailbox(mailboxId: string): Folder[] {
     return this.sql(`SELECT ${COLUMNS} FROM folders WHERE mailbox_id = ? ORDER BY id`).all(mailboxId) as Folder[];
+  }
+
+  /** The positions of every folder of these mailboxes (a look for changes other processes committed). */
+  positionsOfMailboxes(mailboxIds: readonly string[]): FolderPosition[] {
+    return this.sql(
+      `SELECT id, mailbox_id AS mailboxId, name, uid_next AS uidNext, highest_modseq AS highestModseq
+       FROM folders WHERE mailbox_id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(mailboxIds)) as FolderPosition[];
   }
 
   /** Every folder with its unseen count, in one pass over the unseen messages. */
