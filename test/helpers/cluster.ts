@@ -1,0 +1,52 @@
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
+import { startServerProcess, type CommandResult, type ServerProcess } from './process.js';
+
+const agentpost = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), 'bin', 'agentpost');
+
+export interface ClusterOptions {
+  /** How many `serve` processes share the data folder. */
+  nodes: number;
+  /** The shared data folder; a new one in the test's folder when absent. */
+  dataDir?: string;
+  /** Variables added to every node's environment (the runner's AGENTPOST_* are dropped). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ClusterNode {
+  baseUrl: string;
+  smtpPort: number;
+  imapPort: number;
+  server: ServerProcess;
+  /** Sends the signal (SIGTERM unless given) and resolves with how the process ended. */
+  kill(signal?: NodeJS.Signals): Promise<CommandResult>;
+}
+
+export interface Cluster {
+  dataDir: string;
+  nodes: ClusterNode[];
+}
+
+/**
+ * Several `agentpost serve` processes on one data folder, each on its own ports (port 0), as
+ * docs/design.md "Several processes: wake-ups and exactness" describes. They start one after
+ * another, so the first creates and migrates the store and its keys; every process is killed at
+ * teardown if still up.
+ */
+export const startCluster = async (t: Test, options: ClusterOptions): Promise<Cluster> => {
+  const dataDir = options.dataDir ?? join(t.testdir({}), 'data');
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AGENTPOST_')));
+  const env = { ...inherited, ...options.env };
+  const nodes: ClusterNode[] = [];
+  for (let index = 0; index < options.nodes; index += 1) {
+    const server = await startServerProcess(
+      t,
+      agentpost,
+      ['serve', '--data-dir', dataDir, '--http-port', '0', '--smtp-port', '0', '--imap-port', '0', '--parse-threads', '1'],
+      { env },
+    );
+    nodes.push({ baseUrl: server.baseUrl, smtpPort: server.ports.smtp, imapPort: server.ports.imap, server, kill: (signal) => server.stop(signal) });
+  }
+  return { dataDir, nodes };
+};
