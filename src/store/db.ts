@@ -103,9 +103,12 @@ export const openDatabase = (file: string, options: OpenOptions = {}): Db => {
  */
 const migrate = (db: Db): void => {
   const applied = appliedVersions(db);
+  const isApplied = keptStatement(db, 'SELECT 1 FROM schema_migrations WHERE version = ?');
   for (const migration of MIGRATIONS) {
     if (applied.has(migration.version)) continue;
     db.transaction(() => {
+      // Another process on the same data folder may have applied it since the first look.
+      if (isApplied.get(migration.version) !== undefined) return;
       db.exec(migration.sql);
       keptStatement(db, 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
       const highest = Math.max(migration.version, pragma(db, 'user_version') as number);
