@@ -1,7 +1,7 @@
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { startServerProcess, type CommandResult, type ServerProcess } from './process.js';
+import { runCommand, startServerProcess, type CommandResult, type ServerProcess } from './process.js';
 
 const agentpost = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), 'bin', 'agentpost');
 
@@ -26,6 +26,8 @@ export interface ClusterNode {
 export interface Cluster {
   dataDir: string;
   nodes: ClusterNode[];
+  /** The admin CLI on the same data folder (one more process); its stdout, or a throw when it fails. */
+  cli(...args: string[]): Promise<string>;
 }
 
 /**
@@ -48,5 +50,10 @@ export const startCluster = async (t: Test, options: ClusterOptions): Promise<Cl
     );
     nodes.push({ baseUrl: server.baseUrl, smtpPort: server.ports.smtp, imapPort: server.ports.imap, server, kill: (signal) => server.stop(signal) });
   }
-  return { dataDir, nodes };
+  const cli = async (...args: string[]): Promise<string> => {
+    const result = await runCommand(agentpost, [...args, '--data-dir', dataDir], { env });
+    if (result.code !== 0) throw new Error(`agentpost ${args.join(' ')} failed: ${result.stderr}`);
+    return result.stdout;
+  };
+  return { dataDir, nodes, cli };
 };
