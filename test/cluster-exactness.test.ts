@@ -136,9 +136,5 @@ t.test('CONDSTORE: of two STOREs with one UNCHANGEDSINCE through two processes, 
   }
   sessions[1].send(`z UID FETCH 1 (FLAGS)${CRLF}`);
   const flags = /FLAGS \(([^)]*)\)/.exec(await sessions[1].read(/^z OK/m))?.[1].split(' ') ?? [];
-  t.same(
-    flags.filter((flag) => /^k\dr\d+$/.test(flag)).sort(),
-    [...winners].sort(),
-    'the message has exactly the winners’ keywords',
-  );
+  t.same(flags.filter((flag) => /^k\dr\d+$/.test(flag)).sort(), [...winners].sort(), 'the message has exactly the winners’ keywords');
 });
