@@ -45,8 +45,9 @@ export const KEY_CLOSED_ERROR = new AppError('unauthorized', 'the API key of thi
  * Event streams for agents without a public URL (GET /api/v1/agent/events): the account's
  * event log (webhook_events, the same events and ids the webhooks get, kept limits.webhookHistoryDays, 30) read
  * from a cursor. A stream is woken by the store's after-commit hook when an event is logged
- * for its account (the EVENT_LOGGED notice), never by polling, and reads the log itself, so
- * a wake-up that comes while it is busy loses nothing.
+ * for its account (the EVENT_LOGGED notice; for events another process logged, by
+ * tellLoggedElsewhere), never by reading the log on a timer, and reads the log itself, so a
+ * wake-up that comes while it is busy loses nothing.
  *
  * A stream lives no longer than its key, as an IMAP session or an SMTP submission session: when
  * keys of the account stop working (the KEYS_CLOSED notice, after the commit that revoked,

@@ -27,9 +27,9 @@ export interface WaitResult {
 const MAX_MESSAGES = 50;
 
 /**
- * Waits for new mail in INBOX without polling: the mailbox's watcher (fed by the store's
- * after-commit hook) wakes the wait when a message is committed there, and the answer is
- * read from the store. The watcher is registered before the first look, so a message
+ * Waits for new mail in INBOX without reading it again and again: the mailbox's watcher (fed by
+ * the store's after-commit hook, and for another process's commits by src/app/foreign-commits.ts)
+ * wakes the wait when a message is committed there, and the answer is read from the store. The watcher is registered before the first look, so a message
  * committed between the look and the wait is not missed.
  */
 export class MailWaitService {
