@@ -84,7 +84,6 @@ export class SearchIndexFileWriter extends Repo {
     const db = connect(file, options);
     pragma(db, 'journal_mode = WAL');
     pragma(db, 'synchronous = FULL');
-    pragma(db, 'busy_timeout = 5000');
     return new SearchIndexFileWriter(db);
   }
 
