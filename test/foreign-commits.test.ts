@@ -98,3 +98,21 @@ t.test('wait_for_email goes on after a wake-up that finds nothing new', async (t
     ['after the empty wake-up'],
   );
 });
+
+t.test("another app's commit on the same data folder kicks this one's delivery queue within a second or so", async (t) => {
+  const first = await startApp(t);
+  const second = await startApp(t, { dataDir: first.app.config.dataDir });
+  const queue = second.app.queues.delivery;
+  let kicks = 0;
+  const kick = queue.kick.bind(queue);
+  queue.kick = () => {
+    kicks += 1;
+    kick();
+  };
+  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  kicks = 0;
+  await first.register();
+  const started = Date.now();
+  while (kicks === 0 && Date.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.ok(kicks > 0, `kicked ${Date.now() - started} ms after the commit elsewhere`);
+});
