@@ -116,3 +116,25 @@ t.test("another app's commit on the same data folder kicks this one's delivery q
   while (kicks === 0 && Date.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
   t.ok(kicks > 0, `kicked ${Date.now() - started} ms after the commit elsewhere`);
 });
+
+t.test('a process alone never sees a foreign commit: mail, a wait and a send cost it one PRAGMA a tick', async (t) => {
+  const app = await startApp(t);
+  const agent = await app.register();
+  const streams = app.app.services.eventStreams;
+  let looks = 0;
+  const tell = streams.tellLoggedElsewhere.bind(streams);
+  streams.tellLoggedElsewhere = () => {
+    looks += 1;
+    tell();
+  };
+  const client = await mcpClient(t, app.baseUrl, { key: agent.apiKey });
+  const waiting = callTool(client, 'wait_for_email', { afterUid: '0', timeoutSeconds: 20 });
+  for (let index = 0; index < 10; index += 1) {
+    await deliverDirect(app.app, [agent.email], simpleMessage({ subject: `alone ${index}`, to: agent.email }));
+  }
+  app.app.services.accounts.addCredits(agent.email, 5);
+  await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: agent.email, subject: 'to myself', text: 'x' } });
+  await waiting;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.equal(looks, 0, 'no look at the database beyond the PRAGMA');
+});
