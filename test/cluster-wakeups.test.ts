@@ -1,6 +1,6 @@
 // Two `agentpost serve` processes on one data folder (docs/design.md, "Several processes:
 // wake-ups and exactness"): mail delivered through one wakes an IMAP IDLE, an event stream and
-// a wait_for_email on the other within a generous bound (the delays are printed, never held to
+// a wait_for_email on the other within a generous bound, flags and expunges reach the IDLE too (the delays are printed, never held to
 // a tight figure), and the event log read by `seq > cursor` misses and repeats no event while
 // both processes log at once.
 import { performance } from 'node:perf_hooks';
@@ -75,6 +75,18 @@ t.test('mail through A wakes IMAP IDLE, an event stream and wait_for_email on B'
     Array.from({ length: MESSAGES }, (_, index) => String(index + 1)),
     'the stream on B got every message, in order',
   );
+  // Flag changes and expunges through A reach the IDLE on B too (a new mod-sequence of the folder).
+  const onA = await rawImap(t, a.imapPort);
+  onA.send(`a1 LOGIN ${agent.email} ${agent.apiKey}${CRLF}a2 SELECT INBOX${CRLF}`);
+  await onA.read(/^a2 OK/m);
+  const flagged = idler.read(/^\* 1 FETCH \(.*FLAGS \([^)]*\\Flagged/m);
+  onA.send(`a3 UID STORE 1 +FLAGS (\\Flagged)${CRLF}`);
+  await onA.read(/^a3 OK/m);
+  t.ok(await flagged, 'a flag set through A is pushed to the IDLE on B');
+  const expunged = idler.read(/^\* 2 EXPUNGE/m);
+  onA.send(`a4 UID STORE 2 +FLAGS.SILENT (\\Deleted)${CRLF}a5 UID EXPUNGE 2${CRLF}`);
+  await onA.read(/^a5 OK/m);
+  t.ok(await expunged, 'an expunge through A is pushed to the IDLE on B');
   idler.send(`DONE${CRLF}`);
   await idler.read(/^i3 OK/m);
 });
