@@ -8,7 +8,7 @@ const agentpost = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '.
 export interface ClusterOptions {
   /** How many `serve` processes share the data folder. */
   nodes: number;
-  /** The shared data folder; a new one in the test's folder when absent. */
+  /** The shared data folder; absent: `data` in the test's t.testdir (a test with a testdir of its own passes a folder in it). */
   dataDir?: string;
   /** Variables added to every node's environment (the runner's AGENTPOST_* are dropped). */
   env?: NodeJS.ProcessEnv;
