@@ -5,6 +5,7 @@ import { listenersPart, listenerStates, UNBOUND, type BoundPorts } from './app/l
 import type { AppOptions } from './app/options.js';
 import { createQueues, type Queues } from './app/queues.js';
 import { reactAfterCommit } from './app/reactions.js';
+import { wakeOnForeignCommits } from './app/foreign-commits.js';
 import { createAuthWorker, createParsePool } from './app/workers.js';
 import type { Config } from './config/types.js';
 import type { BodyBudget } from './core/body-budget.js';
@@ -99,6 +100,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   // is never an unhandled rejection while an earlier part throws, and is thrown once listening.
   let workersStarted: Promise<unknown> = Promise.resolve(null);
   let stopReacting = (): void => {};
+  let stopWakingOnForeignCommits = (): void => {};
   const lifecycle = new Lifecycle(logger).own({ name: 'store', stop: () => store.close() }, { name: 'search index', stop: () => core.indexWriter.close() });
   lifecycle.add(
     {
@@ -143,6 +145,14 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         });
       },
       stop: () => stopReacting(),
+    },
+    {
+      // Changes other processes on the same data folder commit wake what waits here too.
+      name: 'foreign commits',
+      start: () => {
+        stopWakingOnForeignCommits = wakeOnForeignCommits(store, services, queues, logger);
+      },
+      stop: () => stopWakingOnForeignCommits(),
     },
     {
       // Each queue runs once at start (what the last process left), then on kicks and its due times.

@@ -225,7 +225,8 @@ export class ImapSession {
   /**
    * IDLE (RFC 2177): changes are pushed while the client waits, until it sends DONE. The
    * store's after-commit feed tells the session of every change to its mailbox (mail stored,
-   * expunged, flags, folders); nothing polls.
+   * expunged, flags, folders), and the look for other processes' commits
+   * (src/app/foreign-commits.ts) of theirs.
    */
   async startIdle(tag: string): Promise<void> {
     const identity = this.requireIdentity();

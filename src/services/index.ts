@@ -32,6 +32,7 @@ import { MailWaitService } from './mail/wait.js';
 import { parseMessage } from '../mime/parse.js';
 import type { ParseMail } from '../core/parsed-message.js';
 import { MailboxWatchers } from './mail/watchers.js';
+import { MailboxChangeScan } from './mail/foreign-changes.js';
 import { NextHopResolver } from './delivery/next-hop.js';
 import { MtaStsService } from './delivery/mta-sts.js';
 import { OutboundService } from './sending/outbound.js';
@@ -92,6 +93,8 @@ export interface Services extends OwnerServices, DomainServices, JunkServices {
   organizer: MailOrganizer;
   /** Who is watching which mailbox (IMAP IDLE); fed by the store's after-commit hook. */
   mailboxWatchers: MailboxWatchers;
+  /** Tells the mailbox watchers of changes other processes committed (src/app/foreign-commits.ts looks). */
+  mailboxChangeScan: MailboxChangeScan;
   /** The full-text index's feed and backfill; its queue runs in src/app/queues.ts. */
   searchIndex: SearchIndexService;
   /** Stored bodies (what reads and IMAP FETCH answer from) and their backfill; its queue runs in src/app/queues.ts. */
@@ -268,6 +271,7 @@ export const createServices = ({
     messageOps,
     organizer: new MailOrganizer(store, mailbox, folders, messageOps),
     mailboxWatchers,
+    mailboxChangeScan: new MailboxChangeScan(store, mailboxWatchers),
     searchIndex,
     bodies,
     payments,

@@ -13,7 +13,6 @@ import { keptStatement, pragma } from './statements.js';
 export const snapshotDatabase = (source: string, target: string, options: OpenOptions = {}): void => {
   const db = connect(source, { ...options, readonly: true });
   try {
-    pragma(db, 'busy_timeout = 5000');
     keptStatement(db, 'VACUUM INTO ?').run(target);
   } finally {
     db.close();

@@ -22,8 +22,16 @@ export interface OpenOptions {
 const CACHE_KIB = 2048;
 
 /**
+ * How long a connection waits for a lock another connection holds (another process on the same
+ * data folder writing, a checkpoint) before SQLITE_BUSY: every write begins IMMEDIATE, so it
+ * waits here for the one write lock (docs/design.md, "Several processes: wake-ups and exactness").
+ */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
  * A connection through the addon the caller gave (the single executable's), else node_modules',
- * with the page cache every connection of this process keeps (CACHE_KIB).
+ * with the page cache every connection of this process keeps (CACHE_KIB) and the wait for
+ * another's lock (BUSY_TIMEOUT_MS).
  */
 export const connect = (file: string, options: OpenOptions & { readonly?: boolean } = {}): Db => {
   const db = new Database(file, {
@@ -31,6 +39,7 @@ export const connect = (file: string, options: OpenOptions & { readonly?: boolea
     ...(options.nativeBinding ? { nativeBinding: options.nativeBinding as never } : {}),
   });
   pragma(db, `cache_size = -${CACHE_KIB}`);
+  pragma(db, `busy_timeout = ${BUSY_TIMEOUT_MS}`);
   return db;
 };
 
@@ -89,7 +98,6 @@ export const openDatabase = (file: string, options: OpenOptions = {}): Db => {
   pragma(db, 'journal_mode = WAL');
   pragma(db, 'synchronous = FULL');
   pragma(db, 'foreign_keys = ON');
-  pragma(db, 'busy_timeout = 5000');
   if (file !== ':memory:') startMapping(db);
   migrate(db);
   return db;
@@ -103,9 +111,12 @@ export const openDatabase = (file: string, options: OpenOptions = {}): Db => {
  */
 const migrate = (db: Db): void => {
   const applied = appliedVersions(db);
+  const isApplied = keptStatement(db, 'SELECT 1 FROM schema_migrations WHERE version = ?');
   for (const migration of MIGRATIONS) {
     if (applied.has(migration.version)) continue;
     db.transaction(() => {
+      // Another process on the same data folder may have applied it since the first look.
+      if (isApplied.get(migration.version) !== undefined) return;
       db.exec(migration.sql);
       keptStatement(db, 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
       const highest = Math.max(migration.version, pragma(db, 'user_version') as number);

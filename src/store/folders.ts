@@ -11,6 +11,15 @@ export interface FolderCounts extends Folder {
   unseen: number;
 }
 
+/** Where a folder stands: its next UID and newest mod-sequence move with every change to it. */
+export interface FolderPosition {
+  id: number;
+  mailboxId: string;
+  name: string;
+  uidNext: number;
+  highestModseq: number;
+}
+
 export class FolderRepo extends Repo {
   constructor(
     db: Db,
@@ -39,6 +48,14 @@ export class FolderRepo extends Repo {
     return this.sql(`SELECT ${COLUMNS} FROM folders WHERE mailbox_id = ? ORDER BY id`).all(mailboxId) as Folder[];
   }
 
+  /** The positions of every folder of these mailboxes (a look for changes other processes committed). */
+  positionsOfMailboxes(mailboxIds: readonly string[]): FolderPosition[] {
+    return this.sql(
+      `SELECT id, mailbox_id AS mailboxId, name, uid_next AS uidNext, highest_modseq AS highestModseq
+       FROM folders WHERE mailbox_id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(mailboxIds)) as FolderPosition[];
+  }
+
   /** Every folder with its unseen count, in one pass over the unseen messages. */
   countsOfMailbox(mailboxId: string): FolderCounts[] {
     return this.sql(
@@ -48,32 +65,33 @@ export class FolderRepo extends Repo {
   }
 
   /**
-   * Takes the next UID and the next mod-sequence and counts the message. UIDs only grow and
-   * are never reused (RFC 3501 section 2.3.1.1), because uid_next is never lowered. Must run
-   * inside a transaction, which makes the read and the update one step.
+   * Takes the next UID and the next mod-sequence and counts the message, in one statement.
+   * UIDs only grow and are never reused (RFC 3501 section 2.3.1.1), because uid_next is never
+   * lowered; they are dense and in commit order across processes, because the UPDATE takes
+   * the folder's next UID under the write lock its transaction holds from BEGIN IMMEDIATE
+   * (docs/design.md, "Several processes: wake-ups and exactness"), and a store that locks rows
+   * instead of the database gets the same from the one statement.
    *
-   * No RETURNING here: SQLite runs RETURNING as a trigger, so the UPDATE would open a
-   * statement savepoint, and FTS5 writes its pending index to disk at every savepoint: with
-   * the full-text insert of the previous message in the same batch, that made one index
-   * segment per message, each its own write, with more merging at commit (docs/contributing/benchmarks.md).
+   * RETURNING runs as a trigger and opens a statement savepoint; that cost a segment of the
+   * full-text index per message while FTS5 lived in this database, no longer since the index
+   * has its own file (migration 010, search-db.ts).
    *
    * Every `spacing`-th message stored since the folder's newest rank sample becomes a sample
    * (rank-samples.ts): it has the highest UID, so every counted message is below it. The check
-   * rides on the read this already makes, so the other appends pay one small index lookup.
+   * rides on the statement this already makes (the counts there are after this message).
    */
   allocateUid(folderId: number): { uid: number; modseq: number } {
     const next = this.sql(
-      `SELECT uid_next AS uid, highest_modseq + 1 AS modseq, message_count AS count, ${SINCE_NEWEST_SAMPLE} AS since FROM folders WHERE id = ?`,
+      `UPDATE folders SET uid_next = uid_next + 1, message_count = message_count + 1, highest_modseq = highest_modseq + 1 WHERE id = ?
+       RETURNING uid_next - 1 AS uid, highest_modseq AS modseq, message_count - 1 AS count, ${SINCE_NEWEST_SAMPLE} - 1 AS since`,
     ).get(folderId) as { uid: number; modseq: number; count: number; since: number };
     if (next.since >= this.ranks.spacing) this.ranks.add(folderId, next.uid, next.count);
-    this.sql('UPDATE folders SET uid_next = uid_next + 1, message_count = message_count + 1, highest_modseq = highest_modseq + 1 WHERE id = ?').run(folderId);
     return { uid: next.uid, modseq: next.modseq };
   }
 
   /** A new mod-sequence for one change of the folder (RFC 7162 section 3.1.1); inside a transaction. */
   nextModseq(folderId: number): number {
-    this.sql('UPDATE folders SET highest_modseq = highest_modseq + 1 WHERE id = ?').run(folderId);
-    return this.sql('SELECT highest_modseq FROM folders WHERE id = ?').pluck().get(folderId) as number;
+    return this.sql('UPDATE folders SET highest_modseq = highest_modseq + 1 WHERE id = ? RETURNING highest_modseq').pluck().get(folderId) as number;
   }
 
   /**

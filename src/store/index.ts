@@ -7,6 +7,7 @@ import { DkimKeyRepo } from './dkim-keys.js';
 import { DomainAddressRepo } from './domain-addresses.js';
 import { DomainRepo } from './domains.js';
 import { openDatabase, type Db, type OpenOptions, stopMapping, unmapPages } from './db.js';
+import { ForeignCommits } from './data-version.js';
 import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
 import { HostingRepo } from './hosting.js';
@@ -96,6 +97,7 @@ export class Store {
   /** Charged recipients per account, day and second, for the sending limits. */
   readonly recipientCounts: RecipientCountRepo;
   private readonly committer: GroupCommitter;
+  private readonly foreignCommits: ForeignCommits;
   private readonly searchReader: SearchIndexReader;
   /** Group-commit jobs since the quiet-time unmapPages; null once the writer stopped mapping. */
   private jobsSinceQuiet: number | null = 0;
@@ -148,6 +150,15 @@ export class Store {
     this.hosting = new HostingRepo(db);
     this.mtaSts = new MtaStsRepo(db);
     this.committer = new GroupCommitter(db, this.feed);
+    this.foreignCommits = new ForeignCommits(db);
+  }
+
+  /**
+   * Whether another process committed to the database since the last call (data-version.ts):
+   * its changes reach this process's watchers only through a look at the database.
+   */
+  committedElsewhere(): boolean {
+    return this.foreignCommits.changed();
   }
 
   /** Opens the store and its search index file; an index that starts empty gets every message queued for it. */

@@ -84,7 +84,6 @@ export class SearchIndexFileWriter extends Repo {
     const db = connect(file, options);
     pragma(db, 'journal_mode = WAL');
     pragma(db, 'synchronous = FULL');
-    pragma(db, 'busy_timeout = 5000');
     return new SearchIndexFileWriter(db);
   }
 
@@ -116,11 +115,15 @@ export class SearchIndexFileWriter extends Repo {
   }
 
   trimAbove(rowId: number): void {
-    this.db.transaction(() => {
-      this.sql('DELETE FROM messages_fts WHERE rowid > ?').run(rowId);
-      this.sql('UPDATE index_state SET through = min(through, ?)').run(rowId);
-      this.logWrite(rowId + 1);
-    })();
+    // IMMEDIATE, as every write: a deferred one that reads first fails at once (SQLITE_BUSY)
+    // when another connection wrote in between, instead of waiting for the lock.
+    this.db
+      .transaction(() => {
+        this.sql('DELETE FROM messages_fts WHERE rowid > ?').run(rowId);
+        this.sql('UPDATE index_state SET through = min(through, ?)').run(rowId);
+        this.logWrite(rowId + 1);
+      })
+      .immediate();
   }
 
   /** Every write transaction of the index goes through here (see WRITES). */

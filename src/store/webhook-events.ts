@@ -98,6 +98,23 @@ export class WebhookEventRepo extends Repo {
     return this.sql('SELECT coalesce(max(seq), 0) FROM webhook_events WHERE account_id = ?').pluck().get(accountId) as number;
   }
 
+  /**
+   * The accounts with events logged after `afterSeq`, each with its newest: what another
+   * process logged since the last look (seq is the order of commits: docs/design.md,
+   * "Several processes: wake-ups and exactness").
+   */
+  accountsLoggedAfter(afterSeq: number): { accountId: string; seq: number }[] {
+    return this.sql('SELECT account_id AS accountId, max(seq) AS seq FROM webhook_events WHERE seq > ? GROUP BY account_id').all(afterSeq) as {
+      accountId: string;
+      seq: number;
+    }[];
+  }
+
+  /** The newest sequence number of the whole log (0 when empty). */
+  newestSeq(): number {
+    return this.sql('SELECT coalesce(max(seq), 0) FROM webhook_events').pluck().get() as number;
+  }
+
   /** Pending events whose next attempt is due, oldest due first. */
   due(now: number, limit: number): WebhookEventRecord[] {
     return this.sql(`SELECT ${COLUMNS} FROM webhook_events WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`).all(

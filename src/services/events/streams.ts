@@ -45,8 +45,9 @@ export const KEY_CLOSED_ERROR = new AppError('unauthorized', 'the API key of thi
  * Event streams for agents without a public URL (GET /api/v1/agent/events): the account's
  * event log (webhook_events, the same events and ids the webhooks get, kept limits.webhookHistoryDays, 30) read
  * from a cursor. A stream is woken by the store's after-commit hook when an event is logged
- * for its account (the EVENT_LOGGED notice), never by polling, and reads the log itself, so
- * a wake-up that comes while it is busy loses nothing.
+ * for its account (the EVENT_LOGGED notice; for events another process logged, by
+ * tellLoggedElsewhere), never by reading the log on a timer, and reads the log itself, so a
+ * wake-up that comes while it is busy loses nothing.
  *
  * A stream lives no longer than its key, as an IMAP session or an SMTP submission session: when
  * keys of the account stop working (the KEYS_CLOSED notice, after the commit that revoked,
@@ -56,6 +57,8 @@ export const KEY_CLOSED_ERROR = new AppError('unauthorized', 'the API key of thi
 export class EventStreamService {
   private readonly openCount = new Map<string, number>();
   private readonly listeners = new Map<string, Set<OpenStream>>();
+  /** The newest event of the log this process has looked at (tellLoggedElsewhere). */
+  private seenSeq: number;
 
   /** The topics `onCommitted` reads; src/app/reactions.ts subscribes it. */
   static readonly topics = [EVENT_LOGGED, KEYS_CLOSED] as const;
@@ -65,7 +68,9 @@ export class EventStreamService {
     private readonly clock: Clock,
     private readonly auth: Pick<AuthService, 'stillValid'>,
     private readonly config: EventStreamConfig,
-  ) {}
+  ) {
+    this.seenSeq = store.webhookEvents.newestSeq();
+  }
 
   /**
    * Opens a stream (full key, or a limited key with mail:read). Without lastEventId it
@@ -110,6 +115,20 @@ export class EventStreamService {
         else this.openCount.delete(accountId);
       },
     };
+  }
+
+  /**
+   * Wakes the streams of accounts whose events another process logged (it committed since the
+   * last look: src/app/foreign-commits.ts). Every writer holds SQLite's write lock from its
+   * BEGIN IMMEDIATE to its commit, so sequence numbers commit in order, and a look at the
+   * events above the newest one seen misses none (docs/design.md, "Several processes:
+   * wake-ups and exactness").
+   */
+  tellLoggedElsewhere(): void {
+    for (const { accountId, seq } of this.store.webhookEvents.accountsLoggedAfter(this.seenSeq)) {
+      this.seenSeq = Math.max(this.seenSeq, seq);
+      for (const { listener } of this.listeners.get(accountId) ?? []) isolated(() => listener.wake());
+    }
   }
 
   onCommitted(entries: readonly Committed[]): void {

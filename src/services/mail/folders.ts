@@ -39,9 +39,17 @@ export class FolderService {
     return SPECIAL_USE.has(canonical) ? this.ensure(mailbox, canonical) : this.get(mailbox, canonical);
   }
 
-  /** The folder, made (empty, with its parents) when it does not exist yet. */
+  /**
+   * The folder, made (empty, with its parents) when it does not exist yet. Looked up again in
+   * the write transaction: another process may have made it since the first look (two IMAP
+   * logins on two processes each making the special-use folders).
+   */
   ensure(mailbox: MailboxRecord, name: string): Folder {
-    return this.store.folders.byName(mailbox.id, canonicalFolderName(name)) ?? this.store.transaction(() => this.make(mailbox, checkedFolderName(name)));
+    const canonical = canonicalFolderName(name);
+    return (
+      this.store.folders.byName(mailbox.id, canonical) ??
+      this.store.transaction(() => this.store.folders.byName(mailbox.id, canonical) ?? this.make(mailbox, checkedFolderName(name)))
+    );
   }
 
   /** Every special-use folder, made if missing (a client's LIST sees them all). */

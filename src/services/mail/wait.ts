@@ -27,9 +27,9 @@ export interface WaitResult {
 const MAX_MESSAGES = 50;
 
 /**
- * Waits for new mail in INBOX without polling: the mailbox's watcher (fed by the store's
- * after-commit hook) wakes the wait when a message is committed there, and the answer is
- * read from the store. The watcher is registered before the first look, so a message
+ * Waits for new mail in INBOX without reading it again and again: the mailbox's watcher (fed by
+ * the store's after-commit hook, and for another process's commits by src/app/foreign-commits.ts)
+ * wakes the wait when a message is committed there, and the answer is read from the store. The watcher is registered before the first look, so a message
  * committed between the look and the wait is not missed.
  */
 export class MailWaitService {
@@ -47,21 +47,21 @@ export class MailWaitService {
       throw new AppError('conflict', `uidValidity of INBOX is now ${folder.uidValidity}; list it again`);
     }
     const after = query.afterUid === undefined ? folder.uidNext - 1 : Number(query.afterUid);
-    let wake = (): void => {};
-    const arrived = new Promise<void>((resolve) => {
-      wake = resolve;
-    });
+    const wakeUps = new WakeUps();
     const unwatch = this.watchers.watch(mailbox.id, (change) => {
       // Any new INBOX message has a UID above every earlier one: the read below finds it.
-      if (change.kind === 'stored' && change.folder === INBOX) wake();
+      if (change.kind === 'stored' && change.folder === INBOX) wakeUps.wake();
     });
-    const timer = setTimeout(wake, Math.min(query.timeoutSeconds, 60) * 1000);
-    const aborted = (): void => wake();
+    let timedOut = false;
+    const timer = setTimeout(() => ((timedOut = true), wakeUps.wake()), Math.min(query.timeoutSeconds, 60) * 1000);
+    const aborted = (): void => wakeUps.wake();
     signal?.addEventListener('abort', aborted, { once: true });
     try {
       let found = this.store.messages.afterUid(folder.id, after, MAX_MESSAGES);
-      if (found.length === 0 && !signal?.aborted) {
-        await arrived;
+      // A wake-up may find nothing new (one for a change another process made says only that
+      // the folder may have changed: foreign-changes.ts): the wait goes on until the timeout.
+      while (found.length === 0 && !timedOut && !signal?.aborted) {
+        await wakeUps.next();
         found = this.store.messages.afterUid(folder.id, after, MAX_MESSAGES);
       }
       const last = found[found.length - 1];
@@ -77,5 +77,29 @@ export class MailWaitService {
       signal?.removeEventListener('abort', aborted);
       unwatch();
     }
+  }
+}
+
+/** Wake-ups that may come before they are awaited: `next` resolves at once after a wake-up not yet taken. */
+class WakeUps {
+  private pending = false;
+  private waiting: (() => void) | null = null;
+
+  wake(): void {
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = null;
+      resolve();
+    } else this.pending = true;
+  }
+
+  next(): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
   }
 }

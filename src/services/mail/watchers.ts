@@ -27,17 +27,25 @@ const KIND_OF: Record<string, MailboxChange['kind']> = {
  */
 export class MailboxWatchers {
   private readonly byMailbox = new Map<string, Set<MailboxListener>>();
+  /** Grows whenever a mailbox is first watched or no longer watched (foreign-changes.ts looks again only then). */
+  private membership = 0;
 
   /** The topics `onCommitted` reads; src/app/reactions.ts subscribes it to the store's commit feed. */
   static readonly topics = [MESSAGE_STORED, MESSAGE_REMOVED, MESSAGE_FLAGS, FOLDER_CHANGED] as const;
 
   watch(mailboxId: string, listener: MailboxListener): () => void {
     let set = this.byMailbox.get(mailboxId);
-    if (!set) this.byMailbox.set(mailboxId, (set = new Set()));
+    if (!set) {
+      this.byMailbox.set(mailboxId, (set = new Set()));
+      this.membership += 1;
+    }
     set.add(listener);
     return () => {
       set.delete(listener);
-      if (set.size === 0 && this.byMailbox.get(mailboxId) === set) this.byMailbox.delete(mailboxId);
+      if (set.size === 0 && this.byMailbox.get(mailboxId) === set) {
+        this.byMailbox.delete(mailboxId);
+        this.membership += 1;
+      }
     };
   }
 
@@ -46,15 +54,27 @@ export class MailboxWatchers {
       const kind = KIND_OF[entry.topic];
       if (!kind) continue;
       const event = entry.payload as MessageStoredEvent | FolderNotice;
-      const listeners = this.byMailbox.get(event.mailboxId);
-      if (!listeners) continue;
-      const change: MailboxChange = { kind, folder: event.folder };
-      for (const listener of listeners) {
-        try {
-          listener(change);
-        } catch {
-          // One watcher's failure is its own.
-        }
+      this.tell(event.mailboxId, { kind, folder: event.folder });
+    }
+  }
+
+  /** A number that changes whenever the set of watched mailboxes does. */
+  get membershipVersion(): number {
+    return this.membership;
+  }
+
+  /** The mailboxes someone watches now. */
+  watchedMailboxes(): string[] {
+    return [...this.byMailbox.keys()];
+  }
+
+  /** Tells the mailbox's watchers of a change (a commit here, or one another process made: foreign-changes.ts). */
+  tell(mailboxId: string, change: MailboxChange): void {
+    for (const listener of this.byMailbox.get(mailboxId) ?? []) {
+      try {
+        listener(change);
+      } catch {
+        // One watcher's failure is its own.
       }
     }
   }
