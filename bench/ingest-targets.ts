@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dkimSign } from '../src/smtp/outbound-message.js';
 import { openDnsServer } from '../test/helpers/dns-server.js';
@@ -183,6 +183,47 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
     dir.remove();
     throw error;
   }
+};
+
+/**
+ * A second `agentpost serve` on `first`'s data folder (docs/operators/several-processes.md when
+ * it is there): the same config with listeners of its own and its own node id, so the two are one
+ * service. Stopped before `first`, which removes the folder.
+ */
+export const startAgentpostBeside = async (first: Agentpost, nodeId: string, executable?: string): Promise<Target & { pid: number; baseUrl: string }> => {
+  const config = JSON.parse(readFileSync(first.configFile, 'utf8')) as Record<string, Record<string, unknown>> & { dataDir: string };
+  const [http, smtp, submission, imap] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const own = {
+    ...config,
+    http: { ...config.http, port: http },
+    smtp: { ...config.smtp, port: smtp },
+    submission: { ...config.submission, port: submission },
+    imap: { ...config.imap, port: imap },
+  };
+  const configFile = `${first.configFile.replace(/\.json$/, '')}-${nodeId}.json`;
+  writeFileSync(configFile, JSON.stringify(own));
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const command = executable ? [executable] : [process.execPath, ...nodeArgs, '--import', 'tsx', 'bin/main.ts'];
+  const child = spawn(command[0], [...command.slice(1), 'serve', '--config', configFile], {
+    stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
+    env: { ...process.env, AGENTPOST_NODE_ID: nodeId },
+  });
+  try {
+    await Promise.all([waitForPort(http), waitForPort(smtp)]);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  const baseUrl = `http://127.0.0.1:${http}`;
+  return {
+    name: `${first.name} + ${nodeId}`,
+    port: smtp,
+    address: first.address,
+    pid: child.pid as number,
+    baseUrl,
+    drained: () => inboundDrained(baseUrl),
+    stop: () => stopChild(child),
+  };
 };
 
 /** The bare smtp-server sink (bench/sink-server.ts): the protocol alone, nothing stored. */

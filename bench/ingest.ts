@@ -24,6 +24,8 @@
  *   DKIM, DMARC and ARC checks on and off (`smtp.authenticationChecks`), mail DKIM-signed.
  * - trees (only when asked for, with `--tree NAME=DIR` twice or more): agentpost from other
  *   source trees (commits checked out) under the same load in one run (bench/ingest-trees.ts).
+ * - processes (only when asked for): one agentpost against two on one data folder, the
+ *   sessions split between their MX ports (bench/ingest-processes.ts).
  * Default parts: rates,tls,connections,memory,threading,domains.
  * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
  * (4096), --rounds N (1), --domain-rounds N (3), --idle N (1000), --memory-count N (20000), --after-seconds N (60),
@@ -42,6 +44,7 @@ import { holdIdleImap } from './imap-idle.js';
 import { threading } from './ingest-threading.js';
 import { reportFloor } from './tls-floor.js';
 import { treesPart } from './ingest-trees.js';
+import { processesPart } from './ingest-processes.js';
 import { argValue, fmt, messageOfSize, percentile, prng, stringArgs, tempDir, vocabulary } from './lib.js';
 import { postfixInstalled, postfixVersion } from './postfix.js';
 import { cpuMs, rssMb, sampleRss } from './proc.js';
@@ -364,5 +367,6 @@ if (parts.has('pauses')) await pauses();
 if (parts.has('threading')) await threading({ count: argValue('thread-count', 100_000), sessions, bytes, rounds, executable, sentence });
 if (parts.has('authentication')) await authentication();
 if (parts.has('trees')) await treesPart({ rounds, trees: stringArgs('tree'), measure, report });
+if (parts.has('processes')) await processesPart({ rounds, count, sessions, executable, payloads: payloadsFor });
 if (parts.has('domains')) await domainsPart({ count, sessions, rounds: argValue('domain-rounds', 3), executable, payloadsFor: payloadsTo });
 console.log(`after: ${uptime()}`);
