@@ -7,6 +7,7 @@ import type { Config } from './types.js';
 /** The settings the services take, in their units (milliseconds, listener specs); the keys on disk are read by src/app/core.ts. */
 export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKey' | 'owners'> => ({
   mailDomain: config.mailDomain,
+  cluster: config.cluster,
   smtpHostname: config.smtp.hostname,
   ...(config.smtp.postmaster === undefined ? {} : { postmaster: config.smtp.postmaster }),
   authenticationChecks: config.smtp.authenticationChecks,

@@ -3,6 +3,7 @@
 import type { AddressResolver } from '../core/address-resolver.js';
 import type { AuthenticateMail } from '../core/authentication.js';
 import type { AcmeStatusSource, CertificateSource } from '../core/certificates.js';
+import type { NodeLease } from '../core/cluster.js';
 import type { PortProbe } from '../core/doctor.js';
 import type { DnsResolver } from '../core/dns.js';
 import type { Clock } from '../core/clock.js';
@@ -48,6 +49,8 @@ export interface ServicesConfig {
   readMaxBytes: number;
   /** IANA zone of day boundaries (daily limits, access-key daily budgets). */
   timeZone: string;
+  /** This node's name and how long its claims last (config `cluster.*`). */
+  cluster: NodeLease;
   /** The data folder's secret key: seals TOTP seeds. */
   secretKey: Buffer;
   keyRotationMutationsPer15Minutes: number;

@@ -37,6 +37,7 @@ import { scheduledJobs } from './080_scheduled_jobs.js';
 import { searchMark } from './081_search_mark.js';
 import { junk } from './082_junk.js';
 import { inboundQueueDue } from './083_inbound_queue_due.js';
+import { leases } from './085_leases.js';
 
 export type { Migration } from './migration.js';
 
@@ -80,4 +81,5 @@ export const MIGRATIONS: readonly Migration[] = [
   searchMark,
   junk,
   inboundQueueDue,
+  leases,
 ];
