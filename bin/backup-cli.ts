@@ -10,7 +10,21 @@
  * The full-text index (`agentpost.search.db`) is left out: it is derived data, and a store
  * without it is re-indexed from the raw messages on the first start.
  */
-import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import packageJson from '../package.json' with { type: 'json' };
 import type { OpenOptions } from '../src/store/db.js';
@@ -43,7 +57,13 @@ export interface BackupFolders {
   secretsDir: string;
 }
 
-export const backupCommand = async (args: string[], { dataDir, secretsDir }: BackupFolders, options: OpenOptions, print: Report, fail: Report): Promise<number> => {
+export const backupCommand = async (
+  args: string[],
+  { dataDir, secretsDir }: BackupFolders,
+  options: OpenOptions,
+  print: Report,
+  fail: Report,
+): Promise<number> => {
   if (args.length !== 1) return fail(`usage:\n${BACKUP_USAGE}`, 2);
   const target = resolve(args[0]);
   const store = join(dataDir, STORE_FILE);

@@ -62,7 +62,10 @@ t.test("another live node's claims are left alone at start and in runs; once the
   app.app.store.transaction(() => delivery.markDataSent([sentId], now, 'b'));
   // This node ("main") cannot mark or release what b holds.
   app.app.store.transaction(() => delivery.markDataSent([waitingId], now, 'main'));
-  t.equal(app.app.store.transaction(() => delivery.release(waitingId, 'main')), false);
+  t.equal(
+    app.app.store.transaction(() => delivery.release(waitingId, 'main')),
+    false,
+  );
 
   t.equal(app.app.services.delivery.recoverClaims(), 0, 'a start leaves a live node alone');
   t.match(await app.app.services.delivery.runOnce(new Date(now + 30_000)), { claimed: 0 }, 'so does a run');
@@ -76,7 +79,10 @@ t.test("another live node's claims are left alone at start and in runs; once the
   t.match(report, { claimed: 1, delivered: 1 }, 'b died: its lease ran out, the claim before DATA is sent again');
   t.same(await statusOf(app, agent.apiKey, sent), { 'sent@remote.test': 'unresolved' }, 'the one past DATA is never resent');
   t.same(await statusOf(app, agent.apiKey, waiting), { 'waiting@remote.test': 'delivered' });
-  t.same(sink.messages.map((m) => m.to[0]), ['waiting@remote.test']);
+  t.same(
+    sink.messages.map((m) => m.to[0]),
+    ['waiting@remote.test'],
+  );
   t.same(claims(app), []);
 });
 

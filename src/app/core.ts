@@ -91,7 +91,11 @@ export const openCore = (config: Config, options: AppOptions = {}, { parseMail, 
     probe: tcpGreetingProbe,
     certificates: certificateFiles(certificatePaths(config)),
     acme: acmeStatusFile(config),
-    config: { ...servicesConfigOf(config), secretKey: loadSecretKey(secretsDirOf(config)), owners: { ...config.owners, sessionKey: loadSessionKey(secretsDirOf(config)) } },
+    config: {
+      ...servicesConfigOf(config),
+      secretKey: loadSecretKey(secretsDirOf(config)),
+      owners: { ...config.owners, sessionKey: loadSessionKey(secretsDirOf(config)) },
+    },
   });
   return { clock, logger, store, services, handoff, indexWriter, dns, urls, payments };
 };

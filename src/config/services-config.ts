@@ -62,7 +62,11 @@ export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKe
  * the first one comes.
  */
 export const certificatePaths = (config: Config): { path: string; host?: string; optional?: boolean }[] => {
-  const main = config.tls.cert ? { path: config.tls.cert } : acmeInUse(config) ? { path: acmeCertificateFiles(secretsDirOf(config)).cert, optional: true } : null;
+  const main = config.tls.cert
+    ? { path: config.tls.cert }
+    : acmeInUse(config)
+      ? { path: acmeCertificateFiles(secretsDirOf(config)).cert, optional: true }
+      : null;
   if (!main) return [];
   return [main, ...Object.entries(config.tls.hosts ?? {}).map(([host, pair]) => ({ path: pair.cert, host: host.toLowerCase() }))];
 };

@@ -60,10 +60,9 @@ export class DeliveryRepo extends Repo {
   /** Drops `nodeId`'s claim on the recipient; false when it no longer holds it (its lease ran out and another node took it). */
   release(id: number, nodeId: string): boolean {
     return (
-      this.sql('UPDATE submission_recipients SET claimed_at = NULL, data_sent_at = NULL, claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ?').run(
-        id,
-        nodeId,
-      ).changes === 1
+      this.sql(
+        'UPDATE submission_recipients SET claimed_at = NULL, data_sent_at = NULL, claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ?',
+      ).run(id, nodeId).changes === 1
     );
   }
 

@@ -88,7 +88,12 @@ export class DeliveryService {
         // shared commit, so a commit's fsync is paid per group of batches, not per batch.
         recording.push(
           this.apply(batch, results, at, report)
-            .finally(() => this.claims.release('delivery', batch.recipients.map((row) => row.id)))
+            .finally(() =>
+              this.claims.release(
+                'delivery',
+                batch.recipients.map((row) => row.id),
+              ),
+            )
             .catch((error: unknown) => {
               // The outcome could not be recorded: the claim stays until its lease runs out, then
               // a run takes it over and settles the recipients by their DATA mark instead of
