@@ -34,7 +34,7 @@ const queuedIn = (dataDir: string): number => {
   const db = new Database(join(dataDir, 'agentpost.db'), { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
-    return db.prepare('SELECT count(*) AS n FROM inbound_queue').get().n as number;
+    return (db.prepare('SELECT count(*) AS n FROM inbound_queue').get() as { n: number }).n;
   } finally {
     db.close();
   }
