@@ -61,13 +61,23 @@ const waitUntil = async (what: string, check: () => boolean | Promise<boolean>, 
 };
 
 /** The recipients' claims as the store has them (read-only, beside the running nodes). */
-const claimsIn = (dataDir: string): { address: string; claimedBy: string | null; leaseUntil: number | null }[] => {
+interface ClaimRow {
+  address: string;
+  claimedBy: string | null;
+  leaseUntil: number | null;
+  dataSent: number;
+}
+
+const claimsIn = (dataDir: string): ClaimRow[] => {
   const db = new Database(join(dataDir, 'agentpost.db'), { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
     return db
-      .prepare('SELECT address, claimed_by AS claimedBy, lease_until AS leaseUntil FROM submission_recipients WHERE claimed_at IS NOT NULL ORDER BY id')
-      .all() as { address: string; claimedBy: string | null; leaseUntil: number | null }[];
+      .prepare(
+        `SELECT address, claimed_by AS claimedBy, lease_until AS leaseUntil, data_sent_at IS NOT NULL AS dataSent
+         FROM submission_recipients WHERE claimed_at IS NOT NULL ORDER BY id`,
+      )
+      .all() as ClaimRow[];
   } finally {
     db.close();
   }
@@ -146,4 +156,23 @@ t.test('a node killed mid-handoff: its claims wait for their lease, then the oth
   t.same(sink.messages.flatMap((message) => message.to).sort(), ['held1@remote.test', 'held2@remote.test'], 'by node-1, once each');
   t.same(claimsIn(cluster.dataDir), [], 'no claim is left');
   t.ok(silent.connections() >= 1, 'node-2 had reached its (silent) next server');
+});
+
+t.test('a node killed after the next server took the message data: the other settles it as unresolved and never resends it', async (t) => {
+  const sink = await startSink(t);
+  const cluster = await startCluster(t, { nodes: 2, config: sendingConfig(sink.port), env: { AGENTPOST_CLUSTER_LEASE_MS: String(LEASE_MS) } });
+  const [first, second] = cluster.nodes;
+  const agent = await fundedAgent(t, cluster, 5);
+  // The sink takes the data for hang... and never answers it: node-2 is past DATA, waiting.
+  const id = await send(second, agent.apiKey, ['hang1@remote.test'], 'past data');
+  await waitUntil('node-2 is past DATA', () => claimsIn(cluster.dataDir).some((claim) => claim.claimedBy === 'node-2' && claim.dataSent === 1));
+  await second.kill('SIGKILL');
+
+  await waitUntil('the recipient is settled', async () => (await statuses(first, agent.apiKey, [id]))[0] === 'unresolved');
+  await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
+  t.same(await statuses(first, agent.apiKey, [id]), ['unresolved'], 'the outcome is unknown, and recorded');
+  t.equal(sink.commands.filter((line) => /^RCPT TO:<hang1@remote\.test>/i.test(line)).length, 1, 'handed over once, never again');
+  t.same(claimsIn(cluster.dataDir), [], 'no claim is left');
+  const balance = await restCall(first.baseUrl, 'GET', '/api/v1/agent/balance', { key: agent.apiKey });
+  t.equal(balance.body.credits, 4, 'its credit stays charged');
 });
