@@ -98,6 +98,17 @@ export class WebhookEventRepo extends Repo {
     return this.sql('SELECT coalesce(max(seq), 0) FROM webhook_events WHERE account_id = ?').pluck().get(accountId) as number;
   }
 
+  /** Whether a pending event not among `excluded` is due at `now` and free to lease: a read, so an idle run writes nothing. */
+  anyDue(now: number, excluded: readonly number[]): boolean {
+    return (
+      this.sql(
+        `SELECT 1 FROM webhook_events
+         WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+           AND seq NOT IN (SELECT value FROM json_each(?)) LIMIT 1`,
+      ).get(now, now, JSON.stringify(excluded)) !== undefined
+    );
+  }
+
   /**
    * Leases to `nodeId` until `leaseUntil` up to `limit` pending events whose next attempt is due
    * and that no live lease holds, oldest due first, leaving out `excluded` (attempts this node

@@ -26,6 +26,7 @@ export class WebhookDispatchService {
    * node attempts them while the lease is renewed (docs/design.md, "Several processes on one store").
    */
   async leaseDue(now: number, limit: number, inFlight: readonly number[]): Promise<WebhookEventRecord[]> {
+    if (!this.store.webhookEvents.anyDue(now, inFlight)) return [];
     const leased = await this.store.groupCommit(() => this.store.webhookEvents.leaseDue(now, limit, inFlight, this.claims.nodeId, this.claims.leaseUntil(now)));
     this.claims.hold(
       'webhooks',
