@@ -86,6 +86,31 @@ t.test("another live node's claims are left alone at start and in runs; once the
   t.same(claims(app), []);
 });
 
+t.test('a claim taken over by another node before DATA: this node sends no data and records nothing', async (t) => {
+  const sink = await startSink(t);
+  const app = await relayApp(t, sink);
+  const agent = await funded(app, 1);
+  await app.app.queues.delivery.stop();
+  const id = await send(app, agent.apiKey, ['taken@remote.test']);
+  const { delivery } = app.app.store;
+  const claim = delivery.claim.bind(delivery);
+  // Right after this node claims, its lease runs out and node "b" takes the recipient (a stall of the event loop).
+  delivery.claim = (ids, now, nodeId, leaseUntil) => {
+    const claimed = claim(ids, now, nodeId, leaseUntil);
+    app.app.store.db.prepare("UPDATE submission_recipients SET claimed_by = 'b' WHERE id = ?").run(claimed[0]);
+    return claimed;
+  };
+  const report = await app.app.services.delivery.runOnce();
+  t.match(report, { claimed: 1, delivered: 0, deferred: 0 }, 'nothing recorded for a recipient it no longer holds');
+  t.equal(sink.messages.length, 0, 'no message data was sent');
+  t.same(await statusOf(app, agent.apiKey, id), { 'taken@remote.test': 'queued' });
+  t.same(
+    claims(app).map((row) => row.dataSent),
+    [false],
+    "b's claim is as b left it",
+  );
+});
+
 t.test('a run claims only the batch it is about to send, and marks it before the message data goes out', async (t) => {
   const sink = await startSink(t);
   const app = await relayApp(t, sink, { concurrency: 1, timeoutMs: 1500 });
@@ -115,7 +140,7 @@ t.test('a recipient refused at RCPT is not marked; a transaction that never reac
   const original = store.markDataSent.bind(store);
   store.markDataSent = (ids, now, nodeId) => {
     marked.push([...ids]);
-    original(ids, now, nodeId);
+    return original(ids, now, nodeId);
   };
   await send(app, agent.apiKey, ['hang@remote.test', 'unknown@remote.test']);
   await send(app, agent.apiKey, ['defer@remote.test']);

@@ -51,10 +51,10 @@ export class DeliveryRepo extends Repo {
     return ids.filter((id) => claim.run(now, nodeId, leaseUntil, id).changes === 1);
   }
 
-  /** The next server answered DATA with 354 for these recipients `nodeId` holds: the message goes out next. */
-  markDataSent(ids: readonly number[], now: number, nodeId: string): void {
+  /** The next server answered DATA with 354 for these recipients `nodeId` holds: the message goes out next. Returns how many it still held. */
+  markDataSent(ids: readonly number[], now: number, nodeId: string): number {
     const mark = this.sql('UPDATE submission_recipients SET data_sent_at = ? WHERE id = ? AND claimed_by = ?');
-    for (const id of ids) mark.run(now, id, nodeId);
+    return ids.filter((id) => mark.run(now, id, nodeId).changes === 1).length;
   }
 
   /** Drops `nodeId`'s claim on the recipient; false when it no longer holds it (its lease ran out and another node took it). */

@@ -203,12 +203,17 @@ export class DeliveryService {
     return recipients.length === 0 ? null : { ...batch, recipients };
   }
 
-  /** Called when the server answered DATA: durable before the first byte of the message is sent. */
-  private markDataSent(batch: Batch, accepted: readonly string[]): Promise<void> {
+  /**
+   * Called when the server answered DATA: durable before the first byte of the message is sent.
+   * A recipient this node no longer holds (its lease ran out, another node may be sending it)
+   * stops the handoff here: the message is not sent (src/core/outbound.ts, beforeData).
+   */
+  private async markDataSent(batch: Batch, accepted: readonly string[]): Promise<void> {
     const addresses = new Set(accepted.map((address) => address.toLowerCase()));
     const ids = batch.recipients.filter((row) => addresses.has(row.address.toLowerCase())).map((row) => row.id);
     const at = this.clock.now().getTime();
-    return this.store.groupCommit(() => this.store.delivery.markDataSent(ids, at, this.claims.nodeId));
+    const marked = await this.store.groupCommit(() => this.store.delivery.markDataSent(ids, at, this.claims.nodeId));
+    if (marked < ids.length) throw new Error('the claim was taken over after its lease ran out');
   }
 
   private async attempt(batch: Batch): Promise<RecipientResult[]> {
