@@ -51,7 +51,7 @@ export interface ServicesConfig {
   timeZone: string;
   /** This node's name and how long its claims last (config `cluster.*`). */
   cluster: NodeLease;
-  /** The data folder's secret key: seals TOTP seeds. */
+  /** The service's secret key (secretsDir): seals TOTP seeds and DKIM private keys. */
   secretKey: Buffer;
   keyRotationMutationsPer15Minutes: number;
   keyReplacementMinutes: number;
@@ -83,7 +83,7 @@ export interface ServicesConfig {
   webhooksAllowInsecure: boolean;
   /** Folders one mailbox may hold (imap.maxFolders). */
   maxFolders: number;
-  /** Human owners (config `owners.*`); sessionKey is the data folder's session.key. */
+  /** Human owners (config `owners.*`); sessionKey is the service's session.key (in secretsDir). */
   owners: OwnersConfig;
   /** Custom domains, their plan and whether payments are paused. */
   domains: DomainsSettings;
