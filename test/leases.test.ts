@@ -91,7 +91,7 @@ t.test('a node renews the leases of the work it holds, and only those', async (t
   const claims = app.app.services.claims;
   claims.hold('inbound', [mine.id, theirs.id]);
   clock.advance(20_000);
-  claims.renew();
+  await claims.renew();
   t.same(
     leaseColumns(app, 'inbound_queue', 'claimed_by'),
     [

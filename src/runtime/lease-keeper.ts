@@ -2,7 +2,7 @@ import type { Logger } from '../core/logger.js';
 
 export interface LeaseKeeperWork {
   /** Renews the leases of this node's work in progress (NodeClaims.renew). */
-  renew(): void;
+  renew(): Promise<void>;
   /** Asks the leased queues to look for work, a dead node's claims whose lease ran out among it. */
   look(): void;
 }
@@ -36,12 +36,10 @@ export class LeaseKeeper {
   }
 
   private tick(): void {
-    try {
-      this.work.renew();
-    } catch (error) {
+    this.work.renew().catch((error: unknown) => {
       // A busy or failing store: the next tick tries again, a third of a lease later.
       this.logger.error('renewing leases failed', { error: error instanceof Error ? error.message : String(error) });
-    }
+    });
     this.work.look();
   }
 }

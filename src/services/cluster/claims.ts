@@ -41,14 +41,14 @@ export class NodeClaims {
     return [...this.held[queue]];
   }
 
-  /** Renews every lease this node holds; one transaction, none when nothing is held. */
-  renew(): void {
+  /** Renews every lease this node holds: one job of the group commit, none when nothing is held. */
+  async renew(): Promise<void> {
     const delivery = this.heldIds('delivery');
     const webhooks = this.heldIds('webhooks');
     const inbound = this.heldIds('inbound');
     if (delivery.length + webhooks.length + inbound.length === 0) return;
     const until = this.leaseUntil();
-    this.store.transaction(() => {
+    await this.store.groupCommit(() => {
       if (delivery.length > 0) this.store.delivery.renew(delivery, this.nodeId, until);
       if (webhooks.length > 0) this.store.webhookEvents.renew(webhooks, this.nodeId, until);
       if (inbound.length > 0) this.store.inboundQueue.renew(inbound, this.nodeId, until);
