@@ -59,6 +59,22 @@ t.test('two nodes: every event is posted with its id; a node killed mid-attempt 
     'the ids the service lists are the ids posted',
   );
 
+  // An attempt that takes longer than a lease (the receiver answers after two): its node renews
+  // the lease while it waits, so the other node never sends the event too.
+  let slow: string | null = null;
+  receiver.reply = (event) => {
+    if (event.type !== 'message.received' || slow !== null) return answerChallenge(event);
+    slow = event.id as string;
+    return { status: 200, body: 'ok', delayMs: 2 * LEASE_MS };
+  };
+  await smtpSend(second.smtpPort, { from: 'sender@example.com', to: email, subject: 'a slow receiver', text: 'wait for it' });
+  await receiver.waitFor('message.received', 41);
+  const slowId = slow as unknown as string;
+  await new Promise((resolve) => setTimeout(resolve, 3 * LEASE_MS));
+  t.equal(receiver.ofType('message.received').filter((item) => item.id === slowId).length, 1, 'posted once, though it took two leases');
+  const slowDelivery = await restCall(first.baseUrl, 'GET', `/api/v1/agent/webhooks/deliveries/${slowId}`, { key: apiKey });
+  t.match(slowDelivery.body, { status: 'delivered', attempts: 1 });
+
   // The next event's first attempt never gets an answer; its node is killed during it.
   let hung: string | null = null;
   receiver.reply = (event) => {
@@ -67,7 +83,7 @@ t.test('two nodes: every event is posted with its id; a node killed mid-attempt 
     return 'hang';
   };
   await smtpSend(first.smtpPort, { from: 'sender@example.com', to: email, subject: 'the killed attempt', text: 'once more' });
-  await receiver.waitFor('message.received', 41);
+  await receiver.waitFor('message.received', 42);
   const eventId = hung as unknown as string;
   const holder = leaseOf(cluster.dataDir, eventId);
   t.ok(holder === 'node-1' || holder === 'node-2', `the attempt's node holds the lease (${holder})`);
@@ -75,7 +91,7 @@ t.test('two nodes: every event is posted with its id; a node killed mid-attempt 
   await victim.kill('SIGKILL');
   const killedAt = Date.now();
 
-  const again = (await receiver.waitFor('message.received', 42)).filter((item) => item.id === eventId);
+  const again = (await receiver.waitFor('message.received', 43)).filter((item) => item.id === eventId);
   t.equal(again.length, 2, 'the event was sent again');
   t.ok(Date.now() - killedAt >= LEASE_MS / 2, 'only once the lease ran out');
   t.equal(again[1].body, again[0].body, 'the same body');
