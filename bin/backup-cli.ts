@@ -4,13 +4,27 @@
  *
  * The archive holds what a restore needs and nothing that can be made again:
  * - `agentpost.db`: a consistent copy of the store (snapshotDatabase: VACUUM INTO);
- * - `secret.key`: the data folder's key that seals TOTP seeds; without it every enrolled
+ * - `secret.key`: the key that seals TOTP seeds (in `secretsDir`, default the data folder); without it every enrolled
  *   second factor is lost;
  * - `backup.json`: what made the archive, so restore can refuse anything else.
  * The full-text index (`agentpost.search.db`) is left out: it is derived data, and a store
  * without it is re-indexed from the raw messages on the first start.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import packageJson from '../package.json' with { type: 'json' };
 import type { OpenOptions } from '../src/store/db.js';
@@ -37,7 +51,19 @@ const withScratch = async <T>(near: string, work: (dir: string) => Promise<T>): 
   }
 };
 
-export const backupCommand = async (args: string[], dataDir: string, options: OpenOptions, print: Report, fail: Report): Promise<number> => {
+/** The data folder, and the folder of the secret keys (config `secretsDir`, src/config/secrets.ts). */
+export interface BackupFolders {
+  dataDir: string;
+  secretsDir: string;
+}
+
+export const backupCommand = async (
+  args: string[],
+  { dataDir, secretsDir }: BackupFolders,
+  options: OpenOptions,
+  print: Report,
+  fail: Report,
+): Promise<number> => {
   if (args.length !== 1) return fail(`usage:\n${BACKUP_USAGE}`, 2);
   const target = resolve(args[0]);
   const store = join(dataDir, STORE_FILE);
@@ -46,7 +72,7 @@ export const backupCommand = async (args: string[], dataDir: string, options: Op
   const { create } = await import('tar');
   await withScratch(dirname(target), async (scratch) => {
     snapshotDatabase(store, join(scratch, STORE_FILE), options);
-    writeFileSync(join(scratch, SECRET_FILE), readFileSync(join(dataDir, SECRET_FILE)), { mode: 0o600 });
+    writeFileSync(join(scratch, SECRET_FILE), readFileSync(join(secretsDir, SECRET_FILE)), { mode: 0o600 });
     writeFileSync(
       join(scratch, MANIFEST_FILE),
       `${JSON.stringify({ format: FORMAT, version: packageJson.version, createdAt: new Date().toISOString(), files: [STORE_FILE, SECRET_FILE] })}\n`,
@@ -62,7 +88,7 @@ export const backupCommand = async (args: string[], dataDir: string, options: Op
   return print(`backup written to ${target}`, 0);
 };
 
-export const restoreCommand = async (args: string[], dataDir: string, print: Report, fail: Report): Promise<number> => {
+export const restoreCommand = async (args: string[], { dataDir, secretsDir }: BackupFolders, print: Report, fail: Report): Promise<number> => {
   if (args.length !== 1) return fail(`usage:\n${BACKUP_USAGE}`, 2);
   const archive = resolve(args[0]);
   if (!existsSync(archive)) return fail(`no backup at ${archive}`, 1);
@@ -78,7 +104,13 @@ export const restoreCommand = async (args: string[], dataDir: string, print: Rep
       if (!existsSync(join(scratch, name))) return fail(`${archive} lacks ${name}`, 1);
     }
     chmodSync(join(scratch, SECRET_FILE), 0o600);
-    for (const name of [SECRET_FILE, STORE_FILE]) renameSync(join(scratch, name), join(dataDir, name));
+    if (secretsDir !== dataDir) {
+      // A shared secrets folder may serve other nodes: its key is never replaced.
+      if (existsSync(join(secretsDir, SECRET_FILE))) return fail(`${secretsDir} already holds ${SECRET_FILE}; restore with a new secrets folder`, 1);
+      mkdirSync(secretsDir, { recursive: true, mode: 0o700 });
+      copyFileSync(join(scratch, SECRET_FILE), join(secretsDir, SECRET_FILE), constants.COPYFILE_EXCL);
+    } else renameSync(join(scratch, SECRET_FILE), join(dataDir, SECRET_FILE));
+    renameSync(join(scratch, STORE_FILE), join(dataDir, STORE_FILE));
     return print(`restored the backup of ${manifest.createdAt} (agentpost ${manifest.version}) into ${dataDir}`, 0);
   });
 };

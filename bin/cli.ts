@@ -3,6 +3,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { loadConfig, ConfigError } from '../src/config/load.js';
 import { CONFIG_FILE_ENV, CONFIG_FILE_FLAG, SETTING_SOURCES } from '../src/config/settings.js';
 import type { Config } from '../src/config/types.js';
+import { secretsDirOf } from '../src/config/secrets.js';
 import { isAppError } from '../src/core/errors.js';
 import type { AppOptions, openCore } from '../src/main.js';
 import { parseArgs } from './args.js';
@@ -80,9 +81,9 @@ export const runCli = async (argv: readonly string[], options: AppOptions = {}):
       case 'suppressions':
         return await suppressionsCommand(rest, servicesOf(config, options), print, fail);
       case 'backup':
-        return await backupCommand(rest, config.dataDir, { nativeBinding: options.nativeBinding }, print, fail);
+        return await backupCommand(rest, { dataDir: config.dataDir, secretsDir: secretsDirOf(config) }, { nativeBinding: options.nativeBinding }, print, fail);
       case 'restore':
-        return await restoreCommand(rest, config.dataDir, print, fail);
+        return await restoreCommand(rest, { dataDir: config.dataDir, secretsDir: secretsDirOf(config) }, print, fail);
       case 'hosting':
         return await hostingCommand(rest, servicesOf(config, options), print, fail);
       case 'owners':

@@ -4,6 +4,7 @@ import { loggerOf, openCore } from './app/core.js';
 import { listenersPart, listenerStates, UNBOUND, type BoundPorts } from './app/listening.js';
 import type { AppOptions } from './app/options.js';
 import { createQueues, type Queues } from './app/queues.js';
+import { LeaseKeeper } from './runtime/lease-keeper.js';
 import { reactAfterCommit } from './app/reactions.js';
 import { wakeOnForeignCommits } from './app/foreign-commits.js';
 import { createAuthWorker, createParsePool } from './app/workers.js';
@@ -85,6 +86,16 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
   const acmeChallenges = acme && !acmeListener ? acme.challenges : null;
   const adapters = createAdapters({ services, config, logger, certificates, isReady: () => ready, baseUrl: () => app.baseUrl, acmeChallenges });
   const { queues, inbound, calendar } = createQueues(services, clock, logger, { webhookConcurrency: config.webhooks.concurrency });
+  const leaseKeeper = new LeaseKeeper(
+    config.cluster.leaseMs,
+    {
+      renew: () => services.claims.renew(),
+      look: () => {
+        for (const queue of [queues.delivery, queues.webhooks, queues.inbound]) queue.kick();
+      },
+    },
+    logger,
+  );
   // A burst of mail leaves garbage V8 keeps for minutes, and pages of the database read through
   // its memory maps; both handed back once quiet.
   const gc = fullGc();
@@ -129,8 +140,16 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
         if (threaded > 0) logger.info('threads assigned to earlier mail', { messages: threaded });
       },
     },
-    // Claims still held come from a process that stopped mid-handoff (DeliveryService.recoverClaims): settled before anything claims again.
-    { name: 'delivery claims', start: () => services.delivery.recoverClaims() },
+    {
+      // Claims this node's name still holds come from a process that stopped mid-work, and a claim
+      // whose lease ran out from a node that died (DeliveryService.recoverClaims, NodeClaims):
+      // settled before anything claims again. A live node's claims are left alone.
+      name: 'claims',
+      start: () => {
+        services.claims.releaseOwnAtStart();
+        services.delivery.recoverClaims();
+      },
+    },
     { name: 'memory release', start: () => quiet.touch(), stop: () => quiet.stop() },
     {
       // Every reaction to a commit, before the first commit can happen.
@@ -160,8 +179,10 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       start: () => {
         calendar.register(calendarJobs(services, config, logger, quiet.touch), clock.now());
         for (const queue of Object.values(queues)) queue.kick();
+        leaseKeeper.start();
       },
       stop: async () => {
+        leaseKeeper.stop();
         await Promise.all(Object.values(queues).map((queue) => queue.stop()));
         await core.handoff.close();
       },

@@ -94,3 +94,29 @@ t.test('restore refuses a folder in use and an archive that is not a backup', as
   const usage = await cli('backup');
   t.equal(usage.code, 2);
 });
+
+t.test('with a secrets folder apart: the backup takes secret.key from it, a restore puts it into a new one and never over a key', async (t) => {
+  const dir = t.testdir({});
+  const [dataDir, secretsDir] = [join(dir, 'data'), join(dir, 'secrets')];
+  const server = await startServerProcess(
+    t,
+    agentpost,
+    ['serve', '--data-dir', dataDir, '--secrets-dir', secretsDir, '--http-port', '0', '--smtp-port', '0', '--parse-threads', '1'],
+    { env },
+  );
+  await server.stop();
+  const archive = join(dir, 'apart.tar');
+  const backup = await cli('backup', archive, '--data-dir', dataDir, '--secrets-dir', secretsDir);
+  t.equal(backup.code, 0, backup.stderr);
+
+  const restored = await cli('restore', archive, '--data-dir', join(dir, 'restored'), '--secrets-dir', join(dir, 'restored-secrets'));
+  t.equal(restored.code, 0, restored.stderr);
+  t.equal(readFileSync(join(dir, 'restored-secrets', 'secret.key'), 'utf8'), readFileSync(join(secretsDir, 'secret.key'), 'utf8'));
+  t.equal(statSync(join(dir, 'restored-secrets', 'secret.key')).mode & 0o777, 0o600);
+  t.notOk(existsSync(join(dir, 'restored', 'secret.key')), 'not in the data folder');
+  t.ok(existsSync(join(dir, 'restored', 'agentpost.db')));
+
+  const shared = await cli('restore', archive, '--data-dir', join(dir, 'again'), '--secrets-dir', secretsDir);
+  t.equal(shared.code, 1);
+  t.match(shared.stderr, /already holds secret\.key/);
+});

@@ -38,7 +38,7 @@ t.test('a period runs once whichever of two processes asks; a missed period runs
   // Two processes on one data folder: each has its own connection, calendar and runner.
   const stores = [Store.open(file), Store.open(file)];
   t.teardown(() => stores.forEach((store) => store.close()));
-  const calendars = stores.map((store) => new Calendar(new CalendarService(store, clock), silent));
+  const calendars = stores.map((store, i) => new Calendar(new CalendarService(store, clock, `node-${i + 1}`), silent));
   for (const calendar of calendars) calendar.register([job], clock.now());
 
   const first = await calendars[0].run(clock.now().getTime());
@@ -64,7 +64,7 @@ t.test('a changed schedule starts over from its next time; a failed job is recor
   const store = Store.open(join(t.testdir({}), 'agentpost.db'));
   t.teardown(() => store.close());
   const clock = new ManualClock('2026-06-01T10:00:00');
-  const calendar = new Calendar(new CalendarService(store, clock), silent);
+  const calendar = new Calendar(new CalendarService(store, clock, 'main'), silent);
   calendar.register([{ name: 'recheck', schedule: '0 17 3 * * *', run: () => undefined }], clock.now());
   t.equal(store.scheduledJobs.byName('recheck')?.nextRunAt, new Date('2026-06-02T03:17:00').getTime());
   const failing = {

@@ -29,8 +29,8 @@ t.test('after a crash a claim past DATA becomes unresolved; one before DATA is s
   const queuedOnly = await send(app, agent.apiKey, ['later@remote.test']);
   const now = Date.now();
   // What a process killed mid-run leaves: two claims, one of them past DATA.
-  const [neverId, maybeId] = app.app.store.transaction(() => app.app.store.delivery.claim(app.app.store.delivery.dueIds(now, 2), now));
-  app.app.store.transaction(() => app.app.store.delivery.markDataSent([maybeId], now));
+  const [neverId, maybeId] = app.app.store.transaction(() => app.app.store.delivery.claim(app.app.store.delivery.dueIds(now, 2), now, 'main', now + 60_000));
+  app.app.store.transaction(() => app.app.store.delivery.markDataSent([maybeId], now, 'main'));
   t.same(claims(app), [
     { id: neverId, dataSent: false },
     { id: maybeId, dataSent: true },
@@ -46,6 +46,69 @@ t.test('after a crash a claim past DATA becomes unresolved; one before DATA is s
   t.same(await statusOf(app, agent.apiKey, queuedOnly), { 'later@remote.test': 'delivered' });
   t.same(sink.messages.map((m) => m.to[0]).sort(), ['later@remote.test', 'never@remote.test'], 'the unresolved one is never resent');
   t.equal(await creditsOf(app, agent.apiKey), 0, 'every credit stays charged: two delivered, one unknown');
+});
+
+t.test("another live node's claims are left alone at start and in runs; once their lease runs out they are taken over", async (t) => {
+  const sink = await startSink(t);
+  const app = await relayApp(t, sink);
+  const agent = await funded(app, 2);
+  await app.app.queues.delivery.stop();
+  const sent = await send(app, agent.apiKey, ['sent@remote.test']);
+  const waiting = await send(app, agent.apiKey, ['waiting@remote.test']);
+  const now = Date.now();
+  const { delivery } = app.app.store;
+  // Node "b" holds both, its lease a minute ahead; it reached DATA for the first.
+  const [sentId, waitingId] = app.app.store.transaction(() => delivery.claim(delivery.dueIds(now, 2), now, 'b', now + 60_000));
+  app.app.store.transaction(() => delivery.markDataSent([sentId], now, 'b'));
+  // This node ("main") cannot mark or release what b holds.
+  app.app.store.transaction(() => delivery.markDataSent([waitingId], now, 'main'));
+  t.equal(
+    app.app.store.transaction(() => delivery.release(waitingId, 'main')),
+    false,
+  );
+
+  t.equal(app.app.services.delivery.recoverClaims(), 0, 'a start leaves a live node alone');
+  t.match(await app.app.services.delivery.runOnce(new Date(now + 30_000)), { claimed: 0 }, 'so does a run');
+  t.same(claims(app), [
+    { id: sentId, dataSent: true },
+    { id: waitingId, dataSent: false },
+  ]);
+  t.equal(app.app.services.delivery.nextDueAt(), now + 60_000, 'the queue is next due when the lease runs out');
+
+  const report = await app.app.services.delivery.runOnce(new Date(now + 60_000));
+  t.match(report, { claimed: 1, delivered: 1 }, 'b died: its lease ran out, the claim before DATA is sent again');
+  t.same(await statusOf(app, agent.apiKey, sent), { 'sent@remote.test': 'unresolved' }, 'the one past DATA is never resent');
+  t.same(await statusOf(app, agent.apiKey, waiting), { 'waiting@remote.test': 'delivered' });
+  t.same(
+    sink.messages.map((m) => m.to[0]),
+    ['waiting@remote.test'],
+  );
+  t.same(claims(app), []);
+});
+
+t.test('a claim taken over by another node before DATA: this node sends no data and records nothing', async (t) => {
+  const sink = await startSink(t);
+  const app = await relayApp(t, sink);
+  const agent = await funded(app, 1);
+  await app.app.queues.delivery.stop();
+  const id = await send(app, agent.apiKey, ['taken@remote.test']);
+  const { delivery } = app.app.store;
+  const claim = delivery.claim.bind(delivery);
+  // Right after this node claims, its lease runs out and node "b" takes the recipient (a stall of the event loop).
+  delivery.claim = (ids, now, nodeId, leaseUntil) => {
+    const claimed = claim(ids, now, nodeId, leaseUntil);
+    app.app.store.db.prepare("UPDATE submission_recipients SET claimed_by = 'b' WHERE id = ?").run(claimed[0]);
+    return claimed;
+  };
+  const report = await app.app.services.delivery.runOnce();
+  t.match(report, { claimed: 1, delivered: 0, deferred: 0 }, 'nothing recorded for a recipient it no longer holds');
+  t.equal(sink.messages.length, 0, 'no message data was sent');
+  t.same(await statusOf(app, agent.apiKey, id), { 'taken@remote.test': 'queued' });
+  t.same(
+    claims(app).map((row) => row.dataSent),
+    [false],
+    "b's claim is as b left it",
+  );
 });
 
 t.test('a run claims only the batch it is about to send, and marks it before the message data goes out', async (t) => {
@@ -75,9 +138,9 @@ t.test('a recipient refused at RCPT is not marked; a transaction that never reac
   const marked: number[][] = [];
   const store = app.app.store.delivery;
   const original = store.markDataSent.bind(store);
-  store.markDataSent = (ids, now) => {
+  store.markDataSent = (ids, now, nodeId) => {
     marked.push([...ids]);
-    original(ids, now);
+    return original(ids, now, nodeId);
   };
   await send(app, agent.apiKey, ['hang@remote.test', 'unknown@remote.test']);
   await send(app, agent.apiKey, ['defer@remote.test']);

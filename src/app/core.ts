@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Config } from '../config/types.js';
 import { certificatePaths, servicesConfigOf } from '../config/services-config.js';
+import { secretsDirOf } from '../config/secrets.js';
 import type { AuthenticateMail } from '../core/authentication.js';
 import { systemClock } from '../core/clock.js';
 import { createLogger, type Logger } from '../core/logger.js';
@@ -90,7 +91,11 @@ export const openCore = (config: Config, options: AppOptions = {}, { parseMail, 
     probe: tcpGreetingProbe,
     certificates: certificateFiles(certificatePaths(config)),
     acme: acmeStatusFile(config),
-    config: { ...servicesConfigOf(config), secretKey: loadSecretKey(config.dataDir), owners: { ...config.owners, sessionKey: loadSessionKey(config.dataDir) } },
+    config: {
+      ...servicesConfigOf(config),
+      secretKey: loadSecretKey(secretsDirOf(config)),
+      owners: { ...config.owners, sessionKey: loadSessionKey(secretsDirOf(config)) },
+    },
   });
   return { clock, logger, store, services, handoff, indexWriter, dns, urls, payments };
 };

@@ -3,6 +3,9 @@ import type { Config } from './types.js';
 /** The embedded defaults: `npm start` on a fresh machine runs with exactly these. */
 export const defaultConfig = (): Config => ({
   dataDir: './data',
+  // One process: one node, named so that its claims left by a crash are its own again at the next start.
+  // leaseMs: far longer than a handoff's or a webhook attempt's own timeouts, so a live node never loses a lease it renews.
+  cluster: { nodeId: 'main', leaseMs: 60_000 },
   mailDomain: 'agents.localhost',
   timeZone: 'UTC',
   http: {

@@ -1,11 +1,13 @@
 import type { ServicesConfig } from '../services/index.js';
 import { acmeCertificateFiles, acmeInUse, tlsConfigured } from './acme.js';
 import { servicesLimits } from './services-limits.js';
+import { secretsDirOf } from './secrets.js';
 import type { Config } from './types.js';
 
 /** The settings the services take, in their units (milliseconds, listener specs); the keys on disk are read by src/app/core.ts. */
 export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKey' | 'owners'> => ({
   mailDomain: config.mailDomain,
+  cluster: config.cluster,
   smtpHostname: config.smtp.hostname,
   ...(config.smtp.postmaster === undefined ? {} : { postmaster: config.smtp.postmaster }),
   authenticationChecks: config.smtp.authenticationChecks,
@@ -60,7 +62,11 @@ export const servicesConfigOf = (config: Config): Omit<ServicesConfig, 'secretKe
  * the first one comes.
  */
 export const certificatePaths = (config: Config): { path: string; host?: string; optional?: boolean }[] => {
-  const main = config.tls.cert ? { path: config.tls.cert } : acmeInUse(config) ? { path: acmeCertificateFiles(config.dataDir).cert, optional: true } : null;
+  const main = config.tls.cert
+    ? { path: config.tls.cert }
+    : acmeInUse(config)
+      ? { path: acmeCertificateFiles(secretsDirOf(config)).cert, optional: true }
+      : null;
   if (!main) return [];
   return [main, ...Object.entries(config.tls.hosts ?? {}).map(([host, pair]) => ({ path: pair.cert, host: host.toLowerCase() }))];
 };

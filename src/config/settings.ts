@@ -12,6 +12,9 @@ export interface SettingSource {
 
 export const SETTING_SOURCES: readonly SettingSource[] = [
   { env: 'AGENTPOST_DATA_DIR', flag: 'data-dir', path: 'dataDir', type: 'string' },
+  { env: 'AGENTPOST_SECRETS_DIR', flag: 'secrets-dir', path: 'secretsDir', type: 'string' },
+  { env: 'AGENTPOST_NODE_ID', flag: 'node-id', path: 'cluster.nodeId', type: 'string' },
+  { env: 'AGENTPOST_CLUSTER_LEASE_MS', flag: 'cluster-lease-ms', path: 'cluster.leaseMs', type: 'integer' },
   { env: 'AGENTPOST_HTTP_HOST', flag: 'http-host', path: 'http.host', type: 'string' },
   { env: 'AGENTPOST_HTTP_PORT', flag: 'http-port', path: 'http.port', type: 'integer' },
   { env: 'AGENTPOST_SMTP_HOST', flag: 'smtp-host', path: 'smtp.host', type: 'string' },

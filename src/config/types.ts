@@ -10,6 +10,14 @@ export interface Listener {
 /** Mirrors schema/config.json, which validates it. */
 export interface Config {
   dataDir: string;
+  /** Where the service's secret keys are (secret.key, session.key, acme/); unset: `dataDir`. Every node of one service shares it. */
+  secretsDir?: string;
+  /**
+   * This process's part in a service of several processes on one data folder (docs/design.md,
+   * "Several processes on one store"): nodeId names its claims and leases, leaseMs is how long
+   * a claim stays its own without renewal.
+   */
+  cluster: { nodeId: string; leaseMs: number };
   mailDomain: string;
   /** When unset, derived from the HTTP listener once it is bound. */
   baseUrl?: string;

@@ -47,6 +47,7 @@ export class Calendar implements QueueWork<CalendarRun> {
       const next = nextCronTime(job.schedule, new Date(Math.max(now, due.nextRunAt))).getTime();
       if (!this.calendar.take(job.name, due.nextRunAt, next)) continue;
       ran.push(job.name);
+      this.logger.debug('calendar job taken', { job: job.name, period: due.nextRunAt });
       this.calendar.finished(job.name, await this.runJob(job, now));
     }
     return { ran, next: this.calendar.nextDueAt(names) };

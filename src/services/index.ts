@@ -1,6 +1,7 @@
 import type { AuthenticateMail } from '../core/authentication.js';
 import type { AcmeStatusSource, CertificateSource } from '../core/certificates.js';
 import type { ServiceDeps, ServicesConfig } from './service-deps.js';
+import { NodeClaims } from './cluster/claims.js';
 import { AccessKeyPolicyService } from './keys/access-key-policy.js';
 import { AccessKeyService } from './keys/access-keys.js';
 import { AccountService } from './accounts/accounts.js';
@@ -115,6 +116,8 @@ export interface Services extends OwnerServices, DomainServices, JunkServices {
   doctor: DoctorService;
   /** Calendar jobs' due rows (src/runtime/calendar.ts runs them). */
   calendar: CalendarService;
+  /** This node's claims on queued work and their leases. */
+  claims: NodeClaims;
   /** The event log and webhook events, written in the transaction of each change. */
   eventLog: EventLog;
 }
@@ -192,12 +195,25 @@ export const createServices = ({
     { relay: config.outbound.relay, port: config.outbound.port, allowLoopback: config.outbound.allowLoopbackMx },
     mtaSts,
   );
-  const delivery = new DeliveryService(store, clock, logger, nextHops, handoff, dkim, bounces, reputation, {
-    retryMs: config.outbound.retryMs,
-    concurrency: config.outbound.concurrency,
-    claimLimit: config.outbound.concurrency * 50,
-  });
-  const webhookDispatch = new WebhookDispatchService(store, clock, webhookSender, logger, config.webhooks);
+  // This node's claims on queued work, each with a lease (docs/design.md, "Several processes on one store").
+  const claims = new NodeClaims(store, clock, config.cluster);
+  const delivery = new DeliveryService(
+    store,
+    clock,
+    logger,
+    nextHops,
+    handoff,
+    dkim,
+    bounces,
+    reputation,
+    {
+      retryMs: config.outbound.retryMs,
+      concurrency: config.outbound.concurrency,
+      claimLimit: config.outbound.concurrency * 50,
+    },
+    claims,
+  );
+  const webhookDispatch = new WebhookDispatchService(store, clock, webhookSender, logger, config.webhooks, claims);
   // Every transaction of the store from here on logs the changes it makes (the event streams' log, webhook events).
   const eventLog = new EventLog(store, clock);
   eventLog.attach();
@@ -247,6 +263,7 @@ export const createServices = ({
       parse,
       bounces,
       { ...queuePolicy, headerLimits: config.headerLimits },
+      claims,
       junk.junkFilter ?? undefined,
     ),
     rateLimiter,
@@ -283,7 +300,8 @@ export const createServices = ({
       historyMs: config.webhooks.historyMs,
     }),
     status,
-    calendar: new CalendarService(store, clock),
+    calendar: new CalendarService(store, clock, config.cluster.nodeId),
+    claims,
     eventLog,
     metrics: new MetricsService(status, config.metricsToken),
     doctor: new DoctorService(

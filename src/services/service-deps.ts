@@ -3,6 +3,7 @@
 import type { AddressResolver } from '../core/address-resolver.js';
 import type { AuthenticateMail } from '../core/authentication.js';
 import type { AcmeStatusSource, CertificateSource } from '../core/certificates.js';
+import type { NodeLease } from '../core/cluster.js';
 import type { PortProbe } from '../core/doctor.js';
 import type { DnsResolver } from '../core/dns.js';
 import type { Clock } from '../core/clock.js';
@@ -48,7 +49,9 @@ export interface ServicesConfig {
   readMaxBytes: number;
   /** IANA zone of day boundaries (daily limits, access-key daily budgets). */
   timeZone: string;
-  /** The data folder's secret key: seals TOTP seeds. */
+  /** This node's name and how long its claims last (config `cluster.*`). */
+  cluster: NodeLease;
+  /** The service's secret key (secretsDir): seals TOTP seeds and DKIM private keys. */
   secretKey: Buffer;
   keyRotationMutationsPer15Minutes: number;
   keyReplacementMinutes: number;
@@ -80,7 +83,7 @@ export interface ServicesConfig {
   webhooksAllowInsecure: boolean;
   /** Folders one mailbox may hold (imap.maxFolders). */
   maxFolders: number;
-  /** Human owners (config `owners.*`); sessionKey is the data folder's session.key. */
+  /** Human owners (config `owners.*`); sessionKey is the service's session.key (in secretsDir). */
   owners: OwnersConfig;
   /** Custom domains, their plan and whether payments are paused. */
   domains: DomainsSettings;

@@ -8,6 +8,8 @@ export interface ScheduledJobRecord {
   lastStartedAt: number | null;
   lastFinishedAt: number | null;
   lastError: string | null;
+  /** The node that took the last run (migration 85). */
+  takenBy: string | null;
 }
 
 /** The calendar's due rows (migration 80). */
@@ -37,13 +39,18 @@ export class ScheduledJobRepo extends Repo {
   }
 
   /**
-   * Takes the run due at `dueAt`, moving the row to `nextRunAt`: true for exactly one caller
-   * per run, whoever else asks for the same one.
+   * Takes the run due at `dueAt` for `nodeId`, moving the row to `nextRunAt`: true for exactly
+   * one caller per run, whoever else (in this process or another) asks for the same one.
    */
-  take(name: string, dueAt: number, nextRunAt: number, now: number): boolean {
+  take(name: string, dueAt: number, nextRunAt: number, now: number, nodeId: string): boolean {
     return (
-      this.sql('UPDATE scheduled_jobs SET next_run_at = ?, last_started_at = ? WHERE name = ? AND next_run_at = ?').run(nextRunAt, now, name, dueAt).changes ===
-      1
+      this.sql('UPDATE scheduled_jobs SET next_run_at = ?, last_started_at = ?, taken_by = ? WHERE name = ? AND next_run_at = ?').run(
+        nextRunAt,
+        now,
+        nodeId,
+        name,
+        dueAt,
+      ).changes === 1
     );
   }
 
@@ -54,7 +61,7 @@ export class ScheduledJobRepo extends Repo {
   byName(name: string): ScheduledJobRecord | null {
     const row = this.sql(
       `SELECT name, schedule, next_run_at AS nextRunAt, last_started_at AS lastStartedAt, last_finished_at AS lastFinishedAt,
-       last_error AS lastError FROM scheduled_jobs WHERE name = ?`,
+       last_error AS lastError, taken_by AS takenBy FROM scheduled_jobs WHERE name = ?`,
     ).get(name) as ScheduledJobRecord | undefined;
     return row ?? null;
   }

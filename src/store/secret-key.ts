@@ -3,26 +3,28 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * The data folder's 32-byte secret key (`secret.key`, mode 0600, hex), created on first
- * start. It seals secrets the service must read back (TOTP seeds) so that a copy of the
- * database alone does not reveal them. Losing it invalidates enrolled second factors.
+ * The service's 32-byte secret key (`secret.key`, mode 0600, hex) in the secrets folder
+ * (config `secretsDir`, default the data folder; every process of the service reads the same),
+ * created on first start. It seals secrets the service must read back (TOTP seeds, DKIM private
+ * keys) so that a copy of the database alone does not reveal them. Losing it invalidates
+ * enrolled second factors.
  */
-export const loadSecretKey = (dataDir: string): Buffer => loadKeyFile(dataDir, 'secret.key');
+export const loadSecretKey = (secretsDir: string): Buffer => loadKeyFile(secretsDir, 'secret.key');
 
 /**
- * The data folder's 32-byte key that signs owner session JWTs (`session.key`, beside
+ * The service's 32-byte key that signs owner session JWTs (`session.key`, beside
  * `secret.key`, same format). Replacing the file signs every owner out.
  */
-export const loadSessionKey = (dataDir: string): Buffer => loadKeyFile(dataDir, 'session.key');
+export const loadSessionKey = (secretsDir: string): Buffer => loadKeyFile(secretsDir, 'session.key');
 
-const loadKeyFile = (dataDir: string, name: string): Buffer => {
-  const file = join(dataDir, name);
+const loadKeyFile = (secretsDir: string, name: string): Buffer => {
+  const file = join(secretsDir, name);
   try {
     return parse(readFileSync(file, 'utf8'), file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(secretsDir, { recursive: true });
   try {
     writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {

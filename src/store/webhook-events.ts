@@ -115,23 +115,67 @@ export class WebhookEventRepo extends Repo {
     return this.sql('SELECT coalesce(max(seq), 0) FROM webhook_events').pluck().get() as number;
   }
 
-  /** Pending events whose next attempt is due, oldest due first. */
-  due(now: number, limit: number): WebhookEventRecord[] {
-    return this.sql(`SELECT ${COLUMNS} FROM webhook_events WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`).all(
-      now,
-      limit,
-    ) as WebhookEventRecord[];
+  /** Whether a pending event not among `excluded` is due at `now` and free to lease: a read, so an idle run writes nothing. */
+  anyDue(now: number, excluded: readonly number[]): boolean {
+    return (
+      this.sql(
+        `SELECT 1 FROM webhook_events
+         WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+           AND seq NOT IN (SELECT value FROM json_each(?)) LIMIT 1`,
+      ).get(now, now, JSON.stringify(excluded)) !== undefined
+    );
   }
 
-  /** The earliest next attempt of a pending event not among `excluded` (attempts in flight), or null. */
-  nextDueAt(excluded: readonly number[]): number | null {
+  /**
+   * Leases to `nodeId` until `leaseUntil` up to `limit` pending events whose next attempt is due
+   * and that no live lease holds, oldest due first, leaving out `excluded` (attempts this node
+   * has in flight); returns them. Run in a transaction: an event is attempted by one node at a time.
+   */
+  leaseDue(now: number, limit: number, excluded: readonly number[], nodeId: string, leaseUntil: number): WebhookEventRecord[] {
+    const rows = this.sql(
+      `UPDATE webhook_events SET leased_by = ?, lease_until = ?
+       WHERE seq IN (SELECT seq FROM webhook_events
+         WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+           AND seq NOT IN (SELECT value FROM json_each(?))
+         ORDER BY next_attempt_at, seq LIMIT ?)
+       RETURNING ${COLUMNS}`,
+    ).all(nodeId, leaseUntil, now, now, JSON.stringify(excluded), limit) as WebhookEventRecord[];
+    return rows.sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0) || a.seq - b.seq);
+  }
+
+  /**
+   * The earliest next attempt of a pending event not among `excluded` (attempts in flight) and
+   * not leased by a live node at `now`, or null. An event another node holds is its own; should
+   * that node die, the periodic look for run-out leases finds it (src/runtime/lease-keeper.ts).
+   */
+  nextDueAt(excluded: readonly number[], now: number): number | null {
     const at = this.sql(
       `SELECT next_attempt_at FROM webhook_events
-       WHERE status = 'pending' AND seq NOT IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at LIMIT 1`,
+       WHERE status = 'pending' AND seq NOT IN (SELECT value FROM json_each(?)) AND (lease_until IS NULL OR lease_until <= ?)
+       ORDER BY next_attempt_at LIMIT 1`,
     )
       .pluck()
-      .get(JSON.stringify(excluded)) as number | null | undefined;
+      .get(JSON.stringify(excluded), now) as number | null | undefined;
     return at ?? null;
+  }
+
+  /** Renews `nodeId`'s leases on these events until `leaseUntil`. */
+  renew(seqs: readonly number[], nodeId: string, leaseUntil: number): void {
+    this.sql('UPDATE webhook_events SET lease_until = ? WHERE seq IN (SELECT value FROM json_each(?)) AND leased_by = ?').run(
+      leaseUntil,
+      JSON.stringify(seqs),
+      nodeId,
+    );
+  }
+
+  /** Gives up `nodeId`'s lease on the event (an attempt cut short by shutdown). */
+  releaseLease(seq: number, nodeId: string): void {
+    this.sql('UPDATE webhook_events SET leased_by = NULL, lease_until = NULL WHERE seq = ? AND leased_by = ?').run(seq, nodeId);
+  }
+
+  /** Gives up every lease `nodeId` holds (the node starting again: none of its attempts runs). */
+  releaseLeasesOf(nodeId: string): void {
+    this.sql('UPDATE webhook_events SET leased_by = NULL, lease_until = NULL WHERE leased_by = ?').run(nodeId);
   }
 
   bySeq(seq: number): WebhookEventRecord | null {
@@ -158,7 +202,18 @@ export class WebhookEventRepo extends Repo {
     ).all(seq) as WebhookAttemptRecord[];
   }
 
-  recordAttempt(seq: number, attempt: WebhookAttemptRecord, progress: EventProgress): void {
+  /**
+   * Records an attempt and what it changes, and gives up the lease. A scheduled attempt names
+   * its node (`leasedBy`): when the node no longer holds the event (its lease ran out and
+   * another node took it over) nothing is recorded and the answer is false. A replay passes null.
+   */
+  recordAttempt(seq: number, attempt: WebhookAttemptRecord, progress: EventProgress, leasedBy: string | null): boolean {
+    const changed = this.sql(
+      `UPDATE webhook_events SET status = ?, next_attempt_at = ?, attempts = attempts + 1, last_attempt_at = ?,
+         last_error = ?, last_http_status = ?, leased_by = NULL, lease_until = NULL
+       WHERE seq = ? AND (? IS NULL OR leased_by = ?)`,
+    ).run(progress.status, progress.nextAttemptAt, attempt.at, attempt.error, attempt.httpStatus, seq, leasedBy, leasedBy).changes;
+    if (changed === 0) return false;
     this.sql(`INSERT INTO webhook_attempts (event_seq, replay, at, duration_ms, http_status, error) VALUES (?, ?, ?, ?, ?, ?)`).run(
       seq,
       attempt.replay,
@@ -167,11 +222,7 @@ export class WebhookEventRepo extends Repo {
       attempt.httpStatus,
       attempt.error,
     );
-    this.sql(
-      `UPDATE webhook_events SET status = ?, next_attempt_at = ?, attempts = attempts + 1, last_attempt_at = ?,
-         last_error = ?, last_http_status = ?
-       WHERE seq = ?`,
-    ).run(progress.status, progress.nextAttemptAt, attempt.at, attempt.error, attempt.httpStatus, seq);
+    return true;
   }
 
   /** Cancels every queued event of an endpoint (deleted or paused); returns how many. */

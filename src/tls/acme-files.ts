@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { acmeCertificateFiles, acmeFolder, acmeInUse } from '../config/acme.js';
+import { secretsDirOf } from '../config/secrets.js';
 import type { CertificateFiles, Config } from '../config/types.js';
 import type { AcmeStatus, AcmeStatusSource } from '../core/certificates.js';
 
@@ -85,7 +86,7 @@ export const acmeStatusFile = (config: Config): AcmeStatusSource | undefined => 
   const acme = acmeInUse(config);
   if (!acme) return undefined;
   return async () => {
-    const state = new AcmeFolder(config.dataDir).readState();
+    const state = new AcmeFolder(secretsDirOf(config)).readState();
     if (!state) return { ...NO_ATTEMPT, directoryUrl: acme.directoryUrl };
     const { renewalInfo: _, issuedBy: __, ...status } = state;
     return { ...status, directoryUrl: acme.directoryUrl };

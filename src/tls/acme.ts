@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { acmeInUse } from '../config/acme.js';
+import { secretsDirOf } from '../config/secrets.js';
 import type { Config } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -28,7 +29,7 @@ export const createAcme = (config: Config, certificates: ServedCertificates | nu
   const settings = acmeInUse(config);
   if (config.tls.acme && config.tls.cert) deps.logger.warn('tls.acme is not used: tls.cert is set, and its files are served');
   if (!settings || !certificates) return null;
-  const folder = new AcmeFolder(config.dataDir);
+  const folder = new AcmeFolder(secretsDirOf(config));
   const challenges = new ChallengeBoard();
   const issuer = new AcmeClientIssuer(
     {

@@ -1,5 +1,6 @@
 import { createSecureContext, type SecureContext, type SecureContextOptions, type SecureVersion } from 'node:tls';
 import { acmeCertificateFiles, acmeInUse } from '../config/acme.js';
+import { secretsDirOf } from '../config/secrets.js';
 import { ConfigError } from '../config/load.js';
 import type { CertificateFiles, Config } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
@@ -74,7 +75,7 @@ export class CertificateStore implements ServerCertificates {
   private static open(config: Config, logger: Logger, clock: Clock): CertificateStore | null {
     const { cert, key, hosts = {}, minVersion } = config.tls;
     const byAcme = acmeInUse(config) !== null;
-    const main = cert !== undefined && key !== undefined ? { cert, key } : byAcme ? acmeCertificateFiles(config.dataDir) : null;
+    const main = cert !== undefined && key !== undefined ? { cert, key } : byAcme ? acmeCertificateFiles(secretsDirOf(config)) : null;
     if (main === null) return null;
     const version = tlsVersionOf(minVersion);
     const slots: Slot[] = [

@@ -14,8 +14,8 @@ export interface ReceivedWebhook {
   signatureValid: boolean;
 }
 
-/** How the receiver answers one request: a status and body, or 'hang' (never answer). */
-export type Reply = { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+/** How the receiver answers one request: a status and body (after `delayMs`, if given), or 'hang' (never answer). */
+export type Reply = { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 export interface Receiver {
   url: string;
@@ -63,7 +63,12 @@ export const startReceiver = async (t: Test): Promise<Receiver> => {
     receiver.received.push(item);
     const reply = receiver.reply(item.event, receiver.received);
     if (reply === 'hang') hanging.push(res);
-    else res.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? '');
+    else if (reply.delayMs) {
+      hanging.push(res);
+      setTimeout(() => {
+        if (!res.destroyed) res.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? '');
+      }, reply.delayMs);
+    } else res.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? '');
     for (const waiter of waiters.splice(0)) waiter();
   });
   server.listen(0, '127.0.0.1');

@@ -43,9 +43,12 @@ export class InboundQueue implements QueueWork<InboundRun> {
   async run(now: number, signal: AbortSignal): Promise<InboundRun> {
     let delivered = 0;
     let tried = 0;
+    // Counted again from the table: other processes on the data folder queue (and store) too.
+    this.inbound.recountQueued();
     for (let after = 0; !signal.aborted && this.inbound.queuedCount() > 0; ) {
       const bursting = performance.now() - this.lastQueuedAt < BURST_GAP_MS;
-      const entries = this.inbound.dueQueued(after, bursting ? TRICKLE_BATCH : BATCH);
+      // Claimed before the parse: no other process stores the same message.
+      const entries = await this.inbound.claimQueued(after, bursting ? TRICKLE_BATCH : BATCH);
       if (entries.length === 0) break;
       after = entries[entries.length - 1].id;
       const started = performance.now();

@@ -20,7 +20,8 @@ export interface WebhookQueueOptions {
  * Webhook dispatch as a queue: a run starts every due attempt of the events the event log
  * wrote (src/services/webhooks/event-log.ts) that has a free slot, without waiting for them. An attempt's end kicks the queue
  * (its slot is free); a retry's time is the run's next due time. Attempts in flight are held
- * here, so no event is attempted twice at once.
+ * here and each event is leased to this node in the store, so no event is attempted twice at
+ * once, by this process or another (docs/design.md, "Several processes on one store").
  */
 export class WebhookQueue implements QueueWork<WebhookRun> {
   private readonly inFlight = new Map<number, Promise<void>>();
@@ -36,12 +37,10 @@ export class WebhookQueue implements QueueWork<WebhookRun> {
     const free = this.options.concurrency - this.inFlight.size;
     // A full set of slots: the first attempt to end kicks the next run.
     if (free <= 0) return { started: 0, next: null };
-    const due = this.dispatch
-      .due(now, free + this.inFlight.size)
-      .filter((event) => !this.inFlight.has(event.seq))
-      .slice(0, free);
+    // Leased to this node before they are attempted: no other node attempts them meanwhile.
+    const due = await this.dispatch.leaseDue(now, free, [...this.inFlight.keys()]);
     for (const event of due) this.inFlight.set(event.seq, this.attempt(event, signal));
-    return { started: due.length, next: this.inFlight.size >= this.options.concurrency ? null : this.dispatch.nextDueAt([...this.inFlight.keys()]) };
+    return { started: due.length, next: this.inFlight.size >= this.options.concurrency ? null : this.dispatch.nextDueAt([...this.inFlight.keys()], now) };
   }
 
   /** Resolves once no attempt is in flight (at stop, after the abort; tests). */

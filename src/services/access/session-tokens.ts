@@ -24,7 +24,7 @@ export interface TokenClaims {
 /**
  * Signs and checks owner JWTs (RFC 7519) with jose. The algorithm is pinned (RFC 8725
  * section 3.1: never taken from the token's own header), and exp, iss and aud are required
- * and checked against the injected clock. The key is the data folder's session.key.
+ * and checked against the injected clock. The key is the service's session.key (in secretsDir).
  */
 export class SessionTokens {
   private readonly formKey: Buffer;

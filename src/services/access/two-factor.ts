@@ -8,7 +8,7 @@ import { requireFullKey } from './auth.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 export interface TwoFactorConfig {
-  /** Seals seeds at rest (the data folder's secret key). */
+  /** Seals seeds at rest (the service's secret key, from secretsDir). */
   secretKey: Buffer;
   issuer: string;
   /** Code attempts per account per 15 minutes, across enroll-confirm, disable and revocations. */

@@ -11,6 +11,8 @@ export class CalendarService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** This process's node (config `cluster.nodeId`), recorded with each run it takes. */
+    private readonly nodeId: string,
   ) {}
 
   /** A job as configured; a new one, or one whose schedule changed, is due at `firstRunAt`. */
@@ -26,10 +28,14 @@ export class CalendarService {
     return this.store.scheduledJobs.due(names, now);
   }
 
-  /** True when this caller takes the run due at `dueAt` (and the row moves on to `nextRunAt`). */
+  /**
+   * True when this caller takes the run due at `dueAt` (and the row moves on to `nextRunAt`):
+   * one conditional update, so of several processes on one data folder exactly one takes each
+   * period's run (docs/design.md, "Several processes on one store").
+   */
   take(name: string, dueAt: number, nextRunAt: number): boolean {
     const now = this.clock.now().getTime();
-    return this.store.transaction(() => this.store.scheduledJobs.take(name, dueAt, nextRunAt, now));
+    return this.store.transaction(() => this.store.scheduledJobs.take(name, dueAt, nextRunAt, now, this.nodeId));
   }
 
   finished(name: string, error: string | null): void {

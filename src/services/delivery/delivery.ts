@@ -6,6 +6,7 @@ import { isInvalidMailbox, type Handoff, type RecipientResult } from '../../core
 import { newUuid } from '../../core/ids.js';
 import type { Store } from '../../store/index.js';
 import type { RecipientRecord } from '../../store/submissions.js';
+import type { NodeClaims } from '../cluster/claims.js';
 import type { BounceService } from './bounces.js';
 import type { DkimService } from './dkim.js';
 import type { NextHopResolver } from './next-hop.js';
@@ -33,9 +34,6 @@ export interface DeliveryReport {
 const BACKOFF_MS = [1, 5, 15, 30, 60, 120].map((minutes) => minutes * 60_000);
 const LATER_BACKOFF_MS = 4 * 60 * 60_000;
 export const backoffAfter = (attempts: number): number => BACKOFF_MS[attempts - 1] ?? LATER_BACKOFF_MS;
-
-/** Longer than any handoff can take with its timeouts: such a claim was left by a stopped process. */
-const STALE_CLAIM_MS = 60 * 60_000;
 
 /** Statuses the worker may settle: a recipient is never resent after delivered, failed or unresolved. */
 const PENDING = ['queued', 'deferred'] as const;
@@ -65,12 +63,16 @@ export class DeliveryService {
     private readonly bounces: BounceService,
     private readonly reputation: SendingReputation,
     private readonly config: DeliveryConfig,
+    private readonly claims: NodeClaims,
   ) {}
 
-  /** Callers serialize runs (the worker does): a run's claims are all released before it returns. */
+  /**
+   * Callers serialize runs (the worker does): a run's claims are all released before it returns.
+   * A run first takes over the claims whose lease ran out (their node died or lost them).
+   */
   async runOnce(now: Date = this.clock.now()): Promise<DeliveryReport> {
     const at = now.getTime();
-    this.recoverClaims(at - STALE_CLAIM_MS);
+    this.takeOverClaims(at, null);
     const batches = this.batchesOf(this.store.delivery.dueIds(at, this.config.claimLimit));
     const report: DeliveryReport = { claimed: 0, batches: 0, delivered: 0, deferred: 0, failed: 0, unresolved: 0 };
     let next = 0;
@@ -85,14 +87,22 @@ export class DeliveryService {
         // Not awaited: the lane starts its next transaction while outcomes queue up for one
         // shared commit, so a commit's fsync is paid per group of batches, not per batch.
         recording.push(
-          this.apply(batch, results, at, report).catch((error: unknown) => {
-            // The outcome could not be recorded: the claim stays, so recoverClaims later settles
-            // the recipients by their DATA mark instead of handing them over a second time.
-            this.logger.error('recording a delivery outcome failed', {
-              submission: batch.submissionId,
-              error: error instanceof Error ? error.message : String(error),
-            });
-          }),
+          this.apply(batch, results, at, report)
+            .finally(() =>
+              this.claims.release(
+                'delivery',
+                batch.recipients.map((row) => row.id),
+              ),
+            )
+            .catch((error: unknown) => {
+              // The outcome could not be recorded: the claim stays until its lease runs out, then
+              // a run takes it over and settles the recipients by their DATA mark instead of
+              // handing them over a second time.
+              this.logger.error('recording a delivery outcome failed', {
+                submission: batch.submissionId,
+                error: error instanceof Error ? error.message : String(error),
+              });
+            }),
         );
       }
     };
@@ -101,24 +111,33 @@ export class DeliveryService {
     return report;
   }
 
-  /** When a run next has work: a deferred recipient's next attempt, or a claim turning stale. */
+  /** When a run next has work: a deferred recipient's next attempt, or a claim's lease running out. */
   nextDueAt(): number | null {
-    return this.store.delivery.nextDueAt(STALE_CLAIM_MS);
+    return this.store.delivery.nextDueAt();
   }
 
   /**
-   * A claim still held when the process starts again belongs to a handoff that was cut off.
-   * If the server had answered DATA, the message may have gone out: the recipient becomes
-   * unresolved and keeps its credit (RFC 5321 section 6.1). Otherwise nothing was handed
-   * over: the claim is dropped and the recipient is due again as it was. Returns how many
-   * became unresolved.
+   * At start: the claims this node's name held before (a process that stopped mid-handoff)
+   * and those whose lease ran out; never a live node's (docs/design.md, "Several processes on
+   * one store"). Returns how many became unresolved.
    */
-  recoverClaims(before: number = Number.MAX_SAFE_INTEGER): number {
+  recoverClaims(): number {
+    return this.takeOverClaims(this.clock.now().getTime(), this.claims.nodeId);
+  }
+
+  /**
+   * A claim taken over belongs to a handoff that was cut off. If the server had answered DATA,
+   * the message may have gone out: the recipient becomes unresolved and keeps its credit (RFC
+   * 5321 section 6.1). Otherwise nothing was handed over: the claim is dropped and the
+   * recipient is due again as it was. Returns how many became unresolved.
+   */
+  private takeOverClaims(at: number, ownNodeId: string | null): number {
     const now = this.clock.now().getTime();
-    if (this.store.delivery.claimedBefore(before).length === 0) return 0;
+    const held = this.claims.heldIds('delivery');
+    if (this.store.delivery.claimsToTakeOver(at, ownNodeId, held).length === 0) return 0;
     return this.store.transaction(() => {
       let unresolved = 0;
-      for (const { id, dataSent } of this.store.delivery.claimedBefore(before)) {
+      for (const { id, dataSent } of this.store.delivery.claimsToTakeOver(at, ownNodeId, held)) {
         this.store.delivery.unclaim(id);
         if (!dataSent) continue;
         const changed = this.store.submissions.transition(
@@ -177,24 +196,24 @@ export class DeliveryService {
    * together, outcomes and sends being accepted share one fsync. Null when none is left due.
    */
   private async claim(batch: Batch, at: number): Promise<Batch | null> {
-    const claimed = new Set(
-      await this.store.groupCommit(() =>
-        this.store.delivery.claim(
-          batch.recipients.map((row) => row.id),
-          at,
-        ),
-      ),
-    );
+    const ids = batch.recipients.map((row) => row.id);
+    const claimed = new Set(await this.store.groupCommit(() => this.store.delivery.claim(ids, at, this.claims.nodeId, this.claims.leaseUntil())));
+    this.claims.hold('delivery', claimed);
     const recipients = batch.recipients.filter((row) => claimed.has(row.id));
     return recipients.length === 0 ? null : { ...batch, recipients };
   }
 
-  /** Called when the server answered DATA: durable before the first byte of the message is sent. */
-  private markDataSent(batch: Batch, accepted: readonly string[]): Promise<void> {
+  /**
+   * Called when the server answered DATA: durable before the first byte of the message is sent.
+   * A recipient this node no longer holds (its lease ran out, another node may be sending it)
+   * stops the handoff here: the message is not sent (src/core/outbound.ts, beforeData).
+   */
+  private async markDataSent(batch: Batch, accepted: readonly string[]): Promise<void> {
     const addresses = new Set(accepted.map((address) => address.toLowerCase()));
     const ids = batch.recipients.filter((row) => addresses.has(row.address.toLowerCase())).map((row) => row.id);
     const at = this.clock.now().getTime();
-    return this.store.groupCommit(() => this.store.delivery.markDataSent(ids, at));
+    const marked = await this.store.groupCommit(() => this.store.delivery.markDataSent(ids, at, this.claims.nodeId));
+    if (marked < ids.length) throw new Error('the claim was taken over after its lease ran out');
   }
 
   private async attempt(batch: Batch): Promise<RecipientResult[]> {
@@ -232,8 +251,10 @@ export class DeliveryService {
     const byAddress = new Map(results.map((result) => [result.recipient.toLowerCase(), result]));
     // The job may run again alone if its group's transaction fails, so it only returns counts.
     const statuses = await this.store.groupCommit(() => {
-      const settled = batch.recipients.map((row) => {
-        this.store.delivery.unclaim(row.id);
+      // A recipient this node no longer holds was taken over after its lease ran out: the node
+      // that took it settles it (docs/design.md, "Several processes on one store").
+      const held = batch.recipients.filter((row) => this.store.delivery.release(row.id, this.claims.nodeId));
+      const settled = held.map((row) => {
         const result = byAddress.get(row.address.toLowerCase()) ?? {
           recipient: row.address,
           status: 'deferred',

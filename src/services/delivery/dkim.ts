@@ -29,7 +29,7 @@ export class DkimService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    /** The data folder's secret key, which seals custom domains' private keys. */
+    /** The service's secret key (secretsDir, src/config/secrets.ts), which seals custom domains' private keys. */
     private readonly secretKey: Buffer,
   ) {}
 

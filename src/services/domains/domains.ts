@@ -51,7 +51,7 @@ export interface DomainDeleted {
 
 export interface DomainsConfig extends RecordSettings {
   mailDomain: string;
-  /** The data folder's secret key: seals each domain's DKIM private key. */
+  /** The service's secret key (secretsDir): seals each domain's DKIM private key. */
   secretKey: Buffer;
 }
 

@@ -4,6 +4,7 @@ import type { ParseMail } from '../../core/parsed-message.js';
 import type { QueuedInbound } from '../../store/inbound-queue.js';
 import type { Store } from '../../store/index.js';
 import type { BounceService } from '../delivery/bounces.js';
+import type { NodeClaims } from '../cluster/claims.js';
 import type { MailboxDeliveryAgent, PreparedCopies } from './delivery-agent.js';
 import type { AuthenticateMail } from '../../core/authentication.js';
 import { checkHeaderLimits, type HeaderLimits } from '../../mime/header-limits.js';
@@ -67,8 +68,14 @@ const RETRY_MAX_MS = 300_000;
 export class InboundService {
   /** Deliveries before 250 in progress. */
   private inline = 0;
-  /** Messages in inbound_queue: counted when their commit starts, until the one that stores them. */
+  /**
+   * Messages in inbound_queue: counted when their commit starts, until the one that stores them.
+   * Other processes on the data folder queue and store too: each drain run counts again
+   * (`recountQueued`).
+   */
   private queued: number;
+  /** This process's queue commits in progress (counted in `queued`, not yet in the table). */
+  private enqueuing = 0;
 
   constructor(
     private readonly store: Store,
@@ -81,6 +88,8 @@ export class InboundService {
     private readonly parse: ParseMail,
     private readonly bounces: BounceService | undefined,
     private readonly policy: InboundPolicy,
+    /** This node's claims: a queued message is claimed before it is stored, so two processes never store it twice. */
+    private readonly claims: NodeClaims,
     /** Screens the connecting address for the junk filter (DNS blocklists, src/services/junk/filter.ts); none: no screening. */
     private readonly junk?: ConnectionScreen,
   ) {
@@ -129,6 +138,7 @@ export class InboundService {
   private async enqueue(message: InboundMessage): Promise<void> {
     const { raw, room: _room, ...envelope } = message;
     this.queued += 1;
+    this.enqueuing += 1;
     try {
       await this.store.groupCommit(() => {
         this.store.inboundQueue.add(this.clock.now().getTime(), JSON.stringify(envelope satisfies Envelope), raw);
@@ -137,12 +147,30 @@ export class InboundService {
     } catch (error) {
       this.queued -= 1;
       throw error;
+    } finally {
+      this.enqueuing -= 1;
     }
   }
 
-  /** Queued messages due now with an id above `afterId`, oldest first (src/runtime/queues/inbound.ts). */
-  dueQueued(afterId: number, limit: number): QueuedInbound[] {
-    return this.store.inboundQueue.due(this.clock.now().getTime(), afterId, limit);
+  /** The queue as the table has it (other processes queue and store too), plus this process's commits in progress. */
+  recountQueued(): number {
+    this.queued = this.store.inboundQueue.count() + this.enqueuing;
+    return this.queued;
+  }
+
+  /**
+   * Claims for this node the queued messages due now with an id above `afterId` that no live
+   * node holds, oldest first (src/runtime/queues/inbound.ts); each is this node's until it is
+   * stored or postponed, or its lease runs out.
+   */
+  async claimQueued(afterId: number, limit: number): Promise<QueuedInbound[]> {
+    const now = this.clock.now().getTime();
+    const claimed = await this.store.groupCommit(() => this.store.inboundQueue.claimDue(now, afterId, limit, this.claims.nodeId, this.claims.leaseUntil(now)));
+    this.claims.hold(
+      'inbound',
+      claimed.map((entry) => entry.id),
+    );
+    return claimed;
   }
 
   /**
@@ -152,6 +180,17 @@ export class InboundService {
    * so do all of them when the commit fails. Resolves with those not stored.
    */
   async deliverQueued(entries: readonly QueuedInbound[]): Promise<{ id: number; error: unknown }[]> {
+    try {
+      return await this.storeQueued(entries);
+    } finally {
+      this.claims.release(
+        'inbound',
+        entries.map((entry) => entry.id),
+      );
+    }
+  }
+
+  private async storeQueued(entries: readonly QueuedInbound[]): Promise<{ id: number; error: unknown }[]> {
     const prepared = await Promise.allSettled(
       entries.map(async (entry) => {
         const envelope = JSON.parse(entry.envelope) as Envelope;
@@ -165,13 +204,17 @@ export class InboundService {
       else failed.push({ entry: entries[i], error: outcome.reason });
     });
     try {
-      await this.store.groupCommit(() => {
+      const stored = await this.store.groupCommit(() => {
+        let removed = 0;
         for (const { entry, copies } of ready) {
+          // Not this node's any more (its lease ran out and another node took it): the other stores it.
+          if (!this.store.inboundQueue.remove(entry.id, this.claims.nodeId)) continue;
           this.agent.append(copies, entry.receivedAt);
-          this.store.inboundQueue.remove(entry.id);
+          removed += 1;
         }
+        return removed;
       });
-      this.queued -= ready.length;
+      this.queued = Math.max(0, this.queued - stored);
     } catch (error) {
       failed = [...failed, ...ready.map(({ entry }) => ({ entry, error }))];
     }
@@ -182,7 +225,9 @@ export class InboundService {
   private postpone(entries: readonly QueuedInbound[]): Promise<void> {
     const now = this.clock.now().getTime();
     return this.store.groupCommit(() => {
-      for (const entry of entries) this.store.inboundQueue.postpone(entry.id, now + Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** entry.attempts));
+      for (const entry of entries) {
+        this.store.inboundQueue.postpone(entry.id, now + Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** entry.attempts), this.claims.nodeId);
+      }
     });
   }
 

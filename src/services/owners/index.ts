@@ -11,7 +11,7 @@ import { Passwords } from './passwords.js';
 import type { SessionTokens } from '../access/session-tokens.js';
 import { OwnerSessionService, type SessionsConfig } from './sessions.js';
 
-/** Config `owners.*`, plus the data folder's session.key that signs JWTs and form tokens. */
+/** Config `owners.*`, plus the service's session.key (in secretsDir) that signs JWTs and form tokens. */
 export interface OwnersConfig extends OwnerAccountsConfig, SessionsConfig {
   claimCodeMinutes: number;
   sessionKey: Buffer;

@@ -4,6 +4,7 @@ import { signedHeaders, type AttemptOutcome, type WebhookLimits, type WebhookSen
 import type { Store } from '../../store/index.js';
 import type { EventProgress, WebhookEventRecord } from '../../store/webhook-events.js';
 import type { WebhookEndpointRecord } from '../../store/webhooks.js';
+import type { NodeClaims } from '../cluster/claims.js';
 import { pauseIfBaselineBroken } from './inbox-identity.js';
 
 /**
@@ -17,30 +18,61 @@ export class WebhookDispatchService {
     private readonly sender: WebhookSender,
     private readonly logger: Logger,
     private readonly limits: Pick<WebhookLimits, 'retryMs' | 'historyMs'>,
+    private readonly claims: NodeClaims,
   ) {}
 
-  due(now: number, limit: number): WebhookEventRecord[] {
-    return this.store.webhookEvents.due(now, limit);
+  /**
+   * Leases up to `limit` due events to this node, leaving out those it has in flight: no other
+   * node attempts them while the lease is renewed (docs/design.md, "Several processes on one store").
+   */
+  async leaseDue(now: number, limit: number, inFlight: readonly number[]): Promise<WebhookEventRecord[]> {
+    if (!this.store.webhookEvents.anyDue(now, inFlight)) return [];
+    const leased = await this.store.groupCommit(() => this.store.webhookEvents.leaseDue(now, limit, inFlight, this.claims.nodeId, this.claims.leaseUntil(now)));
+    this.claims.hold(
+      'webhooks',
+      leased.map((event) => event.seq),
+    );
+    return leased;
   }
 
-  /** When the next attempt of an event not `inFlight` is due, or null when none is pending. */
-  nextDueAt(inFlight: readonly number[]): number | null {
-    return this.store.webhookEvents.nextDueAt(inFlight);
+  /** When the next attempt of an event not `inFlight` and not leased by another node is due, or null. */
+  nextDueAt(inFlight: readonly number[], now: number = this.clock.now().getTime()): number | null {
+    return this.store.webhookEvents.nextDueAt(inFlight, now);
   }
 
-  /** One scheduled attempt of a pending event; the outcome decides the next one (docs/design.md "webhook retry schedule"). */
+  /**
+   * One scheduled attempt of a pending event this node leased; the outcome decides the next one
+   * (docs/design.md "webhook retry schedule"). An attempt not made or not recorded gives the
+   * lease up, so the event is due again at once.
+   */
   async attemptScheduled(event: WebhookEventRecord, signal?: AbortSignal): Promise<AttemptOutcome | null> {
-    const endpoint = this.store.webhookEndpoints.byId(event.endpointId);
-    if (endpoint?.status !== 'verified' || endpoint.signingSecret === null) return null;
-    if (pauseIfBaselineBroken(this.store, endpoint)) return null;
-    return this.perform(event, endpoint, 0, signal);
+    let outcome: AttemptOutcome | null = null;
+    try {
+      const endpoint = this.store.webhookEndpoints.byId(event.endpointId);
+      if (endpoint?.status !== 'verified' || endpoint.signingSecret === null) return null;
+      if (pauseIfBaselineBroken(this.store, endpoint)) return null;
+      outcome = await this.perform(event, endpoint, 0, signal, this.claims.nodeId);
+      return outcome;
+    } finally {
+      this.claims.release('webhooks', [event.seq]);
+      if (outcome === null) this.store.transaction(() => this.store.webhookEvents.releaseLease(event.seq, this.claims.nodeId));
+    }
   }
 
   /**
    * Signs and sends the stored body, then records the attempt. An attempt cut short by
-   * shutdown is not recorded: the event stays due and is sent again after a restart.
+   * shutdown is not recorded: the event stays due and is sent again after a restart. A
+   * scheduled attempt names the node holding the event's lease (`leasedBy`): if the lease ran
+   * out meanwhile and another node took the event over, this attempt is not recorded (the event
+   * was delivered at least once; the other node's attempt is the one recorded).
    */
-  async perform(event: WebhookEventRecord, endpoint: WebhookEndpointRecord, replay: number, signal?: AbortSignal): Promise<AttemptOutcome | null> {
+  async perform(
+    event: WebhookEventRecord,
+    endpoint: WebhookEndpointRecord,
+    replay: number,
+    signal?: AbortSignal,
+    leasedBy: string | null = null,
+  ): Promise<AttemptOutcome | null> {
     const startedAt = this.clock.now();
     const headers = signedHeaders(endpoint.signingSecret ?? '', event.id, startedAt, event.body);
     const started = performance.now();
@@ -60,6 +92,7 @@ export class WebhookDispatchService {
           error: outcome.ok ? null : (outcome.error ?? 'failed'),
         },
         progressAfter(current, outcome, replay, this.limits.retryMs),
+        leasedBy,
       );
     });
     if (!outcome.ok) this.logger.debug('webhook attempt failed', { event: event.id, error: outcome.error });

@@ -38,6 +38,7 @@ import { searchMark } from './081_search_mark.js';
 import { junk } from './082_junk.js';
 import { inboundQueueDue } from './083_inbound_queue_due.js';
 import { largeValues } from './084_large_values.js';
+import { leases } from './085_leases.js';
 import { recipientCounts } from './087_recipient_counts.js';
 
 export type { Migration } from './migration.js';
@@ -83,5 +84,6 @@ export const MIGRATIONS: readonly Migration[] = [
   junk,
   inboundQueueDue,
   largeValues,
+  leases,
   recipientCounts,
 ];
