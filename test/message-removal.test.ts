@@ -49,3 +49,28 @@ t.test('the highest row id, once removed, is not given again, also after a resta
   t.equal(after.uid, next.uid + 1, 'UIDs never come back either');
   t.equal((await second.api('GET', '/api/v1/agent/inbox?search=newcomer', { key: agent.apiKey })).body.totalMessages, 0);
 });
+
+t.test('a row id removed through one process is not given again by another on the same store', async (t) => {
+  const dataDir = t.testdir({});
+  const first = await startApp(t, { dataDir });
+  const second = await startApp(t, { dataDir });
+  const agent = await first.register();
+  const appendThrough = (app: typeof first, subject: string) => {
+    const mailbox = app.app.services.mailbox.mailboxOfAccount(agent.userId);
+    return app.app.store.transaction(() => app.app.services.mailbox.append(mailbox, 'INBOX', rawOf(subject), parsed(subject)));
+  };
+  const rowOf = (uid: number) =>
+    first.app.store.db.prepare("SELECT m.id FROM messages m JOIN folders f ON f.id = m.folder_id WHERE f.name = 'INBOX' AND m.uid = ?").pluck().get(uid) as
+      | number
+      | undefined;
+  appendThrough(second, 'before');
+  const newest = appendThrough(first, 'newest');
+  const removedRow = rowOf(newest.uid) as number;
+  const mailbox = first.app.services.mailbox.mailboxOfAccount(agent.userId);
+  t.ok(
+    first.app.store.transaction(() => first.app.services.mailbox.remove(mailbox, 'INBOX', newest.uid)),
+    'removed through the first',
+  );
+  const next = appendThrough(second, 'after');
+  t.ok((rowOf(next.uid) as number) > removedRow, 'the second, which had read the store before, takes an id above the removed one');
+});

@@ -99,13 +99,6 @@ export interface MessagePage {
 }
 
 export class MessageRepo extends Repo {
-  /**
-   * The highest row id a removed message had, while it may be above every stored one (migration
-   * 032): new rows then take ids above it, so no row id is used twice. Null in the usual case,
-   * where SQLite's own max(id) + 1 is already above it.
-   */
-  private idFloor: number | null;
-
   constructor(
     db: Db,
     private readonly searchIndex: SearchIndexRepo,
@@ -115,8 +108,6 @@ export class MessageRepo extends Repo {
     private readonly largeValues: LargeValueRepo,
   ) {
     super(db);
-    const floor = this.sql('SELECT floor FROM message_id_floor').pluck().get() as number;
-    this.idFloor = floor > this.maxId() ? floor : null;
   }
 
   insert(message: NewMessage): number {
@@ -261,7 +252,7 @@ export class MessageRepo extends Repo {
    * target folder; `searchText` queues it for the index (null: indexed again from its bytes).
    */
   copy(rowId: number, folderId: number, uid: number, modseq: number, searchText: SearchText | null): number {
-    const copied = this.nextId() ?? this.maxId() + 1;
+    const copied = this.nextId();
     this.sql(
       `INSERT INTO messages (id, folder_id, uid, message_id, in_reply_to, subject, from_json, to_json, cc_json,
          date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, modseq, received_at, thread_id, authentication_json, junk_json)
@@ -314,18 +305,18 @@ export class MessageRepo extends Repo {
     this.sql('INSERT OR REPLACE INTO expunged (folder_id, uid, modseq) VALUES (?, ?, ?)').run(folderId, uid, modseq);
     this.sql('UPDATE folders SET message_count = message_count - 1 WHERE id = ?').run(folderId);
     this.sql('UPDATE message_id_floor SET floor = max(floor, ?)').run(rowId);
-    this.idFloor = Math.max(this.idFloor ?? 0, rowId);
     this.searchIndex.forget(rowId);
     return true;
   }
 
-  /** Null (SQLite's max(id) + 1) unless a removed id is above every stored one; kept once set (a rolled-back insert above it would otherwise let the id come back). */
-  private nextId(): number | null {
-    return this.idFloor === null ? null : Math.max(this.idFloor, this.maxId()) + 1;
-  }
-
-  private maxId(): number {
-    return (this.sql('SELECT max(id) FROM messages').pluck().get() as number | null) ?? 0;
+  /**
+   * The next row id: above every stored message and above the highest a removed message had
+   * (message_id_floor, migration 032), so no row id is used twice. Read in the inserting
+   * transaction, never kept in memory: another process on the same store may have removed the
+   * newest message since (docs/design.md, "Several processes on one store").
+   */
+  private nextId(): number {
+    return this.sql('SELECT max((SELECT floor FROM message_id_floor), coalesce((SELECT max(id) FROM messages), 0)) + 1').pluck().get() as number;
   }
 }
 
