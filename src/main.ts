@@ -91,7 +91,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     {
       renew: () => services.claims.renew(),
       look: () => {
-        for (const queue of [queues.delivery, queues.webhooks, queues.inbound]) queue.kick();
+        for (const queue of [queues.delivery, queues.webhooks, queues.inbound, queues.search]) queue.kick();
       },
     },
     logger,

@@ -116,7 +116,8 @@ t.test('stored mail waits in memory, not in the store; a search hands it to the 
   );
   t.equal(queued(), 20, 'each stored message waits for the index');
   const tables = app.store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'search%'").pluck().all();
-  t.same(tables.sort(), ['search_backfill', 'search_removals'], 'and the store holds no queue of them');
+  t.same(tables.sort(), ['search_backfill', 'search_removals', 'search_waiting'], 'and the store holds no queue of them');
+  t.equal(app.store.db.prepare('SELECT count(*) FROM search_waiting').pluck().get(), 1, "only this node's one row, at or below the texts waiting");
   t.equal(index.segments(), before, 'storing mail writes nothing to the index');
   const principal = app.services.auth.authenticate(agent.apiKey);
   const found = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 50, offset: 0, search: 'shared' });

@@ -146,7 +146,7 @@ export const createServices = ({
 }: ServiceDeps): Services => {
   const rateLimiter = new RateLimiter(store, clock);
   const parse: ParseMail = parseMail ?? ((raw, wants) => parseMessage(raw, wants));
-  const searchIndex = new SearchIndexService(store, logger, indexWriter, parse);
+  const searchIndex = new SearchIndexService(store, logger, indexWriter, parse, clock, config.cluster);
   const bodies = new MessageBodyService(store, logger, parse);
   const messageOps = new MessageOps(store, clock);
   const folders = new FolderService(store, clock, messageOps, config.maxFolders);

@@ -33,10 +33,13 @@ export class SearchIndexRepo extends Repo {
     super(db);
   }
 
-  /** Inside the storing transaction. */
+  /**
+   * Inside the storing transaction: a change, so the node's row of search_waiting is written
+   * with it (SearchIndexService, before the commit).
+   */
   queue(rowId: number, folderId: number, text: SearchText): void {
     const entry: IndexEntry = { rowId, folderId, text };
-    this.feed.stage(SEARCH_TEXT, entry);
+    this.feed.stage(SEARCH_TEXT, entry, true);
   }
 
   /**
@@ -57,6 +60,40 @@ export class SearchIndexRepo extends Repo {
   /** The blanks are durable in the index. */
   removed(seqs: number[]): void {
     this.sql('DELETE FROM search_removals WHERE seq IN (SELECT value FROM json_each(?))').run(JSON.stringify(seqs));
+  }
+
+  /**
+   * Inside a transaction that stores messages whose texts will wait in this node's memory: the
+   * node's row (migration 88) covers them, its lowest kept, its lease moved on.
+   */
+  markWaiting(nodeId: string, lowest: number, leaseUntil: number): void {
+    this.sql(
+      `INSERT INTO search_waiting (node_id, lowest, lease_until) VALUES (?, ?, ?)
+       ON CONFLICT (node_id) DO UPDATE SET lowest = min(lowest, excluded.lowest), lease_until = excluded.lease_until`,
+    ).run(nodeId, lowest, leaseUntil);
+  }
+
+  /** Once texts are durable in the index: the node's row covers what still waits (from `lowest`), or goes when nothing does. */
+  settleWaiting(nodeId: string, lowest: number | null, leaseUntil: number): void {
+    if (lowest === null) this.sql('DELETE FROM search_waiting WHERE node_id = ?').run(nodeId);
+    else this.sql('UPDATE search_waiting SET lowest = ?, lease_until = ? WHERE node_id = ?').run(lowest, leaseUntil, nodeId);
+  }
+
+  /**
+   * Takes over the rows of nodes whose lease ran out by `now`, and `ownNodeId`'s (from before
+   * this node started): every message from their lowest up is listed for the backfill, indexed
+   * again from its raw bytes. Returns how many rows were taken over. Inside a transaction.
+   */
+  takeOverWaiting(now: number, ownNodeId: string | null): number {
+    const rows = this.sql('SELECT node_id AS nodeId, lowest FROM search_waiting WHERE lease_until <= ? OR node_id = ?').all(now, ownNodeId) as {
+      nodeId: string;
+      lowest: number;
+    }[];
+    for (const { nodeId, lowest } of rows) {
+      this.backfillAbove(lowest - 1);
+      this.sql('DELETE FROM search_waiting WHERE node_id = ?').run(nodeId);
+    }
+    return rows.length;
   }
 
   /** A message to index from its raw bytes: a copy whose text is not at hand. */

@@ -19,11 +19,14 @@ export interface SearchIndexRun extends QueueRun {
  * Moves stored mail into the full-text index (src/services/mail/search-index.ts): the queue,
  * then any backfill (rows land there at run time only when a queued message's text is missing,
  * which a search cannot index in its own turn: the raw bytes need a parse). Kicked when mail is
- * stored; nothing in it waits for a time.
+ * stored, and by the lease keeper's look (a node that died leaves its waiting texts to it);
+ * nothing in it waits for a time.
  */
 export const searchIndexQueue = (searchIndex: SearchIndexService, logger: Logger): QueueWork<SearchIndexRun> => ({
   async run() {
     try {
+      // What a node that died left waiting, once its lease ran out: indexed again from the backfill below.
+      searchIndex.takeOverWaiting();
       let indexed = await searchIndex.indexQueued();
       if (searchIndex.hasBackfill()) indexed += await searchIndex.indexBackfill();
       return { indexed, next: null };

@@ -1,3 +1,5 @@
+import type { Clock } from '../../core/clock.js';
+import type { NodeLease } from '../../core/cluster.js';
 import { SEARCH_TEXT } from '../../core/events.js';
 import type { Logger } from '../../core/logger.js';
 import type { ParseMail } from '../../core/parsed-message.js';
@@ -20,6 +22,14 @@ const BACKFILL_BATCH = 200;
  * start lists every message above the mark for the backfill, which indexes it from its raw
  * bytes. A search first hands over whatever waits and waits for the writer, so it always sees
  * every message committed before it.
+ *
+ * Several processes on one store (docs/design.md, "Several processes on one store"): each
+ * indexes what it stored. The storing transaction also writes this node's row of
+ * `search_waiting` (migration 88), at or below every text waiting here, under a lease; once a
+ * batch is durable in the index the row moves up to what still waits, or goes. A node that
+ * dies leaves its row: when its lease runs out another node lists every message from its
+ * lowest up for the backfill (at start, a node takes its own row over at once). A search
+ * through one process sees mail another process stored once that process has indexed it.
  */
 export class SearchIndexService {
   /** Texts of committed messages not yet durable in the index, by row id (commit order is row id order). */
@@ -33,7 +43,14 @@ export class SearchIndexService {
     private readonly writer: IndexWriter,
     /** The parse workers: indexing stored mail again parses its raw bytes, never on the main thread. */
     private readonly parse: ParseMail,
+    private readonly clock: Clock,
+    /** This node and how long its claims hold (docs/design.md, "Several processes on one store"). */
+    private readonly node: NodeLease,
   ) {
+    store.feed.beforeCommit<IndexEntry>([SEARCH_TEXT], (entries) => {
+      const lowest = entries.reduce((low, { payload }) => Math.min(low, payload.rowId), Number.POSITIVE_INFINITY);
+      this.store.searchIndex.markWaiting(this.node.nodeId, lowest, this.leaseUntil());
+    });
     store.feed.subscribe<IndexEntry>(SEARCH_TEXT, (entries) => {
       for (const { payload } of entries) this.waiting.set(payload.rowId, payload);
     });
@@ -49,6 +66,20 @@ export class SearchIndexService {
   /** The indexer's run: hands over what waits and resolves once it is indexed. Returns how many. */
   indexQueued(): Promise<number> {
     return this.handOver();
+  }
+
+  /**
+   * Lists for the backfill what nodes that died left waiting, once their lease ran out
+   * (`includingOwn`: at start, this node's own row too, from before it started). Returns how
+   * many nodes' rows were taken over.
+   */
+  takeOverWaiting(includingOwn = false): number {
+    const now = this.clock.now().getTime();
+    return this.store.transaction(() => this.store.searchIndex.takeOverWaiting(now, includingOwn ? this.node.nodeId : null));
+  }
+
+  private leaseUntil(): number {
+    return this.clock.now().getTime() + this.node.leaseMs;
   }
 
   /** Messages the index has not taken yet: waiting here, and listed for the backfill (the status page). */
@@ -68,7 +99,12 @@ export class SearchIndexService {
     await this.writer.trimAbove(last);
     const through = this.store.searchIndex.indexedThrough();
     if (through === null) await this.writer.index([], last);
-    else if (through < last) this.store.transaction(() => this.store.searchIndex.backfillAbove(through));
+    const now = this.clock.now().getTime();
+    this.store.transaction(() => {
+      // Above `last` too: another node may have indexed mail it stored after `last` was read, and the trim removed it.
+      this.store.searchIndex.backfillAbove(Math.min(through ?? last, last));
+      this.store.searchIndex.takeOverWaiting(now, this.node.nodeId);
+    });
     const total = this.store.searchIndex.backfillCount();
     if (total === 0) return 0;
     this.logger.info('indexing stored mail for search', { messages: total });
@@ -117,8 +153,15 @@ export class SearchIndexService {
       throw error;
     }
     for (const entry of entries) this.waiting.delete(entry.rowId);
+    if (entries.length > 0) this.settleWaiting();
     if (removals.length > 0) await this.store.groupCommit(() => this.store.searchIndex.removed(removals.map((removal) => removal.seq)));
     return entries.length;
+  }
+
+  /** This node's row now covers only what still waits (the map is in commit order), or goes. */
+  private settleWaiting(): void {
+    const [lowest] = this.waiting.keys();
+    this.store.transaction(() => this.store.searchIndex.settleWaiting(this.node.nodeId, lowest ?? null, this.leaseUntil()));
   }
 
   private logFailure(error: unknown): void {

@@ -40,6 +40,7 @@ import { inboundQueueDue } from './083_inbound_queue_due.js';
 import { largeValues } from './084_large_values.js';
 import { leases } from './085_leases.js';
 import { recipientCounts } from './087_recipient_counts.js';
+import { searchWaiting } from './088_search_waiting.js';
 
 export type { Migration } from './migration.js';
 
@@ -86,4 +87,5 @@ export const MIGRATIONS: readonly Migration[] = [
   largeValues,
   leases,
   recipientCounts,
+  searchWaiting,
 ];
