@@ -212,7 +212,7 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
           authenticationWorker: authWorker !== null,
           searchWorker: core.indexWriter instanceof SearchWriter,
         };
-        logger.info('agentpost listening', { ...app.ports, baseUrl: app.baseUrl, dataDir: config.dataDir, ...workers });
+        logger.info('agentpost listening', { ...app.ports, baseUrl: app.baseUrl, dataDir: config.dataDir, node: config.cluster.nodeId, ...workers });
       },
       stop: () => {
         ready = false;

@@ -71,6 +71,8 @@ export const startCluster = async (t: Test, options: ClusterOptions): Promise<Cl
   };
   const start = async (nodeId: string): Promise<ClusterNode> => {
     const server = await startServerProcess(t, agentpostBin, ['serve'], { env: { ...env, ...configFile(nodeId), AGENTPOST_NODE_ID: nodeId } });
+    const listening = jsonLines(server.output().stderr).find((line) => line.message === 'agentpost listening');
+    if (listening?.node !== nodeId) throw new Error(`${nodeId} started as node ${String(listening?.node)}`);
     return {
       nodeId,
       baseUrl: server.baseUrl,
