@@ -1,4 +1,4 @@
-// Fault suite, several processes: three `serve` processes on one data folder (docs/design.md,
+// Fault suite, several processes: two, then three `serve` processes on one data folder (docs/design.md,
 // "Several processes on one store") under a mixed load (mail into every MX, sends through every
 // node, an IMAP client on one node, an event stream on another) while one node, picked at random,
 // is killed with SIGKILL at a random moment of each round and started again under its name.
@@ -20,10 +20,11 @@ import { startReceiver } from './helpers/webhook-receiver.js';
 
 t.setTimeout(600_000);
 
-const NODES = 3;
 const ROUNDS = 3;
 const LEASE_MS = 3000;
-const CREDITS = 2_000;
+const CREDITS = 6_000;
+/** The domain re-check every two seconds instead of daily: a once-per-service job with many periods in the test. */
+const EVERY_TWO_SECONDS = '*/2 * * * * *';
 const SMTP_SESSIONS_PER_NODE = 2;
 const SEND_LOOPS = 3;
 
@@ -31,6 +32,13 @@ interface Agent {
   email: string;
   apiKey: string;
 }
+
+/** The periods of the domain re-check a node took, from its log ('calendar job taken', debug). */
+const periodsTaken = (node: ClusterNode): number[] =>
+  node
+    .logLines()
+    .filter((line) => line.message === 'calendar job taken' && line.job === 'domain-recheck')
+    .map((line) => line.period as number);
 
 /** The nodes alive now, by name; a killed node is started again under its name (new ports). */
 class LiveNodes {
@@ -47,6 +55,7 @@ class LiveNodes {
 }
 
 const sendingConfig = (relayPort: number) => ({
+  domains: { recheckSchedule: EVERY_TWO_SECONDS },
   outbound: { relay: `smtp://127.0.0.1:${relayPort}`, timeoutMs: 30_000, concurrency: 2 },
   limits: {
     sendRequestsPerMinute: 100_000,
@@ -72,6 +81,7 @@ const smtpLoop = async (live: LiveNodes, loop: number, to: string, acked: Set<st
       acked.add(messageId);
     } catch {
       // The node died before answering: this message has no 250 (it may still be stored once).
+      await sleep(20);
     } finally {
       transport.close();
     }
@@ -143,12 +153,12 @@ const register = async (node: ClusterNode, agentId: string): Promise<Agent> => {
   return response.body as Agent;
 };
 
-const setUp = async (t: Test) => {
+const setUp = async (t: Test, nodes: number) => {
   const sink = await startSink(t);
   const receiver = await startReceiver(t);
   const cluster = await startCluster(t, {
-    nodes: NODES,
-    env: { AGENTPOST_CLUSTER_LEASE_MS: String(LEASE_MS), AGENTPOST_WEBHOOKS_ALLOW_INSECURE: 'true' },
+    nodes,
+    env: { AGENTPOST_CLUSTER_LEASE_MS: String(LEASE_MS), AGENTPOST_WEBHOOKS_ALLOW_INSECURE: 'true', AGENTPOST_LOG_LEVEL: 'debug' },
     config: sendingConfig(sink.port),
   });
   const [first, second] = cluster.nodes;
@@ -164,16 +174,22 @@ const setUp = async (t: Test) => {
   return { sink, receiver, cluster, inbox, other, sender };
 };
 
-t.test('three nodes under a mixed load, one killed at random each round: nothing lost, nothing twice', async (t) => {
+const mixedLoad = async (t: Test, nodes: number): Promise<void> => {
   const seed = faultSeed();
   const random = seededRandom(seed);
-  const { sink, receiver, cluster, inbox, other, sender } = await setUp(t);
+  const { sink, receiver, cluster, inbox, other, sender } = await setUp(t, nodes);
   const live = new LiveNodes(cluster.nodes);
+  /** Every process that ran, the killed ones too: their logs say which periods they took. */
+  const processes = [...cluster.nodes];
   const stream = openStream(t, live.byName.get('node-2')?.baseUrl ?? '', inbox.apiKey);
   let running = true;
+  // A failed assertion ends the test early: the load stops with it.
+  t.teardown(() => {
+    running = false;
+  });
   const acked = new Set<string>();
   const mail = Promise.all(
-    Array.from({ length: NODES * SMTP_SESSIONS_PER_NODE }, (_, loop) => smtpLoop(live, loop, loop % 3 === 2 ? other.email : inbox.email, acked, () => running)),
+    Array.from({ length: nodes * SMTP_SESSIONS_PER_NODE }, (_, loop) => smtpLoop(live, loop, loop % 3 === 2 ? other.email : inbox.email, acked, () => running)),
   );
   const sends = Promise.all(Array.from({ length: SEND_LOOPS }, (_, loop) => sendLoop(live, loop, sender, () => running)));
   const imap = imapLoop(live, inbox, () => running);
@@ -186,7 +202,9 @@ t.test('three nodes under a mixed load, one killed at random each round: nothing
     await node.kill('SIGKILL');
     kills.push(`${victim} after ${acked.size} acks`);
     await sleep(300 + random() * 1200);
-    live.byName.set(victim, await cluster.start(victim));
+    const restarted = await cluster.start(victim);
+    processes.push(restarted);
+    live.byName.set(victim, restarted);
   }
   await sleep(1000);
   running = false;
@@ -289,6 +307,13 @@ t.test('three nodes under a mixed load, one killed at random each round: nothing
       `seed ${seed}; kills: ${kills.join(', ')}; ${acked.size} messages answered 250, ${storedIds.length} stored; ${sendsAccepted} sends accepted, recipients ${statuses.map((row) => `${row.n} ${row.status}`).join(', ')}; ${receiver.ofType('message.received').length} webhook POSTs for ${events.length} events; ${stream.events.length} streamed events; ${imapSessions} IMAP sessions`,
     );
   });
+  const periods = processes.flatMap(periodsTaken);
+  t.ok(periods.length >= 3, `the re-check ran in ${periods.length} periods`);
+  t.equal(new Set(periods).size, periods.length, 'no period of the once-per-service job ran twice');
   const streamedIds = stream.events.map((event) => event.id);
   t.equal(new Set(streamedIds).size, streamedIds.length, 'the event stream gave no event twice');
-});
+};
+
+for (const nodes of [2, 3]) {
+  t.test(`${nodes} nodes under a mixed load, one killed at random each round: nothing lost, nothing twice`, (t) => mixedLoad(t, nodes));
+}

@@ -123,6 +123,8 @@ export const startSink = async (t: Test | null, options: SinkOptions = {}): Prom
     });
     socket.on('close', () => sockets.delete(port));
   });
+  // A client that dies mid-session (a killed node) resets its connection: a remote MTA shrugs that off.
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   sink.port = (server.server.address() as AddressInfo).port;
   t?.teardown(() => sink.close());
