@@ -19,12 +19,17 @@ const found = async (app: TestApp, key: string, word: string): Promise<number> =
 
 const waitingRows = (app: TestApp) => app.app.store.db.prepare('SELECT node_id AS nodeId FROM search_waiting ORDER BY node_id').all() as { nodeId: string }[];
 
-t.test("a dead node's unindexed mail is indexed by another once its lease runs out", async (t) => {
+/** Two nodes on one data folder and one clock, and an agent registered through the first. */
+const twoNodes = async (t: Parameters<typeof startApp>[0], agentId: string) => {
   const clock = new ManualClock('2026-03-01T10:00:00Z');
   const dataDir = t.testdir({});
   const a = await node(t, dataDir, 'node-a', clock);
   const b = await node(t, dataDir, 'node-b', clock);
-  const agent = await a.register('searcher');
+  return { clock, dataDir, a, b, agent: await a.register(agentId) };
+};
+
+t.test("a dead node's unindexed mail is indexed by another once its lease runs out", async (t) => {
+  const { clock, a, b, agent } = await twoNodes(t, 'searcher');
   await deliverDirect(a.app, [agent.email], plainRaw('first', 'alphaword in the first message'));
   t.same(waitingRows(a), [{ nodeId: 'node-a' }], "node-a's row covers the text waiting in its memory");
   await deliverDirect(b.app, [agent.email], plainRaw('second', 'betaword in the second message'));
@@ -44,11 +49,7 @@ t.test("a dead node's unindexed mail is indexed by another once its lease runs o
 });
 
 t.test('a node that starts again takes its own waiting mail over at once', async (t) => {
-  const clock = new ManualClock('2026-03-01T10:00:00Z');
-  const dataDir = t.testdir({});
-  const a = await node(t, dataDir, 'node-a', clock);
-  const b = await node(t, dataDir, 'node-b', clock);
-  const agent = await a.register('restarter');
+  const { clock, dataDir, a, b, agent } = await twoNodes(t, 'restarter');
   await deliverDirect(a.app, [agent.email], plainRaw('kept', 'gammaword stored and never indexed'));
   await deliverDirect(b.app, [agent.email], plainRaw('other', 'deltaword from the other node'));
   await b.app.queues.search.runOnce();
