@@ -157,6 +157,8 @@ t.test('limits count charged recipients and rate events, and read one time only 
   t.equal(store.recipientCounts.since('acc1', 1001), 2, 'the part of a second at the start, from the rows');
   t.equal(store.recipientCounts.since('acc1', 1500), 2);
   t.equal(store.recipientCounts.since('acc1', 2001), 0);
+  t.equal(store.recipientCounts.sinceAtMost('acc1', 1001), 3, 'at most: the first second counted whole');
+  t.equal(store.recipientCounts.sinceAtMost('acc1', 2001), 2);
   t.same(
     [0, 1, 2, 3].map((index) => store.submissions.recipientTimeAt('acc1', 0, index)),
     [1000, 2000, 2000, null],

@@ -8,8 +8,8 @@ import { Repo } from './repo.js';
  * commit, every connection and timer waiting (docs/operators/inbound.md "Large messages").
  * A value over one piece is written before that commit instead, a piece per transaction with a
  * turn of the event loop between them (Store.stage), and the commit only names it and marks it
- * attached. The pieces need no fsync of their own: the WAL is written in order, so the commit's
- * sync makes them durable with it.
+ * attached. The pieces are committed without waiting for the disk: the WAL is written in order
+ * and SQLite syncs it before any checkpoint, so the commit's sync makes them durable with it.
  *
  * A value holds bytes (a raw message, BLOB pieces) or a text (TEXT pieces, cut between UTF-16
  * code units that are not a surrogate pair). `size` and `piece_size` count in that unit.

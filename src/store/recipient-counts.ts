@@ -42,11 +42,22 @@ export class RecipientCountRepo extends Repo {
    */
   since(accountId: string, since: number): number {
     const firstWholeSecond = Math.ceil(since / 1000);
-    const whole = this.sql('SELECT coalesce(sum(recipients), 0) FROM recipient_second_counts WHERE account_id = ? AND second >= ?')
-      .pluck()
-      .get(accountId, firstWholeSecond) as number;
     const partEnd = firstWholeSecond * 1000;
-    return whole + (since < partEnd ? this.countRows(accountId, since, partEnd) : 0);
+    return this.fromSecond(accountId, firstWholeSecond) + (since < partEnd ? this.countRows(accountId, since, partEnd) : 0);
+  }
+
+  /**
+   * At least `since` would answer, from the counts alone: the second `since` falls in counted
+   * whole. Enough to let a send through that is under its limit even so, without reading rows.
+   */
+  sinceAtMost(accountId: string, since: number): number {
+    return this.fromSecond(accountId, Math.floor(since / 1000));
+  }
+
+  private fromSecond(accountId: string, second: number): number {
+    return this.sql('SELECT coalesce(sum(recipients), 0) FROM recipient_second_counts WHERE account_id = ? AND second >= ?')
+      .pluck()
+      .get(accountId, second) as number;
   }
 
   /** The day's first count: every charged recipient of the day so far, this insert's included; older days go. */

@@ -172,7 +172,9 @@ export class SendingLimits {
   /** Sliding minute: frees up when enough of the last minute's recipients age out. */
   private checkMinute(account: Account, recipients: number, perMinute: number, now: number): void {
     const since = now - MINUTE_MS + 1;
-    // Counted, and one time read only when over: listing a busy minute cost more than the send.
+    // Under the limit even counting the minute's first second whole: no row read. Counted
+    // exactly, and one time read, only when it may be over.
+    if (this.store.recipientCounts.sinceAtMost(account.id, since) + recipients <= perMinute) return;
     const inMinute = this.store.recipientCounts.since(account.id, since);
     const excess = inMinute + recipients - perMinute;
     if (excess <= 0) return;
