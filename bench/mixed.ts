@@ -15,7 +15,7 @@ import { startAgentpost } from './ingest-targets.js';
 import { argValue, fmt, messageOfSize, percentile, prng, vocabulary } from './lib.js';
 import { rssMb } from './proc.js';
 import { dataPayload, runLoad } from './smtp-load.js';
-import { Worker } from 'node:worker_threads';
+import { probeOnThread } from './healthz-probe.js';
 
 interface Mailbox {
   baseUrl: string;
@@ -81,36 +81,6 @@ const probe = (box: Mailbox, everyMs: number) => {
   return { stop: async (): Promise<number[]> => ((running = false), await done, samples) };
 };
 
-/**
- * The same probe on a thread of its own: the bench's main thread also runs the SMTP load and
- * parses each 4.4 MB bomb response (tens of milliseconds of JSON.parse), during which a
- * probe there cannot see its answer arrive. The thread's figure is the server's.
- */
-const probeOnThread = (box: Mailbox, everyMs: number) => {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-     const samples = []; let running = true;
-     parentPort.once('message', () => { running = false; });
-     (async () => {
-       while (running) {
-         const started = performance.now();
-         const response = await fetch(workerData.url, { headers: { 'user-agent': 'agentpost-bench/1.0' } });
-         await response.text();
-         if (response.status !== 200) throw new Error('healthz ' + response.status);
-         samples.push(performance.now() - started);
-         await new Promise((resolve) => setTimeout(resolve, workerData.everyMs));
-       }
-       parentPort.postMessage(samples);
-     })();`,
-    { eval: true, workerData: { url: `${box.baseUrl}/healthz`, everyMs } },
-  );
-  const samples = new Promise<number[]>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  return { stop: async (): Promise<number[]> => (worker.postMessage('stop'), await samples) };
-};
-
 const line = (label: string, samples: number[]): string =>
   `${label.padEnd(30)} p50 ${fmt(percentile(samples, 50)).padStart(7)} ms   p99 ${fmt(percentile(samples, 99)).padStart(7)} ms   max ${fmt(Math.max(...samples)).padStart(7)} ms`;
 
@@ -145,7 +115,7 @@ const main = async (): Promise<void> => {
     const bombId = (await get(`${box.baseUrl}/api/v1/agent/inbox?limit=1`, box.apiKey)).emails[0].id as string;
     const hostile = ingest(box, sessions, 10_000_000);
     const health = probe(box, 10);
-    const healthOnThread = probeOnThread(box, 10);
+    const healthOnThread = probeOnThread(box.baseUrl, 10);
     const bombReads: number[] = [];
     for (let i = 0; i < 10; i += 1) bombReads.push(await timed(() => get(`${box.baseUrl}/api/v1/agent/email/${bombId}?markAsRead=false`, box.apiKey)));
     const healthSamples = await health.stop();

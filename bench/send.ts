@@ -5,55 +5,17 @@
 // Everything shares this machine (2 cores), so the figures include that contention.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import { SMTPServer } from 'smtp-server';
 import { freePort, postfixInstalled, startPostfix, waitForPort } from './postfix.js';
+import { type RelaySink, startRelaySink } from './relay-sink.js';
 
 const SENDS = Number(process.env.BENCH_SENDS ?? 1000);
 const RECIPIENTS_PER_SEND = Number(process.env.BENCH_RECIPIENTS ?? 2);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const TOTAL_RECIPIENTS = SENDS * RECIPIENTS_PER_SEND;
 const TEXT = 'Hello from the agentpost send benchmark.\n'.repeat(20);
-
-/** The remote MTA: accepts everything, counts recipients, keeps nothing. */
-const startSink = async () => {
-  let received = 0;
-  let waiter: { count: number; resolve: () => void } | null = null;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    disableReverseLookup: true,
-    logger: false,
-    maxClients: 1000,
-    onData(stream, session, callback) {
-      stream.on('data', () => {});
-      stream.on('end', () => {
-        received += session.envelope.rcptTo.length;
-        if (waiter && received >= waiter.count) waiter.resolve();
-        callback(null, 'ok');
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    port: (server.server.address() as AddressInfo).port,
-    get received() {
-      return received;
-    },
-    reset() {
-      received = 0;
-    },
-    waitFor: (count: number) =>
-      new Promise<void>((resolve) => {
-        if (received >= count) return resolve();
-        waiter = { count, resolve };
-      }),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-};
 
 const recipientsOf = (i: number): string[] => Array.from({ length: RECIPIENTS_PER_SEND }, (_, r) => `user${i}-${r}@domain${r}.bench.test`);
 
@@ -71,7 +33,7 @@ const pool = async (total: number, concurrency: number, work: (i: number) => Pro
  * agentpost runs as its own process (`agentpost serve`), as Postfix does, so the client and
  * the sink in this process do not share its event loop.
  */
-const benchAgentpost = async (relayPort: number, sink: Awaited<ReturnType<typeof startSink>>) => {
+const benchAgentpost = async (relayPort: number, sink: RelaySink) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'agentpost-bench-send-'));
   const unlimited = { recipientsPerDay: 10_000_000, recipientsPerMinute: 10_000_000 };
   const [httpPort, smtpPort, submissionPort] = [await freePort(), await freePort(), await freePort()];
@@ -127,7 +89,7 @@ const benchAgentpost = async (relayPort: number, sink: Awaited<ReturnType<typeof
   }
 };
 
-const benchPostfix = async (sink: Awaited<ReturnType<typeof startSink>>) => {
+const benchPostfix = async (sink: RelaySink) => {
   const postfix = await startPostfix([`relayhost=[127.0.0.1]:${sink.port}`]);
   try {
     const transport = nodemailer.createTransport({
@@ -155,7 +117,7 @@ const benchPostfix = async (sink: Awaited<ReturnType<typeof startSink>>) => {
 
 const rate = (count: number, seconds: number) => (count / seconds).toFixed(0);
 
-const sink = await startSink();
+const sink = await startRelaySink();
 console.log(`bench:send: ${SENDS} sends x ${RECIPIENTS_PER_SEND} remote recipients, ${CLIENTS} concurrent clients, relay to a loopback sink`);
 const ours = await benchAgentpost(sink.port, sink);
 console.log(
