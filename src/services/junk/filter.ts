@@ -11,24 +11,6 @@ export type { JunkEvidence } from '../../core/junk.js';
 import type { JunkModels } from './models.js';
 import { combine } from './statistics.js';
 
-/** The junk filter's settings (config `junk.*`, docs/operators/junk.md). */
-export interface JunkConfig {
-  enabled: boolean;
-  /** Points at which a message is junk. */
-  threshold: number;
-  /** Judgments of each kind (junk, not junk) a model needs before its statistics count. */
-  minJudgments: number;
-  /** The filter's time budget per message: blocklist lookups still unanswered then fail it. */
-  timeoutMs: number;
-  blocklists: string[];
-  /** Points per blocklist that lists the client. */
-  blocklistPoints: number;
-  /** Mailboxes (the operator's own) whose judgments also train the server-wide model. */
-  serverModelTrainers: string[];
-  /** Memory for models held for verdicts (src/services/junk/models.ts). */
-  cacheMegabytes: number;
-}
-
 /** The statistics give -5 (surely ham) to +5 (surely junk) points. */
 const STATISTICS_POINTS = 10;
 /** Known senders lower the score the more, the better their address is authenticated. */
