@@ -1,7 +1,7 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { CommitFeed } from './commit-feed.js';
 import type { Db } from './db.js';
-import { pragma } from './statements.js';
+import { pragma, unsyncedTransaction } from './statements.js';
 
 interface Outcome {
   ok: boolean;
@@ -149,12 +149,7 @@ export class GroupCommitter {
   /** One IMMEDIATE transaction; with a WAL its commit leaves the sync to `syncFile`. */
   private commit<T>(body: () => T): T {
     if (this.wal === null) return this.db.transaction(body).immediate();
-    pragma(this.db, 'synchronous = NORMAL');
-    try {
-      return this.db.transaction(body).immediate();
-    } finally {
-      pragma(this.db, 'synchronous = FULL');
-    }
+    return unsyncedTransaction(this.db, body);
   }
 }
 

@@ -7,7 +7,7 @@ import { DkimKeyRepo } from './dkim-keys.js';
 import { DomainAddressRepo } from './domain-addresses.js';
 import { DomainRepo } from './domains.js';
 import { openDatabase, type Db, type OpenOptions, stopMapping, unmapPages } from './db.js';
-import { pragma } from './statements.js';
+import { unsyncedTransaction } from './statements.js';
 import { ForeignCommits } from './data-version.js';
 import { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
@@ -220,26 +220,12 @@ export class Store {
    */
   async stage(value: Buffer | string, now: number): Promise<number | null> {
     if (value.length <= PIECE_SIZE) return null;
-    const valueId = this.unsynced(() => this.largeValues.create(value.length, now));
+    const valueId = unsyncedTransaction(this.db, () => this.largeValues.create(value.length, now));
     for (const [seq, piece] of piecesOf(value).entries()) {
       await new Promise(setImmediate);
-      this.unsynced(() => this.largeValues.writePiece(valueId, seq, piece));
+      unsyncedTransaction(this.db, () => this.largeValues.writePiece(valueId, seq, piece));
     }
     return valueId;
-  }
-
-  /**
-   * A transaction whose commit does not wait for the disk: what it wrote becomes durable with
-   * the next synced commit (the WAL is one file written in order, and SQLite syncs it before
-   * any checkpoint). For what no one may rely on until a later commit names it (`stage`).
-   */
-  private unsynced<T>(work: () => T): T {
-    pragma(this.db, 'synchronous = NORMAL');
-    try {
-      return this.db.transaction(work).immediate();
-    } finally {
-      pragma(this.db, 'synchronous = FULL');
-    }
   }
 
   /** Runs `work` in a transaction shared with other callers of this turn; settles after commit. */

@@ -37,3 +37,18 @@ export const pragma = (db: Db, text: string): unknown => {
   }
   return statement.pluck().get();
 };
+
+/**
+ * `work` in one IMMEDIATE transaction whose commit does not wait for the disk
+ * (synchronous=NORMAL for it alone, FULL again after): what it wrote is durable once the WAL is
+ * next synced, by the group commit's fdatasync or a later synced commit (SQLite also syncs the
+ * WAL before any checkpoint). For writes nobody may rely on until then.
+ */
+export const unsyncedTransaction = <T>(db: Db, work: () => T): T => {
+  pragma(db, 'synchronous = NORMAL');
+  try {
+    return db.transaction(work).immediate();
+  } finally {
+    pragma(db, 'synchronous = FULL');
+  }
+};
