@@ -85,15 +85,20 @@ export class SearchIndexRepo extends Repo {
    * again from its raw bytes. Returns how many rows were taken over. Inside a transaction.
    */
   takeOverWaiting(now: number, ownNodeId: string | null): number {
-    const rows = this.sql('SELECT node_id AS nodeId, lowest FROM search_waiting WHERE lease_until <= ? OR node_id = ?').all(now, ownNodeId) as {
-      nodeId: string;
-      lowest: number;
-    }[];
+    const rows = this.waitingToTakeOver(now, ownNodeId);
     for (const { nodeId, lowest } of rows) {
       this.backfillAbove(lowest - 1);
       this.sql('DELETE FROM search_waiting WHERE node_id = ?').run(nodeId);
     }
     return rows.length;
+  }
+
+  /** The rows `takeOverWaiting` would take: a read, so a look that finds none writes nothing. */
+  waitingToTakeOver(now: number, ownNodeId: string | null): { nodeId: string; lowest: number }[] {
+    return this.sql('SELECT node_id AS nodeId, lowest FROM search_waiting WHERE lease_until <= ? OR node_id = ?').all(now, ownNodeId) as {
+      nodeId: string;
+      lowest: number;
+    }[];
   }
 
   /** A message to index from its raw bytes: a copy whose text is not at hand. */

@@ -75,7 +75,10 @@ export class SearchIndexService {
    */
   takeOverWaiting(includingOwn = false): number {
     const now = this.clock.now().getTime();
-    return this.store.transaction(() => this.store.searchIndex.takeOverWaiting(now, includingOwn ? this.node.nodeId : null));
+    const own = includingOwn ? this.node.nodeId : null;
+    // Read first: the indexer looks at every run, and almost always finds nothing to take.
+    if (this.store.searchIndex.waitingToTakeOver(now, own).length === 0) return 0;
+    return this.store.transaction(() => this.store.searchIndex.takeOverWaiting(now, own));
   }
 
   private leaseUntil(): number {
@@ -153,15 +156,23 @@ export class SearchIndexService {
       throw error;
     }
     for (const entry of entries) this.waiting.delete(entry.rowId);
-    if (entries.length > 0) this.settleWaiting();
-    if (removals.length > 0) await this.store.groupCommit(() => this.store.searchIndex.removed(removals.map((removal) => removal.seq)));
+    // One commit of the store for the lot, its sync off the event loop (the group commit's).
+    if (entries.length > 0 || removals.length > 0) {
+      await this.store.groupCommit(() => {
+        if (entries.length > 0) this.settleWaiting();
+        if (removals.length > 0) this.store.searchIndex.removed(removals.map((removal) => removal.seq));
+      });
+    }
     return entries.length;
   }
 
-  /** This node's row now covers only what still waits (the map is in commit order), or goes. */
+  /**
+   * Inside a transaction: this node's row now covers only what still waits (the map is in
+   * commit order), or goes. Read when the transaction runs, so texts heard of meanwhile count.
+   */
   private settleWaiting(): void {
     const [lowest] = this.waiting.keys();
-    this.store.transaction(() => this.store.searchIndex.settleWaiting(this.node.nodeId, lowest ?? null, this.leaseUntil()));
+    this.store.searchIndex.settleWaiting(this.node.nodeId, lowest ?? null, this.leaseUntil());
   }
 
   private logFailure(error: unknown): void {
