@@ -84,6 +84,22 @@ export interface AgentpostOptions {
   tree?: string;
 }
 
+/**
+ * `agentpost serve --config FILE`: the single executable, or the source with tsx (from `cwd`,
+ * another tree, when given). AGENTPOST_PARSE_THREADS, when set, reaches the server through the
+ * environment; BENCH_SERVER_NODE_ARGS (say "--cpu-prof --cpu-prof-dir=/tmp/prof") reaches the
+ * server's node only; BENCH_SERVER_STDOUT=1 shows its standard output (say, with "--trace-gc").
+ */
+const spawnServe = (configFile: string, options: { executable?: string; cwd?: string; env: NodeJS.ProcessEnv }): ChildProcess => {
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const command = options.executable ? [options.executable] : [process.execPath, ...nodeArgs, '--import', 'tsx', 'bin/main.ts'];
+  return spawn(command[0], [...command.slice(1), 'serve', '--config', configFile], {
+    stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
+    cwd: options.cwd,
+    env: options.env,
+  });
+};
+
 /** `agentpost serve` on free loopback ports in a temp folder, with one mailbox to load. */
 export const startAgentpost = async (name: string, options: AgentpostOptions = {}): Promise<Agentpost> => {
   const dir = tempDir('agentpost-bench-ingest-');
@@ -124,19 +140,10 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
       };
   options.configure?.(config);
   writeFileSync(configFile, JSON.stringify({ dataDir: dir.path, ...config }));
-  // AGENTPOST_PARSE_THREADS, when set, reaches the server through the environment.
-  // BENCH_SERVER_NODE_ARGS (say "--cpu-prof --cpu-prof-dir=/tmp/prof") reaches the server's node only;
-  // BENCH_SERVER_STDOUT=1 shows the server's standard output (say, with "--trace-gc").
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const command = options.executable ? [options.executable] : [process.execPath, ...nodeArgs, '--import', 'tsx', 'bin/main.ts'];
   // Another tree gets the DNS server through the environment: a version that judges mail reads
   // it (without it, its checks would ask the machine's resolver), an older one ignores it.
   const env = options.tree ? { ...process.env, AGENTPOST_DNS_SERVERS: dns.servers.join(',') } : process.env;
-  const child = spawn(command[0], [...command.slice(1), 'serve', '--config', configFile], {
-    stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
-    cwd: options.tree,
-    env,
-  });
+  const child = spawnServe(configFile, { executable: options.executable, cwd: options.tree, env });
   const baseUrl = `http://127.0.0.1:${http}`;
   const register = async (agentId: string, i: number) => {
     const response = await fetch(`${baseUrl}/api/v1/agent/register`, {
@@ -202,12 +209,7 @@ export const startAgentpostBeside = async (first: Agentpost, nodeId: string, exe
   };
   const configFile = `${first.configFile.replace(/\.json$/, '')}-${nodeId}.json`;
   writeFileSync(configFile, JSON.stringify(own));
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const command = executable ? [executable] : [process.execPath, ...nodeArgs, '--import', 'tsx', 'bin/main.ts'];
-  const child = spawn(command[0], [...command.slice(1), 'serve', '--config', configFile], {
-    stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
-    env: { ...process.env, AGENTPOST_NODE_ID: nodeId },
-  });
+  const child = spawnServe(configFile, { executable, env: { ...process.env, AGENTPOST_NODE_ID: nodeId } });
   try {
     await Promise.all([waitForPort(http), waitForPort(smtp)]);
   } catch (error) {
