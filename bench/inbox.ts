@@ -207,7 +207,7 @@ const mb = (bytes: number): string => `${fmt(bytes / 1024 / 1024, 1)} MB`;
 
 /** The database and the search index on disk (with their WAL files) against the raw message bytes they hold. */
 const reportSizes = (app: App, dataDir: string): void => {
-  const raw = app.store.messages.totalRawBytes();
+  const raw = app.store.messageRaw.totalBytes();
   const db = fileBytes(join(dataDir, 'agentpost.db')) + fileBytes(join(dataDir, 'agentpost.db-wal'));
   const index = fileBytes(join(dataDir, 'agentpost.search.db')) + fileBytes(join(dataDir, 'agentpost.search.db-wal'));
   console.log(`on disk: database ${mb(db)} (${fmt(db / raw)}x the raw bytes), search index ${mb(index)} (${fmt(index / raw)}x); raw messages ${mb(raw)}`);

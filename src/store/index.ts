@@ -18,6 +18,7 @@ import { InboundQueueRepo } from './inbound-queue.js';
 import { InvoiceRepo } from './invoices.js';
 import { JunkRepo } from './junk.js';
 import { LargeValueRepo, PIECE_SIZE, piecesOf } from './large-values.js';
+import { MessageRawRepo } from './message-raw.js';
 import { RecipientCountRepo } from './recipient-counts.js';
 import { ImapRepo } from './imap.js';
 import { KeyRepo } from './keys.js';
@@ -65,6 +66,8 @@ export class Store {
   readonly folders: FolderRepo;
   readonly messages: MessageRepo;
   readonly bodies: MessageBodyRepo;
+  /** Messages' raw bytes, in their rows or in pieces. */
+  readonly messageRaw: MessageRawRepo;
   readonly messageArrivals: MessageArrivalRepo;
   readonly mtaSts: MtaStsRepo;
   readonly rateLimits: RateLimitRepo;
@@ -137,6 +140,7 @@ export class Store {
     this.largeValues = new LargeValueRepo(db);
     this.searchIndex = new SearchIndexRepo(db, this.feed, searchReader, this.largeValues);
     this.bodies = new MessageBodyRepo(db, this.largeValues);
+    this.messageRaw = new MessageRawRepo(db, this.largeValues);
     this.imap = new ImapRepo(db, this.largeValues, this.bodies);
     this.owners = new OwnerRepo(db);
     this.drafts = new DraftRepo(db);
@@ -144,7 +148,7 @@ export class Store {
     this.inboundQueue = new InboundQueueRepo(db);
     this.scheduledJobs = new ScheduledJobRepo(db);
     this.junk = new JunkRepo(db);
-    this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies, ranks, this.largeValues);
+    this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies, ranks, this.messageRaw);
     this.messageArrivals = new MessageArrivalRepo(db);
     this.domains = new DomainRepo(db);
     this.domainAddresses = new DomainAddressRepo(db);

@@ -126,25 +126,6 @@ export class MessageBodyRepo extends Repo {
     return row && row.version === STORED_BODY_VERSION ? unpackStructure(row.structure_json) : null;
   }
 
-  /** Bytes `start` to `end` of a message's raw form, read without loading the rest (one attachment). */
-  rawRange(rowId: number, start: number, end: number): Buffer {
-    const row = this.sql('SELECT substr(raw, ?, ?) AS part, raw_value_id AS valueId FROM message_raw WHERE message_rowid = ?').get(
-      start + 1,
-      Math.max(0, end - start),
-      rowId,
-    ) as { part: Buffer | null; valueId: number | null } | undefined;
-    if (row?.valueId) return this.largeValues.range(row.valueId, start, end);
-    return row?.part ?? Buffer.alloc(0);
-  }
-
-  raw(rowId: number): Buffer | null {
-    const row = this.sql('SELECT raw, raw_value_id AS valueId FROM message_raw WHERE message_rowid = ?').get(rowId) as
-      | { raw: Buffer; valueId: number | null }
-      | undefined;
-    if (!row) return null;
-    return row.valueId === null ? row.raw : this.largeValues.bytes(row.valueId);
-  }
-
   /** The packed texts with those written ahead of their commit read back from their values. */
   withValues(packed: PackedTexts, valuesJson: string | null): PackedTexts {
     if (valuesJson === null) return packed;

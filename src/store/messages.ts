@@ -4,8 +4,8 @@ import type { AuthenticationVerdict } from '../core/authentication.js';
 import type { JunkVerdict } from '../core/junk.js';
 import type { StagedValues, StoredBody } from '../core/stored-message.js';
 import type { AddressEntry, AttachmentMeta, Folder, MessageFlags, MessageSummary } from '../core/types.js';
-import type { LargeValueRepo } from './large-values.js';
 import type { MessageBodyRepo } from './message-bodies.js';
+import type { MessageRawRepo } from './message-raw.js';
 import type { RankSampleRepo } from './rank-samples.js';
 import { Repo } from './repo.js';
 import { inFolder, inFolders, type SearchIndexReader } from './search-db.js';
@@ -105,7 +105,7 @@ export class MessageRepo extends Repo {
     private readonly index: SearchIndexReader,
     private readonly bodies: MessageBodyRepo,
     private readonly ranks: RankSampleRepo,
-    private readonly largeValues: LargeValueRepo,
+    private readonly raws: MessageRawRepo,
   ) {
     super(db);
   }
@@ -144,7 +144,7 @@ export class MessageRepo extends Repo {
       message.junk ? JSON.stringify(message.junk) : null,
     );
     const rowId = Number(lastInsertRowid);
-    this.insertRaw(rowId, message.raw, message.staged?.raw);
+    this.raws.insert(rowId, message.raw, message.staged?.raw);
     this.searchIndex.queue(rowId, message.folderId, message.searchText);
     if (message.body) this.bodies.insert(rowId, message.body, message.staged?.texts);
     else this.bodies.queueBackfill(rowId);
@@ -228,23 +228,6 @@ export class MessageRepo extends Repo {
     return rows.map((row) => ({ ...toSummary(row), receivedAt: row.received_at, folder: row.folder, uidValidity: row.uid_validity }));
   }
 
-  /** A raw message written ahead of this commit is named by its value, with no bytes in the row. */
-  private insertRaw(rowId: number, raw: Buffer, valueId: number | undefined): void {
-    if (valueId === undefined) {
-      this.sql('INSERT INTO message_raw (message_rowid, raw) VALUES (?, ?)').run(rowId, raw);
-      return;
-    }
-    this.largeValues.attach(valueId);
-    this.sql("INSERT INTO message_raw (message_rowid, raw, raw_value_id) VALUES (?, X'', ?)").run(rowId, valueId);
-  }
-
-  /** The raw bytes of every stored message together (what the database holds beyond its own structures). */
-  totalRawBytes(): number {
-    return this.sql('SELECT coalesce(sum(coalesce((SELECT v.size FROM stored_values v WHERE v.id = r.raw_value_id), length(r.raw))), 0) FROM message_raw r')
-      .pluck()
-      .get() as number;
-  }
-
   /**
    * A copy of a stored message in another folder (IMAP COPY and MOVE, RFC 3501 section 6.4.7:
    * flags, internal date and thread kept), under a new row id above every other, with its raw bytes
@@ -260,7 +243,7 @@ export class MessageRepo extends Repo {
          date, preview, size, attachments_json, encrypted, seen, flagged, answered, deleted, draft, keywords, ?, received_at, thread_id, authentication_json, junk_json
        FROM messages WHERE id = ?`,
     ).run(copied, folderId, uid, modseq, rowId);
-    this.copyRaw(rowId, copied);
+    this.raws.copy(rowId, copied);
     // How it reached the MX (migration 40) holds for its copies too.
     this.sql(
       'INSERT INTO message_arrivals (message_rowid, tls_version, tls_cipher) SELECT ?, tls_version, tls_cipher FROM message_arrivals WHERE message_rowid = ?',
@@ -269,16 +252,6 @@ export class MessageRepo extends Repo {
     if (searchText) this.searchIndex.queue(copied, folderId, searchText);
     else this.searchIndex.backfill(copied);
     return copied;
-  }
-
-  /** The copy's raw bytes: the same row, or a copy of the value it names (copied inside SQLite either way). */
-  private copyRaw(fromRowId: number, toRowId: number): void {
-    const valueId = this.sql('SELECT raw_value_id FROM message_raw WHERE message_rowid = ?').pluck().get(fromRowId) as number | null | undefined;
-    if (valueId === null || valueId === undefined) {
-      this.sql('INSERT INTO message_raw (message_rowid, raw) SELECT ?, raw FROM message_raw WHERE message_rowid = ?').run(toRowId, fromRowId);
-      return;
-    }
-    this.sql("INSERT INTO message_raw (message_rowid, raw, raw_value_id) VALUES (?, X'', ?)").run(toRowId, this.largeValues.copy(valueId));
   }
 
   /**
@@ -310,10 +283,9 @@ export class MessageRepo extends Repo {
   }
 
   /**
-   * The next row id: above every stored message and above the highest a removed message had
-   * (message_id_floor, migration 032), so no row id is used twice. Read in the inserting
-   * transaction, never kept in memory: another process on the same store may have removed the
-   * newest message since (docs/design.md, "Several processes on one store").
+   * The next row id: above every stored and every removed message (message_id_floor, migration
+   * 032), so none is used twice. Read in the inserting transaction, never kept in memory: another
+   * process may have removed the newest message since (docs/design.md, "Several processes on one store").
    */
   private nextId(): number {
     return this.sql('SELECT max((SELECT floor FROM message_id_floor), coalesce((SELECT max(id) FROM messages), 0)) + 1').pluck().get() as number;

@@ -61,14 +61,14 @@ export class ImapMailService {
   }
 
   raw(rowId: number): Buffer {
-    const raw = this.store.bodies.raw(rowId);
+    const raw = this.store.messageRaw.bytes(rowId);
     if (!raw) throw new AppError('not_found', 'the message is gone');
     return raw;
   }
 
   /** Bytes `start` to `end` of the raw message, without reading the rest. */
   rawRange(rowId: number, start: number, end: number): Buffer {
-    return this.store.bodies.rawRange(rowId, start, end);
+    return this.store.messageRaw.range(rowId, start, end);
   }
 
   setFlags(identity: ImapIdentity, folder: Folder, uids: readonly number[], change: FlagChange, unchangedSince?: number): FlagResult {

@@ -96,7 +96,7 @@ export class JunkTrainingService {
 
   /** The message as it arrived (without the trace field this service put on top), parsed again for its features. */
   private async featuresOf(subject: TrainingSubject, asJunk: boolean): Promise<TrainedMessage | null> {
-    const raw = this.store.bodies.raw(subject.rowId);
+    const raw = this.store.messageRaw.bytes(subject.rowId);
     if (!raw) return null;
     const parsed = await this.parse(withoutOwnTrace(raw, this.config.hostname), { junkFeatures: true });
     return {

@@ -64,7 +64,7 @@ export class MessageBodyService {
   }
 
   private async buildNow(rowId: number): Promise<StoredBody> {
-    const raw = this.store.bodies.raw(rowId);
+    const raw = this.store.messageRaw.bytes(rowId);
     if (!raw) {
       await this.store.groupCommit(() => this.store.bodies.dropFromBackfill(rowId));
       throw new AppError('not_found', 'the message is gone');

@@ -277,7 +277,7 @@ export class MailboxService {
     // Served from what ingest stored: no parse here, only the attachments' own bytes decoded.
     const content = await this.bodies.content(summary.rowId);
     const attachments = content.attachments.map((attachment) =>
-      decodeBody(this.store.bodies.rawRange(summary.rowId, attachment.bodyStart, attachment.end), attachment.encoding),
+      decodeBody(this.store.messageRaw.range(summary.rowId, attachment.bodyStart, attachment.end), attachment.encoding),
     );
     if (markAsRead && !summary.seen) {
       // Through the flag change IMAP makes too: a new mod-sequence, and IDLE clients hear of it.
