@@ -18,7 +18,7 @@ import {
 } from './imap-rows.js';
 import { keywordsColumn } from './messages.js';
 import type { Db } from './db.js';
-import type { LargeValueRepo } from './large-values.js';
+import type { MessageRawRepo } from './message-raw.js';
 import type { MessageBodyRepo } from './message-bodies.js';
 import { Repo } from './repo.js';
 
@@ -49,11 +49,6 @@ const containsPattern = (text: string | null): string | null => (text === null ?
 const flagParameter = (value: boolean | undefined): number | null => (value === undefined ? null : value ? 1 : 0);
 
 /** Queries over messages that the IMAP session service needs, all by (folder_id, uid). */
-interface RawColumns {
-  raw: Buffer;
-  valueId: number | null;
-}
-
 /** What searchTexts reads of a message written in pieces (large-values.ts). */
 interface StagedColumns {
   rawValueId: number | null;
@@ -71,7 +66,7 @@ const headerOf = (head: Buffer, headerMax: number): Buffer => {
 export class ImapRepo extends Repo {
   constructor(
     db: Db,
-    private readonly largeValues: LargeValueRepo,
+    private readonly raws: MessageRawRepo,
     private readonly bodies: MessageBodyRepo,
   ) {
     super(db);
@@ -173,20 +168,18 @@ export class ImapRepo extends Repo {
   }
 
   raw(folderId: number, uid: number): Buffer | null {
-    const row = this.sql(
-      `SELECT r.raw, r.raw_value_id AS valueId FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`,
-    ).get(folderId, uid) as RawColumns | undefined;
-    if (!row) return null;
-    return row.valueId === null ? row.raw : this.largeValues.bytes(row.valueId);
+    const rowId = this.rowIdOf(folderId, uid);
+    return rowId === null ? null : this.raws.bytes(rowId);
   }
 
   /** The first `maxBytes` of the raw message: enough for its header without reading a large body. */
   rawHead(folderId: number, uid: number, maxBytes: number): Buffer | null {
-    const row = this.sql(
-      `SELECT substr(r.raw, 1, ?) AS raw, r.raw_value_id AS valueId FROM messages m JOIN message_raw r ON r.message_rowid = m.id WHERE m.folder_id = ? AND m.uid = ?`,
-    ).get(maxBytes, folderId, uid) as RawColumns | undefined;
-    if (!row) return null;
-    return row.valueId === null ? row.raw : this.largeValues.range(row.valueId, 0, maxBytes);
+    const rowId = this.rowIdOf(folderId, uid);
+    return rowId === null ? null : this.raws.range(rowId, 0, maxBytes);
+  }
+
+  private rowIdOf(folderId: number, uid: number): number | null {
+    return (this.sql('SELECT id FROM messages WHERE folder_id = ? AND uid = ?').pluck().get(folderId, uid) as number | undefined) ?? null;
   }
 
   /**
@@ -213,7 +206,7 @@ export class ImapRepo extends Repo {
     const texts = this.bodies.withValues({ text: row.text ?? '', html: row.html, extractedText: null, extractedHtml: null }, valuesJson);
     const staged = { ...row, text: row.text === null ? null : texts.text, html: texts.html };
     if (rawValueId === null) return staged;
-    const raw = row.plainTextStart === null ? this.largeValues.range(rawValueId, 0, headerMax) : this.largeValues.bytes(rawValueId);
+    const raw = row.plainTextStart === null ? this.raws.range(row.rowId, 0, headerMax) : (this.raws.bytes(row.rowId) ?? Buffer.alloc(0));
     return { ...staged, bytes: row.plainTextStart === null ? headerOf(raw, headerMax) : raw };
   }
 

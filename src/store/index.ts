@@ -138,10 +138,10 @@ export class Store {
     this.invoices = new InvoiceRepo(db);
     this.threads = new ThreadRepo(db);
     this.largeValues = new LargeValueRepo(db);
-    this.searchIndex = new SearchIndexRepo(db, this.feed, searchReader, this.largeValues);
     this.bodies = new MessageBodyRepo(db, this.largeValues);
     this.messageRaw = new MessageRawRepo(db, this.largeValues);
-    this.imap = new ImapRepo(db, this.largeValues, this.bodies);
+    this.searchIndex = new SearchIndexRepo(db, this.feed, searchReader, this.messageRaw);
+    this.imap = new ImapRepo(db, this.messageRaw, this.bodies);
     this.owners = new OwnerRepo(db);
     this.drafts = new DraftRepo(db);
     this.health = new HealthRepo(db);

@@ -1,7 +1,7 @@
 import { REMOVED_FOLDER, REMOVED_TEXT, SEARCH_TEXT, type IndexEntry, type SearchText } from '../core/search-index.js';
 import type { CommitFeed } from './commit-feed.js';
 import type { Db } from './db.js';
-import type { LargeValueRepo } from './large-values.js';
+import type { MessageRawRepo } from './message-raw.js';
 import { Repo } from './repo.js';
 import type { SearchIndexReader } from './search-db.js';
 
@@ -28,7 +28,7 @@ export class SearchIndexRepo extends Repo {
     db: Db,
     private readonly feed: CommitFeed,
     private readonly reader: SearchIndexReader,
-    private readonly largeValues: LargeValueRepo,
+    private readonly raws: MessageRawRepo,
   ) {
     super(db);
   }
@@ -121,7 +121,7 @@ export class SearchIndexRepo extends Repo {
        JOIN messages m ON m.id = b.message_rowid JOIN message_raw r ON r.message_rowid = b.message_rowid
        ORDER BY b.message_rowid LIMIT ?`,
     ).all(limit) as (BackfillItem & { valueId: number | null })[];
-    return rows.map(({ valueId, ...item }) => (valueId === null ? item : { ...item, raw: this.largeValues.bytes(valueId) }));
+    return rows.map(({ valueId, ...item }) => (valueId === null ? item : { ...item, raw: this.raws.bytes(item.rowId) ?? Buffer.alloc(0) }));
   }
 
   backfilled(entries: IndexEntry[]): void {
