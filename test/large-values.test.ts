@@ -182,8 +182,8 @@ t.test('values written for a commit that never came are swept after an hour, not
   t.equal(await store.stage(Buffer.alloc(PIECE_SIZE), clock.now().getTime()), null, 'one piece or less goes in its commit');
   t.equal(count(app, 'stored_pieces'), 2);
   clock.advance(30 * 60 * 1000);
-  t.equal(app.app.services.mailbox.sweepStagedValues(), 0, 'half an hour later it may still be waiting for its commit');
+  t.equal(app.app.services.mailbox.staging.sweep(), 0, 'half an hour later it may still be waiting for its commit');
   clock.advance(31 * 60 * 1000);
-  t.equal(app.app.services.mailbox.sweepStagedValues(), 1, 'past the hour it is swept');
+  t.equal(app.app.services.mailbox.staging.sweep(), 1, 'past the hour it is swept');
   t.equal(count(app, 'stored_pieces'), 0);
 });

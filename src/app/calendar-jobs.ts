@@ -19,7 +19,7 @@ export const sweepRunOnce = (services: Services) => ({
   webhookEventsPruned: services.webhookDispatch.prune(),
   ownerRecordsSwept: services.ownerSessions.sweep(),
   deletedMailboxesPurged: services.domainMailboxes.purgeDue(),
-  stagedValuesSwept: services.mailbox.sweepStagedValues(),
+  stagedValuesSwept: services.mailbox.staging.sweep(),
 });
 
 /**

@@ -100,7 +100,7 @@ export class ImapMailService {
   async append(identity: ImapIdentity, folder: Folder, raw: Buffer, flags: MessageFlags, receivedAt: number | undefined): Promise<Appended> {
     checkHeaderLimits(raw, this.headerLimits);
     const parsed = await this.parse(raw);
-    const staged = await this.mailboxes.stage(raw, parsed.body);
+    const staged = await this.mailboxes.staging.stage(raw, parsed.body);
     return this.store.transaction(() => this.mailboxes.append(identity.mailbox, folder.name, raw, parsed, { flags, receivedAt, ...(staged && { staged }) }));
   }
 

@@ -119,12 +119,12 @@ export class MailboxDeliveryAgent {
   }
 
   /**
-   * Before the commit: each copy's parts too large for it, written ahead (MailboxService.stage).
+   * Before the commit: each copy's parts too large for it, written ahead (src/services/mail/staging.ts).
    * Each copy's fields are written into the room in turn, the last one's bytes copied by then.
    */
   async stage(prepared: PreparedCopies): Promise<PreparedCopies> {
     for (const copy of prepared.copies) {
-      const staged = await this.mailboxes.stage(withFieldsOnTop(prepared.sent, prepared.room, copy.fields), copy.parsed.body);
+      const staged = await this.mailboxes.staging.stage(withFieldsOnTop(prepared.sent, prepared.room, copy.fields), copy.parsed.body);
       if (staged) copy.staged = staged;
     }
     return prepared;

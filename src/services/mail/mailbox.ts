@@ -8,7 +8,7 @@ import { NO_FLAGS, type Folder, type MessageFlags, type Principal } from '../../
 import type { MailboxRecord } from '../../store/accounts.js';
 import type { PostmasterRoute } from './postmaster.js';
 import type { Arrival } from '../../store/message-arrivals.js';
-import type { StagedValues, StoredBody } from '../../core/stored-message.js';
+import type { StagedValues } from '../../core/stored-message.js';
 import type { Store } from '../../store/index.js';
 import type { FullSummary, MessagePage } from '../../store/messages.js';
 import { requirePermission } from '../access/auth.js';
@@ -17,6 +17,7 @@ import { decodeBody } from '../../mime/transfer-encoding.js';
 import { wireLength } from '../../mime/crlf.js';
 import type { MessageBodyService } from './bodies.js';
 import { canonicalFolderName, INBOX, SENT } from './folder-names.js';
+import { MessageStaging } from './staging.js';
 import type { FolderService } from './folders.js';
 import type { MessageOps } from './message-ops.js';
 import type { SearchIndexService } from './search-index.js';
@@ -67,15 +68,9 @@ export interface AppendOptions {
   authentication?: AuthenticationVerdict;
   /** The junk filter's verdict on received mail (src/services/junk/filter.ts), stored with it. */
   junk?: JunkVerdict;
-  /** What `stage` wrote of this message ahead of the commit. */
+  /** What `staging.stage` wrote of this message ahead of the commit. */
   staged?: StagedValues;
 }
-
-/** How long a staged value waits for its commit before the sweep removes it: far past any commit's wait. */
-const STAGED_GRACE_MS = 60 * 60 * 1000;
-
-/** The stored texts a large message may have written ahead of its commit. */
-const TEXT_NAMES = ['text', 'html', 'extractedText', 'extractedHtml'] as const;
 
 export interface Appended {
   folder: string;
@@ -95,7 +90,12 @@ export class MailboxService {
     private readonly threads: ThreadService,
     /** postmaster@ of a domain received here, when no mailbox or alias has that address. */
     private readonly postmaster: PostmasterRoute | null = null,
-  ) {}
+  ) {
+    this.staging = new MessageStaging(store, clock);
+  }
+
+  /** Writes a large message's parts ahead of the commit that appends it (`AppendOptions.staged`). */
+  readonly staging: MessageStaging;
 
   /** Creates the mailbox with INBOX and Sent; runs inside the caller's transaction. */
   createMailbox(accountId: string, address: string): string {
@@ -145,30 +145,6 @@ export class MailboxService {
    * Stores one copy of a message. Must run inside a transaction: the UID, the row, the
    * search index and the outbox event commit together.
    */
-  /**
-   * Before the commit that appends a message: its parts too large to be written in that commit
-   * without holding the event loop (its raw bytes, its texts), written in pieces ahead of it
-   * (src/store/large-values.ts). `append` then names them (`staged`); undefined when all of it
-   * fits the commit. A staged message whose commit never comes is swept (sweepStagedValues).
-   */
-  async stage(raw: Buffer, body: StoredBody | null): Promise<StagedValues | undefined> {
-    const now = this.clock.now().getTime();
-    const staged: StagedValues = {};
-    const rawValue = await this.store.stage(raw, now);
-    if (rawValue !== null) staged.raw = rawValue;
-    for (const name of TEXT_NAMES) {
-      const text = body?.packed[name];
-      const textValue = typeof text === 'string' ? await this.store.stage(text, now) : null;
-      if (textValue !== null) staged.texts = { ...staged.texts, [name]: textValue };
-    }
-    return staged.raw === undefined && staged.texts === undefined ? undefined : staged;
-  }
-
-  /** Removes what `stage` wrote for commits that never came (a crash, a refused message) over an hour ago. */
-  sweepStagedValues(): number {
-    return this.store.transaction(() => this.store.largeValues.sweepUnattached(this.clock.now().getTime() - STAGED_GRACE_MS));
-  }
-
   append(mailbox: MailboxRecord, folderName: string, raw: Buffer, parsed: ParsedMessage, options: AppendOptions = {}): Appended {
     const folder = this.folders.open(mailbox, folderName);
     const now = this.clock.now().getTime();
