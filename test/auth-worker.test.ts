@@ -3,6 +3,7 @@
 // injected resolver the checks run on the main thread.
 import { stat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
+import { dyingWorker } from './helpers/workers.js';
 import t from 'tap';
 import type { DnsResolver } from '../src/core/dns.js';
 import { createLogger } from '../src/core/logger.js';
@@ -17,15 +18,6 @@ import { smtpSend } from './helpers/smtp.js';
 const silent = createLogger('silent', () => {});
 const message = Buffer.from('From: a@sender.test\r\nTo: b@here.test\r\nSubject: hi\r\n\r\nbody\r\n');
 const envelope = { clientAddress: '127.0.0.1', helo: 'client.test', mailFrom: 'a@sender.test' };
-
-/** A thread that says it is ready and then ends the process at the first batch of checks. */
-const dyingWorker: AuthWorkerFactory = () =>
-  new Worker(
-    `const { parentPort } = require('node:worker_threads');
-   parentPort.postMessage({ type: 'ready' });
-   parentPort.on('message', () => process.exit(7));`,
-    { eval: true },
-  );
 
 /**
  * A thread that speaks the protocol and beats like the real one (running-check.ts), judging
@@ -78,7 +70,7 @@ t.test("the thread judges with its own resolver on dns.servers, at the main thre
 
 t.test('a thread that dies fails the checks it held; the next check starts a new one', async (t) => {
   let started = 0;
-  const factory: AuthWorkerFactory = (data) => ((started += 1) === 1 ? dyingWorker(data) : sourceAuthWorker(data));
+  const factory: AuthWorkerFactory = (data) => ((started += 1) === 1 ? dyingWorker() : sourceAuthWorker(data));
   const dns = await startDnsServer(t);
   const thread = new AuthenticationWorker(
     factory,

@@ -2,6 +2,7 @@
 // must be exactly what parseMessage returns on the main thread; a thread that dies fails only
 // its own messages (the MX answers 451, nothing is stored) and is replaced.
 import { Worker } from 'node:worker_threads';
+import { dyingWorker } from './helpers/workers.js';
 import t from 'tap';
 import { loadConfig } from '../src/config/load.js';
 import { isAppError } from '../src/core/errors.js';
@@ -15,15 +16,6 @@ import { smtpSendRaw } from './helpers/smtp.js';
 
 const FIXTURES = emlFixtures();
 const silent = createLogger('silent', () => {});
-
-/** A real thread that loads, says it is ready, and ends itself on its first request. */
-const dyingWorker: ParseWorkerFactory = () =>
-  new Worker(
-    `const { parentPort } = require('node:worker_threads');
-   parentPort.postMessage({ type: 'ready' });
-   parentPort.once('message', () => process.exit(7));`,
-    { eval: true },
-  );
 
 /** The first thread it starts dies on its first message; every later one is the real parser. */
 const firstThreadDies = (): { factory: ParseWorkerFactory; started: () => number } => {

@@ -4,6 +4,7 @@
 // a thread that dies fails its own requests, makes the next wait answer 503 once, and is replaced.
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { dyingWorker } from './helpers/workers.js';
 import t, { type Test } from 'tap';
 import { isAppError } from '../src/core/errors.js';
 import { createLogger } from '../src/core/logger.js';
@@ -23,15 +24,6 @@ const indexFile = (t: Test): { file: string; reader: SearchIndexReader } => {
   t.teardown(() => reader.close());
   return { file, reader };
 };
-
-/** A real thread that loads, says it is ready, and ends itself on its first request. */
-const dyingWorker: SearchWorkerFactory = () =>
-  new Worker(
-    `const { parentPort } = require('node:worker_threads');
-   parentPort.postMessage({ type: 'ready' });
-   parentPort.once('message', () => process.exit(7));`,
-    { eval: true },
-  );
 
 const isUnavailable = (error: unknown): boolean => isAppError(error) && error.code === 'unavailable';
 
@@ -118,7 +110,7 @@ t.test('a total the reader keeps follows every commit the thread makes', async (
 t.test('a thread that dies fails its requests, the next settle answers 503 once, and a new thread takes over', async (t) => {
   const { file, reader } = indexFile(t);
   let started = 0;
-  const factory: SearchWorkerFactory = (data) => (started++ === 0 ? dyingWorker(data) : sourceSearchWorker(data));
+  const factory: SearchWorkerFactory = (data) => (started++ === 0 ? dyingWorker() : sourceSearchWorker(data));
   const writer = new SearchWriter(file, factory, silent);
   t.teardown(() => writer.close());
   await writer.start();

@@ -155,3 +155,12 @@ export const bundledWorkers = async (): Promise<BundledThreads> => {
     authWorker: (workerData) => new Worker(urls['auth-worker'], { execArgv, env: envWithoutPreloads(), workerData, resourceLimits: AUTH_WORKER_LIMITS }),
   };
 };
+
+/** A real thread that loads, says it is ready, and ends its process at its first request: a worker that dies mid-work. */
+export const dyingWorker = (): Worker =>
+  new Worker(
+    `const { parentPort } = require('node:worker_threads');
+   parentPort.postMessage({ type: 'ready' });
+   parentPort.once('message', () => process.exit(7));`,
+    { eval: true },
+  );
