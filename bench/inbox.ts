@@ -90,14 +90,14 @@ const storedBody = (raw: Buffer, structure: MessageStructure, content: StoredCon
 });
 
 const fill = async (app: App, address: string): Promise<void> => {
-  const mailbox = app.services.mailbox.mailboxForAddress(address);
+  const mailbox = await app.services.mailbox.mailboxForAddress(address);
   if (!mailbox) throw new Error('no mailbox');
   const started = performance.now();
   const batch = 2000;
   for (let from = 0; from < messages; from += batch) {
     const items = Array.from({ length: Math.min(batch, messages - from) }, (_, i) => makeMessage(from + i, address));
-    app.store.transaction(() => {
-      for (const item of items) app.services.mailbox.append(mailbox, 'INBOX', item.raw, item.parsed);
+    await app.store.transaction(async () => {
+      for (const item of items) await app.services.mailbox.append(mailbox, 'INBOX', item.raw, item.parsed);
     });
   }
   console.log(`filled ${messages} messages in ${fmt((performance.now() - started) / 1000, 1)} s`);
@@ -148,9 +148,9 @@ interface Case {
  * ingest, while INBOX stays as it was (a kept data folder keeps its INBOX count).
  */
 const newMailElsewhere = (app: App, principal: Principal) => async (): Promise<void> => {
-  const mailbox = app.services.mailbox.mailboxOfAccount(principal.accountId);
+  const mailbox = await app.services.mailbox.mailboxOfAccount(principal.accountId);
   const { raw, parsed } = makeMessage(0, mailbox.address);
-  app.store.transaction(() => app.services.mailbox.append(mailbox, 'Sent', raw, parsed));
+  await app.store.transaction(() => app.services.mailbox.append(mailbox, 'Sent', raw, parsed));
   await app.services.searchIndex.catchUp();
 };
 
@@ -206,8 +206,8 @@ const fileBytes = (file: string): number => (existsSync(file) ? statSync(file).s
 const mb = (bytes: number): string => `${fmt(bytes / 1024 / 1024, 1)} MB`;
 
 /** The database and the search index on disk (with their WAL files) against the raw message bytes they hold. */
-const reportSizes = (app: App, dataDir: string): void => {
-  const raw = app.store.messageRaw.totalBytes();
+const reportSizes = async (app: App, dataDir: string): Promise<void> => {
+  const raw = await app.store.messageRaw.totalBytes();
   const db = fileBytes(join(dataDir, 'agentpost.db')) + fileBytes(join(dataDir, 'agentpost.db-wal'));
   const index = fileBytes(join(dataDir, 'agentpost.search.db')) + fileBytes(join(dataDir, 'agentpost.search.db-wal'));
   console.log(`on disk: database ${mb(db)} (${fmt(db / raw)}x the raw bytes), search index ${mb(index)} (${fmt(index / raw)}x); raw messages ${mb(raw)}`);
@@ -226,18 +226,18 @@ const main = async (): Promise<void> => {
     if (reuse) {
       apiKey = (JSON.parse(readFileSync(credentials, 'utf8')) as { apiKey: string }).apiKey;
     } else {
-      const agent = app.services.accounts.register({ agentId: 'bench' }, '127.0.0.1');
+      const agent = await app.services.accounts.register({ agentId: 'bench' }, '127.0.0.1');
       apiKey = agent.apiKey;
       if (keptDir) writeFileSync(credentials, JSON.stringify({ apiKey }));
       await fill(app, agent.email);
     }
-    const principal = app.services.auth.authenticate(apiKey);
+    const principal = await app.services.auth.authenticate(apiKey);
     console.log(
       `bench:inbox  ${messages} messages, ${iterations} iterations each, load ${loadavg()
         .map((v) => fmt(v))
         .join(' ')}`,
     );
-    reportSizes(app, dir.path);
+    await reportSizes(app, dir.path);
     console.log('-- service layer');
     for (const entry of cases(app, messages, principal)) report(entry.label, await time(() => entry.service(principal), iterations, entry.prepare));
     console.log('-- HTTP (fetch, keep-alive)');

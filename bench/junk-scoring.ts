@@ -31,43 +31,47 @@ const NO_DNS = {} as DnsResolver;
 export const measureScoring = async (dataFile: string, email: string, messages: readonly CorpusMessage[]): Promise<ScoringCost> => {
   const store = Store.open(dataFile);
   try {
-    const mailbox = store.accounts.mailboxByAddress(email);
-    const model = mailbox && store.junk.modelOfMailbox(mailbox.id);
+    const mailbox = await store.accounts.mailboxByAddress(email);
+    const model = mailbox && (await store.junk.modelOfMailbox(mailbox.id));
     if (!mailbox || !model) throw new Error(`no trained mailbox ${email}`);
     const parsed = await Promise.all(messages.map((message) => parseMessage(message.raw, { junkFeatures: true })));
     const trees = messages.map((message) => parseMimeTree(message.raw));
     // CPU time, not wall time (the machine is shared), the least of three runs after a warm-up (a collection may land in one).
-    const timeOf = (work: () => void): number => {
-      work();
-      const runs = [0, 1, 2].map(() => {
+    const timeOf = async (work: () => unknown): Promise<number> => {
+      await work();
+      const runs: number[] = [];
+      for (let run = 0; run < 3; run++) {
         const started = process.cpuUsage();
-        work();
+        await work();
         const used = process.cpuUsage(started);
-        return (used.user + used.system) / messages.length;
-      });
+        runs.push((used.user + used.system) / messages.length);
+      }
       return Math.min(...runs);
     };
-    const featuresUs = timeOf(() => parsed.forEach((one, i) => one.body && junkFeatures(trees[i].headers, one.body.structure.root, one)));
+    const featuresUs = await timeOf(() => parsed.forEach((one, i) => one.body && junkFeatures(trees[i].headers, one.body.structure.root, one)));
     const logger = createLogger('silent', () => {});
     const models = new JunkModels(store, logger, defaultConfig().junk.cacheMegabytes * 1024 * 1024);
     const filter = new JunkFilter(store, models, new Blocklists(NO_DNS, []), defaultConfig().junk, logger);
-    const judgeAll = () =>
-      parsed.forEach((one) =>
-        filter.judge(mailbox, { features: one.junkFeatures, from: one.from?.email.toLowerCase() ?? null, authentication: undefined, blocklists: NOT_LISTED }),
-      );
-    judgeAll();
+    const judgeAll = async () => {
+      for (const one of parsed) {
+        await filter.judge(mailbox, {
+          features: one.junkFeatures,
+          from: one.from?.email.toLowerCase() ?? null,
+          authentication: undefined,
+          blocklists: NOT_LISTED,
+        });
+      }
+    };
+    await judgeAll();
     // The model loads a page per turn of the event loop.
     while (!models.isHeld(model.id)) await new Promise((resolve) => setTimeout(resolve, 50));
-    const verdictUs = timeOf(judgeAll);
-    const sqliteUs = timeOf(() =>
-      parsed.forEach((one) => {
-        const clues = store.junk
-          .counts(model.id, one.junkFeatures ?? new Int32Array(0))
-          .map(([, ham, junk]) => featureProbability(ham, junk, model))
-          .filter(isClue);
-        combine(clues);
-      }),
-    );
+    const verdictUs = await timeOf(judgeAll);
+    const sqliteUs = await timeOf(async () => {
+      for (const one of parsed) {
+        const counts = await store.junk.counts(model.id, one.junkFeatures ?? new Int32Array(0));
+        combine(counts.map(([, ham, junk]) => featureProbability(ham, junk, model)).filter(isClue));
+      }
+    });
     return { featuresUs, verdictUs, sqliteUs };
   } finally {
     store.close();

@@ -150,13 +150,13 @@ const creditsCommand = async (config: Config, options: AppOptions, args: string[
   const [action, email, amount] = args;
   if (action !== 'add' || !email || !amount || args.length > 3) return fail('usage: agentpost credits add <email> <n>', 2);
   if (!/^\d+$/.test(amount)) return fail(`credits to add must be a positive whole number, got "${amount}"`, 2);
-  return withCore(config, options, (core) => print(String(core.services.accounts.addCredits(email, Number(amount))), 0));
+  return withCore(config, options, async (core) => print(String(await core.services.accounts.addCredits(email, Number(amount))), 0));
 };
 
 const accountsCommand = async (config: Config, options: AppOptions, args: string[]): Promise<number> => {
   if (args[0] !== 'list' || args.length > 1) return fail('usage: agentpost accounts list', 2);
-  return withCore(config, options, (core) => {
-    for (const account of core.services.accounts.list()) {
+  return withCore(config, options, async (core) => {
+    for (const account of await core.services.accounts.list()) {
       const { id, agentId, email, credits, status, sendingState, createdAt, kind, ownerId } = account;
       process.stdout.write(
         `${JSON.stringify({ id, kind, agentId, email, credits, status, sendingState, ownerId, createdAt: new Date(createdAt).toISOString() })}\n`,
@@ -170,16 +170,16 @@ const accountsCommand = async (config: Config, options: AppOptions, args: string
 const twoFactorCommand = async (config: Config, options: AppOptions, args: string[]): Promise<number> => {
   const [action, email] = args;
   if (action !== 'reset' || !email) return fail('usage: agentpost 2fa reset <email>', 2);
-  return withCore(config, options, (core) => {
-    const account = core.services.accounts.byEmail(email);
-    return print(core.services.twoFactor.reset(account.id) ? 'two-factor turned off' : 'two-factor was not on', 0);
+  return withCore(config, options, async (core) => {
+    const account = await core.services.accounts.byEmail(email);
+    return print((await core.services.twoFactor.reset(account.id)) ? 'two-factor turned off' : 'two-factor was not on', 0);
   });
 };
 
 const sendingCommand = async (config: Config, options: AppOptions, args: string[]): Promise<number> => {
   const [action, email, state] = args;
   if (action !== 'set' || !email || !state) return fail('usage: agentpost sending set <email> <probation|standard|reviewed|paused>', 2);
-  return withCore(config, options, (core) => print(`${email.trim().toLowerCase()} ${core.services.sending.setState(email, state)}`, 0));
+  return withCore(config, options, async (core) => print(`${email.trim().toLowerCase()} ${await core.services.sending.setState(email, state)}`, 0));
 };
 
 /** Admin commands work on an existing database; a mistyped --data-dir must not create a new one. */

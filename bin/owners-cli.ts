@@ -15,9 +15,9 @@ export const ownersCommand = (args: string[], withServices: WithServices, baseUr
   if ((action !== 'create' && action !== 'link') || !email || extra !== undefined) {
     return fail('usage: agentpost owners create <email> | agentpost owners link <email>', 2);
   }
-  return withServices((services) => {
-    if (action === 'link') return print(linkOf(baseUrl, services.owners.linkByOperator(email)), 0);
-    const { account, token } = services.owners.createByOperator(email);
+  return withServices(async (services) => {
+    if (action === 'link') return print(linkOf(baseUrl, await services.owners.linkByOperator(email)), 0);
+    const { account, token } = await services.owners.createByOperator(email);
     return print(
       `owner ${account.id} created with the mailbox ${account.email}\nset the password within the link's lifetime (owners.passwordLinkHours), once:\n${linkOf(baseUrl, token)}`,
       0,
@@ -36,8 +36,8 @@ export const hostingCommand = (args: string[], withServices: WithServices, print
   const [action, email, days, extra] = args;
   if (action !== 'grant' || !email || !days || extra !== undefined) return fail('usage: agentpost hosting grant <email> <days>', 2);
   if (!/^\d+$/.test(days)) return fail(`days must be a positive whole number, got "${days}"`, 2);
-  return withServices((services) => {
-    const granted = services.hosting.grant(email, Number(days));
+  return withServices(async (services) => {
+    const granted = await services.hosting.grant(email, Number(days));
     return print(`hosting for ${granted.holder} active until ${granted.hosting.expiresAt}`, 0);
   });
 };

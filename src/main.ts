@@ -135,8 +135,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     {
       // Mail stored before threads existed gets its thread before anyone can list threads (once, after the upgrade).
       name: 'thread backfill',
-      start: () => {
-        const threaded = services.threads.backfillAll();
+      start: async () => {
+        const threaded = await services.threads.backfillAll();
         if (threaded > 0) logger.info('threads assigned to earlier mail', { messages: threaded });
       },
     },
@@ -145,9 +145,9 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
       // whose lease ran out from a node that died (DeliveryService.recoverClaims, NodeClaims):
       // settled before anything claims again. A live node's claims are left alone.
       name: 'claims',
-      start: () => {
-        services.claims.releaseOwnAtStart();
-        services.delivery.recoverClaims();
+      start: async () => {
+        await services.claims.releaseOwnAtStart();
+        await services.delivery.recoverClaims();
       },
     },
     { name: 'memory release', start: () => quiet.touch(), stop: () => quiet.stop() },
@@ -176,8 +176,8 @@ export const createApp = (config: Config, options: AppOptions = {}): App => {
     {
       // Each queue runs once at start (what the last process left), then on kicks and its due times.
       name: 'queues',
-      start: () => {
-        calendar.register(calendarJobs(services, config, logger, quiet.touch), clock.now());
+      start: async () => {
+        await calendar.register(calendarJobs(services, config, logger, quiet.touch), clock.now());
         for (const queue of Object.values(queues)) queue.kick();
         leaseKeeper.start();
       },

@@ -6,8 +6,8 @@ import { issueAccessKey } from './helpers/keys.js';
 /** End to end through POST /send: the send service calls the access-key policy in its accept transaction. */
 const ready = async (app: TestApp, credits: number) => {
   const agent = await app.register();
-  if (credits > 0) app.app.services.accounts.addCredits(agent.email, credits);
-  app.app.services.sending.setState(agent.email, 'standard');
+  if (credits > 0) await app.app.services.accounts.addCredits(agent.email, credits);
+  await app.app.services.sending.setState(agent.email, 'standard');
   return agent;
 };
 

@@ -39,7 +39,7 @@ t.test('a period runs once whichever of two processes asks; a missed period runs
   const stores = [Store.open(file), Store.open(file)];
   t.teardown(() => stores.forEach((store) => store.close()));
   const calendars = stores.map((store, i) => new Calendar(new CalendarService(store, clock, `node-${i + 1}`), silent));
-  for (const calendar of calendars) calendar.register([job], clock.now());
+  for (const calendar of calendars) await calendar.register([job], clock.now());
 
   const first = await calendars[0].run(clock.now().getTime());
   t.same(first.ran, [], 'nothing due before its first time');
@@ -57,7 +57,7 @@ t.test('a period runs once whichever of two processes asks; a missed period runs
   t.same(late.ran, ['sweep']);
   t.equal(late.next, new Date('2026-06-01T11:30:00').getTime());
   t.equal(ran.length, 2);
-  t.equal(stores[0].scheduledJobs.byName('sweep')?.lastError, null, 'recorded as finished without an error');
+  t.equal((await stores[0].scheduledJobs.byName('sweep'))?.lastError, null, 'recorded as finished without an error');
 });
 
 t.test('a changed schedule starts over from its next time; a failed job is recorded and the calendar goes on', async (t) => {
@@ -65,8 +65,8 @@ t.test('a changed schedule starts over from its next time; a failed job is recor
   t.teardown(() => store.close());
   const clock = new ManualClock('2026-06-01T10:00:00');
   const calendar = new Calendar(new CalendarService(store, clock, 'main'), silent);
-  calendar.register([{ name: 'recheck', schedule: '0 17 3 * * *', run: () => undefined }], clock.now());
-  t.equal(store.scheduledJobs.byName('recheck')?.nextRunAt, new Date('2026-06-02T03:17:00').getTime());
+  await calendar.register([{ name: 'recheck', schedule: '0 17 3 * * *', run: () => undefined }], clock.now());
+  t.equal((await store.scheduledJobs.byName('recheck'))?.nextRunAt, new Date('2026-06-02T03:17:00').getTime());
   const failing = {
     name: 'recheck',
     schedule: '0 0 * * * *',
@@ -74,13 +74,13 @@ t.test('a changed schedule starts over from its next time; a failed job is recor
       throw new Error('dns down');
     },
   };
-  calendar.register([failing], clock.now());
-  t.equal(store.scheduledJobs.byName('recheck')?.nextRunAt, new Date('2026-06-01T11:00:00').getTime(), 'the new schedule applies at once');
-  calendar.register([failing], new Date('2026-06-01T10:30:00'));
-  t.equal(store.scheduledJobs.byName('recheck')?.nextRunAt, new Date('2026-06-01T11:00:00').getTime(), 'the same schedule keeps its row');
+  await calendar.register([failing], clock.now());
+  t.equal((await store.scheduledJobs.byName('recheck'))?.nextRunAt, new Date('2026-06-01T11:00:00').getTime(), 'the new schedule applies at once');
+  await calendar.register([failing], new Date('2026-06-01T10:30:00'));
+  t.equal((await store.scheduledJobs.byName('recheck'))?.nextRunAt, new Date('2026-06-01T11:00:00').getTime(), 'the same schedule keeps its row');
   clock.set('2026-06-01T11:00:00');
   const report = await calendar.run(clock.now().getTime());
   t.same(report.ran, ['recheck']);
-  t.equal(store.scheduledJobs.byName('recheck')?.lastError, 'dns down');
+  t.equal((await store.scheduledJobs.byName('recheck'))?.lastError, 'dns down');
   t.equal(report.next, new Date('2026-06-01T12:00:00').getTime());
 });

@@ -18,9 +18,9 @@ const openStore = (t: Test) => {
 
 t.test('a transaction publishes its changes once, after the commit', async (t) => {
   const { store, heard } = openStore(t);
-  store.transaction(() => {
-    store.changes.record('a', { n: 1 });
-    store.transaction(() => store.changes.record('b', { n: 2 })); // a savepoint
+  await store.transaction(async () => {
+    await store.changes.record('a', { n: 1 });
+    await store.transaction(() => store.changes.record('b', { n: 2 })); // a savepoint
     t.same(heard, [], 'nothing is published before the outermost commit');
   });
   t.match(heard, [
@@ -44,39 +44,41 @@ t.test('a beforeCommit hook writes in the transaction of the changes it sees, on
     seen.push(entries.map((entry) => (entry.payload as { n: number }).n));
     store.db.prepare('INSERT INTO hooked VALUES (?)').run(seen.length);
   });
-  store.transaction(() => {
-    store.changes.record('a', { n: 1 });
-    store.transaction(() => store.changes.record('a', { n: 2 }));
-    store.changes.record('b', { n: 3 });
+  await store.transaction(async () => {
+    await store.changes.record('a', { n: 1 });
+    await store.transaction(() => store.changes.record('a', { n: 2 }));
+    await store.changes.record('b', { n: 3 });
     store.notice('a', { n: 4 });
   });
   t.same(seen, [[1, 2]], 'once, at the outermost commit, with the changes of its topics and no notice');
   t.equal(hooked(), 1, 'what the hook wrote committed');
   await Promise.all([store.groupCommit(() => store.changes.record('a', { n: 5 })), store.groupCommit(() => store.changes.record('a', { n: 6 }))]);
   t.same(seen[1], [5, 6], 'a group-commit batch is one transaction: one call for its jobs');
-  store.transaction(() => store.db.prepare('INSERT INTO hooked VALUES (0)').run());
+  await store.transaction(() => store.db.prepare('INSERT INTO hooked VALUES (0)').run());
   t.equal(seen.length, 2, 'a transaction without such changes does not call it');
   failing = true;
-  t.throws(() => store.transaction(() => store.changes.record('a', { n: 7 })), /the hook fails/);
+  await t.rejects(async () => await store.transaction(() => store.changes.record('a', { n: 7 })), /the hook fails/);
   failing = false;
   t.equal(hooked(), 2, 'the failed transaction left nothing');
 });
 
 t.test('a rollback publishes nothing, and a rolled-back savepoint only loses its own rows', async (t) => {
   const { store, heard } = openStore(t);
-  t.throws(() =>
-    store.transaction(() => {
-      store.changes.record('a', { n: 1 });
-      throw new Error('rolled back');
-    }),
-  );
-  store.transaction(() => {
-    store.changes.record('a', { n: 2 });
-    t.throws(() =>
-      store.transaction(() => {
-        store.changes.record('b', { n: 3 });
-        throw new Error('savepoint rolled back');
+  await t.rejects(
+    async () =>
+      await store.transaction(async () => {
+        await store.changes.record('a', { n: 1 });
+        throw new Error('rolled back');
       }),
+  );
+  await store.transaction(async () => {
+    await store.changes.record('a', { n: 2 });
+    await t.rejects(
+      async () =>
+        await store.transaction(async () => {
+          await store.changes.record('b', { n: 3 });
+          throw new Error('savepoint rolled back');
+        }),
     );
   });
   t.match(heard, [{ topic: 'a', payload: { n: 2 } }]);
@@ -87,8 +89,8 @@ t.test('a group-commit batch publishes only the jobs that committed, once durabl
   const { store, heard } = openStore(t);
   const results = await Promise.allSettled([
     store.groupCommit(() => store.changes.record('a', { n: 1 })),
-    store.groupCommit(() => {
-      store.changes.record('a', { n: 2 });
+    store.groupCommit(async () => {
+      await store.changes.record('a', { n: 2 });
       throw new Error('this job fails');
     }),
     store.groupCommit(() => store.changes.record('b', { n: 3 })),
@@ -106,7 +108,7 @@ t.test('a group-commit batch publishes only the jobs that committed, once durabl
 
 t.test('a change outside a transaction is refused (docs/design.md rule 6)', async (t) => {
   const { store } = openStore(t);
-  t.throws(() => store.changes.record('a', {}), /outside a transaction/);
+  await t.rejects(() => store.changes.record('a', {}), /outside a transaction/);
 });
 
 t.test('a notice is published with its transaction, or at once outside one; a listener that throws harms no other', async (t) => {
@@ -115,7 +117,7 @@ t.test('a notice is published with its transaction, or at once outside one; a li
     throw new Error('a broken listener');
   });
   store.notice('a', { n: 1 });
-  store.transaction(() => store.notice('b', { n: 2 }));
+  await store.transaction(() => store.notice('b', { n: 2 }));
   t.same(
     heard.map((entry) => entry.payload),
     [{ n: 1 }, { n: 2 }],

@@ -47,7 +47,7 @@ t.test('a verified complaint suppresses its recipient for good and pauses the ac
   const refused = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'x@remote.test', subject: 's', text: 't' } });
   t.equal(refused.status, 403);
 
-  app.app.services.sending.setState(agent.email, 'standard');
+  await app.app.services.sending.setState(agent.email, 'standard');
   await report(app, bounceAddress, { originalRcptTo: ['ok2@remote.test'], original });
   t.same(await suppressionsOf(app, agent.apiKey), list, 'the same single suppression');
   t.equal(await stateOf(app, agent.apiKey), 'standard', 'a duplicate does not pause again');
@@ -85,7 +85,7 @@ t.test('reports that are not verified complaints about one recipient of ours are
 
 t.test('a redacted header-only report about a one-recipient message counts, and turns a releasable suppression into a complaint', async (t) => {
   const { app, agent, bounceAddress, original } = await setup(t, ['reader@remote.test']);
-  app.app.services.suppressions.add(agent.email, 'reader@remote.test', 'manual');
+  await app.app.services.suppressions.add(agent.email, 'reader@remote.test', 'manual');
   // Header only, without Message-ID and To: the Return-Path token alone names the submission.
   const header = headerOf(original).replace(/^(Message-ID|To): .*\r\n/gim, '');
   t.notMatch(header, /Message-ID/i);
@@ -99,8 +99,8 @@ t.test('a header-only report whose Return-Path names another submission is not p
   const { app, agent, bounceAddress, original } = await setup(t, ['reader@remote.test']);
   const second = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'other@remote.test', subject: 's2', text: 't' } });
   t.equal(second.status, 200);
-  const otherRow = app.app.store.submissions.recipientsOf(second.body.id)[0];
-  const otherBounce = app.app.services.bounces.envelopeSender(otherRow.id);
+  const otherRow = (await app.app.store.submissions.recipientsOf(second.body.id))[0];
+  const otherBounce = await app.app.services.bounces.envelopeSender(otherRow.id);
   const header = headerOf(original)
     .replace(/^Message-ID: .*\r\n/im, '')
     .replace(bounceAddress, otherBounce);

@@ -111,9 +111,9 @@ const consoleWithEverything = async (t: Test): Promise<{ app: TestApp; routes: s
   });
   const password = 'a phone-sized password';
   const owner = await makeOwner(app, 'a.rather.long.login.name@example.com', password);
-  const { token: linkToken } = app.app.services.owners.createByOperator('invited@example.com');
+  const { token: linkToken } = await app.app.services.owners.createByOperator('invited@example.com');
   const agent = await app.register('an-agent-with-a-long-identifier-name');
-  app.app.services.accounts.addCredits(agent.email, 50);
+  await app.app.services.accounts.addCredits(agent.email, 50);
   await app.api('POST', '/api/user/agents/claim', { key: owner.token, body: { apiKey: agent.apiKey } });
   const longWord = 'x'.repeat(120);
   await smtpSendRaw(
@@ -139,7 +139,7 @@ const consoleWithEverything = async (t: Test): Promise<{ app: TestApp; routes: s
     await app.api('POST', '/api/v1/agent/drafts', { key: draftKey.apiKey, body: { to: 'a@remote.example', subject: `Draft ${longWord}`, text: longWord } })
   ).body;
   const me = (await app.api('GET', '/api/user/me', { key: owner.token })).body;
-  app.app.services.hosting.grant(me.address, 30);
+  await app.app.services.hosting.grant(me.address, 30);
   const domain = await addVerifiedDomain(app, dns, owner.token, 'a-long-subdomain-name.of-a-custom-domain.example');
   const mailbox = (
     await app.api('POST', `/api/user/domains/${domain.id}/mailboxes`, { key: owner.token, body: { localPart: 'mailbox-with-a-long-local-part' } })
@@ -194,7 +194,7 @@ if (!chromiumPath) {
     t.match(await page.textContent('h1'), 'Your agents');
 
     const agent = await app.register('browser-bot');
-    app.app.services.accounts.addCredits(agent.email, 5);
+    await app.app.services.accounts.addCredits(agent.email, 5);
     await page.fill('input[name=apiKey]', agent.apiKey);
     await Promise.all([page.waitForURL(/done=claimed/), page.click('form[action="/agents/claim"] button')]);
     t.match(await page.textContent('table'), 'browser-bot');

@@ -29,7 +29,7 @@ const addThroughConsole = async (t: Test, app: TestApp, owner: TestOwner, client
 
 /** An operator grant for the owner's account (`agentpost hosting grant`), found by its mailbox address. */
 const grantHosting = async (app: TestApp, owner: TestOwner): Promise<void> => {
-  app.app.services.hosting.grant((await app.api('GET', '/api/user/me', { key: owner.token })).body.address, 30);
+  await app.app.services.hosting.grant((await app.api('GET', '/api/user/me', { key: owner.token })).body.address, 30);
 };
 
 const setUp = async (t: Test, clock?: ManualClock) => {

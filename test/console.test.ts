@@ -117,7 +117,7 @@ t.test("a second owner's session gets 403 or 404 on every console route and /api
   const eve = await makeOwner(app, 'eve@example.com', PASSWORD);
   // Ada's domain, with an alias and a mailbox, so the domain pages have something to hide.
   const domain = await addVerifiedDomain(app, dns, ada.token, 'adas-domain.example');
-  app.app.services.hosting.grant((await app.api('GET', '/api/user/me', { key: ada.token })).body.address, 30);
+  await app.app.services.hosting.grant((await app.api('GET', '/api/user/me', { key: ada.token })).body.address, 30);
   const mailbox = (await app.api('POST', `/api/user/domains/${domain.id}/mailboxes`, { key: ada.token, body: { localPart: 'adas-box' } })).body;
   const alias = (await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key: ada.token, body: { localPart: 'adas-alias', mailbox: mailbox.email } }))
     .body;

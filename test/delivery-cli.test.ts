@@ -26,7 +26,7 @@ t.test('dkim generate prints the TXT record; show repeats it; a bad domain is a 
   t.match(generated.out, /^s2026\._domainkey\.mail\.example\.com IN TXT "v=DKIM1; k=rsa; p=MIIBIjAN[A-Za-z0-9+/]+" "[A-Za-z0-9+/=]+"\n/);
   const shown = await cli('dkim', 'show', 'mail.example.com');
   t.equal(shown.out.trim(), generated.out.split('\n')[0]);
-  t.equal(app.app.services.dkim.keyFor('mail.example.com')?.selector, 's2026');
+  t.equal((await app.app.services.dkim.keyFor('mail.example.com'))?.selector, 's2026');
   t.equal((await cli('dkim', 'generate', 'not a domain')).code, 2);
   t.equal((await cli('dkim', 'show', 'none.example.com')).code, 1);
   t.equal((await cli('dkim')).code, 2);
@@ -38,7 +38,7 @@ t.test('outbound resolve and suppressions add through the CLI', async (t) => {
   const cli = cliOf(app.app.config.dataDir);
   const agent = await app.register();
   t.equal((await cli('credits', 'add', agent.email, '3')).code, 0);
-  app.app.services.sending.setState(agent.email, 'standard');
+  await app.app.services.sending.setState(agent.email, 'standard');
   const sent = await app.api('POST', '/api/v1/agent/send', {
     key: agent.apiKey,
     body: { to: ['drop@remote.test', 'drop2@remote.test'], subject: 's', text: 't' },

@@ -29,15 +29,17 @@ t.test('after a crash a claim past DATA becomes unresolved; one before DATA is s
   const queuedOnly = await send(app, agent.apiKey, ['later@remote.test']);
   const now = Date.now();
   // What a process killed mid-run leaves: two claims, one of them past DATA.
-  const [neverId, maybeId] = app.app.store.transaction(() => app.app.store.delivery.claim(app.app.store.delivery.dueIds(now, 2), now, 'main', now + 60_000));
-  app.app.store.transaction(() => app.app.store.delivery.markDataSent([maybeId], now, 'main'));
-  t.same(claims(app), [
+  const [neverId, maybeId] = await app.app.store.transaction(async () =>
+    app.app.store.delivery.claim(await app.app.store.delivery.dueIds(now, 2), now, 'main', now + 60_000),
+  );
+  await app.app.store.transaction(() => app.app.store.delivery.markDataSent([maybeId], now, 'main'));
+  t.same(await claims(app), [
     { id: neverId, dataSent: false },
     { id: maybeId, dataSent: true },
   ]);
 
-  t.equal(app.app.services.delivery.recoverClaims(), 1, 'one became unresolved');
-  t.same(claims(app), [], 'no claim is left');
+  t.equal(await app.app.services.delivery.recoverClaims(), 1, 'one became unresolved');
+  t.same(await claims(app), [], 'no claim is left');
   t.same(await statusOf(app, agent.apiKey, before), { 'never@remote.test': 'queued' }, 'never attempted: back in the queue');
   t.same(await statusOf(app, agent.apiKey, during), { 'maybe@remote.test': 'unresolved' });
   const report = await app.app.services.delivery.runOnce();
@@ -58,22 +60,19 @@ t.test("another live node's claims are left alone at start and in runs; once the
   const now = Date.now();
   const { delivery } = app.app.store;
   // Node "b" holds both, its lease a minute ahead; it reached DATA for the first.
-  const [sentId, waitingId] = app.app.store.transaction(() => delivery.claim(delivery.dueIds(now, 2), now, 'b', now + 60_000));
-  app.app.store.transaction(() => delivery.markDataSent([sentId], now, 'b'));
+  const [sentId, waitingId] = await app.app.store.transaction(async () => delivery.claim(await delivery.dueIds(now, 2), now, 'b', now + 60_000));
+  await app.app.store.transaction(() => delivery.markDataSent([sentId], now, 'b'));
   // This node ("main") cannot mark or release what b holds.
-  app.app.store.transaction(() => delivery.markDataSent([waitingId], now, 'main'));
-  t.equal(
-    app.app.store.transaction(() => delivery.release(waitingId, 'main')),
-    false,
-  );
+  await app.app.store.transaction(() => delivery.markDataSent([waitingId], now, 'main'));
+  t.equal(await app.app.store.transaction(() => delivery.release(waitingId, 'main')), false);
 
-  t.equal(app.app.services.delivery.recoverClaims(), 0, 'a start leaves a live node alone');
+  t.equal(await app.app.services.delivery.recoverClaims(), 0, 'a start leaves a live node alone');
   t.match(await app.app.services.delivery.runOnce(new Date(now + 30_000)), { claimed: 0 }, 'so does a run');
-  t.same(claims(app), [
+  t.same(await claims(app), [
     { id: sentId, dataSent: true },
     { id: waitingId, dataSent: false },
   ]);
-  t.equal(app.app.services.delivery.nextDueAt(), now + 60_000, 'the queue is next due when the lease runs out');
+  t.equal(await app.app.services.delivery.nextDueAt(), now + 60_000, 'the queue is next due when the lease runs out');
 
   const report = await app.app.services.delivery.runOnce(new Date(now + 60_000));
   t.match(report, { claimed: 1, delivered: 1 }, 'b died: its lease ran out, the claim before DATA is sent again');
@@ -83,7 +82,7 @@ t.test("another live node's claims are left alone at start and in runs; once the
     sink.messages.map((m) => m.to[0]),
     ['waiting@remote.test'],
   );
-  t.same(claims(app), []);
+  t.same(await claims(app), []);
 });
 
 t.test('a claim taken over by another node before DATA: this node sends no data and records nothing', async (t) => {
@@ -95,8 +94,8 @@ t.test('a claim taken over by another node before DATA: this node sends no data 
   const { delivery } = app.app.store;
   const claim = delivery.claim.bind(delivery);
   // Right after this node claims, its lease runs out and node "b" takes the recipient (a stall of the event loop).
-  delivery.claim = (ids, now, nodeId, leaseUntil) => {
-    const claimed = claim(ids, now, nodeId, leaseUntil);
+  delivery.claim = async (ids, now, nodeId, leaseUntil) => {
+    const claimed = await claim(ids, now, nodeId, leaseUntil);
     app.app.store.db.prepare("UPDATE submission_recipients SET claimed_by = 'b' WHERE id = ?").run(claimed[0]);
     return claimed;
   };
@@ -105,7 +104,7 @@ t.test('a claim taken over by another node before DATA: this node sends no data 
   t.equal(sink.messages.length, 0, 'no message data was sent');
   t.same(await statusOf(app, agent.apiKey, id), { 'taken@remote.test': 'queued' });
   t.same(
-    claims(app).map((row) => row.dataSent),
+    (await claims(app)).map((row) => row.dataSent),
     [false],
     "b's claim is as b left it",
   );
@@ -121,13 +120,13 @@ t.test('a run claims only the batch it is about to send, and marks it before the
   for (let i = 0; i < 4; i += 1) ids.push(await send(app, agent.apiKey, [`ok${i}@remote.test`]));
   const run = app.app.services.delivery.runOnce();
   // The sink takes the message of hang@ and never answers: the first batch is past DATA.
-  while (!claims(app).some((claim) => claim.dataSent)) await new Promise((resolve) => setTimeout(resolve, 20));
-  t.equal(claims(app).length, 1, 'one lane, one batch claimed; the four others are not held');
-  t.equal(claims(app)[0].dataSent, true);
+  while (!(await claims(app)).some((claim) => claim.dataSent)) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.equal((await claims(app)).length, 1, 'one lane, one batch claimed; the four others are not held');
+  t.equal((await claims(app))[0].dataSent, true);
   const report = await run;
   t.match(report, { claimed: 5, batches: 5, delivered: 4, unresolved: 1 });
   t.same(await statusOf(app, agent.apiKey, hung), { 'hang@remote.test': 'unresolved' });
-  t.same(claims(app), []);
+  t.same(await claims(app), []);
 });
 
 t.test('a recipient refused at RCPT is not marked; a transaction that never reaches DATA marks nothing', async (t) => {
@@ -147,7 +146,7 @@ t.test('a recipient refused at RCPT is not marked; a transaction that never reac
   await app.app.services.delivery.runOnce();
   const rows = app.app.store.submissions;
   t.same(
-    marked.map((ids) => ids.map((id) => rows.recipientById(id)?.address)),
+    await Promise.all(marked.map(async (ids) => await Promise.all(ids.map(async (id) => (await rows.recipientById(id))?.address)))),
     [['hang@remote.test']],
     'only the accepted recipient of the one transaction that reached DATA',
   );

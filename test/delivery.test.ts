@@ -72,11 +72,11 @@ t.test('250, 550 5.1.1, 554 and a drop after DATA, with exact credit arithmetic'
   t.ok(events.some((e) => e.recipient === 'drop@other.test' && e.status === 'unresolved'));
 
   // The operator settles the unknown outcome: failed refunds exactly once.
-  t.same(app.app.services.delivery.resolve(second, 'failed'), { resolved: 1, refunded: 1 });
-  t.same(app.app.services.delivery.resolve(second, 'failed'), { resolved: 0, refunded: 0 });
+  t.same(await app.app.services.delivery.resolve(second, 'failed'), { resolved: 1, refunded: 1 });
+  t.same(await app.app.services.delivery.resolve(second, 'failed'), { resolved: 0, refunded: 0 });
   t.same(await statusOf(app, agent.apiKey, second), { 'drop@other.test': 'failed' });
   t.equal(await creditsOf(app, agent.apiKey), 9);
-  t.throws(() => app.app.services.delivery.resolve(second, 'bounced'), { code: 'invalid_input' });
+  await t.rejects(() => app.app.services.delivery.resolve(second, 'bounced'), { code: 'invalid_input' });
 });
 
 t.test('451 is retried with backoff until 48 hours from acceptance, then fails and refunds', async (t) => {
@@ -165,7 +165,7 @@ t.test('the immediate kick after a send delivers without waiting for cron', asyn
 t.test('DKIM: remote mail is signed with the generated key and verifies against the printed record', async (t) => {
   const sink = await startSink(t);
   const app = await relayApp(t, sink);
-  const record = app.app.services.dkim.generate('agents.localhost');
+  const record = await app.app.services.dkim.generate('agents.localhost');
   t.match(record.zoneLine, /^agentpost\._domainkey\.agents\.localhost IN TXT "v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+" "[A-Za-z0-9+/=]+"$/);
   const agent = await funded(app, 1);
   await send(app, agent.apiKey, ['ok@remote.test'], 'signed');

@@ -16,8 +16,8 @@ const DOMAIN = 'team.test';
 const HOST = 'mx.team.test';
 
 /** A deployment whose records are all right: MX, A, PTR, SPF, DKIM, DMARC, MTA-STS and TLS-RPT. */
-const healthyZone = (dns: TestDnsServer, app: TestApp) => {
-  const dkim = app.app.services.dkim.generate(DOMAIN);
+const healthyZone = async (dns: TestDnsServer, app: TestApp) => {
+  const dkim = await app.app.services.dkim.generate(DOMAIN);
   dns.set(DOMAIN, { MX: [{ exchange: HOST, priority: 10 }], TXT: ['v=spf1 ip4:127.0.0.1 -all'] });
   dns.set(HOST, { A: ['127.0.0.1'] });
   dns.set(reverseName('127.0.0.1'), { PTR: [HOST] });
@@ -57,7 +57,7 @@ const find = (report: DoctorReport, check: string, subject?: string): CheckResul
 
 t.test('a deployment with every record right: nothing fails', async (t) => {
   const { dns, app } = await start(t);
-  const dkim = healthyZone(dns, app);
+  const dkim = await healthyZone(dns, app);
   const report = await app.app.services.doctor.run();
   for (const check of ['mx', 'host-address', 'reverse-dns', 'spf', 'dkim', 'dmarc', 'mta-sts', 'tls-rpt', 'postmaster']) {
     t.equal(find(report, check).status, 'ok', `${check}: ${find(report, check).detail}`);
@@ -78,7 +78,7 @@ t.test('a deployment with every record right: nothing fails', async (t) => {
 
 t.test('each record missing or wrong fails with the exact record to publish', async (t) => {
   const { dns, app } = await start(t);
-  const dkim = healthyZone(dns, app);
+  const dkim = await healthyZone(dns, app);
   dns.set(DOMAIN, { TXT: ['v=spf1 ip4:192.0.2.1 -all'] });
   dns.set(dkim.recordName, { TXT: ['v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAold'] });
   dns.remove(`_dmarc.${DOMAIN}`);
@@ -120,7 +120,7 @@ t.test('each record missing or wrong fails with the exact record to publish', as
 
 t.test('several domains, given addresses, and a DNS server that does not answer', async (t) => {
   const { dns, app } = await start(t);
-  healthyZone(dns, app);
+  await healthyZone(dns, app);
   dns.set('other.test', { MX: [{ exchange: HOST, priority: 5 }], TXT: ['v=spf1 ip4:127.0.0.1 ip4:127.0.0.2 -all'] });
   dns.silence('_dmarc.other.test');
   const report = await app.app.services.doctor.run({ domains: ['team.test', 'Other.Test.'], addresses: ['127.0.0.1', '127.0.0.2'] });
@@ -175,7 +175,7 @@ t.test('with tls.cert: each pair is checked against the name it serves, and the 
     dns: { servers: dns.servers, timeoutMs: 300, tries: 1 },
     tls: { ...mx, hosts: { 'mail.other.test': other } },
   });
-  healthyZone(dns, app);
+  await healthyZone(dns, app);
   const report = await app.app.services.doctor.run();
   t.match(find(report, 'certificate', HOST), { status: 'ok', detail: `${mx.cert} covers ${HOST}, 89 days left` });
   t.match(find(report, 'certificate', 'mail.other.test'), { status: 'ok' }, 'an SNI pair is not judged against the MX name');
@@ -187,7 +187,7 @@ t.test('with tls.cert: each pair is checked against the name it serves, and the 
 
 t.test('agentpost doctor prints a line per check and exits 1 when one fails, 0 when none does', async (t) => {
   const { dns, app } = await start(t);
-  healthyZone(dns, app);
+  await healthyZone(dns, app);
   // The command reads the same settings as the server it checks, here from a config file.
   const config = join(app.app.config.dataDir, 'doctor.json');
   writeFileSync(

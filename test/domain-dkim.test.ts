@@ -11,10 +11,10 @@ import { startSink } from './helpers/sink.js';
 t.test("mail from a verified domain verifies with the domain's published key; mail from mailDomain with the service key", async (t) => {
   const sink = await startSink(t);
   const { app, dns } = await startDomainApp(t, { outbound: { relay: `smtp://127.0.0.1:${sink.port}`, timeoutMs: 5000 } });
-  const service = app.app.services.dkim.generate('agents.localhost');
+  const service = await app.app.services.dkim.generate('agents.localhost');
   dns.set(service.recordName, { TXT: [service.recordValue] });
   const { holder, key, domain } = await hostedHolder(app, dns, 'team.example');
-  app.app.services.accounts.addCredits(holder.email, 10);
+  await app.app.services.accounts.addCredits(holder.email, 10);
   await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body: { localPart: 'support', mailbox: holder.email } });
   const send = async (from: string, subject: string) => {
     const sent = await app.api('POST', '/api/v1/agent/send', { key: holder.apiKey, body: { from, to: 'ok@remote.test', subject, text: 'Signed text.' } });

@@ -48,10 +48,10 @@ t.test('deleting a mailbox: the 2FA code when on, stops at once, keeps its mail 
     .prepare('SELECT COUNT(*) AS n FROM messages m JOIN folders f ON f.id = m.folder_id JOIN mailboxes b ON b.id = f.mailbox_id WHERE b.account_id = ?')
     .get(box.id) as { n: number };
   t.equal(rows.n, 1, 'the mail is still there');
-  t.equal(sweepRunOnce(app.app.services).deletedMailboxesPurged, 0, 'not before the retention passes');
+  t.equal((await sweepRunOnce(app.app.services)).deletedMailboxesPurged, 0, 'not before the retention passes');
   clock.advance(14 * 24 * 60 * 60 * 1000);
-  t.equal(sweepRunOnce(app.app.services).deletedMailboxesPurged, 1, 'the housekeeping sweep purges it once it has');
-  t.equal(sweepRunOnce(app.app.services).deletedMailboxesPurged, 0, 'once');
+  t.equal((await sweepRunOnce(app.app.services)).deletedMailboxesPurged, 1, 'the housekeeping sweep purges it once it has');
+  t.equal((await sweepRunOnce(app.app.services)).deletedMailboxesPurged, 0, 'once');
   const left = app.app.store.db
     .prepare('SELECT COUNT(*) AS n FROM messages m JOIN folders f ON f.id = m.folder_id JOIN mailboxes b ON b.id = f.mailbox_id WHERE b.account_id = ?')
     .get(box.id) as { n: number };

@@ -55,8 +55,8 @@ t.test('a domain mailbox works as a registered agent: REST, MCP, IMAP, submissio
   const { app, dns } = await startDomainApp(t);
   const { key, domain } = await hostedHolder(app, dns, 'team.example');
   const box = (await app.api('POST', `/api/user/domains/${domain.id}/mailboxes`, { key, body: { localPart: 'ops' } })).body;
-  app.app.services.accounts.addCredits(box.email, 10);
-  app.app.services.sending.setState(box.email, 'standard');
+  await app.app.services.accounts.addCredits(box.email, 10);
+  await app.app.services.sending.setState(box.email, 'standard');
   t.match((await app.api('GET', '/api/v1/agent/balance', { key: box.apiKey })).body, { email: 'ops@team.example', credits: 10 });
   await smtpSend(app.smtpPort, { from: 'x@example.org', to: 'ops@team.example', subject: 'for ops', text: 'x' });
   const mcp = await mcpClient(t, app.baseUrl, { key: box.apiKey });
@@ -79,8 +79,8 @@ t.test('a domain mailbox works as a registered agent: REST, MCP, IMAP, submissio
 t.test("send-as: from may be an alias of the mailbox (REST, MCP, submission), never anyone else's", async (t) => {
   const { app, dns } = await startDomainApp(t);
   const { holder, key, domain } = await hostedHolder(app, dns, 'team.example');
-  app.app.services.accounts.addCredits(holder.email, 20);
-  app.app.services.sending.setState(holder.email, 'standard');
+  await app.app.services.accounts.addCredits(holder.email, 20);
+  await app.app.services.sending.setState(holder.email, 'standard');
   const other = await funded(app, 5);
   const alias = (await app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body: { localPart: 'support', mailbox: holder.email } })).body;
   const sent = await app.api('POST', '/api/v1/agent/send', {
@@ -163,7 +163,7 @@ t.test('a send to a mailbox and its alias takes the way in of mail from the MX: 
   );
   const inbox = await inboxOf(app, holder.apiKey);
   t.equal(inbox.length, 1, 'one copy in the mailbox, as the MX stores one');
-  const raw = storedRaw(app.app, holder.email, inbox[0].id).toString('latin1');
+  const raw = (await storedRaw(app.app, holder.email, inbox[0].id)).toString('latin1');
   const [trace, verdict] = raw.split(/\r\n(?=\S)/);
   t.match(
     trace,

@@ -22,7 +22,7 @@ t.test('an owner adds, verifies and fills a domain with its session JWT', async 
   t.equal(unpaid.body.code, 'payment_required');
 
   const me = await app.api('GET', '/api/user/me', { key });
-  app.app.services.hosting.grant(me.body.address, 30);
+  await app.app.services.hosting.grant(me.body.address, 30);
   const box = await app.api('POST', `/api/user/domains/${added.body.id}/mailboxes`, { key, body: { localPart: 'ops' } });
   t.equal(box.status, 200);
   t.equal(box.body.email, 'ops@owned.example');

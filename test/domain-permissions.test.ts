@@ -140,7 +140,7 @@ t.test('every domain endpoint with every kind of caller', async (t) => {
   const { app, dns } = await startDomainApp(t, { limits: { personalPlan: { domains: 50, aliases: 100, mailboxes: 100 } } });
   const holder = await app.register('holder');
   holderEmail = holder.email;
-  app.app.services.hosting.grant(holder.email, 30);
+  await app.app.services.hosting.grant(holder.email, 30);
   const holderKey = await domainKey(app, holder.apiKey);
   const base = await addVerifiedDomain(app, dns, holderKey, 'team.example');
   const other = await app.register('other');

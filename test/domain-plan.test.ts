@@ -42,12 +42,12 @@ t.test('a grant opens address creation until it expires; a pending domain takes 
   const { app, dns } = await startDomainApp(t, {}, { clock });
   const agent = await app.register();
   const key = await domainKey(app, agent.apiKey);
-  const grant = app.app.services.hosting.grant(agent.email, 30);
+  const grant = await app.app.services.hosting.grant(agent.email, 30);
   t.same(grant, { holder: agent.email, hosting: { active: true, expiresAt: '2026-03-31T12:00:00.000Z' } });
-  const again = app.app.services.hosting.extendHosting(agent.userId, 5, { source: 'payment', reference: 'pay_test' });
+  const again = await app.app.services.hosting.extendHosting(agent.userId, 5, { source: 'payment', reference: 'pay_test' });
   t.equal(again.expiresAt, '2026-04-05T12:00:00.000Z', 'an extension adds to the current end');
   t.same(
-    app.app.store.hosting.events(agent.userId).map((event) => [event.source, event.days, event.reference]),
+    (await app.app.store.hosting.events(agent.userId)).map((event) => [event.source, event.days, event.reference]),
     [
       ['grant', 30, 'operator'],
       ['payment', 5, 'pay_test'],
@@ -69,14 +69,14 @@ t.test('a grant opens address creation until it expires; a pending domain takes 
   clock.set(new Date('2026-04-05T12:00:00Z'));
   t.match((await app.api('GET', '/api/user/domains', { key })).body, { canCreateAddresses: false, hosting: { active: false } });
   t.equal((await app.api('POST', `/api/user/domains/${added.body.id}/aliases`, { key, body: { localPart: 'late', mailbox: agent.email } })).status, 402);
-  t.throws(() => app.app.services.hosting.grant(agent.email, 0), { code: 'invalid_input' });
-  t.throws(() => app.app.services.hosting.grant('nobody@agents.localhost', 3), { code: 'not_found' });
+  await t.rejects(() => app.app.services.hosting.grant(agent.email, 0), { code: 'invalid_input' });
+  await t.rejects(() => app.app.services.hosting.grant('nobody@agents.localhost', 3), { code: 'not_found' });
 });
 
 t.test('the 11th alias and the 11th mailbox answer 409 with a clear message', async (t) => {
   const { app, dns } = await startDomainApp(t);
   const agent = await app.register();
-  app.app.services.hosting.grant(agent.email, 30);
+  await app.app.services.hosting.grant(agent.email, 30);
   const key = await domainKey(app, agent.apiKey);
   const domain = await addVerifiedDomain(app, dns, key, 'team.example');
   for (let n = 1; n <= 10; n += 1) {
@@ -102,7 +102,7 @@ t.test('the 11th alias and the 11th mailbox answer 409 with a clear message', as
 t.test('the plan numbers come from config', async (t) => {
   const { app, dns } = await startDomainApp(t, { limits: { personalPlan: { domains: 1, aliases: 2, mailboxes: 0 } } });
   const agent = await app.register();
-  app.app.services.hosting.grant(agent.email, 30);
+  await app.app.services.hosting.grant(agent.email, 30);
   const key = await domainKey(app, agent.apiKey);
   const domain = await addVerifiedDomain(app, dns, key, 'team.example');
   t.match((await app.api('GET', '/api/user/domains', { key })).body.limits, { aliases: { allowed: 2 }, mailboxes: { allowed: 0 } });
@@ -113,7 +113,7 @@ t.test('extra domains: active hosting and a verified first domain, then an add-o
   const { app, dns } = await startDomainApp(t);
   const agent = await app.register();
   const key = await domainKey(app, agent.apiKey);
-  app.app.services.hosting.grant(agent.email, 30);
+  await app.app.services.hosting.grant(agent.email, 30);
   const first = await app.api('POST', '/api/user/domains', { key, body: { domain: 'first.example' } });
   const early = await app.api('POST', '/api/user/domains', { key, body: { domain: 'second.example' } });
   t.equal(early.status, 409);
@@ -131,7 +131,7 @@ t.test('extra domains: active hosting and a verified first domain, then an add-o
   t.equal(list.body.domains[0].canCreateAddresses, true);
   const refused = await app.api('POST', `/api/user/domains/${second.id}/aliases`, { key, body: { localPart: 'x', mailbox: agent.email } });
   t.equal(refused.status, 402);
-  app.app.services.hosting.extendAddon(second.id, 30, { source: 'grant', reference: 'test' });
+  await app.app.services.hosting.extendAddon(second.id, 30, { source: 'grant', reference: 'test' });
   t.match((await app.api('GET', '/api/user/domains', { key })).body.limits.domains, { used: 2, allowed: 2 });
   t.equal((await app.api('POST', `/api/user/domains/${second.id}/aliases`, { key, body: { localPart: 'x', mailbox: agent.email } })).status, 200);
 });
@@ -140,7 +140,7 @@ t.test('an alias names a mailbox the holder manages, an address that is free, an
   const { app, dns } = await startDomainApp(t);
   const agent = await app.register();
   const stranger = await app.register();
-  app.app.services.hosting.grant(agent.email, 30);
+  await app.app.services.hosting.grant(agent.email, 30);
   const key = await domainKey(app, agent.apiKey);
   const domain = await addVerifiedDomain(app, dns, key, 'team.example');
   const post = (body: object) => app.api('POST', `/api/user/domains/${domain.id}/aliases`, { key, body });

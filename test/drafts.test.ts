@@ -169,14 +169,16 @@ t.test('approval sends through the send service as the agent, records the approv
   t.match((await app.api('GET', `/api/v1/agent/drafts/${poor.id}`, { key: draftKey })).body, { status: 'pending', decision: null });
 
   // An approval cut off after the send committed: approving again finds the send by the draft id and sends nothing more.
-  app.app.services.accounts.addCredits(agent.email, 1);
-  const principal = app.app.services.ownership.principalFor({ ownerId: owner.id, sessionId: 'crashed' }, agent.userId);
+  await app.app.services.accounts.addCredits(agent.email, 1);
+  const principal = await app.app.services.ownership.principalFor({ ownerId: owner.id, sessionId: 'crashed' }, agent.userId);
   const first = await app.app.services.sending.send(
     principal,
     { to: friend.email, subject: 'later', text: 'x' },
     { idempotencyKey: `draft:${poor.id}`, via: 'rest' },
   );
-  app.app.store.transaction(() => app.app.store.drafts.transition(poor.id, ['pending'], 'approving', { decidedBy: owner.id, decidedAt: 0, updatedAt: 0 }));
+  await app.app.store.transaction(() =>
+    app.app.store.drafts.transition(poor.id, ['pending'], 'approving', { decidedBy: owner.id, decidedAt: 0, updatedAt: 0 }),
+  );
   const resumed = await approve(app, owner, poor.id);
   t.equal(resumed.status, 200);
   t.match(resumed.body.send, { id: first.id, replayed: true });

@@ -17,8 +17,8 @@ const otherConnection = (t: Test, app: TestApp): Store => {
   return store;
 };
 
-const mailboxIdOf = (app: TestApp, accountId: string): string => {
-  const mailbox = app.app.store.accounts.mailboxOfAccount(accountId);
+const mailboxIdOf = async (app: TestApp, accountId: string): Promise<string> => {
+  const mailbox = await app.app.store.accounts.mailboxOfAccount(accountId);
   if (!mailbox) throw new Error('no mailbox');
   return mailbox.id;
 };
@@ -30,7 +30,7 @@ t.test("another connection's commit is seen once; one's own never", async (t) =>
   await app.register();
   t.equal(other.committedElsewhere(), true, 'the registration committed elsewhere');
   t.equal(other.committedElsewhere(), false, 'told once');
-  other.transaction(() => other.rateLimits.record('test', 'own', Date.now()));
+  await other.transaction(() => other.rateLimits.record('test', 'own', Date.now()));
   t.equal(other.committedElsewhere(), false, 'its own commit is not a foreign one');
 });
 
@@ -40,26 +40,26 @@ t.test('the scan tells watchers of stored mail and flag changes committed elsewh
   const other = otherConnection(t, app);
   const watchers = new MailboxWatchers();
   const scan = new MailboxChangeScan(other, watchers);
-  const look = (): void => {
-    scan.measureNewWatches();
-    if (other.committedElsewhere()) scan.tellChanges();
+  const look = async (): Promise<void> => {
+    await scan.measureNewWatches();
+    if (other.committedElsewhere()) await scan.tellChanges();
   };
   const heard: MailboxChange[] = [];
-  watchers.watch(mailboxIdOf(app, agent.userId), (change) => heard.push(change));
-  look();
+  watchers.watch(await mailboxIdOf(app, agent.userId), (change) => heard.push(change));
+  await look();
   t.same(heard, [], 'a new watch is measured, nothing told');
 
   await deliverDirect(app.app, [agent.email], simpleMessage({ subject: 'elsewhere', to: agent.email }));
-  look();
+  await look();
   t.same(heard.splice(0), [{ kind: 'stored', folder: 'INBOX' }], 'mail stored elsewhere');
 
-  const inbox = app.app.store.folders.byName(mailboxIdOf(app, agent.userId), 'INBOX');
-  app.app.store.transaction(() => app.app.store.folders.nextModseq(inbox?.id ?? 0));
-  look();
+  const inbox = await app.app.store.folders.byName(await mailboxIdOf(app, agent.userId), 'INBOX');
+  await app.app.store.transaction(() => app.app.store.folders.nextModseq(inbox?.id ?? 0));
+  await look();
   t.same(heard.splice(0), [{ kind: 'flags', folder: 'INBOX' }], 'a new mod-sequence: flags or an expunge');
 
-  app.app.store.transaction(() => app.app.store.rateLimits.record('test', 'elsewhere', Date.now()));
-  look();
+  await app.app.store.transaction(() => app.app.store.rateLimits.record('test', 'elsewhere', Date.now()));
+  await look();
   t.same(heard, [], 'a commit that changed no watched folder tells nobody');
 });
 
@@ -70,12 +70,12 @@ t.test('a mailbox first watched in a look that sees a foreign commit: its watche
   const watchers = new MailboxWatchers();
   const scan = new MailboxChangeScan(other, watchers);
   const heard: MailboxChange[] = [];
-  watchers.watch(mailboxIdOf(app, agent.userId), (change) => heard.push(change));
+  watchers.watch(await mailboxIdOf(app, agent.userId), (change) => heard.push(change));
   // The mail commits after the watch began and before the look measures the mailbox.
   await deliverDirect(app.app, [agent.email], simpleMessage({ subject: 'between', to: agent.email }));
-  scan.measureNewWatches();
+  await scan.measureNewWatches();
   t.ok(other.committedElsewhere());
-  scan.tellChanges();
+  await scan.tellChanges();
   t.ok(
     heard.some((change) => change.kind === 'stored' && change.folder === 'INBOX'),
     'told that INBOX may have new mail',
@@ -88,7 +88,7 @@ t.test('wait_for_email goes on after a wake-up that finds nothing new', async (t
   const client = await mcpClient(t, app.baseUrl, { key: agent.apiKey });
   const waiting = callTool(client, 'wait_for_email', { afterUid: '0', timeoutSeconds: 20 });
   await new Promise((resolve) => setTimeout(resolve, 200));
-  app.app.services.mailboxWatchers.tell(mailboxIdOf(app, agent.userId), { kind: 'stored', folder: 'INBOX' });
+  app.app.services.mailboxWatchers.tell(await mailboxIdOf(app, agent.userId), { kind: 'stored', folder: 'INBOX' });
   await new Promise((resolve) => setTimeout(resolve, 200));
   await deliverDirect(app.app, [agent.email], simpleMessage({ subject: 'after the empty wake-up', to: agent.email }));
   const outcome = await waiting;
@@ -123,16 +123,16 @@ t.test('a process alone never sees a foreign commit: mail, a wait and a send cos
   const streams = app.app.services.eventStreams;
   let looks = 0;
   const tell = streams.tellLoggedElsewhere.bind(streams);
-  streams.tellLoggedElsewhere = () => {
+  streams.tellLoggedElsewhere = async () => {
     looks += 1;
-    tell();
+    await tell();
   };
   const client = await mcpClient(t, app.baseUrl, { key: agent.apiKey });
   const waiting = callTool(client, 'wait_for_email', { afterUid: '0', timeoutSeconds: 20 });
   for (let index = 0; index < 10; index += 1) {
     await deliverDirect(app.app, [agent.email], simpleMessage({ subject: `alone ${index}`, to: agent.email }));
   }
-  app.app.services.accounts.addCredits(agent.email, 5);
+  await app.app.services.accounts.addCredits(agent.email, 5);
   await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: agent.email, subject: 'to myself', text: 'x' } });
   await waiting;
   await new Promise((resolve) => setTimeout(resolve, 300));

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { GroupCommitter } from '../src/store/group-commit.js';
+import { ConnectionTurns } from '../src/store/unit.js';
 import { Store } from '../src/store/index.js';
 
 /** src/store/group-commit.ts: one transaction per turn, independent outcomes, durable before settling. */
@@ -70,22 +71,19 @@ t.test('jobs that arrive while a batch is syncing wait for it and commit togethe
   const { store, insert } = openStore(t);
   let releaseSync = (): void => {};
   const syncs: Promise<void>[] = [];
+  // Each committed batch syncs the WAL once: the syncs count the transactions.
+  let transactions = 0;
   const heldSync = {
     sync: () =>
       new Promise<void>((resolve) => {
+        transactions += 1;
         releaseSync = resolve;
       }).then(() => {
         syncs.push(Promise.resolve());
       }),
     close: () => {},
   };
-  const committer = new GroupCommitter(store.db, store.feed, heldSync);
-  let transactions = 0;
-  const transaction = store.db.transaction.bind(store.db);
-  store.db.transaction = ((body: () => unknown) => {
-    transactions += 1;
-    return transaction(body);
-  }) as typeof store.db.transaction;
+  const committer = new GroupCommitter(store.db, store.feed, new ConnectionTurns(), heldSync);
   const first = committer.run(insert('a'));
   await new Promise((resolve) => setImmediate(resolve));
   t.equal(transactions, 1, 'the first batch committed and is syncing');

@@ -53,7 +53,7 @@ const overLimit = (lines: number): Buffer =>
 t.test('the MX and submission answer 552 5.3.4 and store nothing; APPEND answers NO [LIMIT]', async (t) => {
   const app = await startApp(t, { smtp: { maxHeaderBytes: 4096, maxHeaderLines: 200 } });
   const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, 10);
+  await app.app.services.accounts.addCredits(agent.email, 10);
   const refused = await smtpSendRaw(app.smtpPort, 'someone@example.org', [agent.email], overLimit(300)).then(
     () => null,
     (error: { responseCode?: number; response?: string }) => error,

@@ -115,10 +115,12 @@ t.test('SEARCH TEXT and BODY answer as the model does, over plain and encoded me
     model.push({ uid: model.length + 1, text: message.text, subject: message.subject, from: message.from });
   }
   await client.logout();
-  const headers = model.map((m) => {
-    const raw = storedRaw(app.app, agent.email, m.uid).toString('latin1');
-    return raw.slice(0, raw.indexOf('\r\n\r\n') + 4);
-  });
+  const headers = await Promise.all(
+    model.map(async (m) => {
+      const raw = (await storedRaw(app.app, agent.email, m.uid)).toString('latin1');
+      return raw.slice(0, raw.indexOf('\r\n\r\n') + 4);
+    }),
+  );
 
   const imap = await rawImap(t, app.imapPort);
   let tag = 0;

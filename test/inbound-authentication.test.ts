@@ -66,7 +66,7 @@ t.test('signed mail from an authorized server is verified; REST, MCP and the sto
     'MCP shows what REST shows',
   );
 
-  const raw = storedRaw(app.app, email, listed.id).toString();
+  const raw = (await storedRaw(app.app, email, listed.id)).toString();
   t.match(
     raw,
     /^Received: [\s\S]*?\r\nAuthentication-Results: mx\.here\.test;\r\n\tdkim=pass header\.i=@sender\.test header\.s=s1[^\r]*;\r\n\tspf=pass [^\r]*smtp\.mailfrom=ada@sender\.test[^\r]*;\r\n\tarc=none;\r\n\tdmarc=pass [^\r]*header\.from=sender\.test[^\r]*\r\nDKIM-Signature: /,
@@ -99,7 +99,7 @@ t.test('a forged From fails DMARC; fields claiming to be ours are removed, other
   const { full } = await firstMessage(app, apiKey);
   t.equal(full.trust, 'failed');
   t.match(full.authentication, { spf: 'fail', dkim: 'none', dmarc: 'fail', reason: /bank\.test publishes DMARC/ });
-  const stored = storedRaw(app.app, email, full.id).toString();
+  const stored = (await storedRaw(app.app, email, full.id)).toString();
   t.equal(stored.match(/^Authentication-Results:/gim)?.length, 2, "ours and the other host's");
   t.match(stored, /^Received: [\s\S]*?\r\nAuthentication-Results: mx\.here\.test;\r\n\tdkim=none[\s\S]*dmarc=fail/);
   t.match(stored, /\r\nAuthentication-Results: relay\.other\.test; spf=pass/, "another host's field is not ours to remove");
@@ -166,7 +166,10 @@ t.test('DNS that never answers: the message is stored with temperror verdicts', 
       reason: undefined,
     },
   );
-  t.match(storedRaw(app.app, email, full.id).toString(), /\r\nAuthentication-Results: mx\.here\.test;\r\n\tspf=temperror \(lookups took longer than 300 ms\)/);
+  t.match(
+    (await storedRaw(app.app, email, full.id)).toString(),
+    /\r\nAuthentication-Results: mx\.here\.test;\r\n\tspf=temperror \(lookups took longer than 300 ms\)/,
+  );
 });
 
 t.test("mail between mailboxes of this service is verified by the sender's key", async (t) => {
@@ -179,7 +182,7 @@ t.test("mail between mailboxes of this service is verified by the sender's key",
   t.equal(full.trust, 'verified');
   t.match(full.authentication, { spf: 'none', dkim: 'none', dmarc: 'none', arc: 'none', reason: /mailbox of this service/ });
   t.match(
-    storedRaw(app.app, recipient.email, full.id).toString(),
+    (await storedRaw(app.app, recipient.email, full.id)).toString(),
     // Our trace field first, as on mail from the MX, then our verdict (src/services/mail/delivery-agent.ts).
     new RegExp(
       `^Received: from mx\\.here\\.test \\(authenticated sender, rest\\)\\r\\n[^]*?\\r\\nAuthentication-Results: mx\\.here\\.test;\\r\\n\\tauth=pass smtp\\.auth=${sender.email.replace(/[.]/g, '\\.')}\\r\\n`,
@@ -195,7 +198,7 @@ t.test("mail between mailboxes of this service is verified by the sender's key",
   transport.close();
   const again = await firstMessage(app, recipient.apiKey);
   t.equal(again.full.subject, 'raw');
-  const stored = storedRaw(app.app, recipient.email, again.full.id).toString();
+  const stored = (await storedRaw(app.app, recipient.email, again.full.id)).toString();
   t.equal(stored.match(/^Authentication-Results:/gim)?.length, 1, 'a submitted field claiming to be ours does not reach the recipient');
   t.notMatch(stored, /bank\.test/);
 });
@@ -211,7 +214,7 @@ t.test('with smtp.authenticationChecks off: no lookup, no verdict, our field say
   const { listed, full } = await firstMessage(app, apiKey);
   t.equal(full.subject, 'unjudged');
   t.notOk('trust' in listed || 'trust' in full || 'authentication' in full, 'no verdict is shown');
-  const stored = storedRaw(app.app, email, listed.id).toString();
+  const stored = (await storedRaw(app.app, email, listed.id)).toString();
   t.match(stored, /^Received: [\s\S]*?\r\nAuthentication-Results: mx\.here\.test; none\r\nFrom: /, 'RFC 8601 section 2.2: no method applied');
   t.equal(stored.match(/^Authentication-Results:/gim)?.length, 1, 'the forged field is gone');
   t.same(

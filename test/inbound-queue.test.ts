@@ -57,7 +57,7 @@ t.test('a queued message is answered 250, waits in the queue, and is delivered i
     ],
     'each once, UIDs in the order of the 250s',
   );
-  const raw = storedRaw(app.app, agent.email, 1).toString();
+  const raw = (await storedRaw(app.app, agent.email, 1)).toString();
   const trace = raw.slice(0, raw.indexOf('\r\nAuthentication-Results:'));
   t.equal(trace.slice(trace.lastIndexOf('; ') + 2), rfc5322Date(answeredAt), 'the trace field carries the time of the 250, not of the delivery');
   t.same(

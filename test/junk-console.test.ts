@@ -33,7 +33,7 @@ t.test('the Junk folder lists with "Not junk"; the message page shows the verdic
     { isJunk: false, keywords: undefined },
     'in INBOX again, not junk',
   );
-  t.same(modelOf(app, agent.email), { ham: 1, junk: 0 }, "the agent's filter learned it");
+  t.same(await modelOf(app, agent.email), { ham: 1, junk: 0 }, "the agent's filter learned it");
 
   const page = await client.get(`/agents/${agent.userId}/mail/INBOX/2`);
   t.match(page.text, /<dt>Junk filter<\/dt><dd>not junk, 0 points of 3/);
@@ -41,5 +41,5 @@ t.test('the Junk folder lists with "Not junk"; the message page shows the verdic
   t.match(page.text, /name="junk" value="true"><button type="submit" class="danger">Junk<\/button>/, 'a message outside Junk can be judged junk');
   const judged = await client.post(`/agents/${agent.userId}/mail/INBOX/2/junk`, { junk: 'true' });
   t.equal(judged.status, 303);
-  t.same(modelOf(app, agent.email), { ham: 1, junk: 1 });
+  t.same(await modelOf(app, agent.email), { ham: 1, junk: 1 });
 });

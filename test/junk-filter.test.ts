@@ -109,14 +109,14 @@ t.test("the server-wide model: trained only by the operator's mailboxes, it judg
   await before.app.stop();
   const app = await startApp(t, { dataDir, junk: { minJudgments: 3, serverModelTrainers: [operator.email.toUpperCase()] } });
   await trainMailbox(app, tenant, 3);
-  t.same(app.app.store.junk.model(SERVER_MODEL_ID), { id: SERVER_MODEL_ID, ham: 0, junk: 0 }, "a tenant's judgments never reach the server-wide model");
+  t.same(await app.app.store.junk.model(SERVER_MODEL_ID), { id: SERVER_MODEL_ID, ham: 0, junk: 0 }, "a tenant's judgments never reach the server-wide model");
   await trainMailbox(app, operator, 3);
   t.same(
-    app.app.store.junk.model(SERVER_MODEL_ID),
+    await app.app.store.junk.model(SERVER_MODEL_ID),
     { id: SERVER_MODEL_ID, ham: 3, junk: 3 },
     "the operator's judgments train it, besides the operator's own model",
   );
-  t.same(modelOf(app, operator.email), { ham: 3, junk: 3 });
+  t.same(await modelOf(app, operator.email), { ham: 3, junk: 3 });
 
   await mailTo(app, newcomer.email, spam(7));
   const filed = await onlyMessage(app, newcomer.apiKey, 'Junk');
@@ -128,5 +128,5 @@ t.test("the server-wide model: trained only by the operator's mailboxes, it judg
   const judged = await app.api('GET', '/api/v1/agent/inbox?folder=Junk', { key: operator.apiKey });
   const first = judged.body.emails.at(-1);
   await app.api('POST', `/api/v1/agent/email/${first.id}/junk`, { key: operator.apiKey, body: { junk: false, folder: 'Junk' } });
-  t.same(app.app.store.junk.model(SERVER_MODEL_ID), { id: SERVER_MODEL_ID, ham: 4, junk: 2 });
+  t.same(await app.app.store.junk.model(SERVER_MODEL_ID), { id: SERVER_MODEL_ID, ham: 4, junk: 2 });
 });

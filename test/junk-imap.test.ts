@@ -12,7 +12,7 @@ t.test('moves into and out of Junk, and keywords, train the model the REST judgm
   const agent = await app.register();
   const trained = async () => {
     await app.app.services.junkTraining.catchUp();
-    return modelOf(app, agent.email);
+    return await modelOf(app, agent.email);
   };
   await mailTo(app, agent.email, spam(1));
   await mailTo(app, agent.email, ham(1));
@@ -62,10 +62,10 @@ t.test('a trained message moved around keeps one training; a copy keeps its plac
   await client.mailboxOpen('Work');
   await client.messageMove('1:*', 'Later', { uid: true });
   await app.app.services.junkTraining.catchUp();
-  t.same(modelOf(app, agent.email), { ham: 0, junk: 1 });
+  t.same(await modelOf(app, agent.email), { ham: 0, junk: 1 });
   await client.mailboxOpen('Later');
   await client.messageMove('1:*', 'Junk', { uid: true });
   await app.app.services.junkTraining.catchUp();
-  t.same(modelOf(app, agent.email), { ham: 0, junk: 1 }, 'already trained as junk: a move into Junk adds nothing');
-  t.equal(app.app.store.junk.queued(10).length, 0, 'nothing left queued');
+  t.same(await modelOf(app, agent.email), { ham: 0, junk: 1 }, 'already trained as junk: a move into Junk adds nothing');
+  t.equal((await app.app.store.junk.queued(10)).length, 0, 'nothing left queued');
 });

@@ -83,30 +83,30 @@ t.test('JunkModels: the clues from memory are those from SQLite; a training afte
   );
   const junkish = Int32Array.from(['cheap', 'pills', 'offer'].map(featureHash));
   const hammy = Int32Array.from(['meeting', 'report', 'offer'].map(featureHash));
-  store.transaction(() => {
-    for (let i = 0; i < 5; i++) store.junk.count(SERVER_MODEL_ID, junkish, true, 1);
-    for (let i = 0; i < 5; i++) store.junk.count(SERVER_MODEL_ID, hammy, false, 1);
+  await store.transaction(async () => {
+    for (let i = 0; i < 5; i++) await store.junk.count(SERVER_MODEL_ID, junkish, true, 1);
+    for (let i = 0; i < 5; i++) await store.junk.count(SERVER_MODEL_ID, hammy, false, 1);
   });
   const probe = Int32Array.from(['cheap', 'meeting', 'offer', 'unknown'].map(featureHash));
-  const model = store.junk.model(SERVER_MODEL_ID);
-  const fromSql = models.clues(model, probe);
+  const model = await store.junk.model(SERVER_MODEL_ID);
+  const fromSql = await models.clues(model, probe);
   t.notOk(models.isHeld(SERVER_MODEL_ID), 'read from SQLite while it loads');
   await new Promise((resolve) => setImmediate(resolve));
   t.ok(models.isHeld(SERVER_MODEL_ID), 'loaded after a turn of the event loop');
   t.ok(models.heldBytes() > 0);
-  t.same(models.clues(model, probe), fromSql, 'the same clues from memory');
+  t.same(await models.clues(model, probe), fromSql, 'the same clues from memory');
   t.equal(fromSql.length, 2, '"offer" is in both classes alike: no clue; "unknown" was never seen');
 
   models.beginTraining(SERVER_MODEL_ID);
-  store.transaction(() => store.junk.count(SERVER_MODEL_ID, junkish, true, -1));
+  await store.transaction(() => store.junk.count(SERVER_MODEL_ID, junkish, true, -1));
   models.endTraining(SERVER_MODEL_ID, [{ features: junkish, asJunk: true, delta: -1 }]);
-  const after = store.junk.model(SERVER_MODEL_ID);
+  const after = await store.junk.model(SERVER_MODEL_ID);
   const reloaded = new JunkModels(
     store,
     createLogger('silent', () => {}),
     1 << 20,
   );
-  t.same(models.clues(after, probe), reloaded.clues(after, probe), 'memory and database agree after the training');
+  t.same(await models.clues(after, probe), await reloaded.clues(after, probe), 'memory and database agree after the training');
 });
 
 t.test('a stored copy read for training has the features the message had when it arrived', async (t) => {

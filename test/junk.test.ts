@@ -32,7 +32,7 @@ t.test('trained by its judgments, the mailbox files junk in Junk; REST, MCP, web
   const app = await webhookFixture(t, { config: FEW });
   const key = app.agent.apiKey;
   await trainMailbox(app, app.agent, 3);
-  t.same(modelOf(app, app.agent.email), { ham: 3, junk: 3 }, 'each judgment trained the model once');
+  t.same(await modelOf(app, app.agent.email), { ham: 3, junk: 3 }, 'each judgment trained the model once');
   const stream = openStream(t, app.baseUrl, key);
   await opened(stream);
 
@@ -81,7 +81,7 @@ t.test('trained by its judgments, the mailbox files junk in Junk; REST, MCP, web
   t.same(readOverMcp.body.junkVerdict, filed.junkVerdict);
   const notJunk = await callTool(client, 'mark_junk', { id: filed.id, folder: 'Junk', junk: false });
   t.match(notJunk.body, { folder: 'INBOX', junk: false, trained: true, from: { id: filed.id, folder: 'Junk' } });
-  t.same(modelOf(app, app.agent.email), { ham: 4, junk: 3 }, 'a message the filter filed but nobody judged was not trained; now it is, as ham');
+  t.same(await modelOf(app, app.agent.email), { ham: 4, junk: 3 }, 'a message the filter filed but nobody judged was not trained; now it is, as ham');
   const moved = await app.api('GET', `/api/v1/agent/email/${notJunk.body.id}?markAsRead=false`, { key });
   t.match(moved.body, { isJunk: false, keywords: ['$NotJunk'], junkVerdict: { junk: true } }, 'the judgment wins over the verdict');
 });
@@ -92,16 +92,16 @@ t.test('a judgment changed takes the earlier training back; judging again is no 
   await mailTo(app, app.agent.email, ham(1));
   const first = await judge(app, key, ham(1).subject, true);
   t.match(first.body, { folder: 'Junk', junk: true, trained: true, from: { folder: 'INBOX' } });
-  t.same(modelOf(app, app.agent.email), { ham: 0, junk: 1 });
+  t.same(await modelOf(app, app.agent.email), { ham: 0, junk: 1 });
   const again = await app.api('POST', `/api/v1/agent/email/${first.body.id}/junk`, { key, body: { junk: true, folder: 'Junk' } });
   t.match(again.body, { id: first.body.id, folder: 'Junk', junk: true, trained: true }, 'already in Junk: it stays');
-  t.same(modelOf(app, app.agent.email), { ham: 0, junk: 1 }, 'counted once');
+  t.same(await modelOf(app, app.agent.email), { ham: 0, junk: 1 }, 'counted once');
   const back = await app.api('POST', `/api/v1/agent/email/${first.body.id}/junk`, { key, body: { junk: false, folder: 'Junk' } });
   t.match(back.body, { folder: 'INBOX', junk: false, trained: true });
-  t.same(modelOf(app, app.agent.email), { ham: 1, junk: 0 }, 'the junk training taken back, the ham one added');
+  t.same(await modelOf(app, app.agent.email), { ham: 1, junk: 0 }, 'the junk training taken back, the ham one added');
   const stays = await app.api('POST', `/api/v1/agent/email/${back.body.id}/junk`, { key, body: { junk: false } });
   t.match(stays.body, { id: back.body.id, folder: 'INBOX', junk: false }, 'not junk outside Junk: it stays where it is');
-  const sender = app.app.store.junk.sender(app.app.store.accounts.mailboxByAddress(app.agent.email)?.id ?? '', FRIEND);
+  const sender = await app.app.store.junk.sender((await app.app.store.accounts.mailboxByAddress(app.agent.email))?.id ?? '', FRIEND);
   t.same(sender, { ham: 1, junk: 0 }, "the sender's history follows the judgment");
 });
 

@@ -240,8 +240,8 @@ const permissionsOf: Partial<Record<Scenario, string[]>> = {
 
 const setUp = async (app: TestApp, clock: ManualClock, scenario: Scenario): Promise<Fixture> => {
   const { apiKey: owner, email } = await app.register();
-  app.app.services.accounts.addCredits(email, 20);
-  app.app.services.sending.setState(email, 'standard');
+  await app.app.services.accounts.addCredits(email, 20);
+  await app.app.services.sending.setState(email, 'standard');
   const ownerSubmissionId = (await app.api('POST', '/api/v1/agent/send', { key: owner, body: { to: email, subject: 'by the owner', text: 'x' } })).body.id;
   await smtpSend(app.smtpPort, { from: 'someone@example.org', to: email, subject: `for ${scenario}`, text: 'hello' });
   const messageId = (await app.api('GET', '/api/v1/agent/inbox', { key: owner })).body.emails[0].id;

@@ -71,13 +71,13 @@ t.test('a replacement not activated within 30 minutes expires; the original stay
 
   clock.advance(30 * MINUTE - 1);
   t.equal((await api('GET', '/api/v1/agent/balance', { key: replacement })).status, 200, 'still inside the window');
-  t.same(keyExpiryRunOnce(app.services), { replacementsExpired: 0 });
+  t.same(await keyExpiryRunOnce(app.services), { replacementsExpired: 0 });
   clock.advance(1);
   t.equal((await api('GET', '/api/v1/agent/balance', { key: replacement })).status, 401, 'refused by time before any sweep');
   const activate = await api('POST', '/api/v1/agent/keys', { key: replacement, body: { action: 'activate' } });
   t.equal(activate.status, 401);
-  t.same(keyExpiryRunOnce(app.services), { replacementsExpired: 1 }, 'the sweep marks it expired');
-  t.same(keyExpiryRunOnce(app.services), { replacementsExpired: 0 });
+  t.same(await keyExpiryRunOnce(app.services), { replacementsExpired: 1 }, 'the sweep marks it expired');
+  t.same(await keyExpiryRunOnce(app.services), { replacementsExpired: 0 });
   const row = app.store.db.prepare('SELECT status FROM api_keys WHERE id = ?').get(prepared.body.pending.id) as { status: string };
   t.equal(row.status, 'expired');
 

@@ -129,7 +129,7 @@ t.test('a large message reads back the same by REST and IMAP, in whole and in pa
   const [stored] = file.body.attachments as { content: string }[];
   t.equal(sha(Buffer.from(stored.content, 'base64')), sha(attachment), 'the attachment, cut across pieces, byte for byte');
 
-  const raw = storedRaw(app.app, agent.email, 1);
+  const raw = await storedRaw(app.app, agent.email, 1);
   t.ok(
     raw
       .subarray(raw.length - 40)
@@ -154,7 +154,7 @@ t.test('a copy has values of its own; deleting each message deletes its values a
   await smtpSendRaw(app.smtpPort, 'big@example.org', [agent.email], plainMessage(agent.email));
   const values = count(app, 'stored_values');
   t.equal(values, 2, 'the raw bytes and the text');
-  const original = storedRaw(app.app, agent.email, 1);
+  const original = await storedRaw(app.app, agent.email, 1);
   const imap = await imapLogin(t, app.imapPort, agent.email, agent.apiKey);
   await imap.mailboxCreate('Kept');
   await imap.mailboxOpen('INBOX');
@@ -162,7 +162,7 @@ t.test('a copy has values of its own; deleting each message deletes its values a
   t.equal(count(app, 'stored_values'), 4, 'the copy owns copies of both');
   await imap.messageDelete('1', { uid: true });
   t.equal(count(app, 'stored_values'), 2, "the original's values went with it");
-  t.ok(storedRaw(app.app, agent.email, 1, 'Kept').equals(original), 'the copy reads as the original did');
+  t.ok((await storedRaw(app.app, agent.email, 1, 'Kept')).equals(original), 'the copy reads as the original did');
   const kept = await app.api('GET', `/api/v1/agent/inbox?folder=Kept`, { key: agent.apiKey });
   const copy = await app.api('GET', `/api/v1/agent/email/${(kept.body.emails as { id: string }[])[0].id}?folder=Kept`, { key: agent.apiKey });
   t.ok((copy.body.text as string).includes(MARKER), "the copy's text is whole");
@@ -170,7 +170,7 @@ t.test('a copy has values of its own; deleting each message deletes its values a
   await imap.messageDelete('1', { uid: true });
   t.equal(count(app, 'stored_values'), 0);
   t.equal(count(app, 'stored_pieces'), 0, 'no piece is left behind');
-  t.equal(folderOf(app.app, agent.email, 'Kept').messageCount, 0);
+  t.equal((await folderOf(app.app, agent.email, 'Kept')).messageCount, 0);
 });
 
 t.test('values written for a commit that never came are swept after an hour, not before', async (t) => {
@@ -182,8 +182,8 @@ t.test('values written for a commit that never came are swept after an hour, not
   t.equal(await store.stage(Buffer.alloc(PIECE_SIZE), clock.now().getTime()), null, 'one piece or less goes in its commit');
   t.equal(count(app, 'stored_pieces'), 2);
   clock.advance(30 * 60 * 1000);
-  t.equal(app.app.services.mailbox.staging.sweep(), 0, 'half an hour later it may still be waiting for its commit');
+  t.equal(await app.app.services.mailbox.staging.sweep(), 0, 'half an hour later it may still be waiting for its commit');
   clock.advance(31 * 60 * 1000);
-  t.equal(app.app.services.mailbox.staging.sweep(), 1, 'past the hour it is swept');
+  t.equal(await app.app.services.mailbox.staging.sweep(), 1, 'past the hour it is swept');
   t.equal(count(app, 'stored_pieces'), 0);
 });

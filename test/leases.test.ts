@@ -22,27 +22,23 @@ t.test('a webhook event leased by another node is not attempted until the lease 
   await f.mail('held elsewhere');
   const now = f.clock.now().getTime();
   const { webhookEvents } = f.app.store;
-  const [event] = f.app.store.transaction(() => webhookEvents.leaseDue(now, 10, [], 'other', now + LEASE_MS));
+  const [event] = await f.app.store.transaction(() => webhookEvents.leaseDue(now, 10, [], 'other', now + LEASE_MS));
   t.equal(event.type, 'message.received');
-  t.same(
-    f.app.store.transaction(() => webhookEvents.leaseDue(now, 10, [], 'main', now + LEASE_MS)),
-    [],
-    'a live lease is not leased again',
-  );
+  t.same(await f.app.store.transaction(() => webhookEvents.leaseDue(now, 10, [], 'main', now + LEASE_MS)), [], 'a live lease is not leased again');
 
   await f.runOnce();
   t.equal(f.receiver.ofType('message.received').length, 0, 'this node leaves it to the other');
-  t.equal(f.app.services.webhookDispatch.nextDueAt([]), null, 'and does not wake for it');
+  t.equal(await f.app.services.webhookDispatch.nextDueAt([]), null, 'and does not wake for it');
 
   f.clock.advance(LEASE_MS);
   await f.runOnce();
   const posted = f.receiver.ofType('message.received');
   t.equal(posted.length, 1, 'once the lease ran out, this node took it over');
   t.equal(posted[0].id, event.id, 'with its id');
-  t.match(webhookEvents.bySeq(event.seq), { status: 'delivered', attempts: 1 });
+  t.match(await webhookEvents.bySeq(event.seq), { status: 'delivered', attempts: 1 });
   t.same(leaseColumns(f, 'webhook_events', 'leased_by'), [{ holder: null, leaseUntil: null }], 'the lease is given up with the outcome');
 
-  const late = f.app.store.transaction(() =>
+  const late = await f.app.store.transaction(() =>
     webhookEvents.recordAttempt(
       event.seq,
       { replay: 0, at: now, durationMs: 1, httpStatus: 500, error: 'late' },
@@ -51,8 +47,8 @@ t.test('a webhook event leased by another node is not attempted until the lease 
     ),
   );
   t.equal(late, false, "the other node's late outcome is not recorded");
-  t.match(webhookEvents.bySeq(event.seq), { status: 'delivered', attempts: 1 });
-  t.equal(webhookEvents.attemptsOf(event.seq).length, 1);
+  t.match(await webhookEvents.bySeq(event.seq), { status: 'delivered', attempts: 1 });
+  t.equal((await webhookEvents.attemptsOf(event.seq)).length, 1);
 });
 
 t.test('a queued inbound message another node claimed is stored only once its lease runs out, and once', async (t) => {
@@ -62,7 +58,7 @@ t.test('a queued inbound message another node claimed is stored only once its le
   await smtpSend(app.smtpPort, { from: 'someone@example.org', to: agent.email, subject: 'claimed elsewhere', text: 'x' });
   const now = clock.now().getTime();
   const { inboundQueue } = app.app.store;
-  const [queued] = app.app.store.transaction(() => inboundQueue.claimDue(now, 0, 10, 'other', now + LEASE_MS));
+  const [queued] = await app.app.store.transaction(() => inboundQueue.claimDue(now, 0, 10, 'other', now + LEASE_MS));
   t.ok(queued, 'claimed by the other node');
 
   t.match(await app.app.queues.inbound.runOnce(), { delivered: 0, next: now + LEASE_MS }, 'left alone, due when the lease runs out');
@@ -74,7 +70,7 @@ t.test('a queued inbound message another node claimed is stored only once its le
     ['claimed elsewhere'],
   );
   t.equal(
-    app.app.store.transaction(() => inboundQueue.remove(queued.id, 'other')),
+    await app.app.store.transaction(() => inboundQueue.remove(queued.id, 'other')),
     false,
     'the other node can no longer remove it (so it stores no copy)',
   );
@@ -86,7 +82,7 @@ t.test('a node renews the leases of the work it holds, and only those', async (t
   const agent = await app.register();
   for (const subject of ['a', 'b']) await smtpSend(app.smtpPort, { from: 'someone@example.org', to: agent.email, subject, text: 'x' });
   const now = clock.now().getTime();
-  const [mine, theirs] = app.app.store.transaction(() => app.app.store.inboundQueue.claimDue(now, 0, 10, 'main', now + LEASE_MS));
+  const [mine, theirs] = await app.app.store.transaction(() => app.app.store.inboundQueue.claimDue(now, 0, 10, 'main', now + LEASE_MS));
   app.app.store.db.prepare("UPDATE inbound_queue SET claimed_by = 'other' WHERE id = ?").run(theirs.id);
   const claims = app.app.services.claims;
   claims.hold('inbound', [mine.id, theirs.id]);

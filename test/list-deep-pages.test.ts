@@ -26,9 +26,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 const agentApp = async (t: Test) => {
   const { app, register } = await startApp(t, {}, { rankSampleSpacing: SPACING });
   const agent = await register();
-  const mailbox = app.services.mailbox.mailboxForAddress(agent.email);
+  const mailbox = await app.services.mailbox.mailboxForAddress(agent.email);
   if (!mailbox) throw new Error('no mailbox');
-  return { app, principal: app.services.auth.authenticate(agent.apiKey), mailbox };
+  return { app, principal: await app.services.auth.authenticate(agent.apiKey), mailbox };
 };
 
 const page = fc.record({ limit: fc.integer({ min: 1, max: 25 }), offset: fc.nat({ max: 120 }) });
@@ -40,9 +40,9 @@ t.test('every page agrees with the plain query through random appends, copies, m
   const uidsOf = (folderId: number) => db.prepare('SELECT uid FROM messages WHERE folder_id = ? ORDER BY uid').pluck().all(folderId) as number[];
   const samplesOf = (folderId: number) =>
     db.prepare('SELECT uid, below FROM folder_rank_samples WHERE folder_id = ? ORDER BY uid').all(folderId) as { uid: number; below: number }[];
-  const append = (folder: string, count: number) =>
-    app.store.transaction(() => {
-      for (let i = 0; i < count; i += 1) app.services.mailbox.append(mailbox, folder, plainRaw('m', 'text'), plainParsed('m', 'text'));
+  const append = async (folder: string, count: number) =>
+    await app.store.transaction(async () => {
+      for (let i = 0; i < count; i += 1) await app.services.mailbox.append(mailbox, folder, plainRaw('m', 'text'), plainParsed('m', 'text'));
     });
   const chosen = (uids: number[], indexes: number[]) => (uids.length === 0 ? [] : indexes.map((i) => uids[i % uids.length]));
 
@@ -80,17 +80,17 @@ t.test('every page agrees with the plain query through random appends, copies, m
     fc.asyncProperty(fc.array(fc.tuple(step, fc.array(page, { minLength: 1, maxLength: 4 })), { minLength: 1, maxLength: 20 }), async (steps) => {
       run += 1;
       const name = `Run${run}`;
-      const folder = app.services.folders.create(mailbox, name);
-      append('Sent', 3);
+      const folder = await app.services.folders.create(mailbox, name);
+      await append('Sent', 3);
       for (const [change, pages] of steps) {
         const uids = uidsOf(folder.id);
-        if (change.kind === 'append') append(name, change.count);
-        if (change.kind === 'expunge') app.services.messageOps.expunge(mailbox, folder, chosen(uids, change.picks));
+        if (change.kind === 'append') await append(name, change.count);
+        if (change.kind === 'expunge') await app.services.messageOps.expunge(mailbox, folder, chosen(uids, change.picks));
         if (change.kind === 'move-out')
-          app.services.messageOps.move(mailbox, folder, chosen(uids, change.picks), app.services.mailbox.folder(mailbox.id, 'Sent'));
+          await app.services.messageOps.move(mailbox, folder, chosen(uids, change.picks), await app.services.mailbox.folder(mailbox.id, 'Sent'));
         if (change.kind === 'copy-in') {
-          const sent = app.services.mailbox.folder(mailbox.id, 'Sent');
-          app.services.messageOps.copy(mailbox, sent, chosen(uidsOf(sent.id), change.picks), folder);
+          const sent = await app.services.mailbox.folder(mailbox.id, 'Sent');
+          await app.services.messageOps.copy(mailbox, sent, chosen(uidsOf(sent.id), change.picks), folder);
         }
         checkSamples(folder.id);
         const count = uidsOf(folder.id).length;
@@ -98,7 +98,7 @@ t.test('every page agrees with the plain query through random appends, copies, m
         for (const offset of [0, count - 1, count, Math.max(0, count - 5), count + 1]) await checkPage(name, folder.id, 5, offset);
       }
       // A deleted folder takes its samples with it; a folder made again under the name starts without.
-      app.services.folders.delete(mailbox, name);
+      await app.services.folders.delete(mailbox, name);
       if (samplesOf(folder.id).length !== 0) throw new Error('a deleted folder kept its rank samples');
     }),
     { seed: 1414, numRuns: 60 },
@@ -113,8 +113,8 @@ t.test('a page reaches the oldest message across the folder start and past the e
     return { total: listed.totalMessages, ids: listed.emails.map((email) => Number(email.id)) };
   };
   t.same(await list(10, 0), { total: 0, ids: [] }, 'an empty folder');
-  app.store.transaction(() => {
-    for (let i = 0; i < 30; i += 1) app.services.mailbox.append(mailbox, 'INBOX', plainRaw('m', 'text'), plainParsed('m', 'text'));
+  await app.store.transaction(async () => {
+    for (let i = 0; i < 30; i += 1) await app.services.mailbox.append(mailbox, 'INBOX', plainRaw('m', 'text'), plainParsed('m', 'text'));
   });
   t.same(await list(10, 25), { total: 30, ids: [5, 4, 3, 2, 1] }, 'a limit that crosses the start ends at the oldest');
   t.same(await list(10, 18), { total: 30, ids: [12, 11, 10, 9, 8, 7, 6, 5, 4, 3] }, 'a deep page between samples');

@@ -89,7 +89,7 @@ t.test('send_email failures are isError results with the REST {error, code}', as
 t.test('send_email shares the probation per-minute limit with REST (429 as rate_limited)', async (t) => {
   const app = await startApp(t);
   const sender = await app.register();
-  app.app.services.accounts.addCredits(sender.email, 10);
+  await app.app.services.accounts.addCredits(sender.email, 10);
   const client = await mcpClient(t, app.baseUrl, { key: sender.apiKey });
   const rest = await app.api('POST', '/api/v1/agent/send', { key: sender.apiKey, body: { to: ['a@example.com', 'b@example.com'], subject: 's', text: 't' } });
   t.equal(rest.status, 200);

@@ -27,7 +27,7 @@ const send = async (t: Test, harness: TestApp, to: string, key: string, name: st
   const listed = list.body.emails[0];
   const read = await harness.api('GET', `/api/v1/agent/email/${listed.id}`, { key });
   t.equal(read.status, 200, `${name} reads`);
-  const stored = storedRaw(harness.app, to, listed.id);
+  const stored = await storedRaw(harness.app, to, listed.id);
   t.ok(stored.subarray(stored.length - raw.length).equals(raw), `${name}: stored raw ends with the exact bytes sent`);
   t.match(
     stored.subarray(0, stored.length - raw.length).toString('latin1'),

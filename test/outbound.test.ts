@@ -7,8 +7,8 @@ t.test('outbound list: 50 a page, newest first, before = nextCursor; detail; unt
   const clock = new ManualClock('2026-02-01T12:00:00Z');
   const app = await startApp(t, {}, { clock });
   const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, 100);
-  app.app.services.sending.setState(agent.email, 'reviewed');
+  await app.app.services.accounts.addCredits(agent.email, 100);
+  await app.app.services.sending.setState(agent.email, 'reviewed');
   const ids: string[] = [];
   for (let i = 0; i < 52; i += 1) {
     clock.advance(1000);
@@ -57,13 +57,13 @@ t.test('outbound list: 50 a page, newest first, before = nextCursor; detail; unt
 t.test('the latest 200 state changes are shown, oldest of them first', async (t) => {
   const app = await startApp(t);
   const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, 1);
+  await app.app.services.accounts.addCredits(agent.email, 1);
   const sent = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'a@example.com', subject: 's', text: 'x' } });
-  const [row] = app.app.store.submissions.recipientsOf(sent.body.id);
+  const [row] = await app.app.store.submissions.recipientsOf(sent.body.id);
   // One transaction: 205 separate fsyncs can outlast the client's idle keep-alive socket.
-  app.app.store.transaction(() => {
+  await app.app.store.transaction(async () => {
     for (let i = 1; i <= 205; i += 1) {
-      app.app.store.submissions.transition(
+      await app.app.store.submissions.transition(
         row.id,
         { status: 'deferred', smtpCode: 451, enhancedCode: '4.7.1', diagnostic: `try ${i}`, countAttempt: true },
         1_700_000_000_000 + i,
@@ -80,8 +80,8 @@ t.test('the latest 200 state changes are shown, oldest of them first', async (t)
 t.test('a limited mail:send key: its own receipts only, its lists and budgets in the accept transaction', async (t) => {
   const app = await startApp(t);
   const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, 20);
-  app.app.services.sending.setState(agent.email, 'reviewed');
+  await app.app.services.accounts.addCredits(agent.email, 20);
+  await app.app.services.sending.setState(agent.email, 'reviewed');
   const send = (key: string, to: string | string[]) => app.api('POST', '/api/v1/agent/send', { key, body: { to, subject: 's', text: 'x' } });
   const fullSend = await send(agent.apiKey, 'a@example.com');
   const issued = await app.api('POST', '/api/v1/agent/access-keys', {

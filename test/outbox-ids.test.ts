@@ -33,7 +33,7 @@ const deliverEach = async (app: App, email: string, subjects: string[]): Promise
 /** Moves the clock past `quietMs`, sweeps as the scheduler would, and restarts the app on the same data. */
 const sweepAndRestart = async (t: Test, app: App, clock: ManualClock, quietMs: number, overrides: ConfigLayer): Promise<TestApp> => {
   clock.advance(quietMs);
-  sweepRunOnce(app.services);
+  await sweepRunOnce(app.services);
   await app.stop();
   return startApp(t, overrides, { clock });
 };
@@ -85,15 +85,15 @@ t.test('event-log sequence numbers are not given again after the history is prun
   const { dataDir, clock, first, agent } = await appToRestart(t);
   await deliverEach(first.app, agent.email, ['old 1', 'old 2', 'old 3']);
   await first.app.queues.webhooks.runOnce(clock.now());
-  const highest = first.app.store.webhookEvents.lastSeq(agent.userId);
+  const highest = await first.app.store.webhookEvents.lastSeq(agent.userId);
   t.ok(highest >= 3, 'the messages were logged');
 
   // Past the history kept (limits.webhookHistoryDays): the sweep empties the log.
   const second = await sweepAndRestart(t, first.app, clock, 31 * 24 * 60 * 60 * 1000, { dataDir });
-  t.equal(second.app.store.webhookEvents.lastSeq(agent.userId), 0, 'the log is empty');
+  t.equal(await second.app.store.webhookEvents.lastSeq(agent.userId), 0, 'the log is empty');
   await deliverEach(second.app, agent.email, ['new']);
   await second.app.queues.webhooks.runOnce(clock.now());
-  t.ok(second.app.store.webhookEvents.lastSeq(agent.userId) > highest, 'the new event is numbered above every pruned one');
+  t.ok((await second.app.store.webhookEvents.lastSeq(agent.userId)) > highest, 'the new event is numbered above every pruned one');
 });
 
 t.test('a change an earlier version left unread in the outbox table is logged at the next start, once', async (t) => {

@@ -158,8 +158,8 @@ t.test("the owner's own mailbox: read like an agent's, sends 3 recipients a day"
   const app = await startApp(t);
   const owner = await makeOwner(app, 'human@example.com');
   const me = (await app.api('GET', '/api/user/me', { key: owner.token })).body;
-  app.app.services.accounts.addCredits(me.address, 10);
-  app.app.services.sending.setState(me.address, 'standard');
+  await app.app.services.accounts.addCredits(me.address, 10);
+  await app.app.services.sending.setState(me.address, 'standard');
   const friends = [await app.register(), await app.register(), await app.register(), await app.register()];
   const first = await app.api('POST', '/api/user/send', {
     key: owner.token,

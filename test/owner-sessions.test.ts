@@ -26,7 +26,7 @@ t.test('open sign-up: the same answer for a free and a taken email; the taken on
   t.equal(me.status, 200);
   t.match(me.body.address, /^ada-[a-z0-9]{6}@agents\.localhost$/, 'the owner mailbox is <login local part>-<6>@mailDomain');
   t.equal(me.body.twoFactor, 'off');
-  const account = app.app.store.accounts.byId(me.body.id);
+  const account = await app.app.store.accounts.byId(me.body.id);
   t.equal(account?.kind, 'human');
 });
 
@@ -59,7 +59,7 @@ t.test('sign-in never tells an unknown email from a wrong password, and is limit
   });
   t.equal(wrong.status, 401);
   t.same(unknown.body, wrong.body, 'one answer for both');
-  const pending = app.app.services.owners.createByOperator('pending@example.com');
+  const pending = await app.app.services.owners.createByOperator('pending@example.com');
   t.ok(pending.token);
   const noPassword = await app.api('POST', '/api/user/session', {
     body: { email: 'pending@example.com', password: 'wrong password!' },
@@ -94,8 +94,8 @@ t.test('the session cookie: HttpOnly, SameSite=Lax, Path=/; Secure with the __Ho
   t.notMatch(cookie, /Secure/);
   // A TLS proxy would front this one; the test talks to its listener directly.
   const secure = await startApp(t, { baseUrl: 'https://mail.example.com' });
-  secure.app.services.owners.createByOperator('tls@example.com');
-  const link = secure.app.services.owners.linkByOperator('tls@example.com');
+  await secure.app.services.owners.createByOperator('tls@example.com');
+  const link = await secure.app.services.owners.linkByOperator('tls@example.com');
   await secure.app.services.owners.setPasswordWithLink(link, PASSWORD);
   const direct = await fetch(`http://127.0.0.1:${secure.app.ports.http}/api/user/session`, {
     method: 'POST',
@@ -208,16 +208,16 @@ t.test('an operator-made owner: the one-time link works once and expires', async
   const clock = new ManualClock('2026-03-01T10:00:00Z');
   const app = await startApp(t, {}, { clock });
   const { owners } = app.app.services;
-  const { account, token } = owners.createByOperator('Ops@Example.com');
+  const { account, token } = await owners.createByOperator('Ops@Example.com');
   t.equal(account.kind, 'human');
-  t.throws(() => owners.createByOperator('ops@example.com'), /exists already/);
+  await t.rejects(() => owners.createByOperator('ops@example.com'), /exists already/);
   await t.rejects(owners.setPasswordWithLink(token, 'short'), /at least 12/);
-  t.ok(owners.linkIsUsable(token), 'a refused password does not use the link');
+  t.ok(await owners.linkIsUsable(token), 'a refused password does not use the link');
   await owners.setPasswordWithLink(token, PASSWORD);
-  t.notOk(owners.linkIsUsable(token));
+  t.notOk(await owners.linkIsUsable(token));
   await t.rejects(owners.setPasswordWithLink(token, 'another long secret'), /used or has expired/);
   t.ok(await signIn(app, 'ops@example.com', PASSWORD));
-  const later = owners.linkByOperator('ops@example.com');
+  const later = await owners.linkByOperator('ops@example.com');
   clock.advance(73 * 60 * 60 * 1000);
   await t.rejects(owners.setPasswordWithLink(later, 'another long secret'), /used or has expired/, 'past owners.passwordLinkHours');
 });

@@ -66,7 +66,7 @@ t.test("request rules: Idempotency-Key required, whole dollars, the kind's own f
     { kind: 'mail_credits', method: 'card', amountCents: 100.5 },
   ])
     t.equal((await buy(app, agent.apiKey, body)).status, 400, JSON.stringify(body));
-  t.same(app.app.store.invoices.listForAccount(agent.userId, 10), [], 'no invoice made');
+  t.same(await app.app.store.invoices.listForAccount(agent.userId, 10), [], 'no invoice made');
   t.equal(stripe.calls.create, 0, 'no checkout opened');
 });
 

@@ -45,7 +45,7 @@ t.test("the owner console shows its agents' invoices and hosting expiry, and not
   t.match(page.text, /\$2\.00/);
   t.match(page.text, /<span class="badge good">applied<\/span>/);
   t.match(page.text, /<span class="badge info">pending<\/span>/);
-  const expiry = app.app.services.hosting.hostingOf(agent.userId).expiresAt as string;
+  const expiry = (await app.app.services.hosting.hostingOf(agent.userId)).expiresAt as string;
   t.match(
     page.text,
     new RegExp(`adas-agent<br><span class="muted">[^<]+</span></td>\\s*<td><span class="badge good">active</span></td><td><time datetime="${expiry}">`),

@@ -50,7 +50,7 @@ t.test("domain_hosting: $1 a period of 30 days, the buyer's hosting active at on
   const ends = Date.parse(hosting.expiresAt);
   t.ok(ends >= before + 60 * DAY && ends <= Date.now() + 60 * DAY, '60 days from now');
   t.same(
-    app.app.store.hosting.events(agent.userId).map((event) => [event.source, event.days, event.reference]),
+    (await app.app.store.hosting.events(agent.userId)).map((event) => [event.source, event.days, event.reference]),
     [['payment', 60, invoice.body.token]],
   );
   // Buying again adds to the end, so buying early loses nothing.
@@ -92,7 +92,7 @@ t.test(
     t.match(invoice.body, { kind: 'domain_addon', amountCents: 300, periods: 3, domainId: domain.id });
     const before = Date.now();
     t.same(await payByCard(app, stripe, invoice.body.token), { received: true, outcome: 'applied' });
-    const addonEnds = app.app.store.domains.byId(domain.id)?.addonExpiresAt as number;
+    const addonEnds = (await app.app.store.domains.byId(domain.id))?.addonExpiresAt as number;
     t.ok(addonEnds >= before + 90 * DAY && addonEnds <= Date.now() + 90 * DAY, 'the add-on runs 90 days');
     const after = (await app.api('GET', `/api/user/domains/${domain.id}`, { key })).body;
     t.match(after, { canCreateAddresses: true, addon: { required: true, expiresAt: new Date(addonEnds).toISOString() } });

@@ -88,7 +88,7 @@ t.test('the console: amount, address, a QR code of the payment URI, confirmation
   t.match(applied.text, /Paid: hosting, 1 × 30 days added to your hosting\./);
   t.notMatch(applied.text, /http-equiv="refresh"/, 'no reload once it is settled');
   t.notMatch(applied.text, /<svg class="qr"/, 'nothing more to pay');
-  t.equal(app.app.services.hosting.isActive(ada.id), true);
+  t.equal(await app.app.services.hosting.isActive(ada.id), true);
 
   chain.setProxyDown(true);
   const second = await app.api('POST', '/api/user/payment', {

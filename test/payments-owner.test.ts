@@ -133,7 +133,7 @@ t.test("domain_hosting and domain_addon by card: the owner's hosting and its ver
   t.equal(after.hosting.active, true);
   t.equal(after.canCreateAddresses, true);
   t.same(
-    app.app.store.hosting.events(ada.id).map((event) => [event.source, event.days, event.reference]),
+    (await app.app.store.hosting.events(ada.id)).map((event) => [event.source, event.days, event.reference]),
     [['payment', 60, hosting.token]],
   );
 

@@ -150,14 +150,14 @@ t.test('confirmed crypto hosting activates without human checkout (contract), by
     headers: { 'idempotency-key': 'hosting-1' },
   });
   t.match(response.body, { kind: 'domain_hosting', periods: 1, amountCents: 100, invoice: { amount: '1000000' } });
-  t.equal(app.app.services.hosting.isActive(agent.userId), false);
+  t.equal(await app.app.services.hosting.isActive(agent.userId), false);
   await chain.transfer(response.body.invoice.address, units(1));
   await chain.mine(128);
   await app.app.services.payments.watchPolygon();
   t.equal((await status(response.body.token)).body.status, 'applied');
-  t.equal(app.app.services.hosting.isActive(agent.userId), true);
+  t.equal(await app.app.services.hosting.isActive(agent.userId), true);
   t.same(
-    app.app.store.hosting.events(agent.userId).map((event) => [event.source, event.days, event.reference]),
+    (await app.app.store.hosting.events(agent.userId)).map((event) => [event.source, event.days, event.reference]),
     [['payment', 30, response.body.token]],
   );
 });

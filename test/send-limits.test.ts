@@ -13,7 +13,7 @@ t.test('probation: 3 recipients a minute, 10 a day, reset at midnight in the ser
   const clock = new ManualClock('2026-03-11T02:58:00Z');
   const app = await startApp(t, { timeZone: 'America/New_York' }, { clock });
   const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, 100);
+  await app.app.services.accounts.addCredits(agent.email, 100);
   const status = await app.api('GET', '/api/v1/agent/sending', { key: agent.apiKey });
   t.same(status.body, {
     state: 'probation',
@@ -55,7 +55,7 @@ t.test('the day boundary defaults to UTC midnight', async (t) => {
   const clock = new ManualClock('2026-05-01T23:56:00Z');
   const app = await startApp(t, {}, { clock });
   const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, 100);
+  await app.app.services.accounts.addCredits(agent.email, 100);
   // One a minute: 23:56 to 23:59 on May 1st, then 00:00 to 00:05 on May 2nd.
   for (let i = 0; i < 10; i += 1) {
     clock.set(new Date(Date.parse('2026-05-01T23:56:00Z') + i * 60_000));
@@ -69,8 +69,8 @@ t.test('send requests per minute per account, with Retry-After', async (t) => {
   const clock = new ManualClock('2026-01-05T10:00:00Z');
   const app = await startApp(t, { limits: { sendRequestsPerMinute: 3 } }, { clock });
   const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, 100);
-  app.app.services.sending.setState(agent.email, 'reviewed');
+  await app.app.services.accounts.addCredits(agent.email, 100);
+  await app.app.services.sending.setState(agent.email, 'reviewed');
   for (let i = 0; i < 3; i += 1) {
     t.equal((await send(app, agent.apiKey, `r${i}@example.com`)).status, 200);
     clock.advance(10_000);
@@ -79,7 +79,7 @@ t.test('send requests per minute per account, with Retry-After', async (t) => {
   t.equal(blocked.status, 429);
   t.equal(blocked.headers.get('retry-after'), '30');
   const other = await app.register();
-  app.app.services.accounts.addCredits(other.email, 1);
+  await app.app.services.accounts.addCredits(other.email, 1);
   t.equal((await send(app, other.apiKey, 'x@example.com')).status, 200, 'per account');
   clock.advance(30_000);
   t.equal((await send(app, agent.apiKey, 'r9@example.com')).status, 200);
@@ -88,7 +88,7 @@ t.test('send requests per minute per account, with Retry-After', async (t) => {
 t.test('states: standard, reviewed, paused (403); GET /sending and the CLI', async (t) => {
   const app = await startApp(t);
   const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, 500);
+  await app.app.services.accounts.addCredits(agent.email, 500);
   const dataDir = app.app.config.dataDir;
   const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir, '--log-level', 'silent']);
   t.equal(await cli('sending', 'set', agent.email, 'standard'), 0);

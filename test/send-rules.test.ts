@@ -5,8 +5,8 @@ import { startApp, type TestApp } from './helpers/app.js';
 
 const ready = async (app: TestApp, credits = 100) => {
   const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, credits);
-  app.app.services.sending.setState(agent.email, 'reviewed');
+  await app.app.services.accounts.addCredits(agent.email, credits);
+  await app.app.services.sending.setState(agent.email, 'reviewed');
   return agent;
 };
 
@@ -199,8 +199,8 @@ t.test('idempotency: replay, conflicting content, an unresolved earlier send', a
   t.equal((await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: agent.apiKey })).body.totalMessages, 1);
 
   // The delivery worker reports an unknown outcome for one recipient.
-  const [recipient] = app.app.store.submissions.recipientsOf(first.body.id);
-  app.app.store.transaction(() =>
+  const [recipient] = await app.app.store.submissions.recipientsOf(first.body.id);
+  await app.app.store.transaction(() =>
     app.app.store.submissions.transition(recipient.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, Date.now()),
   );
   const newKey = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { ...body, idempotencyKey: 'order-17-retry' } });
@@ -240,10 +240,10 @@ t.test('idempotency keys are kept 24 hours, then swept; the key can then send an
   const body = { to: 'a@example.com', subject: 'daily report', text: 'x', idempotencyKey: 'report-2026-04-01' };
   const first = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body });
   clock.advance(24 * 60 * 60 * 1000 - 1);
-  t.equal(sweepRunOnce(app.app.services).idempotencyRecordsSwept, 0);
+  t.equal((await sweepRunOnce(app.app.services)).idempotencyRecordsSwept, 0);
   t.equal((await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body })).body.replayed, true, 'still a replay just under 24 h');
   clock.advance(2);
-  t.equal(sweepRunOnce(app.app.services).idempotencyRecordsSwept, 1);
+  t.equal((await sweepRunOnce(app.app.services)).idempotencyRecordsSwept, 1);
   const fresh = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body });
   t.equal(fresh.status, 200);
   t.not(fresh.body.id, first.body.id);

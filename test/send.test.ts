@@ -63,7 +63,10 @@ t.test('a send charges one credit per recipient, delivers locally and saves a Se
   const sent = await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: sender.apiKey });
   t.equal(sent.body.emails.length, 1);
   t.equal(sent.body.emails[0].isRead, true, 'the Sent copy is seen');
-  const sentCopy = app.app.store.imap.raw(app.app.services.mailbox.folder(app.app.services.mailbox.mailboxOfAccount(sender.userId).id, 'Sent').id, 1);
+  const sentCopy = await app.app.store.imap.raw(
+    (await app.app.services.mailbox.folder((await app.app.services.mailbox.mailboxOfAccount(sender.userId)).id, 'Sent')).id,
+    1,
+  );
   const head = sentCopy!.toString().split('\r\n\r\n')[0];
   t.match(head, /^Bcc: hidden@example\.org$/m, 'the Sent copy keeps Bcc');
   t.match(head, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
@@ -123,7 +126,14 @@ t.test('not enough credits: 402 and nothing reserved, queued or saved', async (t
 t.test('suppressed recipients are neither sent nor charged', async (t) => {
   const app = await startApp(t);
   const sender = await funded(app, 5);
-  app.app.store.suppressions.add({ id: 'sup-1', accountId: sender.userId, address: 'gone@example.com', reason: 'bounce', canRelease: true, createdAt: 0 });
+  await app.app.store.suppressions.add({
+    id: 'sup-1',
+    accountId: sender.userId,
+    address: 'gone@example.com',
+    reason: 'bounce',
+    canRelease: true,
+    createdAt: 0,
+  });
   let kicks = 0;
   onDeliveryKick(app, () => (kicks += 1));
   const onlySuppressed = await app.api('POST', '/api/v1/agent/send', { key: sender.apiKey, body: { to: 'Gone@Example.com', subject: 's', text: 'x' } });

@@ -16,14 +16,14 @@ t.test("ten mailboxes of one owner together stay within the owner's cap", async 
   const { app, dns } = await startDomainApp(t);
   const ada = await makeOwner(app, 'ada@example.com');
   const me = (await app.api('GET', '/api/user/me', { key: ada.token })).body;
-  app.app.services.hosting.grant(me.address, 30);
-  app.app.services.accounts.addCredits(me.address, 100);
+  await app.app.services.hosting.grant(me.address, 30);
+  await app.app.services.accounts.addCredits(me.address, 100);
   const domain = await addVerifiedDomain(app, dns, ada.token, 'ada.example');
   const mailboxes: { email: string; apiKey: string }[] = [];
   for (let index = 0; index < 10; index += 1) {
     const made = await app.api('POST', `/api/user/domains/${domain.id}/mailboxes`, { key: ada.token, body: { localPart: `box${index}` } });
     t.equal(made.status, 200);
-    app.app.services.accounts.addCredits(made.body.email, 100);
+    await app.app.services.accounts.addCredits(made.body.email, 100);
     mailboxes.push(made.body);
   }
   // Each mailbox is on probation: 10 a day of its own. Alone, ten of them could send 100.
@@ -51,7 +51,7 @@ t.test("ten mailboxes of one owner together stay within the owner's cap", async 
   t.equal((await send(app, mailboxes[6].apiKey, recipients(1, 'm6'))).status, 429, 'deleting a mailbox frees nothing it sent today');
 
   // The operator raises one account: the group may send what that one may, each member still within its own limit.
-  app.app.services.sending.setState(mailboxes[9].email, 'standard');
+  await app.app.services.sending.setState(mailboxes[9].email, 'standard');
   t.match((await app.api('GET', '/api/v1/agent/sending', { key: mailboxes[6].apiKey })).body.shared, { recipientsPerDay: 100, recipientsToday: 10 });
   t.equal((await send(app, mailboxes[6].apiKey, recipients(2, 'm6b'))).status, 200);
 });
@@ -64,7 +64,7 @@ t.test('claimed agents share the cap with the owner; an unowned agent is alone; 
   const ada = await makeOwner(app, 'ada@example.com');
   const claimed = [await app.register('one'), await app.register('two')];
   for (const agent of claimed) {
-    app.app.services.accounts.addCredits(agent.email, 100);
+    await app.app.services.accounts.addCredits(agent.email, 100);
     t.equal((await app.api('POST', '/api/user/agents/claim', { key: ada.token, body: { apiKey: agent.apiKey } })).status, 200);
   }
   t.equal((await send(app, claimed[0].apiKey, recipients(3, 'a'))).status, 200);
@@ -85,10 +85,10 @@ t.test('claimed agents share the cap with the owner; an unowned agent is alone; 
   t.notOk('shared' in (await app.api('GET', '/api/v1/agent/sending', { key: loner.apiKey })).body, 'an account in no group has no shared cap');
 
   const { holder, key } = await hostedHolder(app, dns, 'agent-held.example');
-  app.app.services.accounts.addCredits(holder.email, 100);
+  await app.app.services.accounts.addCredits(holder.email, 100);
   const domainId = (await app.api('GET', '/api/user/domains', { key })).body.domains[0].id;
   const made = (await app.api('POST', `/api/user/domains/${domainId}/mailboxes`, { key, body: { localPart: 'helper' } })).body;
-  app.app.services.accounts.addCredits(made.email, 100);
+  await app.app.services.accounts.addCredits(made.email, 100);
   t.match((await app.api('GET', '/api/v1/agent/sending', { key: made.apiKey })).body.shared, { accounts: 2, recipientsPerDay: 10 });
   t.equal((await send(app, holder.apiKey, recipients(3, 'h'))).status, 200);
   t.match(

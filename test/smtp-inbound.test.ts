@@ -113,8 +113,8 @@ t.test('each local recipient gets its own copy with its own UID and Received hea
       ['1', 'bob only'],
     ],
   );
-  const aliceRaw = storedRaw(app, alice.email, 1).toString('latin1');
-  const bobRaw = storedRaw(app, bob.email, 2).toString('latin1');
+  const aliceRaw = (await storedRaw(app, alice.email, 1)).toString('latin1');
+  const bobRaw = (await storedRaw(app, bob.email, 2)).toString('latin1');
   t.match(aliceRaw, new RegExp(`^Received: [^]*for <${alice.email}>;`));
   t.match(bobRaw, new RegExp(`^Received: [^]*for <${bob.email}>;`));
   t.notOk(aliceRaw.includes(`${bob.email.split('@')[0]}>;`), 'the copy does not name the other recipient in its trace');
@@ -139,7 +139,7 @@ t.test('a Received header with the literal client IP is prepended; the rest is t
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, ignoreTLS: true, name: nodemailerHelo });
   t.teardown(() => transport.close());
   await transport.sendMail({ envelope: { from: 'a@example.org', to: [agent.email] }, raw });
-  const stored = storedRaw(app, agent.email, 1);
+  const stored = await storedRaw(app, agent.email, 1);
   t.ok(stored.subarray(stored.length - raw.length).equals(raw), 'the bytes after our header are exactly the bytes sent');
   const trace = stored.subarray(0, stored.length - raw.length).toString('latin1');
   t.match(
@@ -169,9 +169,9 @@ t.test('UIDs strictly increase, also under concurrent delivery, and each UID hol
     ['serial 2', 'serial 1', 'serial 0'],
   );
   for (const email of inbox.emails) {
-    t.match(storedRaw(app, agent.email, email.id).toString(), `Subject: ${email.subject}\r\n`, `UID ${email.id} holds its own raw`);
+    t.match((await storedRaw(app, agent.email, email.id)).toString(), `Subject: ${email.subject}\r\n`, `UID ${email.id} holds its own raw`);
   }
-  t.equal(folderOf(app, agent.email).uidNext, 12);
+  t.equal((await folderOf(app, agent.email)).uidNext, 12);
 });
 
 t.test('250 is answered only after the message is committed', async (t) => {
@@ -188,7 +188,7 @@ t.test('250 is answered only after the message is committed', async (t) => {
      JOIN folders f ON f.id = m.folder_id JOIN mailboxes b ON b.id = f.mailbox_id WHERE b.address = ?`,
     )
     .all(agent.email);
-  t.same(row, [{ subject: 'durable', size: storedRaw(app, agent.email, 1).length }]);
+  t.same(row, [{ subject: 'durable', size: (await storedRaw(app, agent.email, 1)).length }]);
   t.equal(app.store.db.pragma('synchronous', { simple: true }), 2, 'the app commits with synchronous=FULL');
 });
 

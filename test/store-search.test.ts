@@ -25,8 +25,8 @@ const indexOf = (t: Test, app: { store: { searchFile: string } }) => {
   };
 };
 
-const until = async (condition: () => boolean, what: string): Promise<void> => {
-  for (let waited = 0; !condition(); waited += 1) {
+const until = async (condition: () => boolean | Promise<boolean>, what: string): Promise<void> => {
+  for (let waited = 0; !(await condition()); waited += 1) {
     if (waited === 200) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -39,22 +39,22 @@ t.test('a search stays in its folder and mailbox, counts every match and pages n
   const { app, register } = await startApp(t);
   const alice = await register();
   const bob = await register();
-  const mailboxOf = (email: string) => app.services.mailbox.mailboxForAddress(email)!;
+  const mailboxOf = async (email: string) => (await app.services.mailbox.mailboxForAddress(email))!;
   const expected: Record<string, number[]> = { common: [], rare: [], both: [] };
-  app.store.transaction(() => {
+  await app.store.transaction(async () => {
     for (let i = 1; i <= 2300; i += 1) {
       const words = ['common', ...(i % 400 === 0 ? ['rare'] : [])];
-      app.services.mailbox.append(mailboxOf(alice.email), 'INBOX', rawOf(`message ${i}`, 'x'), parsed(`message ${i}`, words.join(' ')));
+      await app.services.mailbox.append(await mailboxOf(alice.email), 'INBOX', rawOf(`message ${i}`, 'x'), parsed(`message ${i}`, words.join(' ')));
       for (const word of words) expected[word].unshift(i);
       if (words.length === 2) expected.both.unshift(i);
       if (i % 10 === 0) {
-        app.services.mailbox.append(mailboxOf(bob.email), 'INBOX', rawOf('other', 'x'), parsed('other', 'common rare'));
-        app.services.mailbox.append(mailboxOf(alice.email), 'Sent', rawOf('sent', 'x'), parsed('sent', 'common rare'));
+        await app.services.mailbox.append(await mailboxOf(bob.email), 'INBOX', rawOf('other', 'x'), parsed('other', 'common rare'));
+        await app.services.mailbox.append(await mailboxOf(alice.email), 'Sent', rawOf('sent', 'x'), parsed('sent', 'common rare'));
       }
     }
   });
   await app.services.searchIndex.catchUp();
-  const inbox = folderOf(app, alice.email);
+  const inbox = await folderOf(app, alice.email);
   const uids = (page: { items: { uid: number }[] }) => page.items.map((item) => item.uid);
   for (const [word, search] of [
     ['common', 'common'],
@@ -67,12 +67,12 @@ t.test('a search stays in its folder and mailbox, counts every match and pages n
       [100, expected[word].length - 2],
       [10, expected[word].length],
     ]) {
-      const page = app.store.messages.search(inbox.id, toFtsQuery(search)!, limit, offset);
+      const page = await app.store.messages.search(inbox.id, toFtsQuery(search)!, limit, offset);
       t.equal(page.total, expected[word].length, `${word}: total`);
       t.same(uids(page), expected[word].slice(offset, offset + limit), `${word}: limit ${limit} offset ${offset}`);
     }
   }
-  const principal = app.services.auth.authenticate(alice.apiKey);
+  const principal = await app.services.auth.authenticate(alice.apiKey);
   const listed = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 3, offset: 0, search: 'RARE' });
   t.same(
     listed.emails.map((email) => email.id),
@@ -86,18 +86,19 @@ t.test('a search stays in its folder and mailbox, counts every match and pages n
 t.test('a total asked again stays exact once new mail is indexed and once a message is removed', async (t) => {
   const { app, register } = await startApp(t);
   const agent = await register();
-  const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
-  const principal = app.services.auth.authenticate(agent.apiKey);
-  const append = (subject: string) => app.store.transaction(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf(subject, 'x'), parsed(subject, 'often')));
+  const mailbox = (await app.services.mailbox.mailboxForAddress(agent.email))!;
+  const principal = await app.services.auth.authenticate(agent.apiKey);
+  const append = async (subject: string) =>
+    await app.store.transaction(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf(subject, 'x'), parsed(subject, 'often')));
   const total = async () => (await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 1, offset: 0, search: 'often' })).totalMessages;
-  append('one');
-  const two = append('two');
+  await append('one');
+  const two = await append('two');
   t.same([await total(), await total()], [2, 2]);
-  append('three');
+  await append('three');
   t.equal(await total(), 3, 'a message indexed since');
-  app.store.transaction(() => app.services.mailbox.append(mailbox, 'Sent', rawOf('sent', 'x'), parsed('sent', 'often')));
+  await app.store.transaction(() => app.services.mailbox.append(mailbox, 'Sent', rawOf('sent', 'x'), parsed('sent', 'often')));
   t.equal(await total(), 3, 'a message indexed since in another folder');
-  t.ok(app.store.transaction(() => app.services.mailbox.remove(mailbox, 'INBOX', two.uid)));
+  t.ok(await app.store.transaction(() => app.services.mailbox.remove(mailbox, 'INBOX', two.uid)));
   t.equal(await total(), 2, 'a message removed since');
 });
 
@@ -105,7 +106,7 @@ t.test('stored mail waits in memory, not in the store; a search hands it to the 
   // The indexer waits longer than the test: on a loaded machine the 20 commits below took more than its 250 ms.
   const { app, register } = await startApp(t, {}, { manual: ['search'] });
   const agent = await register();
-  const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
+  const mailbox = (await app.services.mailbox.mailboxForAddress(agent.email))!;
   const index = indexOf(t, app);
   const queued = () => app.services.searchIndex.backlog();
   const before = index.segments();
@@ -114,48 +115,48 @@ t.test('stored mail waits in memory, not in the store; a search hands it to the 
       app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf(`note ${i}`, 'x'), parsed(`note ${i}`, `word${i} shared`))),
     ),
   );
-  t.equal(queued(), 20, 'each stored message waits for the index');
+  t.equal(await queued(), 20, 'each stored message waits for the index');
   const tables = app.store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'search%'").pluck().all();
   t.same(tables.sort(), ['search_backfill', 'search_removals', 'search_waiting'], 'and the store holds no queue of them');
   t.equal(app.store.db.prepare('SELECT count(*) FROM search_waiting').pluck().get(), 1, "only this node's one row, at or below the texts waiting");
   t.equal(index.segments(), before, 'storing mail writes nothing to the index');
-  const principal = app.services.auth.authenticate(agent.apiKey);
+  const principal = await app.services.auth.authenticate(agent.apiKey);
   const found = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 50, offset: 0, search: 'shared' });
   t.equal(found.totalMessages, 20, 'the search saw every queued message');
   t.ok(index.segments() - before <= 2, `rows added to messages_fts_data: ${index.segments() - before}`);
-  await until(() => queued() === 0, 'nothing waits once the index has the messages');
-  t.equal(app.store.searchIndex.indexedThrough(), app.store.searchIndex.lastMessageRowId(), "the index's mark is the last message");
+  await until(async () => (await queued()) === 0, 'nothing waits once the index has the messages');
+  t.equal(await app.store.searchIndex.indexedThrough(), await app.store.searchIndex.lastMessageRowId(), "the index's mark is the last message");
 });
 
 t.test('the indexer drains the queue without a search', async (t) => {
   const { app, register } = await startApp(t);
   const agent = await register();
-  const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
+  const mailbox = (await app.services.mailbox.mailboxForAddress(agent.email))!;
   await app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf('hello', 'x'), parsed('hello', 'indexed later')));
-  t.ok(app.services.searchIndex.backlog() > 0);
-  await until(() => app.services.searchIndex.backlog() === 0, 'the indexer');
+  t.ok((await app.services.searchIndex.backlog()) > 0);
+  await until(async () => (await app.services.searchIndex.backlog()) === 0, 'the indexer');
   t.equal(indexOf(t, app).hits('indexed'), 1);
 });
 
 t.test('without a search worker the index is written on the main thread, the same way', async (t) => {
   const { app, register } = await startApp(t, {}, { searchWorker: null });
   const agent = await register();
-  const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
+  const mailbox = (await app.services.mailbox.mailboxForAddress(agent.email))!;
   await app.store.groupCommit(() => app.services.mailbox.append(mailbox, 'INBOX', rawOf('inline', 'x'), parsed('inline', 'written inline')));
-  const principal = app.services.auth.authenticate(agent.apiKey);
+  const principal = await app.services.auth.authenticate(agent.apiKey);
   const found = await app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'inline' });
   t.same(
     found.emails.map((email) => email.subject),
     ['inline'],
   );
-  await until(() => app.services.searchIndex.backlog() === 0, 'nothing to wait');
+  await until(async () => (await app.services.searchIndex.backlog()) === 0, 'nothing to wait');
 });
 
 /** Starts an app in `dataDir`, stores one message with these parsed fields, and stops it. */
 const storeOneAndStop = async (t: Test, dataDir: string, raw: Buffer, fields: ParsedMessage) => {
   const first = await startApp(t, { dataDir });
   const agent = await first.register();
-  const mailbox = first.app.services.mailbox.mailboxForAddress(agent.email)!;
+  const mailbox = (await first.app.services.mailbox.mailboxForAddress(agent.email))!;
   await first.app.store.groupCommit(() => first.app.services.mailbox.append(mailbox, 'INBOX', raw, fields));
   await first.app.stop();
   return agent;
@@ -172,9 +173,9 @@ t.test('a store without its index file (an upgrade from version 9) is indexed fr
   db.close();
   for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `agentpost.search.db${suffix}`), { force: true });
   const second = await startApp(t, { dataDir });
-  t.equal(second.app.store.searchIndex.backfillCount(), 0, 'start-up indexed everything');
+  t.equal(await second.app.store.searchIndex.backfillCount(), 0, 'start-up indexed everything');
   t.notOk(second.app.store.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts'").get(), 'the old index is gone');
-  const principal = second.app.services.auth.authenticate(agent.apiKey);
+  const principal = await second.app.services.auth.authenticate(agent.apiKey);
   for (const search of ['tacos', 'archer', 'quarterly', 'ada@example.org']) {
     const found = await second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search });
     // The listing shows the stored fields; the words are only in the raw bytes.
@@ -184,7 +185,7 @@ t.test('a store without its index file (an upgrade from version 9) is indexed fr
       `${search}: found through the raw bytes`,
     );
   }
-  const mailbox = second.app.services.mailbox.mailboxForAddress(agent.email)!;
+  const mailbox = (await second.app.services.mailbox.mailboxForAddress(agent.email))!;
   await second.app.store.groupCommit(() => second.app.services.mailbox.append(mailbox, 'INBOX', rawOf('after', 'x'), parsed('after the upgrade', 'newcomer')));
   const newer = await second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'newcomer' });
   t.same(
@@ -210,9 +211,9 @@ t.test('index entries above the last stored message (a store tail lost with the 
   index.close();
   const second = await startApp(t, { dataDir });
   t.equal(indexOf(t, second.app).hits('phantom'), 0, 'the entry of the lost message is gone');
-  const mailbox = second.app.services.mailbox.mailboxForAddress(agent.email)!;
+  const mailbox = (await second.app.services.mailbox.mailboxForAddress(agent.email))!;
   await second.app.store.groupCommit(() => second.app.services.mailbox.append(mailbox, 'INBOX', rawOf('new', 'x'), parsed('new', 'fresh words')));
-  const principal = second.app.services.auth.authenticate(agent.apiKey);
+  const principal = await second.app.services.auth.authenticate(agent.apiKey);
   const search = (words: string) => second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: words });
   t.same(
     (await search('fresh')).emails.map((email) => email.subject),
@@ -225,7 +226,7 @@ t.test('index entries above the last stored message (a store tail lost with the 
 t.test('a storing batch that rolls back keeps the text for its retry', async (t) => {
   const { app, register } = await startApp(t);
   const agent = await register();
-  const mailbox = app.services.mailbox.mailboxForAddress(agent.email)!;
+  const mailbox = (await app.services.mailbox.mailboxForAddress(agent.email))!;
   // One turn: the message shares a transaction with a failing job; the batch rolls back and
   // each job runs again alone (src/store/group-commit.ts).
   const [stored, failed] = await Promise.allSettled([
@@ -236,7 +237,7 @@ t.test('a storing batch that rolls back keeps the text for its retry', async (t)
   ]);
   t.same([stored.status, failed.status], ['fulfilled', 'rejected']);
   await app.services.searchIndex.catchUp();
-  t.equal(app.store.searchIndex.backfillCount(), 0, 'the retry still had the text');
+  t.equal(await app.store.searchIndex.backfillCount(), 0, 'the retry still had the text');
   t.equal(indexOf(t, app).hits('survivor'), 1);
 });
 
@@ -246,8 +247,8 @@ t.test('mail still queued when the process stopped is indexed from its raw bytes
   // Stopped before the indexer's delay: the text existed only in that process.
   const agent = await storeOneAndStop(t, dataDir, raw, parsed('late', 'unindexed pelican'));
   const second = await startApp(t, { dataDir });
-  t.equal(second.app.services.searchIndex.backlog(), 0, 'indexed by the start, before it listens');
-  const principal = second.app.services.auth.authenticate(agent.apiKey);
+  t.equal(await second.app.services.searchIndex.backlog(), 0, 'indexed by the start, before it listens');
+  const principal = await second.app.services.auth.authenticate(agent.apiKey);
   const found = await second.app.services.mailbox.list(principal, { folder: 'INBOX', limit: 5, offset: 0, search: 'pelican' });
   t.same(
     found.emails.map((email) => email.subject),

@@ -4,10 +4,10 @@ import t, { type Test } from 'tap';
 import { OUTBOUND_RECIPIENT_UPDATED } from '../src/core/events.js';
 import { Store } from '../src/store/index.js';
 
-const open = (t: Test): Store => {
+const open = async (t: Test): Promise<Store> => {
   const store = Store.open(join(t.testdir({}), 'agentpost.db'));
   t.teardown(() => store.close());
-  store.accounts.insert({
+  await store.accounts.insert({
     id: 'acc1',
     agentId: 'a',
     name: null,
@@ -36,11 +36,11 @@ const submission = (id: string, contentHash = 'h1') => ({
 });
 
 t.test('accepting reserves credits and records recipients, events and changes', async (t) => {
-  const store = open(t);
+  const store = await open(t);
   const outbox = heardChanges(store, OUTBOUND_RECIPIENT_UPDATED);
-  const rows = store.transaction(() => {
-    t.equal(store.accounts.reserveCredits('acc1', 2), true);
-    return store.submissions.insert(
+  const rows = await store.transaction(async () => {
+    t.equal(await store.accounts.reserveCredits('acc1', 2), true);
+    return await store.submissions.insert(
       submission('s1'),
       [
         { address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
@@ -50,7 +50,7 @@ t.test('accepting reserves credits and records recipients, events and changes', 
       0,
     );
   });
-  t.equal(store.accounts.byId('acc1')?.credits, 3);
+  t.equal((await store.accounts.byId('acc1'))?.credits, 3);
   t.same(
     rows.map((row) => [row.status, row.creditReserved, row.nextAttemptAt]),
     [
@@ -59,30 +59,30 @@ t.test('accepting reserves credits and records recipients, events and changes', 
       ['suppressed', false, null],
     ],
   );
-  t.equal(store.accounts.reserveCredits('acc1', 4), false, 'not enough: nothing taken');
-  t.equal(store.accounts.byId('acc1')?.credits, 3);
-  t.throws(() => store.accounts.addCredits('acc1', -4), /CHECK/, 'credits never go negative');
-  t.same(store.submissions.due(999, 10), []);
+  t.equal(await store.accounts.reserveCredits('acc1', 4), false, 'not enough: nothing taken');
+  t.equal((await store.accounts.byId('acc1'))?.credits, 3);
+  await t.rejects(() => store.accounts.addCredits('acc1', -4), /CHECK/, 'credits never go negative');
+  t.same(await store.submissions.due(999, 10), []);
   t.same(
-    store.submissions.due(1000, 10).map((row) => row.address),
+    (await store.submissions.due(1000, 10)).map((row) => row.address),
     ['x@example.com', 'y@example.com'],
   );
-  t.equal(store.submissions.countAccountRecipientsSince('acc1', 0), 2);
-  t.equal(store.submissions.countKeyUnitsSince('key1', 0), 2);
-  t.equal(store.submissions.countKeyUnitsSince('key1', 1001), 0);
+  t.equal(await store.submissions.countAccountRecipientsSince('acc1', 0), 2);
+  t.equal(await store.submissions.countKeyUnitsSince('key1', 0), 2);
+  t.equal(await store.submissions.countKeyUnitsSince('key1', 1001), 0);
   t.same(outbox, [
     { accountId: 'acc1', submissionId: 's1', recipient: 'x@example.com', status: 'queued', at: 1000 },
     { accountId: 'acc1', submissionId: 's1', recipient: 'y@example.com', status: 'queued', at: 1000 },
     { accountId: 'acc1', submissionId: 's1', recipient: 'z@example.com', status: 'suppressed', at: 1000 },
   ]);
-  t.same(store.submissions.rawOf('s1'), Buffer.from('raw'));
+  t.same(await store.submissions.rawOf('s1'), Buffer.from('raw'));
 });
 
 t.test('a refund happens exactly once and transitions can be guarded', async (t) => {
-  const store = open(t);
-  const [x, z] = store.transaction(() => {
-    store.accounts.reserveCredits('acc1', 1);
-    return store.submissions.insert(
+  const store = await open(t);
+  const [x, z] = await store.transaction(async () => {
+    await store.accounts.reserveCredits('acc1', 1);
+    return await store.submissions.insert(
       submission('s1'),
       [
         { address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
@@ -92,21 +92,14 @@ t.test('a refund happens exactly once and transitions can be guarded', async (t)
     );
   });
   const change = { status: 'failed' as const, smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such user', countAttempt: true, nextAttemptAt: null };
-  t.equal(
-    store.transaction(() => store.submissions.transition(x.id, change, 2000, ['queued', 'deferred'])),
-    true,
-  );
-  t.equal(
-    store.transaction(() => store.submissions.transition(x.id, change, 2001, ['queued', 'deferred'])),
-    false,
-    'already settled',
-  );
-  t.equal(store.submissions.refundOnce(x.id), true);
-  t.equal(store.submissions.refundOnce(x.id), false);
-  t.equal(store.submissions.refundOnce(z.id), false, 'a suppressed recipient reserved nothing');
-  t.equal(store.accounts.byId('acc1')?.credits, 5);
-  t.equal(store.submissions.countKeyUnitsSince('key1', 0), 0, 'a refunded unit is released');
-  t.match(store.submissions.recipientById(x.id), {
+  t.equal(await store.transaction(() => store.submissions.transition(x.id, change, 2000, ['queued', 'deferred'])), true);
+  t.equal(await store.transaction(() => store.submissions.transition(x.id, change, 2001, ['queued', 'deferred'])), false, 'already settled');
+  t.equal(await store.submissions.refundOnce(x.id), true);
+  t.equal(await store.submissions.refundOnce(x.id), false);
+  t.equal(await store.submissions.refundOnce(z.id), false, 'a suppressed recipient reserved nothing');
+  t.equal((await store.accounts.byId('acc1'))?.credits, 5);
+  t.equal(await store.submissions.countKeyUnitsSince('key1', 0), 0, 'a refunded unit is released');
+  t.match(await store.submissions.recipientById(x.id), {
     status: 'failed',
     refunded: true,
     attempts: 1,
@@ -114,7 +107,7 @@ t.test('a refund happens exactly once and transitions can be guarded', async (t)
     lastSmtpCode: 550,
     lastEnhancedCode: '5.1.1',
   });
-  const events = store.submissions.eventsOf('s1');
+  const events = await store.submissions.eventsOf('s1');
   t.same(
     events.map((event) => [event.address, event.status, event.smtpCode]),
     [
@@ -123,13 +116,13 @@ t.test('a refund happens exactly once and transitions can be guarded', async (t)
       ['x@example.com', 'failed', 550],
     ],
   );
-  t.equal(store.submissions.eventsOf('s1', 2)[0].status, 'suppressed', 'the cap keeps the latest');
+  t.equal((await store.submissions.eventsOf('s1', 2))[0].status, 'suppressed', 'the cap keeps the latest');
 });
 
 t.test('limits count charged recipients and rate events, and read one time only at the position asked', async (t) => {
-  const store = open(t);
-  store.transaction(() => {
-    store.submissions.insert(
+  const store = await open(t);
+  await store.transaction(async () => {
+    await store.submissions.insert(
       { ...submission('s1'), createdAt: 1000 },
       [
         { address: 'a@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
@@ -137,7 +130,7 @@ t.test('limits count charged recipients and rate events, and read one time only 
       ],
       0,
     );
-    store.submissions.insert(
+    await store.submissions.insert(
       { ...submission('s2'), createdAt: 2000 },
       [
         { address: 'c@example.com', domain: 'example.com', kind: 'to', status: 'queued' },
@@ -145,51 +138,45 @@ t.test('limits count charged recipients and rate events, and read one time only 
       ],
       0,
     );
-    for (const at of [10, 20, 30]) store.rateLimits.record('send', 'acc1', at);
-    store.rateLimits.record('send', 'other', 15);
+    for (const at of [10, 20, 30]) await store.rateLimits.record('send', 'acc1', at);
+    await store.rateLimits.record('send', 'other', 15);
   });
-  t.equal(store.submissions.countAccountRecipientsSince('acc1', 1000), 3, 'suppressed recipients are not charged');
-  t.equal(store.submissions.countAccountRecipientsSince('acc1', 1001), 2);
+  t.equal(await store.submissions.countAccountRecipientsSince('acc1', 1000), 3, 'suppressed recipients are not charged');
+  t.equal(await store.submissions.countAccountRecipientsSince('acc1', 1001), 2);
   // The limits' counts (recipient-counts.ts) answer the same as the rows.
-  t.equal(store.recipientCounts.today('acc1', 0), 3, "the day's count");
-  t.equal(store.recipientCounts.today('other', 0), 0, 'an account with none');
-  t.equal(store.recipientCounts.since('acc1', 1000), 3, 'whole seconds');
-  t.equal(store.recipientCounts.since('acc1', 1001), 2, 'the part of a second at the start, from the rows');
-  t.equal(store.recipientCounts.since('acc1', 1500), 2);
-  t.equal(store.recipientCounts.since('acc1', 2001), 0);
-  t.equal(store.recipientCounts.sinceAtMost('acc1', 1001), 3, 'at most: the first second counted whole');
-  t.equal(store.recipientCounts.sinceAtMost('acc1', 2001), 2);
-  t.same(
-    [0, 1, 2, 3].map((index) => store.submissions.recipientTimeAt('acc1', 0, index)),
-    [1000, 2000, 2000, null],
-  );
-  t.equal(store.submissions.recipientTimeAt('acc1', 1001, 0), 2000);
-  t.equal(store.rateLimits.countSince('send', 'acc1', 15), 2);
-  t.same(
-    [0, 1, 2].map((index) => store.rateLimits.timeAt('send', 'acc1', 15, index)),
-    [20, 30, null],
-  );
+  t.equal(await store.recipientCounts.today('acc1', 0), 3, "the day's count");
+  t.equal(await store.recipientCounts.today('other', 0), 0, 'an account with none');
+  t.equal(await store.recipientCounts.since('acc1', 1000), 3, 'whole seconds');
+  t.equal(await store.recipientCounts.since('acc1', 1001), 2, 'the part of a second at the start, from the rows');
+  t.equal(await store.recipientCounts.since('acc1', 1500), 2);
+  t.equal(await store.recipientCounts.since('acc1', 2001), 0);
+  t.equal(await store.recipientCounts.sinceAtMost('acc1', 1001), 3, 'at most: the first second counted whole');
+  t.equal(await store.recipientCounts.sinceAtMost('acc1', 2001), 2);
+  t.same(await Promise.all((await Promise.all([0, 1, 2, 3].map((index) => store.submissions.recipientTimeAt('acc1', 0, index))))), [1000, 2000, 2000, null]);
+  t.equal(await store.submissions.recipientTimeAt('acc1', 1001, 0), 2000);
+  t.equal(await store.rateLimits.countSince('send', 'acc1', 15), 2);
+  t.same(await Promise.all((await Promise.all([0, 1, 2].map((index) => store.rateLimits.timeAt('send', 'acc1', 15, index))))), [20, 30, null]);
   // A new day's count starts from the rows already there (a count kept since an upgrade); older days go.
-  store.transaction(() =>
+  await store.transaction(() =>
     store.submissions.insert(
       { ...submission('s3'), createdAt: 2500 },
       [{ address: 'e@example.com', domain: 'example.com', kind: 'to', status: 'queued' }],
       1500,
     ),
   );
-  t.equal(store.recipientCounts.today('acc1', 1500), 3, 's2 and s3, counted from the rows when the day began');
+  t.equal(await store.recipientCounts.today('acc1', 1500), 3, 's2 and s3, counted from the rows when the day began');
   t.equal(store.db.prepare('SELECT count(*) FROM recipient_day_counts').pluck().get(), 1, 'the earlier day is gone');
 });
 
 t.test('unresolved identical messages, idempotency records and suppressions', async (t) => {
-  const store = open(t);
-  const [x] = store.transaction(() =>
+  const store = await open(t);
+  const [x] = await store.transaction(() =>
     store.submissions.insert(submission('s1', 'same'), [{ address: 'x@example.com', domain: 'example.com', kind: 'to', status: 'queued' }], 0),
   );
-  t.equal(store.submissions.hasUnresolvedIdentical('acc1', 'same'), false);
-  store.transaction(() => store.submissions.transition(x.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, 3000));
-  t.equal(store.submissions.hasUnresolvedIdentical('acc1', 'same'), true);
-  t.equal(store.submissions.hasUnresolvedIdentical('acc1', 'other'), false);
+  t.equal(await store.submissions.hasUnresolvedIdentical('acc1', 'same'), false);
+  await store.transaction(() => store.submissions.transition(x.id, { status: 'unresolved', diagnostic: 'connection lost after DATA' }, 3000));
+  t.equal(await store.submissions.hasUnresolvedIdentical('acc1', 'same'), true);
+  t.equal(await store.submissions.hasUnresolvedIdentical('acc1', 'other'), false);
 
   const record = {
     accountId: 'acc1',
@@ -201,20 +188,20 @@ t.test('unresolved identical messages, idempotency records and suppressions', as
     responseJson: '{}',
     createdAt: 10,
   };
-  store.idempotency.insert(record);
-  t.throws(() => store.idempotency.insert(record), /UNIQUE/);
-  t.same(store.idempotency.get('acc1', '', 'k'), record);
-  t.equal(store.idempotency.get('acc1', 'sandbox:key2', 'k'), null, "another scope's record is not this one's");
-  store.idempotency.insert({ ...record, scope: 'sandbox:key2', keyId: 'key2' });
-  t.equal(store.idempotency.sweepBefore(10), 0);
-  t.equal(store.idempotency.sweepBefore(11), 2);
+  await store.idempotency.insert(record);
+  await t.rejects(() => store.idempotency.insert(record), /UNIQUE/);
+  t.same(await store.idempotency.get('acc1', '', 'k'), record);
+  t.equal(await store.idempotency.get('acc1', 'sandbox:key2', 'k'), null, "another scope's record is not this one's");
+  await store.idempotency.insert({ ...record, scope: 'sandbox:key2', keyId: 'key2' });
+  t.equal(await store.idempotency.sweepBefore(10), 0);
+  t.equal(await store.idempotency.sweepBefore(11), 2);
 
   const suppression = { id: 'sup1', accountId: 'acc1', address: 'x@example.com', reason: 'bounce' as const, canRelease: true, createdAt: 5 };
-  t.equal(store.suppressions.add(suppression), true);
-  t.equal(store.suppressions.add({ ...suppression, id: 'sup2' }), false, 'one active per address');
-  t.same([...store.suppressions.activeAmong('acc1', ['x@example.com', 'y@example.com'])], ['x@example.com']);
-  t.equal(store.suppressions.release('sup1', 6), true);
-  t.equal(store.suppressions.release('sup1', 7), false);
-  t.same(store.suppressions.listActive('acc1', 100), []);
-  t.equal(store.suppressions.add({ ...suppression, id: 'sup3' }), true, 'suppressible again after release');
+  t.equal(await store.suppressions.add(suppression), true);
+  t.equal(await store.suppressions.add({ ...suppression, id: 'sup2' }), false, 'one active per address');
+  t.same([...(await store.suppressions.activeAmong('acc1', ['x@example.com', 'y@example.com']))], ['x@example.com']);
+  t.equal(await store.suppressions.release('sup1', 6), true);
+  t.equal(await store.suppressions.release('sup1', 7), false);
+  t.same(await store.suppressions.listActive('acc1', 100), []);
+  t.equal(await store.suppressions.add({ ...suppression, id: 'sup3' }), true, 'suppressible again after release');
 });

@@ -39,8 +39,8 @@ const refusal = (promise: Promise<unknown>): Promise<any> =>
 
 const ready = async (app: TestApp, credits: number) => {
   const agent = await app.register();
-  if (credits > 0) app.app.services.accounts.addCredits(agent.email, credits);
-  app.app.services.sending.setState(agent.email, 'standard');
+  if (credits > 0) await app.app.services.accounts.addCredits(agent.email, credits);
+  await app.app.services.sending.setState(agent.email, 'standard');
   return agent;
 };
 
@@ -79,7 +79,7 @@ t.test('AUTH PLAIN and LOGIN with the mailbox address and full key; the same sen
   t.match(inbox.body.emails[0], { subject: 'by submission', messageId: info.messageId, from: { email: sender.email } });
   const sent = await app.api('GET', '/api/v1/agent/inbox?folder=Sent', { key: sender.apiKey });
   t.equal(sent.body.totalMessages, 1);
-  const raw = app.app.store.submissions.rawOf(id)!.toString();
+  const raw = (await app.app.store.submissions.rawOf(id))!.toString();
   t.notMatch(raw, /secret@example\.net/, 'Bcc is not in what recipients get');
 
   const again = await submit(
@@ -120,7 +120,7 @@ t.test('Message-ID and Date are added when missing; Bcc header is stripped', asy
     { envelope: { from: sender.email, to: ['a@example.com', 'hidden@example.org'] }, raw },
   );
   const id = info.response.split(' ').pop()!;
-  const stored = app.app.store.submissions.rawOf(id)!.toString();
+  const stored = (await app.app.store.submissions.rawOf(id))!.toString();
   t.match(stored, /^Message-ID: <[0-9a-f-]{36}@agents\.localhost>\r\nDate: \w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} \+0000\r\n/);
   t.notMatch(stored, /hidden@example\.org/);
   const detail = await app.api('GET', `/api/v1/agent/outbound/${id}`, { key: sender.apiKey });
@@ -141,7 +141,7 @@ t.test('AUTH and policy refusals', async (t) => {
   t.match(await refusal(submit(app.submissionPort, { user: sender.email, pass: other.apiKey }, message)), { responseCode: 535 }, "another account's key");
   t.match(await refusal(submit(app.submissionPort, { user: sender.email, pass: `svc_${'0'.repeat(64)}` }, message)), { responseCode: 535 }, 'unknown key');
   const access = newAccessKey();
-  app.app.store.keys.insert({
+  await app.app.store.keys.insert({
     id: newUuid(),
     accountId: sender.userId,
     kind: 'access',
@@ -194,7 +194,7 @@ t.test('AUTH and policy refusals', async (t) => {
   );
   t.equal(await credits(app, sender.apiKey), 1, 'nothing charged');
   t.same((await app.api('GET', '/api/v1/agent/outbound', { key: sender.apiKey })).body.submissions, []);
-  app.app.services.sending.setState(sender.email, 'paused');
+  await app.app.services.sending.setState(sender.email, 'paused');
   t.match(await refusal(submit(app.submissionPort, login, message)), { responseCode: 550, response: /paused/ });
 });
 
@@ -220,7 +220,11 @@ t.test('Sender, Resent-From and Resent-Sender name only the authenticated mailbo
   t.equal(await credits(app, sender.apiKey), 5, 'nothing charged');
   const own = await submit(app.submissionPort, login, { envelope, raw: message(`Sender: "Bot" <${sender.email.toUpperCase()}>\r\n`) });
   const id = own.response.split(' ').pop()!;
-  t.match(app.app.store.submissions.rawOf(id)!.toString(), new RegExp(`Sender: "Bot" <${sender.email.toUpperCase()}>`), 'its own address passes unchanged');
+  t.match(
+    (await app.app.store.submissions.rawOf(id))!.toString(),
+    new RegExp(`Sender: "Bot" <${sender.email.toUpperCase()}>`),
+    'its own address passes unchanged',
+  );
 });
 
 t.test('the 51st RCPT TO is refused with 452; the first 50 go out', async (t) => {

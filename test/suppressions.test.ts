@@ -10,10 +10,11 @@ t.test('list, release, 403 for a complaint, 404, 10 releases an hour', async (t)
   const agent = await app.register();
   const other = await app.register();
   const suppressions = app.app.services.suppressions;
-  const bounces = Array.from({ length: 12 }, (_, i) => suppressions.add(agent.email, `gone${i}@remote.test`, 'bounce'));
-  const complaint = suppressions.add(agent.email, 'angry@remote.test', 'complaint');
-  t.throws(() => suppressions.add(agent.email, 'Gone0@Remote.test', 'bounce'), { code: 'conflict' });
-  t.throws(() => suppressions.add(agent.email, 'x@remote.test', 'spam'), { code: 'invalid_input' });
+  const bounces = [];
+  for (let i = 0; i < 12; i++) bounces.push(await suppressions.add(agent.email, `gone${i}@remote.test`, 'bounce'));
+  const complaint = await suppressions.add(agent.email, 'angry@remote.test', 'complaint');
+  await t.rejects(() => suppressions.add(agent.email, 'Gone0@Remote.test', 'bounce'), { code: 'conflict' });
+  await t.rejects(() => suppressions.add(agent.email, 'x@remote.test', 'spam'), { code: 'invalid_input' });
 
   const list = await app.api('GET', '/api/v1/agent/outbound/suppressions', { key: agent.apiKey });
   t.equal(list.status, 200);
@@ -52,10 +53,10 @@ t.test('list, release, 403 for a complaint, 404, 10 releases an hour', async (t)
 t.test('a released address can be sent to again; a suppressed one is not charged', async (t) => {
   const app = await startApp(t, { outbound: { relay: 'smtp://127.0.0.1:9', timeoutMs: 1000 } });
   const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, 2);
-  app.app.services.sending.setState(agent.email, 'standard');
+  await app.app.services.accounts.addCredits(agent.email, 2);
+  await app.app.services.sending.setState(agent.email, 'standard');
   await app.app.queues.delivery.stop();
-  const record = app.app.services.suppressions.add(agent.email, 'gone@remote.test', 'bounce');
+  const record = await app.app.services.suppressions.add(agent.email, 'gone@remote.test', 'bounce');
   const first = await app.api('POST', '/api/v1/agent/send', { key: agent.apiKey, body: { to: 'gone@remote.test', subject: 's', text: 't' } });
   t.equal(first.status, 200);
   t.equal((await app.api('GET', '/api/v1/agent/balance', { key: agent.apiKey })).body.credits, 2, 'suppressed: not charged');
@@ -68,12 +69,12 @@ t.test('the account pauses itself past 10% bounces or 0.5% complaints over its l
   const app = await startApp(t, { outbound: { relay: 'smtp://127.0.0.1:9', timeoutMs: 1000 } });
   const sending = async (key: string) => (await app.api('GET', '/api/v1/agent/sending', { key })).body.state;
   const complainer = await app.register();
-  app.app.services.sending.setState(complainer.email, 'standard');
-  app.app.services.accounts.addCredits(complainer.email, 5);
+  await app.app.services.sending.setState(complainer.email, 'standard');
+  await app.app.services.accounts.addCredits(complainer.email, 5);
   await app.app.queues.delivery.stop();
   await app.api('POST', '/api/v1/agent/send', { key: complainer.apiKey, body: { to: 'reader@remote.test', subject: 's', text: 't' } });
   t.equal(await sending(complainer.apiKey), 'standard');
-  app.app.services.suppressions.add(complainer.email, 'reader@remote.test', 'complaint');
+  await app.app.services.suppressions.add(complainer.email, 'reader@remote.test', 'complaint');
   t.equal(await sending(complainer.apiKey), 'paused', 'one complaint in 100 recipients passes 0.5%');
   const refused = await app.api('POST', '/api/v1/agent/send', { key: complainer.apiKey, body: { to: 'x@remote.test', subject: 's', text: 't' } });
   t.equal(refused.status, 403);

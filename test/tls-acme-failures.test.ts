@@ -167,7 +167,7 @@ t.test('a check that throws (the names cannot be read) is logged, and the next c
   const log = recordingLogger();
   const certificates = CertificateStore.fromConfig(config, log.logger, systemClock);
   let reads = 0;
-  const policyHosts = () => {
+  const policyHosts = async () => {
     reads += 1;
     if (reads === 1) throw new Error('the database is closed');
     return [];

@@ -28,8 +28,8 @@ const certified = async (t: Test, overrides: Record<string, unknown> = {}) => {
 const tlsApp = async (t: Test, overrides: Record<string, unknown> = {}) => {
   const app = await certified(t, overrides);
   const agent = await app.register();
-  app.app.services.accounts.addCredits(agent.email, 10);
-  app.app.services.sending.setState(agent.email, 'standard');
+  await app.app.services.accounts.addCredits(agent.email, 10);
+  await app.app.services.sending.setState(agent.email, 'standard');
   return { ...app, agent };
 };
 

@@ -46,10 +46,10 @@ t.test('with one it offers STARTTLS; mail over it says ESMTPS and its cipher, an
   t.equal(clear.receivedOverTls, false);
   t.equal(clear.tls, null);
 
-  const trace = storedRaw(app, agent.email, bySubject['over tls']).toString('utf8').split('\r\n\r\n')[0];
+  const trace = (await storedRaw(app, agent.email, bySubject['over tls'])).toString('utf8').split('\r\n\r\n')[0];
   t.match(trace, new RegExp(`^Received: from [^\\r]+\\r\\n\\tby mx\\.agents\\.test \\(agentpost\\) with ESMTPS \\(${overTls.tls.version}\\) id `));
   t.match(trace, new RegExp(`\\r\\n\\ttls ${overTls.tls.cipher}; `), 'the RFC 8314 section 4.3 tls clause names the cipher suite');
-  t.match(storedRaw(app, agent.email, bySubject['in the clear']).toString('utf8'), /^Received: [^;]+ with ESMTP id [^;]+; /);
+  t.match((await storedRaw(app, agent.email, bySubject['in the clear'])).toString('utf8'), /^Received: [^;]+ with ESMTP id [^;]+; /);
 });
 
 t.test('tls.minVersion is what the listener accepts', async (t) => {

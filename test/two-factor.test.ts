@@ -45,8 +45,8 @@ t.test('enroll, confirm with a generated code, disable with a fresh one', async 
   clock.advance(STEP);
   const disabled = await api('POST', '/api/v1/agent/2fa', { key: apiKey, body: { action: 'disable', factorCode: totp.generate({ timestamp: now() }) } });
   t.same(disabled.body, { action: 'disable', status: 'off' });
-  const accountId = app.app.services.accounts.byEmail(email).id;
-  t.equal(app.app.store.twoFactor.byAccount(accountId), null, 'the seed is gone');
+  const accountId = (await app.app.services.accounts.byEmail(email)).id;
+  t.equal(await app.app.store.twoFactor.byAccount(accountId), null, 'the seed is gone');
 });
 
 t.test('codes one step either side are accepted; older ones and earlier steps are not', async (t) => {

@@ -143,12 +143,12 @@ t.test('replay: only completed events, at most 3 times, same id and body', async
 
 t.test('the history pages 50 at a time, newest first, and keeps 30 days', async (t) => {
   const f = await webhookFixture(t);
-  const accountId = f.app.services.auth.authenticate(f.agent.apiKey).accountId;
-  const mailbox = f.app.services.mailbox.mailboxOfAccount(accountId);
+  const accountId = (await f.app.services.auth.authenticate(f.agent.apiKey)).accountId;
+  const mailbox = await f.app.services.mailbox.mailboxOfAccount(accountId);
   const raw = Buffer.from('Subject: bulk\r\nFrom: a@example.com\r\n\r\nhi\r\n');
   const parsed = await parseMessage(raw);
-  f.app.store.transaction(() => {
-    for (let i = 0; i < 55; i += 1) f.app.services.mailbox.append(mailbox, 'INBOX', raw, parsed);
+  await f.app.store.transaction(async () => {
+    for (let i = 0; i < 55; i += 1) await f.app.services.mailbox.append(mailbox, 'INBOX', raw, parsed);
   });
   await f.runOnce();
   t.equal(f.receiver.ofType('message.received').length, 55);
@@ -168,16 +168,16 @@ t.test('the history pages 50 at a time, newest first, and keeps 30 days', async 
   f.clock.advance(30 * 24 * 3600_000 + 1);
   t.same(await deliveries(f), { deliveries: [], nextCursor: null });
   t.equal((await f.api('GET', `/api/v1/agent/webhooks/deliveries/${first.deliveries[0].id}`, { key: f.agent.apiKey })).status, 404);
-  t.equal(f.app.services.webhookDispatch.prune(), 55, 'the sweep deletes them');
+  t.equal(await f.app.services.webhookDispatch.prune(), 55, 'the sweep deletes them');
 });
 
 /**
  * There is no API that recreates a folder yet (IMAP DELETE/CREATE would), so the test
  * changes INBOX's uidValidity through the store, as a recreation would.
  */
-const recreateInbox = (f: WebhookFixture): void => {
-  const accountId = f.app.services.auth.authenticate(f.agent.apiKey).accountId;
-  const mailbox = f.app.services.mailbox.mailboxOfAccount(accountId);
+const recreateInbox = async (f: WebhookFixture): Promise<void> => {
+  const accountId = (await f.app.services.auth.authenticate(f.agent.apiKey)).accountId;
+  const mailbox = await f.app.services.mailbox.mailboxOfAccount(accountId);
   f.app.store.db.prepare("UPDATE folders SET uid_validity = uid_validity + 1 WHERE mailbox_id = ? AND name = 'INBOX'").run(mailbox.id);
 };
 
@@ -185,7 +185,7 @@ t.test('a changed INBOX uidValidity pauses the endpoint and cancels queued event
   const f = await webhookFixture(t);
   const key = f.agent.apiKey;
   await f.mailFailingFirstAttempt('queued');
-  recreateInbox(f);
+  await recreateInbox(f);
   f.clock.advance(SCHEDULE[1]);
   await f.runOnce();
   t.equal(f.receiver.ofType('message.received').length, 1, 'the queued retry is not sent');
@@ -209,7 +209,7 @@ t.test('a changed INBOX uidValidity pauses the endpoint and cancels queued event
 
 t.test('the pause is noticed at ingest too, before any queued event exists', async (t) => {
   const f = await webhookFixture(t);
-  recreateInbox(f);
+  await recreateInbox(f);
   await f.mail('after recreation');
   await f.runOnce();
   t.equal(f.receiver.ofType('message.received').length, 0);
@@ -217,11 +217,11 @@ t.test('the pause is noticed at ingest too, before any queued event exists', asy
 });
 
 /** The send service is issue 3's; its store writes the outbox topic, which is what webhooks read. */
-const recordOutcome = (f: WebhookFixture, submissionId: string) => {
-  const principal = f.app.services.auth.authenticate(f.agent.apiKey);
+const recordOutcome = async (f: WebhookFixture, submissionId: string) => {
+  const principal = await f.app.services.auth.authenticate(f.agent.apiKey);
   const at = f.clock.now().getTime();
-  f.app.store.transaction(() => {
-    const [row] = f.app.store.submissions.insert(
+  await f.app.store.transaction(async () => {
+    const [row] = await f.app.store.submissions.insert(
       {
         id: submissionId,
         accountId: principal.accountId,
@@ -237,13 +237,13 @@ const recordOutcome = (f: WebhookFixture, submissionId: string) => {
       [{ address: 'rcpt@example.com', domain: 'example.com', kind: 'to', status: 'queued' }],
       0,
     );
-    f.app.store.submissions.transition(row.id, { status: 'bounced', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such user' }, at);
+    await f.app.store.submissions.transition(row.id, { status: 'bounced', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such user' }, at);
   });
 };
 
 t.test('message.delivery_updated goes only to endpoints that opted in, with the recipient outcome', async (t) => {
   const f = await webhookFixture(t, { events: ['message.received', 'message.delivery_updated'] });
-  recordOutcome(f, '11111111-1111-4111-8111-111111111111');
+  await recordOutcome(f, '11111111-1111-4111-8111-111111111111');
   const events = await f.receiver.waitFor('message.delivery_updated', 2);
   t.ok(events.every((e) => e.signatureValid));
   t.same(
@@ -263,7 +263,7 @@ t.test('message.delivery_updated goes only to endpoints that opted in, with the 
   t.equal(events[0].event.createdAt, f.clock.now().toISOString());
 
   const plain = await webhookFixture(t);
-  recordOutcome(plain, '22222222-2222-4222-8222-222222222222');
+  await recordOutcome(plain, '22222222-2222-4222-8222-222222222222');
   await plain.mail('received is the default');
   await plain.receiver.waitFor('message.received');
   await plain.runOnce();

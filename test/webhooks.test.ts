@@ -136,13 +136,13 @@ t.test('baseline: mail already in INBOX at verification never produces an event'
 
 t.test('only INBOX is observed, whatever stored the message', async (t) => {
   const f = await webhookFixture(t);
-  const mailbox = f.app.services.mailbox.mailboxOfAccount(f.app.services.auth.authenticate(f.agent.apiKey).accountId);
+  const mailbox = await f.app.services.mailbox.mailboxOfAccount((await f.app.services.auth.authenticate(f.agent.apiKey)).accountId);
   const { parseMessage } = await import('../src/mime/parse.js');
   const raw = Buffer.from('Subject: appended\r\nFrom: a@example.com\r\n\r\nhi\r\n');
   const parsed = await parseMessage(raw);
-  f.app.store.transaction(() => {
-    f.app.services.mailbox.append(mailbox, 'Sent', raw, parsed);
-    f.app.services.mailbox.append(mailbox, 'INBOX', raw, parsed, { seen: true });
+  await f.app.store.transaction(async () => {
+    await f.app.services.mailbox.append(mailbox, 'Sent', raw, parsed);
+    await f.app.services.mailbox.append(mailbox, 'INBOX', raw, parsed, { seen: true });
   });
   await f.runOnce();
   const events = f.receiver.ofType('message.received');
@@ -168,7 +168,7 @@ t.test('delete erases the endpoint, cancels queued events and allows a new one',
   t.match(detail.body, { status: 'cancelled', lastError: 'endpoint_deleted', attempts: 1 });
   t.equal(detail.body.nextAttemptAt, undefined);
   t.same((await f.api('GET', '/api/v1/agent/webhooks', { key })).body, { webhooks: [] });
-  const secret = f.app.store.webhookEndpoints.byId(f.webhookId)?.signingSecret;
+  const secret = (await f.app.store.webhookEndpoints.byId(f.webhookId))?.signingSecret;
   t.equal(secret, null, 'the signing secret is erased');
   await f.mail('after delete');
   await f.runOnce();

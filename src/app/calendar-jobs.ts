@@ -13,13 +13,13 @@ const LONGEST_RATE_WINDOW_MS = 24 * 60 * 60 * 1000;
  * mail of deleted domain mailboxes whose retention has passed, and large values written for
  * commits that never came (src/store/large-values.ts).
  */
-export const sweepRunOnce = (services: Services) => ({
-  rateEventsPruned: services.rateLimiter.prune(LONGEST_RATE_WINDOW_MS),
-  idempotencyRecordsSwept: services.sending.sweepIdempotency(),
-  webhookEventsPruned: services.webhookDispatch.prune(),
-  ownerRecordsSwept: services.ownerSessions.sweep(),
-  deletedMailboxesPurged: services.domainMailboxes.purgeDue(),
-  stagedValuesSwept: services.mailbox.staging.sweep(),
+export const sweepRunOnce = async (services: Services) => ({
+  rateEventsPruned: await services.rateLimiter.prune(LONGEST_RATE_WINDOW_MS),
+  idempotencyRecordsSwept: await services.sending.sweepIdempotency(),
+  webhookEventsPruned: await services.webhookDispatch.prune(),
+  ownerRecordsSwept: await services.ownerSessions.sweep(),
+  deletedMailboxesPurged: await services.domainMailboxes.purgeDue(),
+  stagedValuesSwept: await services.mailbox.staging.sweep(),
 });
 
 /**
@@ -27,8 +27,8 @@ export const sweepRunOnce = (services: Services) => ({
  * the original stays the only key. Authentication already refuses them by time, so this keeps
  * the stored state honest for GET /keys and the admin views.
  */
-export const keyExpiryRunOnce = (services: Services): { replacementsExpired: number } => ({
-  replacementsExpired: services.keyRotation.expireReplacements(),
+export const keyExpiryRunOnce = async (services: Services): Promise<{ replacementsExpired: number }> => ({
+  replacementsExpired: await services.keyRotation.expireReplacements(),
 });
 
 /**
@@ -58,9 +58,9 @@ export const calendarJobs = (services: Services, config: Config, logger: Logger,
   {
     name: 'sweep',
     schedule: '0 */10 * * * *',
-    run: () => {
+    run: async () => {
       worked();
-      return sweepRunOnce(services);
+      return await sweepRunOnce(services);
     },
   },
   { name: 'key-expiry', schedule: '30 * * * * *', run: () => keyExpiryRunOnce(services) },

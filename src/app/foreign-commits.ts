@@ -29,11 +29,11 @@ export const DELIVERY_NUDGE_MS = 1_000;
 export const wakeOnForeignCommits = (store: Store, services: Services, queues: Queues, logger: Logger, pollMs = FOREIGN_COMMIT_POLL_MS): (() => void) => {
   let nudgeDue = false;
   let lastNudge = 0;
-  const look = (): void => {
-    services.mailboxChangeScan.measureNewWatches();
+  const look = async (): Promise<void> => {
+    await services.mailboxChangeScan.measureNewWatches();
     if (store.committedElsewhere()) {
-      services.mailboxChangeScan.tellChanges();
-      services.eventStreams.tellLoggedElsewhere();
+      await services.mailboxChangeScan.tellChanges();
+      await services.eventStreams.tellLoggedElsewhere();
       nudgeDue = true;
     }
     if (nudgeDue && Date.now() - lastNudge >= DELIVERY_NUDGE_MS) {
@@ -42,9 +42,9 @@ export const wakeOnForeignCommits = (store: Store, services: Services, queues: Q
       queues.delivery.kick();
     }
   };
-  const timer = setInterval(() => {
+  const timer = setInterval(async () => {
     try {
-      look();
+      await look();
     } catch (error) {
       logger.warn('the look for commits of other processes failed', { error: error instanceof Error ? error.message : String(error) });
     }

@@ -26,7 +26,7 @@ export const consoleSession =
     const secure = isSecureBase(deps.baseUrl());
     const cookies = ctx.get('cookie');
     const sessionValue = readCookie(cookies, cookieName(SESSION_COOKIE, secure));
-    const owner = sessionValue ? deps.services.ownerSessions.fromCookie(sessionValue) : null;
+    const owner = sessionValue ? await deps.services.ownerSessions.fromCookie(sessionValue) : null;
     let visitor = readCookie(cookies, cookieName(VISITOR_COOKIE, secure));
     if (!owner && (!visitor || !/^[A-Za-z0-9_-]{22,64}$/.test(visitor))) {
       visitor = randomBytes(24).toString('base64url');

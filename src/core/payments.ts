@@ -130,15 +130,15 @@ export interface PolygonPort {
  * an add-on. Each call runs inside the caller's transaction.
  */
 export interface HostingLedger {
-  extendHosting(holderId: string, days: number, reference: string): void;
-  extendAddon(domainId: string, days: number, reference: string): void;
+  extendHosting(holderId: string, days: number, reference: string): Promise<void>;
+  extendAddon(domainId: string, days: number, reference: string): Promise<void>;
   /** The account holding the domain; null when there is no such (live) domain. */
-  holderOf(domainId: string): string | null;
+  holderOf(domainId: string): Promise<string | null>;
   /**
    * Refuses an add-on the holder should not buy: not its domain (not_found), or a domain that
    * is not verified or is one the plan already includes (conflict).
    */
-  checkAddon(holderId: string, domainId: string): void;
+  checkAddon(holderId: string, domainId: string): Promise<void>;
   /** When the holder's hosting ends (Unix ms); null when it never had any. */
-  hostingEndsAt(holderId: string): number | null;
+  hostingEndsAt(holderId: string): Promise<number | null>;
 }

@@ -19,7 +19,7 @@ export const requireDomainCaller =
   async (ctx: Context, next: Next): Promise<void> => {
     const bearer = bearerToken(ctx.get('authorization'));
     if (!bearer) throw new AppError('unauthorized', 'missing or invalid API key or owner session');
-    const caller = keyKindOf(bearer) === null ? await ownerCaller(services, bearer) : callerOfKey(services.auth.authenticate(bearer));
+    const caller = keyKindOf(bearer) === null ? await ownerCaller(services, bearer) : callerOfKey(await services.auth.authenticate(bearer));
     if (access === 'read') requireDomainRead(caller);
     else requireDomainWrite(caller);
     (ctx.state as DomainCallerState).domainCaller = caller;

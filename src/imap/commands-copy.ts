@@ -14,9 +14,9 @@ import type { CommandSpec, ImapSession } from './session.js';
 const AUTHENTICATED = ['authenticated', 'selected'] as const;
 
 /** The folder a COPY, MOVE or APPEND puts mail in; one that does not exist is NO [TRYCREATE] (RFC 3501 section 6.4.7). */
-const targetFolder = (session: ImapSession, token: Token | undefined): Folder | string => {
+const targetFolder = async (session: ImapSession, token: Token | undefined): Promise<Folder | string> => {
   try {
-    return session.services.imap.folder(session.requireIdentity(), folderArg(token));
+    return await session.services.imap.folder(session.requireIdentity(), folderArg(token));
   } catch (error) {
     if (error instanceof AppError && error.code === 'not_found') return `NO [TRYCREATE] ${error.message}`;
     throw error;
@@ -32,12 +32,12 @@ export const moveOrCopy = async (session: ImapSession, args: Token[], byUid: boo
   if (args.length !== 2) throw new ParseError(`usage: ${verb} <sequence set> <mailbox>`);
   const view = session.requireView();
   const uids = view.resolve(asAtom(args[0], 'a sequence set'), byUid);
-  const target = targetFolder(session, args[1]);
+  const target = await targetFolder(session, args[1]);
   if (typeof target === 'string') return target;
   if (move && view.readOnly) return 'NO [READ-ONLY] the folder was opened with EXAMINE';
   const mail = session.services.imapMail;
   const identity = session.requireIdentity();
-  const result = move ? mail.move(identity, view.folder, uids, target) : mail.copy(identity, view.folder, uids, target);
+  const result = move ? await mail.move(identity, view.folder, uids, target) : await mail.copy(identity, view.folder, uids, target);
   if (result.pairs.length === 0) return `OK ${verb} completed (no messages)`;
   const copyUid = `COPYUID ${result.uidValidity} ${uidSetText(result.pairs.map(([from]) => from))} ${uidSetText(result.pairs.map(([, to]) => to))}`;
   if (!move) return `OK [${copyUid}] COPY completed`;
@@ -52,7 +52,7 @@ export const moveOrCopy = async (session: ImapSession, args: Token[], byUid: boo
 /** APPEND (RFC 3501 section 6.3.11): mailbox [(flags)] [date-time] message; answered with APPENDUID (RFC 4315). */
 const append = async (session: ImapSession, args: Token[]): Promise<string> => {
   if (args.length < 2 || args.length > 4) throw new ParseError('usage: APPEND <mailbox> [(<flags>)] [<date-time>] <message literal>');
-  const target = targetFolder(session, args[0]);
+  const target = await targetFolder(session, args[0]);
   let at = 1;
   const flagList = args[at]?.type === 'list' ? asList(args[at++], 'flags') : [];
   const flags = appendFlags(flagList);

@@ -46,17 +46,17 @@ const list = async (session: ImapSession, args: Token[]): Promise<string> => {
     return 'OK LIST completed';
   }
   if (status) await session.enableCondstoreIf(status.includes('HIGHESTMODSEQ'));
-  for (const folder of listed(session, identity, request)) {
+  for (const folder of await listed(session, identity, request)) {
     const extra = folder.childInfo ? ' ("CHILDINFO" ("SUBSCRIBED"))' : '';
     await session.untagged([`LIST (${folder.attributes.join(' ')}) ${DELIMITER} `, ...serializeAll([folderValue(folder.name)]), extra]);
-    if (status && folder.exists) await session.untagged(serializeAll(statusLine(session.services.imap.status(identity, folder.name), status)));
+    if (status && folder.exists) await session.untagged(serializeAll(statusLine(await session.services.imap.status(identity, folder.name), status)));
   }
   return 'OK LIST completed';
 };
 
-const listed = (session: ImapSession, identity: ImapIdentity, request: ListRequest) => {
-  const existing = session.services.imap.folders(identity).map((folder) => folder.name);
-  const subscribed = new Set(session.services.imap.subscriptions(identity));
+const listed = async (session: ImapSession, identity: ImapIdentity, request: ListRequest) => {
+  const existing = (await session.services.imap.folders(identity)).map((folder) => folder.name);
+  const subscribed = new Set(await session.services.imap.subscriptions(identity));
   return listFolders(request, existing, subscribed);
 };
 
@@ -65,7 +65,7 @@ const lsub = async (session: ImapSession, args: Token[]): Promise<string> => {
   expectArgs(args, 2, 'LSUB <reference> <mailbox pattern>');
   const identity = session.requireIdentity();
   const request: ListRequest = { ...parseList(args), selectSubscribed: true };
-  for (const folder of listed(session, identity, request)) {
+  for (const folder of await listed(session, identity, request)) {
     // Dovecot's LSUB: the special-use attribute only, \Noselect for a name without its folder.
     const specialUse = specialUseOf(folder.name);
     const attributes = !folder.exists ? ['\\Noselect'] : specialUse ? [specialUse] : [];
@@ -80,10 +80,10 @@ const status = async (session: ImapSession, args: Token[]): Promise<string> => {
   const name = folderArg(args[0]);
   const items = statusItems(asList(args[1], 'a list of status items').map((item) => asAtom(item, 'a status item').toUpperCase()));
   await session.enableCondstoreIf(items.includes('HIGHESTMODSEQ'));
-  const found = session.services.imap.status(identity, name);
+  const found = await session.services.imap.status(identity, name);
   // Of the selected folder, \Recent is what this session holds (its view took them).
   const view = session.view;
-  const recent = view && view.folder.id === session.services.imap.folder(identity, name).id ? view.recent.size : found.recent;
+  const recent = view && view.folder.id === (await session.services.imap.folder(identity, name)).id ? view.recent.size : found.recent;
   await session.untagged(serializeAll(statusLine({ ...found, recent }, items)));
   return 'OK STATUS completed';
 };
@@ -91,13 +91,13 @@ const status = async (session: ImapSession, args: Token[]): Promise<string> => {
 const folderCommand = (
   usage: string,
   count: number,
-  act: (session: ImapSession, identity: ImapIdentity, names: string[]) => void,
+  act: (session: ImapSession, identity: ImapIdentity, names: string[]) => Promise<void>,
   done: string,
 ): CommandSpec => ({
   states: AUTHENTICATED,
-  run: (session, args) => {
+  run: async (session, args) => {
     expectArgs(args, count, usage);
-    act(session, session.requireIdentity(), args.map(folderArg));
+    await act(session, session.requireIdentity(), args.map(folderArg));
     return `OK ${done}`;
   },
 });
@@ -108,10 +108,10 @@ export const folderCommands: Record<string, CommandSpec> = {
   STATUS: { states: AUTHENTICATED, run: status },
   CREATE: {
     states: AUTHENTICATED,
-    run: (session, args) => {
+    run: async (session, args) => {
       // RFC 3501 section 6.3.3: a trailing delimiter only says the name will hold others.
       if (args.length !== 1) throw new ParseError('usage: CREATE <mailbox>');
-      session.services.imap.createFolder(session.requireIdentity(), folderArg(args[0]).replace(/\/+$/, ''));
+      await session.services.imap.createFolder(session.requireIdentity(), folderArg(args[0]).replace(/\/+$/, ''));
       return 'OK CREATE completed';
     },
   },

@@ -43,7 +43,7 @@ const fetch = async (session: ImapSession, args: Token[], byUid: boolean): Promi
   if (modifiers.changedSince !== undefined || items.some((item) => item.kind === 'modseq')) await session.enableCondstore();
   if (modifiers.vanished && modifiers.changedSince !== undefined) {
     // RFC 7162 section 3.2.6: the UIDs of the set expunged since, before the FETCH responses.
-    const gone = session.services.imap.expungedSince(view.folder, modifiers.changedSince).filter((uid) => inUidSet(set, uid, view.lastUid));
+    const gone = (await session.services.imap.expungedSince(view.folder, modifiers.changedSince)).filter((uid) => inUidSet(set, uid, view.lastUid));
     if (gone.length > 0) await session.untagged([`VANISHED (EARLIER) ${uidSetText(gone)}`]);
   }
   await fetchMessages(session, view, uids, items, { byUid, changedSince: modifiers.changedSince });
@@ -87,7 +87,7 @@ const store = async (session: ImapSession, args: Token[], byUid: boolean): Promi
   // every other session for the whole of it. RFC 3501 does not make a STORE atomic, and
   // RFC 7162 gives each changed message a mod-sequence of its own.
   await pacedSteps(uids, MESSAGE_STEPS, async (step) => {
-    const result = session.services.imapMail.setFlags(session.requireIdentity(), view.folder, step, change, unchangedSince);
+    const result = await session.services.imapMail.setFlags(session.requireIdentity(), view.folder, step, change, unchangedSince);
     for (const changed of result.changed) view.ownChange(changed.modseq);
     modified.push(...result.modified);
     const [skipped, changed] = [new Set(result.modified), new Set(result.changed.map((row) => row.uid))];
@@ -128,7 +128,7 @@ const search = async (session: ImapSession, args: Token[], byUid: boolean): Prom
   // RFC 7162 section 3.1.5: with MODSEQ in the key, the highest mod-sequence of the messages found.
   const highest =
     modseq && found.length > 0
-      ? ` (MODSEQ ${session.services.imapMail.fetchRows(view.folder, found, false).reduce((max, row) => Math.max(max, row.modseq), 0)})`
+      ? ` (MODSEQ ${(await session.services.imapMail.fetchRows(view.folder, found, false)).reduce((max, row) => Math.max(max, row.modseq), 0)})`
       : '';
   await session.untagged([['SEARCH', ...numbers].join(' ') + highest]);
   return 'OK SEARCH completed';

@@ -53,7 +53,7 @@ const select = async (session: ImapSession, args: Token[], readOnly: boolean): P
   // RFC 7162 section 3.2.11: a selected folder closes first, and says so. A SELECT that fails leaves none selected.
   if (session.view) await session.untagged(['OK [CLOSED] previous folder closed']);
   session.select(null);
-  const snapshot = session.services.imap.open(identity, folderArg(args[0]), readOnly);
+  const snapshot = await session.services.imap.open(identity, folderArg(args[0]), readOnly);
   if (params.condstore) session.enabled.add('CONDSTORE');
   const { folder } = snapshot;
   const view = new SelectedView(folder, snapshot.uids, readOnly, new Set(snapshot.recent), folder.highestModseq, folder.highestModseq, snapshot.keywords);
@@ -73,10 +73,10 @@ const select = async (session: ImapSession, args: Token[], readOnly: boolean): P
 /** RFC 7162 section 3.2.5.2: what the client missed since its mod-sequence. */
 const resync = async (session: ImapSession, view: SelectedView, modseq: number, knownUids: string | null): Promise<void> => {
   const known = knownUids === null ? () => true : uidSetMatcher(knownUids);
-  const vanished = session.services.imap.expungedSince(view.folder, modseq).filter(known);
+  const vanished = (await session.services.imap.expungedSince(view.folder, modseq)).filter(known);
   if (vanished.length > 0) await session.untagged([`VANISHED (EARLIER) ${uidSetText(vanished)}`]);
   const lines: string[] = [];
-  for (const row of session.services.imap.flagsChangedSince(view.folder, modseq, view.lastUid)) {
+  for (const row of await session.services.imap.flagsChangedSince(view.folder, modseq, view.lastUid)) {
     lines.push(`* ${view.sequenceOf(row.uid)} FETCH (UID ${row.uid} FLAGS ${flagsText(row.flags, view.recent.has(row.uid))} MODSEQ (${row.modseq}))\r\n`);
     if (lines.length >= 256) await session.output.write(lines.splice(0));
   }
@@ -86,8 +86,8 @@ const resync = async (session: ImapSession, view: SelectedView, modseq: number, 
 /** EXPUNGE and UID EXPUNGE (RFC 4315): \Deleted messages of the view, answered as EXPUNGE or VANISHED. */
 export const expunge = async (session: ImapSession, only: readonly number[] | null, silent = false): Promise<void> => {
   const view = session.requireView();
-  const deleted = session.services.imapMail.deletedUids(view.folder).filter((uid) => view.has(uid) && (only === null || only.includes(uid)));
-  const removed = session.services.imapMail.expunge(session.requireIdentity(), view.folder, deleted);
+  const deleted = (await session.services.imapMail.deletedUids(view.folder)).filter((uid) => view.has(uid) && (only === null || only.includes(uid)));
+  const removed = await session.services.imapMail.expunge(session.requireIdentity(), view.folder, deleted);
   if (silent) {
     view.remove(removed);
     return;

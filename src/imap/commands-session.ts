@@ -25,12 +25,12 @@ export const capabilitiesFor =
     return `${base}${startTls} ${session.options.plaintextLoginAllowed ? 'AUTH=PLAIN' : 'LOGINDISABLED'}`;
   };
 
-const login = (session: ImapSession, username: string, secret: string, tag: string): string => {
+const login = async (session: ImapSession, username: string, secret: string, tag: string): Promise<string> => {
   if (!session.options.plaintextLoginAllowed) {
     return 'NO [PRIVACYREQUIRED] plaintext login is disabled on a connection without TLS from outside this host';
   }
   try {
-    session.loggedIn(session.services.imap.login(username, secret));
+    session.loggedIn(await session.services.imap.login(username, secret));
   } catch (error) {
     if (error instanceof AppError && error.code === 'forbidden') return `NO [AUTHORIZATIONFAILED] ${error.message}`;
     session.logger.info('imap login refused', { tag });
@@ -40,14 +40,14 @@ const login = (session: ImapSession, username: string, secret: string, tag: stri
 };
 
 /** RFC 4616 PLAIN: authzid NUL authcid NUL password, base64-encoded. */
-const plain = (session: ImapSession, response: string, tag: string): string => {
+const plain = async (session: ImapSession, response: string, tag: string): Promise<string> => {
   if (response === '*') return 'BAD AUTHENTICATE cancelled';
   const decoded = response === '=' ? '' : Buffer.from(response, 'base64').toString('utf8');
   const parts = decoded.split('\0');
   if (parts.length !== 3) throw new ParseError('malformed PLAIN response');
   const [authzid, authcid, password] = parts;
   if (authzid !== '' && authzid.toLowerCase() !== authcid.toLowerCase()) return 'NO [AUTHORIZATIONFAILED] cannot act as another user';
-  return login(session, authcid, password, tag);
+  return await login(session, authcid, password, tag);
 };
 
 /** RFC 2971: what we say about ourselves; the client's own fields are read and not kept. */
@@ -74,9 +74,9 @@ export const sessionCommands: Record<string, CommandSpec> = {
   },
   LOGIN: {
     states: ['not-authenticated'],
-    run: (session, args, command) => {
+    run: async (session, args, command) => {
       expectArgs(args, 2, 'LOGIN <mailbox address> <full account key>');
-      return login(session, asString(args[0], 'user name'), asString(args[1], 'password'), command.tag);
+      return await login(session, asString(args[0], 'user name'), asString(args[1], 'password'), command.tag);
     },
   },
   AUTHENTICATE: {
@@ -85,8 +85,8 @@ export const sessionCommands: Record<string, CommandSpec> = {
       if (args.length < 1 || args.length > 2) throw new ParseError('usage: AUTHENTICATE PLAIN [initial response]');
       if (asAtom(args[0], 'mechanism').toUpperCase() !== 'PLAIN') return 'NO [CANNOT] only AUTHENTICATE PLAIN is supported';
       if (!session.options.plaintextLoginAllowed) return 'NO [PRIVACYREQUIRED] plaintext login is disabled on a connection without TLS from outside this host';
-      if (args.length === 2) return plain(session, asString(args[1], 'initial response'), command.tag);
-      session.awaitSaslResponse(command.tag, async (line) => plain(session, line, command.tag));
+      if (args.length === 2) return await plain(session, asString(args[1], 'initial response'), command.tag);
+      session.awaitSaslResponse(command.tag, (line) => plain(session, line, command.tag));
       await session.line('+ ');
       return '';
     },

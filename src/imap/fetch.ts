@@ -48,9 +48,9 @@ export const fetchMessages = async (
     others: items.filter((item) => item.kind !== 'uid' && item.kind !== 'flags' && item.kind !== 'modseq'),
   };
   await pacedSteps(uids, MESSAGE_STEPS, async (step) => {
-    let rows = session.services.imapMail.fetchRows(view.folder, step, wire, withRaw);
+    let rows = await session.services.imapMail.fetchRows(view.folder, step, wire, withRaw);
     if (options.changedSince !== undefined) rows = rows.filter((row) => row.modseq > (options.changedSince as number));
-    const seen = marksSeen ? markSeen(session, view, rows) : new Set<number>();
+    const seen = marksSeen ? await markSeen(session, view, rows) : new Set<number>();
     const out = new ResponseText();
     for (const row of rows) {
       if (session.state === 'logout') return false;
@@ -68,10 +68,14 @@ export const fetchMessages = async (
 };
 
 /** A non-PEEK body fetch on a read-write selection sets \Seen (RFC 3501 section 6.4.5) and reports the new FLAGS. */
-const markSeen = (session: ImapSession, view: SelectedView, rows: FetchRow[]): Set<number> => {
+const markSeen = async (session: ImapSession, view: SelectedView, rows: FetchRow[]): Promise<Set<number>> => {
   const unseen = rows.filter((row) => !row.flags.seen).map((row) => row.uid);
   if (unseen.length === 0) return new Set();
-  const result = session.services.imapMail.setFlags(session.requireIdentity(), view.folder, unseen, { mode: 'add', system: new Set(['seen']), keywords: [] });
+  const result = await session.services.imapMail.setFlags(session.requireIdentity(), view.folder, unseen, {
+    mode: 'add',
+    system: new Set(['seen']),
+    keywords: [],
+  });
   const byUid = new Map(result.changed.map((changed) => [changed.uid, changed]));
   for (const row of rows) {
     const changed = byUid.get(row.uid);

@@ -29,7 +29,7 @@ const BATCH = 256;
 export const reportChanges = async (session: ReportingSession, expunges: boolean): Promise<boolean> => {
   const view = session.view;
   if (!view || session.state === 'logout') return true;
-  const changes = session.services.imap.changes(view.folder, {
+  const changes = await session.services.imap.changes(view.folder, {
     lastUid: view.lastUid,
     flagsAfter: view.flagsAfter,
     expungedAfter: view.expungedAfter,
@@ -51,7 +51,7 @@ export const reportChanges = async (session: ReportingSession, expunges: boolean
     view.expungedAfter = changes.folder.highestModseq;
   }
   if (changes.flags.length > 0 || changes.fresh.length > 0) {
-    const keywords = session.services.imap.keywords(changes.folder);
+    const keywords = await session.services.imap.keywords(changes.folder);
     if (keywords.length !== view.keywords.length) {
       // RFC 3501 section 7.2.6: a new keyword in the folder is announced with FLAGS first.
       view.keywords = keywords;

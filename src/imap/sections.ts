@@ -10,23 +10,23 @@ import type { Section } from './fetch-items.js';
  * does not exist is empty.
  */
 export const sectionBytes = async (mail: ImapMailService, row: FetchRow, section: Section): Promise<Buffer> => {
-  if (section.path.length === 0 && section.spec === 'ALL') return mail.raw(row.rowId);
+  if (section.path.length === 0 && section.spec === 'ALL') return await mail.raw(row.rowId);
   const { root } = await mail.structure(row.rowId);
   const range = (start: number, end: number) => mail.rawRange(row.rowId, start, end);
   if (section.path.length === 0) {
-    if (section.spec === 'TEXT') return range(root.bodyStart, root.end);
-    const header = range(0, root.bodyStart);
+    if (section.spec === 'TEXT') return await range(root.bodyStart, root.end);
+    const header = await range(0, root.bodyStart);
     return section.spec === 'HEADER' ? header : filterHeader(header, section);
   }
   const part = findPart(root, section.path);
   if (!part) return Buffer.alloc(0);
-  if (section.spec === 'ALL') return range(part.bodyStart, part.end);
-  if (section.spec === 'MIME') return range(part.headerStart, part.bodyStart);
+  if (section.spec === 'ALL') return await range(part.bodyStart, part.end);
+  if (section.spec === 'MIME') return await range(part.headerStart, part.bodyStart);
   // HEADER and TEXT of a part name the message a message/rfc822 part carries.
   const message = encapsulated(part);
   if (!message) return Buffer.alloc(0);
-  if (section.spec === 'TEXT') return range(message.bodyStart, message.end);
-  const header = range(message.headerStart, message.bodyStart);
+  if (section.spec === 'TEXT') return await range(message.bodyStart, message.end);
+  const header = await range(message.headerStart, message.bodyStart);
   return section.spec === 'HEADER' ? header : filterHeader(header, section);
 };
 

@@ -160,7 +160,7 @@ export class ImapSession {
     if (!spec) return this.line(`${command.tag} BAD unknown command ${command.name.slice(0, 30)}`);
     if (!spec.states.includes(this.state)) return this.line(`${command.tag} BAD ${command.name} is not allowed ${stateText(this.state)}`);
     // As SMTP submission does: the key must still work at each command (revoked, rotated away or expired ends the session).
-    if (this.identity && !this.services.imap.stillValid(this.identity)) return this.bye('the key was revoked or expired');
+    if (this.identity && !(await this.services.imap.stillValid(this.identity))) return this.bye('the key was revoked or expired');
     let result: string | null;
     try {
       result = await spec.run(this, command.args, command);

@@ -70,7 +70,7 @@ export const createMcpEndpoint =
  * Answers 413, 503 or a JSON-RPC parse error itself and returns null in those cases.
  */
 const readBody = async (deps: McpDeps, req: IncomingMessage, res: ServerResponse): Promise<(BoundedBody & { parsed: unknown }) | null> => {
-  const limit = maySend(deps, headerText(req.headers.authorization)) ? deps.body.sendBytes : deps.body.smallBytes;
+  const limit = (await maySend(deps, headerText(req.headers.authorization))) ? deps.body.sendBytes : deps.body.smallBytes;
   let bounded: BoundedBody;
   try {
     bounded = await readBounded(req.iterator({ destroyOnReturn: false }), declaredLength(req.headers['content-length']), limit, deps.body.budget);
@@ -94,11 +94,11 @@ const readBody = async (deps: McpDeps, req: IncomingMessage, res: ServerResponse
   }
 };
 
-const maySend = (deps: McpDeps, authorization: string | undefined): boolean => {
+const maySend = async (deps: McpDeps, authorization: string | undefined): Promise<boolean> => {
   const secret = bearerToken(authorization);
   if (!secret) return false;
   try {
-    return deps.services.auth.authenticate(secret).permissions.includes('mail:send');
+    return (await deps.services.auth.authenticate(secret)).permissions.includes('mail:send');
   } catch {
     return false;
   }

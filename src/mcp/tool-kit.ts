@@ -54,7 +54,7 @@ export const withKey = <T>(
   description,
   schemaId,
   call: async (services, validator, args, caller, signal) => {
-    const principal = services.auth.authenticate(bearerToken(caller.authorization));
+    const principal = await services.auth.authenticate(bearerToken(caller.authorization));
     return run(services, validArguments<T>(validator, schemaId, args), principal, signal);
   },
 });

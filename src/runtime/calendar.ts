@@ -31,26 +31,26 @@ export class Calendar implements QueueWork<CalendarRun> {
   ) {}
 
   /** Adds the jobs and records their schedules; a new (or changed) schedule starts at its next time after `now`. */
-  register(jobs: readonly CalendarJob[], now: Date): void {
+  async register(jobs: readonly CalendarJob[], now: Date): Promise<void> {
     for (const job of jobs) {
       this.jobs.set(job.name, job);
-      this.calendar.register(job.name, job.schedule, nextCronTime(job.schedule, now).getTime());
+      await this.calendar.register(job.name, job.schedule, nextCronTime(job.schedule, now).getTime());
     }
   }
 
   async run(now: number): Promise<CalendarRun> {
     const names = [...this.jobs.keys()];
     const ran: string[] = [];
-    for (const due of this.calendar.due(names, now)) {
+    for (const due of await this.calendar.due(names, now)) {
       const job = this.jobs.get(due.name);
       if (!job) continue;
       const next = nextCronTime(job.schedule, new Date(Math.max(now, due.nextRunAt))).getTime();
-      if (!this.calendar.take(job.name, due.nextRunAt, next)) continue;
+      if (!(await this.calendar.take(job.name, due.nextRunAt, next))) continue;
       ran.push(job.name);
       this.logger.debug('calendar job taken', { job: job.name, period: due.nextRunAt });
-      this.calendar.finished(job.name, await this.runJob(job, now));
+      await this.calendar.finished(job.name, await this.runJob(job, now));
     }
-    return { ran, next: this.calendar.nextDueAt(names) };
+    return { ran, next: await this.calendar.nextDueAt(names) };
   }
 
   /** Runs one job; its failure is logged and recorded, never thrown. */

@@ -318,7 +318,7 @@ export const createServices = ({
       },
       runtime,
       () => domainServices.domains.verifiedNames(),
-      (address) => mailbox.mailboxForRecipient(address)?.address ?? null,
+      async (address) => (await mailbox.mailboxForRecipient(address))?.address ?? null,
     ),
   };
   return {

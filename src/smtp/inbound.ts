@@ -32,8 +32,10 @@ export const createInboundServer = (services: SmtpServices, logger: Logger, opti
       // Checked first, as Postfix does: past the cap the client comes back later anyway.
       const overCap = recipientCapReply(session, address.address, options.maxRecipients);
       if (overCap) return callback(overCap);
-      if (services.inbound.acceptsRecipient(address.address)) return callback();
-      callback(smtpReply(550, `5.1.1 <${address.address}>: no such mailbox here`));
+      services.inbound.acceptsRecipient(address.address).then(
+        (accepted) => callback(accepted ? undefined : smtpReply(550, `5.1.1 <${address.address}>: no such mailbox here`)),
+        (error: unknown) => callback(replyForError(error)),
+      );
     },
     onData(stream, session, callback) {
       receive(services, logger, stream, session, options).then(

@@ -39,10 +39,13 @@ export const createSubmissionServer = (services: SmtpServices, logger: Logger, o
     ...(options.certificates ? certificateOptions(options.certificates, options.implicitTls ? ['STARTTLS'] : []) : { disabledCommands: ['STARTTLS'] }),
     secure: options.implicitTls === true,
     onAuth(auth, session, callback) {
-      callback(...authenticate(services, auth, session, options));
+      authenticate(services, auth, session, options).then(
+        (outcome) => callback(...outcome),
+        (error: unknown) => callback(replyForError(error)),
+      );
     },
     onMailFrom(_address, session, callback) {
-      callback(keyRevokedSinceAuth(services, session));
+      keyRevokedSinceAuth(services, session).then(callback, (error: unknown) => callback(replyForError(error)));
     },
     onRcptTo(address, session, callback) {
       if (!isValidAddress(address.address)) return callback(smtpReply(553, `5.1.3 <${address.address}>: not a valid address`));
@@ -59,12 +62,17 @@ export const createSubmissionServer = (services: SmtpServices, logger: Logger, o
 
 type AuthOutcome = [Error | null, { user?: unknown }?];
 
-const authenticate = (services: SmtpServices, auth: SMTPServerAuthentication, session: SMTPServerSession, options: SubmissionOptions): AuthOutcome => {
+const authenticate = async (
+  services: SmtpServices,
+  auth: SMTPServerAuthentication,
+  session: SMTPServerSession,
+  options: SubmissionOptions,
+): Promise<AuthOutcome> => {
   if (!session.secure && !options.allowInsecureAuth && !isLoopback(session.remoteAddress)) {
     return [smtpReply(538, '5.7.11 Encryption required for requested authentication mechanism')];
   }
   try {
-    const principal = services.auth.authenticateMailbox(auth.username ?? '', auth.password ?? '');
+    const principal = await services.auth.authenticateMailbox(auth.username ?? '', auth.password ?? '');
     return [null, { user: principal }];
   } catch (error) {
     // A refused access key says why; anything else is the usual 535 (RFC 4954 section 6).
@@ -79,9 +87,9 @@ const authenticate = (services: SmtpServices, auth: SMTPServerAuthentication, se
  * in force (535 5.7.8 answers the AUTH command itself), so the session forgets the login:
  * the client may AUTH again with a valid key, in this connection or a new one.
  */
-const keyRevokedSinceAuth = (services: SmtpServices, session: SMTPServerSession): Error | null => {
+const keyRevokedSinceAuth = async (services: SmtpServices, session: SMTPServerSession): Promise<Error | null> => {
   const principal = session.user as Principal | undefined;
-  if (principal && services.auth.stillValid(principal)) return null;
+  if (principal && (await services.auth.stillValid(principal))) return null;
   session.user = undefined;
   return smtpReply(530, '5.7.0 Authentication required: the key was revoked or expired since AUTH');
 };
@@ -105,7 +113,7 @@ const submit = async (
   if (received === null) throw smtpReply(552, `5.3.4 Message exceeds the ${options.maxMessageBytes}-byte size limit`);
   try {
     // Checked again after the content arrived, just before anything is charged.
-    const revoked = keyRevokedSinceAuth(services, session);
+    const revoked = await keyRevokedSinceAuth(services, session);
     if (revoked) throw revoked;
     const principal = session.user as Principal;
     const envelope = {

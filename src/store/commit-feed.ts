@@ -6,7 +6,11 @@ export interface Committed<T = unknown> {
   change?: true;
 }
 
-export type CommitListener<T = unknown> = (entries: readonly Committed<T>[]) => void;
+/** An after-commit listener; one that awaits (reads the store) settles on its own, its failure ignored as a throw is. */
+export type CommitListener<T = unknown> = (entries: readonly Committed<T>[]) => unknown;
+
+/** A beforeCommit hook: it writes inside the transaction, so it may await the store. */
+export type CommitPreparer<T = unknown> = (entries: readonly Committed<T>[]) => Promise<void> | void;
 
 /**
  * The store's one after-commit hook. Everything that reacts to a change (search indexing,
@@ -26,7 +30,7 @@ export type CommitListener<T = unknown> = (entries: readonly Committed<T>[]) => 
 export class CommitFeed {
   private staged: Committed[] = [];
   private readonly listeners = new Map<string, Set<CommitListener>>();
-  private readonly preparers = new Map<string, Set<CommitListener>>();
+  private readonly preparers = new Map<string, Set<CommitPreparer>>();
 
   /** Records a change (or, with `change` false, a notice) of the transaction in progress; the store publishes it after commit. */
   stage(topic: string, payload: unknown, change = false): void {
@@ -38,18 +42,15 @@ export class CommitFeed {
    * its commit, with those changes: what it writes commits with them. A handler that throws
    * rolls the transaction back, as any other statement of it would.
    */
-  beforeCommit<T>(topics: readonly string[], handler: CommitListener<T>): () => void {
-    return addListener(this.preparers, topics, handler as CommitListener);
+  beforeCommit<T>(topics: readonly string[], handler: CommitPreparer<T>): () => void {
+    return addListener(this.preparers, topics, handler as CommitPreparer);
   }
 
   /** Inside the transaction, before its commit: the beforeCommit handlers of what was staged since `mark`. */
-  prepare(mark: number): void {
+  async prepare(mark: number): Promise<void> {
     if (this.preparers.size === 0 || this.staged.length === mark) return;
-    deliver(
-      this.preparers,
-      this.staged.slice(mark).filter((entry) => entry.change),
-      (handler, list) => handler(list),
-    );
+    const changes = this.staged.slice(mark).filter((entry) => entry.change);
+    for (const [handler, list] of byListener(this.preparers, changes)) await handler(list);
   }
 
   /** How many changes are staged; a later `rewind` to it forgets what a rolled-back transaction staged. */
@@ -72,17 +73,18 @@ export class CommitFeed {
 
   /** Tells each listener, once, of the entries of its topics. */
   publish(entries: readonly Committed[]): void {
-    deliver(this.listeners, entries, (listener, list) => {
+    for (const [listener, list] of byListener(this.listeners, entries)) {
       try {
-        listener(list);
+        const outcome = listener(list);
+        if (outcome instanceof Promise) outcome.catch(() => undefined);
       } catch {
         // The change is committed; a listener's failure is its own and must not stop the others.
       }
-    });
+    }
   }
 }
 
-const addListener = (registry: Map<string, Set<CommitListener>>, topics: readonly string[], listener: CommitListener): (() => void) => {
+const addListener = <L>(registry: Map<string, Set<L>>, topics: readonly string[], listener: L): (() => void) => {
   for (const topic of topics) {
     let set = registry.get(topic);
     if (!set) registry.set(topic, (set = new Set()));
@@ -93,20 +95,15 @@ const addListener = (registry: Map<string, Set<CommitListener>>, topics: readonl
   };
 };
 
-/** Calls each listener once with the entries of its topics, in the order they were staged. */
-const deliver = (
-  registry: Map<string, Set<CommitListener>>,
-  entries: readonly Committed[],
-  call: (listener: CommitListener, list: Committed[]) => void,
-): void => {
-  if (entries.length === 0) return;
-  const byListener = new Map<CommitListener, Committed[]>();
+/** Each listener with the entries of its topics, in the order they were staged. */
+const byListener = <L>(registry: Map<string, Set<L>>, entries: readonly Committed[]): Map<L, Committed[]> => {
+  const lists = new Map<L, Committed[]>();
   for (const entry of entries) {
     for (const listener of registry.get(entry.topic) ?? []) {
-      const list = byListener.get(listener);
+      const list = lists.get(listener);
       if (list) list.push(entry);
-      else byListener.set(listener, [entry]);
+      else lists.set(listener, [entry]);
     }
   }
-  for (const [listener, list] of byListener) call(listener, list);
+  return lists;
 };

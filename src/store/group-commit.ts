@@ -1,7 +1,8 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { CommitFeed } from './commit-feed.js';
 import type { Db } from './db.js';
-import { pragma, unsyncedTransaction } from './statements.js';
+import { keptStatement, pragma } from './statements.js';
+import type { ConnectionTurns } from './unit.js';
 
 interface Outcome {
   ok: boolean;
@@ -56,13 +57,14 @@ export class GroupCommitter {
   constructor(
     private readonly db: Db,
     private readonly feed: CommitFeed,
+    private readonly turns: ConnectionTurns,
     wal?: Durable,
   ) {
     const inWalMode = db.memory ? false : String(pragma(db, 'journal_mode')).toLowerCase() === 'wal';
     this.wal = inWalMode ? (wal ?? new WalFile(`${db.name}-wal`)) : null;
   }
 
-  run<T>(work: () => T): Promise<T> {
+  run<T>(work: () => Promise<T> | T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
@@ -77,16 +79,17 @@ export class GroupCommitter {
   private schedule(): void {
     if (this.scheduled || this.syncing || this.pending.length === 0) return;
     this.scheduled = true;
-    setImmediate(() => this.flush());
+    setImmediate(() => void this.flush());
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
     this.scheduled = false;
     if (this.syncing) return; // a job queued more work mid-batch: it waits for this sync
     const jobs = this.pending;
     this.pending = [];
     const mark = this.feed.mark();
-    const outcomes = this.runBatch(jobs, mark);
+    this.syncing = true; // one batch in flight, from waiting for its turn to the end of its sync
+    const outcomes = await this.turns.open(() => this.runBatch(jobs, mark));
     const committed = this.feed.take(mark);
     // Consumers hear of the batch once it is durable, before its callers do.
     const settle = () => (
@@ -98,10 +101,10 @@ export class GroupCommitter {
       })
     );
     if (this.wal === null || outcomes.every((outcome) => !outcome.ok)) {
+      this.syncing = false;
       settle();
       return this.schedule();
     }
-    this.syncing = true;
     // The next batch is scheduled before callers hear of this one, so it is not held up by them.
     const ended = () => {
       this.syncing = false;
@@ -117,39 +120,59 @@ export class GroupCommitter {
    * All jobs in one transaction; after a failure, each job alone in its own. What a
    * rolled-back attempt staged on the feed is forgotten (`mark` is where the batch began).
    */
-  private runBatch(jobs: Job[], mark: number): Outcome[] {
+  private async runBatch(jobs: Job[], mark: number): Promise<Outcome[]> {
     try {
-      return this.commit(() => {
-        const outcomes = jobs.map((job): Outcome => ({ ok: true, value: job.work() }));
-        this.feed.prepare(mark);
+      return await this.commit(async () => {
+        const outcomes: Outcome[] = [];
+        for (const job of jobs) outcomes.push({ ok: true, value: await job.work() });
+        await this.feed.prepare(mark);
         return outcomes;
       });
     } catch (error) {
       this.feed.rewind(mark);
       if (jobs.length === 1) return [{ ok: false, value: error }];
     }
-    return jobs.map((job): Outcome => {
-      const jobMark = this.feed.mark();
-      try {
-        return {
-          ok: true,
-          value: this.commit(() => {
-            const value = job.work();
-            this.feed.prepare(jobMark);
-            return value;
-          }),
-        };
-      } catch (error) {
-        this.feed.rewind(jobMark);
-        return { ok: false, value: error };
-      }
-    });
+    const outcomes: Outcome[] = [];
+    for (const job of jobs) outcomes.push(await this.alone(job));
+    return outcomes;
   }
 
-  /** One IMMEDIATE transaction; with a WAL its commit leaves the sync to `syncFile`. */
-  private commit<T>(body: () => T): T {
-    if (this.wal === null) return this.db.transaction(body).immediate();
-    return unsyncedTransaction(this.db, body);
+  /** One job in its own transaction, after its batch failed. */
+  private async alone(job: Job): Promise<Outcome> {
+    const jobMark = this.feed.mark();
+    try {
+      const value = await this.commit(async () => {
+        const value = await job.work();
+        await this.feed.prepare(jobMark);
+        return value;
+      });
+      return { ok: true, value };
+    } catch (error) {
+      this.feed.rewind(jobMark);
+      return { ok: false, value: error };
+    }
+  }
+
+  /**
+   * One IMMEDIATE transaction; with a WAL its commit does not wait for the disk
+   * (synchronous=NORMAL for it alone) and leaves the sync to the WAL file's fdatasync.
+   */
+  private async commit<T>(body: () => Promise<T>): Promise<T> {
+    if (this.wal !== null) pragma(this.db, 'synchronous = NORMAL');
+    try {
+      keptStatement(this.db, 'BEGIN IMMEDIATE').run();
+      try {
+        const result = await body();
+        this.turns.checkTurn();
+        keptStatement(this.db, 'COMMIT').run();
+        return result;
+      } catch (error) {
+        if (this.db.inTransaction) keptStatement(this.db, 'ROLLBACK').run();
+        throw error;
+      }
+    } finally {
+      if (this.wal !== null) pragma(this.db, 'synchronous = FULL');
+    }
   }
 }
 

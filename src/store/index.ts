@@ -1,45 +1,47 @@
-import { ScheduledJobRepo } from './scheduled-jobs.js';
-import { AccessKeyRepo } from './access-keys.js';
-import { AccountRepo } from './accounts.js';
+import { resolve } from 'node:path';
+import type { ScheduledJobRepo } from './scheduled-jobs.js';
+import type { AccessKeyRepo } from './access-keys.js';
+import type { AccountRepo } from './accounts.js';
 import { CommitFeed } from './commit-feed.js';
-import { DeliveryRepo } from './delivery.js';
-import { DkimKeyRepo } from './dkim-keys.js';
-import { DomainAddressRepo } from './domain-addresses.js';
-import { DomainRepo } from './domains.js';
+import type { DeliveryRepo } from './delivery.js';
+import type { DkimKeyRepo } from './dkim-keys.js';
+import type { DomainAddressRepo } from './domain-addresses.js';
+import type { DomainRepo } from './domains.js';
 import { openDatabase, type Db, type OpenOptions, stopMapping, unmapPages } from './db.js';
-import { unsyncedTransaction } from './statements.js';
+import { keptStatement, unsyncedTransaction } from './statements.js';
 import { ForeignCommits } from './data-version.js';
-import { FolderRepo } from './folders.js';
+import type { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
-import { HostingRepo } from './hosting.js';
-import { HealthRepo } from './health.js';
-import { IdempotencyRepo } from './idempotency.js';
-import { InboundQueueRepo } from './inbound-queue.js';
-import { InvoiceRepo } from './invoices.js';
-import { JunkRepo } from './junk.js';
-import { LargeValueRepo, PIECE_SIZE, piecesOf } from './large-values.js';
-import { MessageRawRepo } from './message-raw.js';
-import { RecipientCountRepo } from './recipient-counts.js';
-import { ImapRepo } from './imap.js';
-import { KeyRepo } from './keys.js';
-import { MessageBodyRepo } from './message-bodies.js';
-import { MessageArrivalRepo } from './message-arrivals.js';
-import { MtaStsRepo } from './mta-sts.js';
-import { MessageRepo } from './messages.js';
-import { ChangeRecorder, LegacyOutboxRepo } from './outbox.js';
-import { OwnerRepo } from './owners.js';
-import { DraftRepo } from './drafts.js';
-import { RateLimitRepo } from './rate-limits.js';
+import type { HostingRepo } from './hosting.js';
+import type { HealthRepo } from './health.js';
+import type { IdempotencyRepo } from './idempotency.js';
+import type { InboundQueueRepo } from './inbound-queue.js';
+import type { InvoiceRepo } from './invoices.js';
+import type { JunkRepo } from './junk.js';
+import { type LargeValueRepo, PIECE_SIZE, piecesOf } from './large-values.js';
+import type { MessageRawRepo } from './message-raw.js';
+import type { RecipientCountRepo } from './recipient-counts.js';
+import type { ImapRepo } from './imap.js';
+import type { KeyRepo } from './keys.js';
+import type { MessageBodyRepo } from './message-bodies.js';
+import type { MessageArrivalRepo } from './message-arrivals.js';
+import type { MtaStsRepo } from './mta-sts.js';
+import type { MessageRepo } from './messages.js';
+import type { ChangeRecorder, LegacyOutboxRepo } from './outbox.js';
+import type { OwnerRepo } from './owners.js';
+import type { DraftRepo } from './drafts.js';
+import type { RateLimitRepo } from './rate-limits.js';
 import { prepareSearchIndexFile, searchIndexFile, SearchIndexReader } from './search-db.js';
-import { backfillAllMessages, SearchIndexRepo } from './search-index.js';
-import { SettingsRepo } from './settings.js';
-import { SubmissionRepo } from './submissions.js';
-import { SuppressionRepo } from './suppressions.js';
-import { RANK_SAMPLE_SPACING, RankSampleRepo } from './rank-samples.js';
-import { ThreadRepo } from './threads.js';
-import { TwoFactorRepo } from './two-factor.js';
-import { WebhookEventRepo } from './webhook-events.js';
-import { WebhookEndpointRepo } from './webhooks.js';
+import { backfillAllMessages, type SearchIndexRepo } from './search-index.js';
+import type { SettingsRepo } from './settings.js';
+import type { SubmissionRepo } from './submissions.js';
+import type { SuppressionRepo } from './suppressions.js';
+import type { ThreadRepo } from './threads.js';
+import type { TwoFactorRepo } from './two-factor.js';
+import type { WebhookEventRepo } from './webhook-events.js';
+import type { WebhookEndpointRepo } from './webhooks.js';
+import { Repositories } from './repositories.js';
+import { type Async, asyncRepo, ConnectionTurns } from './unit.js';
 
 export type { OpenOptions } from './db.js';
 
@@ -61,45 +63,49 @@ export const BURST_JOBS = 256;
 export class Store {
   /** The one after-commit hook: consumers subscribe by topic (commit-feed.ts). */
   readonly feed = new CommitFeed();
-  readonly accounts: AccountRepo;
-  readonly keys: KeyRepo;
-  readonly folders: FolderRepo;
-  readonly messages: MessageRepo;
-  readonly bodies: MessageBodyRepo;
+  declare readonly accounts: Async<AccountRepo>;
+  declare readonly keys: Async<KeyRepo>;
+  declare readonly folders: Async<FolderRepo>;
+  declare readonly messages: Async<MessageRepo>;
+  declare readonly bodies: Async<MessageBodyRepo>;
   /** Messages' raw bytes, in their rows or in pieces. */
-  readonly messageRaw: MessageRawRepo;
-  readonly messageArrivals: MessageArrivalRepo;
-  readonly mtaSts: MtaStsRepo;
-  readonly rateLimits: RateLimitRepo;
+  declare readonly messageRaw: Async<MessageRawRepo>;
+  declare readonly messageArrivals: Async<MessageArrivalRepo>;
+  declare readonly mtaSts: Async<MtaStsRepo>;
+  declare readonly rateLimits: Async<RateLimitRepo>;
   /** Changes others react to, announced with the transaction that made them. */
-  readonly changes: ChangeRecorder;
-  readonly legacyOutbox: LegacyOutboxRepo;
-  readonly submissions: SubmissionRepo;
-  readonly idempotency: IdempotencyRepo;
-  readonly suppressions: SuppressionRepo;
-  readonly accessKeys: AccessKeyRepo;
-  readonly twoFactor: TwoFactorRepo;
-  readonly delivery: DeliveryRepo;
-  readonly settings: SettingsRepo;
-  readonly dkimKeys: DkimKeyRepo;
-  readonly webhookEndpoints: WebhookEndpointRepo;
-  readonly webhookEvents: WebhookEventRepo;
-  readonly imap: ImapRepo;
-  readonly searchIndex: SearchIndexRepo;
-  readonly owners: OwnerRepo;
-  readonly drafts: DraftRepo;
-  readonly domains: DomainRepo;
-  readonly domainAddresses: DomainAddressRepo;
-  readonly hosting: HostingRepo;
-  readonly invoices: InvoiceRepo;
-  readonly threads: ThreadRepo;
-  readonly health: HealthRepo;
-  readonly inboundQueue: InboundQueueRepo;
-  readonly scheduledJobs: ScheduledJobRepo;
-  readonly junk: JunkRepo;
-  readonly largeValues: LargeValueRepo;
+  declare readonly changes: Async<ChangeRecorder>;
+  declare readonly legacyOutbox: Async<LegacyOutboxRepo>;
+  declare readonly submissions: Async<SubmissionRepo>;
+  declare readonly idempotency: Async<IdempotencyRepo>;
+  declare readonly suppressions: Async<SuppressionRepo>;
+  declare readonly accessKeys: Async<AccessKeyRepo>;
+  declare readonly twoFactor: Async<TwoFactorRepo>;
+  declare readonly delivery: Async<DeliveryRepo>;
+  declare readonly settings: Async<SettingsRepo>;
+  declare readonly dkimKeys: Async<DkimKeyRepo>;
+  declare readonly webhookEndpoints: Async<WebhookEndpointRepo>;
+  declare readonly webhookEvents: Async<WebhookEventRepo>;
+  declare readonly imap: Async<ImapRepo>;
+  declare readonly searchIndex: Async<SearchIndexRepo>;
+  declare readonly owners: Async<OwnerRepo>;
+  declare readonly drafts: Async<DraftRepo>;
+  declare readonly domains: Async<DomainRepo>;
+  declare readonly domainAddresses: Async<DomainAddressRepo>;
+  declare readonly hosting: Async<HostingRepo>;
+  declare readonly invoices: Async<InvoiceRepo>;
+  declare readonly threads: Async<ThreadRepo>;
+  declare readonly health: Async<HealthRepo>;
+  declare readonly inboundQueue: Async<InboundQueueRepo>;
+  declare readonly scheduledJobs: Async<ScheduledJobRepo>;
+  declare readonly junk: Async<JunkRepo>;
+  declare readonly largeValues: Async<LargeValueRepo>;
   /** Charged recipients per account, day and second, for the sending limits. */
-  readonly recipientCounts: RecipientCountRepo;
+  declare readonly recipientCounts: Async<RecipientCountRepo>;
+  /** The repositories themselves, synchronous, for the store's own code (repositories.ts). */
+  private readonly sync: Repositories;
+  /** Whose turn it is on the connection: one unit of work at a time (unit.ts). */
+  private readonly turns: ConnectionTurns;
   private readonly committer: GroupCommitter;
   private readonly foreignCommits: ForeignCommits;
   private readonly searchReader: SearchIndexReader;
@@ -117,44 +123,10 @@ export class Store {
   ) {
     const searchReader = SearchIndexReader.open(searchFile, options);
     this.searchReader = searchReader;
-    this.accounts = new AccountRepo(db);
-    this.keys = new KeyRepo(db, this.feed);
-    const ranks = new RankSampleRepo(db, options.rankSampleSpacing ?? RANK_SAMPLE_SPACING);
-    this.folders = new FolderRepo(db, ranks);
-    this.rateLimits = new RateLimitRepo(db);
-    this.changes = new ChangeRecorder(db, this.feed);
-    this.legacyOutbox = new LegacyOutboxRepo(db);
-    this.recipientCounts = new RecipientCountRepo(db);
-    this.submissions = new SubmissionRepo(db, this.changes, this.recipientCounts);
-    this.idempotency = new IdempotencyRepo(db);
-    this.suppressions = new SuppressionRepo(db);
-    this.accessKeys = new AccessKeyRepo(db);
-    this.twoFactor = new TwoFactorRepo(db);
-    this.delivery = new DeliveryRepo(db);
-    this.settings = new SettingsRepo(db);
-    this.dkimKeys = new DkimKeyRepo(db);
-    this.webhookEndpoints = new WebhookEndpointRepo(db);
-    this.webhookEvents = new WebhookEventRepo(db);
-    this.invoices = new InvoiceRepo(db);
-    this.threads = new ThreadRepo(db);
-    this.largeValues = new LargeValueRepo(db);
-    this.bodies = new MessageBodyRepo(db, this.largeValues);
-    this.messageRaw = new MessageRawRepo(db, this.largeValues);
-    this.searchIndex = new SearchIndexRepo(db, this.feed, searchReader, this.messageRaw);
-    this.imap = new ImapRepo(db, this.messageRaw, this.bodies);
-    this.owners = new OwnerRepo(db);
-    this.drafts = new DraftRepo(db);
-    this.health = new HealthRepo(db);
-    this.inboundQueue = new InboundQueueRepo(db);
-    this.scheduledJobs = new ScheduledJobRepo(db);
-    this.junk = new JunkRepo(db);
-    this.messages = new MessageRepo(db, this.searchIndex, searchReader, this.bodies, ranks, this.messageRaw);
-    this.messageArrivals = new MessageArrivalRepo(db);
-    this.domains = new DomainRepo(db);
-    this.domainAddresses = new DomainAddressRepo(db);
-    this.hosting = new HostingRepo(db);
-    this.mtaSts = new MtaStsRepo(db);
-    this.committer = new GroupCommitter(db, this.feed);
+    this.turns = ConnectionTurns.forFile(db.memory ? null : resolve(db.name));
+    this.sync = new Repositories(db, this.feed, searchReader, options.rankSampleSpacing);
+    for (const [name, repo] of Object.entries(this.sync)) Object.assign(this, { [name]: asyncRepo(repo, this.turns) });
+    this.committer = new GroupCommitter(db, this.feed, this.turns);
     this.foreignCommits = new ForeignCommits(db);
   }
 
@@ -175,45 +147,68 @@ export class Store {
   }
 
   /**
-   * Runs `work` in one IMMEDIATE transaction (a savepoint when already inside one). The
-   * outermost commit (synchronous=FULL, so durable) publishes what it staged on the feed;
-   * a rollback, of a savepoint too, forgets it.
+   * Runs `work` as one unit of work: one IMMEDIATE transaction, or a savepoint when called
+   * inside a unit. Other callers wait for the connection until it ends (unit.ts). The outermost
+   * commit (synchronous=FULL, so durable) publishes what it staged on the feed; a rollback, of
+   * a savepoint too, forgets it. `work` must await only the store (ConnectionTurns).
    */
-  transaction<T>(work: () => T): T {
-    const mark = this.feed.mark();
-    const outermost = !this.db.inTransaction;
-    let result: T;
-    try {
-      result = outermost ? this.db.transaction(() => this.prepared(work, mark)).immediate() : this.db.transaction(work)();
-    } catch (error) {
-      this.feed.rewind(mark);
-      throw error;
-    }
-    if (outermost) this.feed.publish(this.feed.take(mark));
-    return result;
-  }
-
-  /** `work`, then the feed's beforeCommit hooks over what it staged: one transaction's body. */
-  private prepared<T>(work: () => T, mark: number): T {
-    const result = work();
-    this.feed.prepare(mark);
-    return result;
+  transaction<T>(work: () => Promise<T> | T): Promise<T> {
+    if (this.turns.inUnit()) return this.savepoint(work);
+    return this.turns.open(() => this.outermost('BEGIN IMMEDIATE', work));
   }
 
   /**
    * Runs `work` on one snapshot (a deferred transaction: it only reads, so it waits for no
-   * writer and holds none up), or inside the transaction in progress.
+   * other process's writer and holds none up), or inside the unit in progress.
    */
-  read<T>(work: () => T): T {
-    return this.db.inTransaction ? work() : this.db.transaction(work).deferred();
+  read<T>(work: () => Promise<T> | T): Promise<T> {
+    if (this.turns.inUnit()) return Promise.resolve(work());
+    return this.turns.open(() => this.outermost('BEGIN DEFERRED', work));
+  }
+
+  private async outermost<T>(begin: string, work: () => Promise<T> | T): Promise<T> {
+    const mark = this.feed.mark();
+    this.statement(begin);
+    let result: T;
+    try {
+      result = await work();
+      await this.feed.prepare(mark);
+      this.turns.checkTurn();
+      this.statement('COMMIT');
+    } catch (error) {
+      if (this.db.inTransaction) this.statement('ROLLBACK');
+      this.feed.rewind(mark);
+      throw error;
+    }
+    this.feed.publish(this.feed.take(mark));
+    return result;
+  }
+
+  /** A nested unit: its own savepoint inside the transaction in progress. */
+  private async savepoint<T>(work: () => Promise<T> | T): Promise<T> {
+    const mark = this.feed.mark();
+    this.statement('SAVEPOINT nested');
+    try {
+      const result = await work();
+      this.statement('RELEASE nested');
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.statement('ROLLBACK TO nested'), this.statement('RELEASE nested');
+      this.feed.rewind(mark);
+      throw error;
+    }
+  }
+
+  private statement(text: string): void {
+    keptStatement(this.db, text).run();
   }
 
   /**
    * A fact for whoever listens now, never stored (an IMAP client idling on a folder whose
-   * flags changed): published with the transaction in progress, or at once outside one.
+   * flags changed): published with the unit in progress, or at once outside one.
    */
   notice(topic: string, payload: unknown): void {
-    if (this.db.inTransaction) this.feed.stage(topic, payload);
+    if (this.turns.inUnit()) this.feed.stage(topic, payload);
     else this.feed.publish([{ topic, payload }]);
   }
 
@@ -224,16 +219,20 @@ export class Store {
    */
   async stage(value: Buffer | string, now: number): Promise<number | null> {
     if (value.length <= PIECE_SIZE) return null;
-    const valueId = unsyncedTransaction(this.db, () => this.largeValues.create(value.length, now));
+    const { largeValues } = this.sync;
+    const valueId = await this.turns.call(() => unsyncedTransaction(this.db, () => largeValues.create(value.length, now)));
     for (const [seq, piece] of piecesOf(value).entries()) {
       await new Promise(setImmediate);
-      unsyncedTransaction(this.db, () => this.largeValues.writePiece(valueId, seq, piece));
+      await this.turns.call(() => unsyncedTransaction(this.db, () => largeValues.writePiece(valueId, seq, piece)));
     }
     return valueId;
   }
 
-  /** Runs `work` in a transaction shared with other callers of this turn; settles after commit. */
-  groupCommit<T>(work: () => T): Promise<T> {
+  /**
+   * Runs `work` in a transaction shared with other callers of this turn; settles after commit.
+   * `work` must await only the store, like a unit's (transaction).
+   */
+  groupCommit<T>(work: () => Promise<T> | T): Promise<T> {
     this.countBurstJob();
     return this.committer.run(work);
   }

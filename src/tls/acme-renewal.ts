@@ -24,7 +24,7 @@ export interface ServedCertificates {
 export interface AcmeRenewalOptions {
   directoryUrl: string;
   /** The names the certificate must cover, asked again at each check (verified domains come and go). */
-  names: () => string[];
+  names: () => Promise<string[]>;
   folder: AcmeFolder;
   issuer: AcmeIssuer;
   certificates: ServedCertificates;
@@ -107,7 +107,7 @@ export class AcmeRenewal {
     if (this.stopped) return;
     this.running = true;
     try {
-      const names = this.options.names();
+      const names = await this.options.names();
       const current = this.current();
       // Only a certificate that could stay has its renewal time asked for (the CA's, with ARI).
       const replace = force || !current || names.some((name) => !certificateCovers(current, name)) || !this.serves(current) || this.fromElsewhere();

@@ -19,7 +19,7 @@ export interface AcmeDeps {
   logger: Logger;
   clock: Clock;
   /** The MTA-STS policy hosts (`mta-sts.<domain>`) of verified domains that point here: the certificate covers them. */
-  policyHosts: () => string[];
+  policyHosts: () => Promise<string[]>;
   /** acme-client's pause between looks at a pending order; tests shorten it. */
   pollMs?: number;
 }
@@ -41,7 +41,7 @@ export const createAcme = (config: Config, certificates: ServedCertificates | nu
     (make) => folder.accountKey(make),
     challenges,
   );
-  const names = () => settings.hostnames ?? defaultAcmeNames(config, deps.policyHosts());
+  const names = async () => settings.hostnames ?? defaultAcmeNames(config, await deps.policyHosts());
   const renewal = new AcmeRenewal({ directoryUrl: settings.directoryUrl, names, folder, issuer, certificates, clock: deps.clock, logger: deps.logger });
   return { renewal, challenges };
 };

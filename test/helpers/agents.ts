@@ -6,8 +6,8 @@ import type { TestApp } from './app.js';
  */
 export const funded = async (app: TestApp, credits: number, agentId?: string) => {
   const agent = await app.register(agentId);
-  if (credits > 0) app.app.services.accounts.addCredits(agent.email, credits);
-  app.app.services.sending.setState(agent.email, 'standard');
+  if (credits > 0) await app.app.services.accounts.addCredits(agent.email, credits);
+  await app.app.services.sending.setState(agent.email, 'standard');
   return agent;
 };
 

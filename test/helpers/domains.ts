@@ -58,7 +58,7 @@ export const addVerifiedDomain = async (app: TestApp, dns: TestDnsServer, key: s
 /** An agent with hosting granted, a domain key and a verified domain. */
 export const hostedHolder = async (app: TestApp, dns: TestDnsServer, domain: string, days = 30) => {
   const holder = await app.register();
-  app.app.services.hosting.grant(holder.email, days);
+  await app.app.services.hosting.grant(holder.email, days);
   const key = await domainKey(app, holder.apiKey);
   const verified = await addVerifiedDomain(app, dns, key, domain);
   return { holder, key, domain: verified };

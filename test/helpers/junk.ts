@@ -22,9 +22,9 @@ export const mailTo = (app: TestApp, to: string, message: { from: string; subjec
   smtpSend(app.smtpPort, { from: message.from, to, subject: message.subject, text: message.text });
 
 /** The judgments and judged messages a mailbox's model counts (read from the store). */
-export const modelOf = (app: TestApp, email: string): { ham: number; junk: number } => {
-  const mailbox = app.app.store.accounts.mailboxByAddress(email.toLowerCase());
-  const model = mailbox ? app.app.store.junk.modelOfMailbox(mailbox.id) : null;
+export const modelOf = async (app: TestApp, email: string): Promise<{ ham: number; junk: number }> => {
+  const mailbox = await app.app.store.accounts.mailboxByAddress(email.toLowerCase());
+  const model = mailbox ? await app.app.store.junk.modelOfMailbox(mailbox.id) : null;
   return { ham: model?.ham ?? 0, junk: model?.junk ?? 0 };
 };
 

@@ -13,17 +13,17 @@ export const fixture = (name: string): Buffer => readFileSync(join(FIXTURES, nam
 export const emlFixtures = (): string[] => readdirSync(FIXTURES).filter((file) => file.endsWith('.eml'));
 
 /** The folder record of a mailbox address, read through the store. */
-export const folderOf = (app: App, address: string, folder = 'INBOX') => {
-  const mailbox = app.store.accounts.mailboxByAddress(address.toLowerCase());
+export const folderOf = async (app: App, address: string, folder = 'INBOX') => {
+  const mailbox = await app.store.accounts.mailboxByAddress(address.toLowerCase());
   if (!mailbox) throw new Error(`no mailbox ${address}`);
-  const record = app.store.folders.byName(mailbox.id, folder);
+  const record = await app.store.folders.byName(mailbox.id, folder);
   if (!record) throw new Error(`no folder ${folder} in ${address}`);
   return record;
 };
 
 /** The raw bytes the store keeps for a message, exactly as received (with our Received header). */
-export const storedRaw = (app: App, address: string, uid: number | string, folder = 'INBOX'): Buffer => {
-  const raw = app.store.imap.raw(folderOf(app, address, folder).id, Number(uid));
+export const storedRaw = async (app: App, address: string, uid: number | string, folder = 'INBOX'): Promise<Buffer> => {
+  const raw = await app.store.imap.raw((await folderOf(app, address, folder)).id, Number(uid));
   if (!raw) throw new Error(`no message ${uid} in ${folder} of ${address}`);
   return raw;
 };

@@ -18,7 +18,7 @@ let made = 0;
  * sign-in limit of one test never trips another's.
  */
 export const makeOwner = async (app: TestApp, email = `owner${(made += 1)}@example.com`, password = 'correct horse battery'): Promise<TestOwner> => {
-  const { token: link } = app.app.services.owners.createByOperator(email);
+  const { token: link } = await app.app.services.owners.createByOperator(email);
   await app.app.services.owners.setPasswordWithLink(link, password);
   return { ...(await signIn(app, email, password)), password };
 };

@@ -12,11 +12,11 @@ export const agentActivityPages = (router: Router, deps: ConsoleDeps): void => {
   const { ownerViews } = deps.services;
   const tz = deps.timeZone;
 
-  router.get('/agents/:id/outbound', requireSignedIn, (ctx) => {
+  router.get('/agents/:id/outbound', requireSignedIn, async (ctx) => {
     const owner = ownerOf(ctx);
-    const agent = ownerViews.agent(owner, ctx.params.id);
+    const agent = await ownerViews.agent(owner, ctx.params.id);
     const query = validateInput<{ before?: string }>('outbound-query.json', { ...ctx.query }, { coerce: true });
-    const page = ownerViews.outbound(owner, agent.id, query.before);
+    const page = await ownerViews.outbound(owner, agent.id, query.before);
     const base = `/agents/${segment(agent.id)}/outbound`;
     const rows = page.submissions.map(
       (item) => html`<tr><td><a href="${base}/${segment(item.id)}">${item.subject || '(no subject)'}</a></td>
@@ -32,10 +32,10 @@ ${page.nextCursor ? html`<p><a href="${base}?before=${segment(page.nextCursor)}"
     });
   });
 
-  router.get('/agents/:id/outbound/:outboundId', requireSignedIn, (ctx) => {
+  router.get('/agents/:id/outbound/:outboundId', requireSignedIn, async (ctx) => {
     const owner = ownerOf(ctx);
-    const agent = ownerViews.agent(owner, ctx.params.id);
-    const detail = ownerViews.outboundDetail(owner, agent.id, ctx.params.outboundId.toLowerCase());
+    const agent = await ownerViews.agent(owner, ctx.params.id);
+    const detail = await ownerViews.outboundDetail(owner, agent.id, ctx.params.outboundId.toLowerCase());
     const recipients = (detail.recipients ?? []).map(
       (item) => html`<tr><td>${item.email}</td><td>${item.kind}</td><td>${badge(item.status)}</td>
 <td class="num">${item.attempts}</td><td>${[item.smtpCode, item.enhancedCode, item.diagnostic].filter(Boolean).join(' ')}${item.creditRefunded ? ' (credit refunded)' : ''}</td><td>${timeOf(item.updatedAt, tz)}</td></tr>`,
@@ -56,12 +56,12 @@ ${events.length > 0 ? html`<h2>History</h2>${table(['When', 'Recipient', 'State'
     });
   });
 
-  router.get('/agents/:id/webhooks', requireSignedIn, (ctx) => {
+  router.get('/agents/:id/webhooks', requireSignedIn, async (ctx) => {
     const owner = ownerOf(ctx);
-    const agent = ownerViews.agent(owner, ctx.params.id);
-    const { webhooks } = ownerViews.webhooks(owner, agent.id);
+    const agent = await ownerViews.agent(owner, ctx.params.id);
+    const { webhooks } = await ownerViews.webhooks(owner, agent.id);
     const query = validateInput<{ before?: string }>('webhook-deliveries-query.json', { ...ctx.query }, { coerce: true });
-    const page = ownerViews.deliveries(owner, agent.id, query.before);
+    const page = await ownerViews.deliveries(owner, agent.id, query.before);
     const rows = page.deliveries.map(
       (item) => html`<tr><td>${item.type}</td><td>${timeOf(item.createdAt, tz)}</td><td>${badge(item.status)}</td>
 <td class="num">${item.attempts}</td><td>${item.lastHttpStatus ?? ''} ${item.lastError ?? ''}</td></tr>`,

@@ -14,12 +14,12 @@ export const agentKeyPages = (router: Router, deps: ConsoleDeps): void => {
   const { services } = deps;
   const { ownerViews } = services;
 
-  const keysPage = (ctx: Context, top: Html = html``, status = 200) => {
+  const keysPage = async (ctx: Context, top: Html = html``, status = 200) => {
     const owner = ownerOf(ctx);
-    const agent = ownerViews.agent(owner, ctx.params.id);
-    const needsCode = services.owners.me(owner).twoFactor === 'enabled';
+    const agent = await ownerViews.agent(owner, ctx.params.id);
+    const needsCode = (await services.owners.me(owner)).twoFactor === 'enabled';
     const base = `/agents/${segment(agent.id)}/keys`;
-    const rows = ownerViews.accessKeys(owner, agent.id).accessKeys.map(
+    const rows = (await ownerViews.accessKeys(owner, agent.id)).accessKeys.map(
       (key) => html`<tr><td>${key.name}</td><td>${key.permissions.join(', ')}</td>
 <td>${badge(key.status)}</td><td>${timeOf(key.createdAt, deps.timeZone)}</td><td>${key.expiresAt ? timeOf(key.expiresAt, deps.timeZone) : html`<span class="muted">never</span>`}</td>
 <td>${
@@ -50,13 +50,13 @@ ${rows.length === 0 ? empty('No access keys.') : table(['Name', 'Permissions', '
     const form = await readForm(deps, ctx);
     const expiresOn = field(form, 'expiresOn');
     try {
-      const key = ownerViews.issueDraftKey(ownerOf(ctx), ctx.params.id, {
+      const key = await ownerViews.issueDraftKey(ownerOf(ctx), ctx.params.id, {
         name: field(form, 'name') ?? 'drafts',
         kind: 'mail',
         permissions: ['mail:draft'],
         expiresAt: expiresOn ? `${expiresOn}T23:59:59Z` : null,
       });
-      keysPage(
+      await keysPage(
         ctx,
         html`<section class="card"><p class="notice good">The draft key is ready. Copy it now: it is shown only once.</p>
 <code class="secret">${key.apiKey}</code>
@@ -65,16 +65,16 @@ ${rows.length === 0 ? empty('No access keys.') : table(['Name', 'Permissions', '
       );
     } catch (error) {
       if (!isAppError(error) || !['invalid_input', 'conflict'].includes(error.code)) throw error;
-      keysPage(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
+      await keysPage(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
   });
   router.post('/agents/:id/keys/:keyId/revoke', requireSignedIn, async (ctx) => {
     const form = await readForm(deps, ctx);
     try {
-      ownerViews.revokeKey(ownerOf(ctx), ctx.params.id, ctx.params.keyId, field(form, 'factorCode'));
+      await ownerViews.revokeKey(ownerOf(ctx), ctx.params.id, ctx.params.keyId, field(form, 'factorCode'));
     } catch (error) {
       if (!isAppError(error) || !['forbidden', 'rate_limited'].includes(error.code)) throw error;
-      return keysPage(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
+      return await keysPage(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
     ctx.status = 303;
     ctx.redirect(`/agents/${segment(ctx.params.id)}/keys`);

@@ -18,8 +18,8 @@ export const agentPages = (router: Router, deps: ConsoleDeps): void => {
   const { ownerViews } = deps.services;
   const tz = deps.timeZone;
 
-  router.get('/agents/:id', requireSignedIn, (ctx) => {
-    const view = ownerViews.overview(ownerOf(ctx), ctx.params.id);
+  router.get('/agents/:id', requireSignedIn, async (ctx) => {
+    const view = await ownerViews.overview(ownerOf(ctx), ctx.params.id);
     const { agent, sending } = view;
     renderPage(deps, ctx, {
       title: agent.kind === 'human' ? 'Your mailbox' : agent.agentId,
@@ -48,7 +48,7 @@ ${sending.review.reason ? html`<dt>Note</dt><dd>${sending.review.reason}</dd>` :
       { coerce: true },
     );
     const owner = ownerOf(ctx);
-    const agent = ownerViews.agent(owner, ctx.params.id);
+    const agent = await ownerViews.agent(owner, ctx.params.id);
     // A folder not made yet (Drafts before the first draft) shows as empty.
     const page = await ownerViews.inbox(owner, agent.id, query).catch((error: unknown) => {
       if (isAppError(error) && error.code === 'not_found') return null;
@@ -80,7 +80,7 @@ ${page === null || page.emails.length === 0 ? empty(`No messages in ${query.fold
 
   router.get('/agents/:id/mail/:folder/:uid', requireSignedIn, async (ctx) => {
     const owner = ownerOf(ctx);
-    const agent = ownerViews.agent(owner, ctx.params.id);
+    const agent = await ownerViews.agent(owner, ctx.params.id);
     const uid = validateInput<{ id: string }>('owner-email-query.json', { id: ctx.params.uid }).id;
     const mail = await ownerViews.email(owner, agent.id, ctx.params.folder, Number(uid));
     const base = `/agents/${segment(agent.id)}/mail/${segment(mail.folder)}/${uid}`;

@@ -89,11 +89,11 @@ ${services.owners.signupMode === 'open' ? html`<p>No account yet? <a href="/sign
     ctx.redirect('/sign-in?done=signed-up');
   });
 
-  const passwordPage = (ctx: Context, token: string, error?: string, status = 200) =>
+  const passwordPage = async (ctx: Context, token: string, error?: string, status = 200) =>
     renderPage(deps, ctx, {
       title: 'Choose your password',
       status,
-      body: !services.owners.linkIsUsable(token)
+      body: !(await services.owners.linkIsUsable(token))
         ? html`<div class="card"><p>This link was used or has expired. Ask the operator for a new one.</p></div>`
         : html`${notice(error, 'bad')}
 <form method="post" action="/set-password/${token}" class="stack card">${csrfField(deps, ctx)}
@@ -108,13 +108,13 @@ ${services.owners.signupMode === 'open' ? html`<p>No account yet? <a href="/sign
       signedIn(ctx, await services.owners.setPasswordWithLink(ctx.params.token, form.get('password') ?? ''));
     } catch (error) {
       if (!isAppError(error) || !['invalid_input', 'not_found'].includes(error.code)) throw error;
-      passwordPage(ctx, ctx.params.token, error.message, error.code === 'not_found' ? 404 : 400);
+      await passwordPage(ctx, ctx.params.token, error.message, error.code === 'not_found' ? 404 : 400);
     }
   });
 
   router.post('/sign-out', requireSignedIn, async (ctx) => {
     await readForm(deps, ctx);
-    services.ownerSessions.signOut(ownerOf(ctx));
+    await services.ownerSessions.signOut(ownerOf(ctx));
     ctx.append('Set-Cookie', clearedSessionCookie(secure()));
     ctx.status = 303;
     ctx.redirect('/sign-in?done=signed-out');

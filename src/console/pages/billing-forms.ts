@@ -32,7 +32,7 @@ const hidden = (deps: ConsoleDeps, ctx: Context, kind: PaymentRequest['kind']): 
  * add-on for a verified extra domain, mail credits. While funding is paused, or with no method
  * configured, it says why and offers no button that cannot work.
  */
-export const buySection = (deps: ConsoleDeps, ctx: Context): Html => {
+export const buySection = async (deps: ConsoleDeps, ctx: Context): Promise<Html> => {
   const offer = deps.services.payments.offer();
   const title = html`<h2>Buy for your own account</h2>`;
   if (offer.paused) {
@@ -41,8 +41,8 @@ export const buySection = (deps: ConsoleDeps, ctx: Context): Html => {
   if (offer.methods.length === 0) {
     return html`<section class="card">${title}<p class="notice bad" role="status">No payment method is configured on this server, so nothing can be bought here. Ask the operator.</p></section>`;
   }
-  const me = deps.services.owners.me(ownerOf(ctx));
-  const list = deps.services.domains.list(callerOfOwner(me.id));
+  const me = await deps.services.owners.me(ownerOf(ctx));
+  const list = await deps.services.domains.list(callerOfOwner(me.id));
   const extras = list.domains.filter((domain) => domain.addon.required && domain.status === 'verified');
   const addon =
     extras.length > 0

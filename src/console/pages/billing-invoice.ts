@@ -73,7 +73,7 @@ export const invoicePages = (router: Router, deps: ConsoleDeps): void => {
     } catch (error) {
       // Paused funding or a processor or RPC that does not answer: the invoice as last recorded, and why.
       if (!isAppError(error) || (error.code !== 'unavailable' && error.code !== 'feature_paused')) throw error;
-      payment = deps.services.payments.recorded(payer, ctx.params.token);
+      payment = await deps.services.payments.recorded(payer, ctx.params.token);
       top = notice(`Not checked just now: ${error.message}.`, 'bad');
     }
     const tz = deps.timeZone;

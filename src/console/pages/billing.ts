@@ -31,14 +31,16 @@ const SHOWN: readonly ErrorCode[] = ['invalid_input', 'conflict', 'not_found', '
 export const billingPages = (router: Router, deps: ConsoleDeps): void => {
   const { services } = deps;
 
-  const holders = (ctx: Context): Holder[] => {
+  const holders = async (ctx: Context): Promise<Holder[]> => {
     const owner = ownerOf(ctx);
-    const me = services.owners.me(owner);
+    const me = await services.owners.me(owner);
     const accounts = [
       { id: me.id, label: 'You', email: me.address, own: true },
-      ...services.ownership.list(owner).agents.map((agent) => ({ id: agent.id, label: agent.agentId, email: agent.email, own: false })),
+      ...(await services.ownership.list(owner)).agents.map((agent) => ({ id: agent.id, label: agent.agentId, email: agent.email, own: false })),
     ];
-    return accounts.map((account) => ({ label: account.label, email: account.email, own: account.own, ...services.payments.billingOf(account.id) }));
+    return await Promise.all(
+      accounts.map(async (account) => ({ label: account.label, email: account.email, own: account.own, ...(await services.payments.billingOf(account.id)) })),
+    );
   };
 
   const hostingRow = ({ label, email, hosting }: Holder): Html => html`<tr><td>${label}<br><span class="muted">${email}</span></td>
@@ -49,8 +51,8 @@ export const billingPages = (router: Router, deps: ConsoleDeps): void => {
 <td>${badge(payment.status)}</td><td>${timeOf(payment.createdAt, deps.timeZone)}</td>
 <td>${payment.appliedAt ? timeOf(payment.appliedAt, deps.timeZone) : timeOf(payment.expiresAt, deps.timeZone)}</td></tr>`;
 
-  const page = (ctx: Context, top: Html = html``, status = 200): void => {
-    const all = holders(ctx);
+  const page = async (ctx: Context, top: Html = html``, status = 200): Promise<void> => {
+    const all = await holders(ctx);
     const invoices = all
       .flatMap((holder) => holder.invoices.map((payment) => ({ holder, payment })))
       .sort((a, b) => (a.payment.createdAt < b.payment.createdAt ? 1 : a.payment.createdAt > b.payment.createdAt ? -1 : 0));
@@ -58,7 +60,7 @@ export const billingPages = (router: Router, deps: ConsoleDeps): void => {
       title: 'Billing',
       active: 'billing',
       status,
-      body: html`${top}${buySection(deps, ctx)}
+      body: html`${top}${await buySection(deps, ctx)}
 <section class="card"><h2>Hosting</h2>
 ${table(['Account', 'Hosting', 'Ends'], all.map(hostingRow))}</section>
 <section class="card"><h2>Invoices</h2>
@@ -83,7 +85,7 @@ ${
       made = await services.payments.create(ownerPayer(ownerOf(ctx)), idempotencyKey, request);
     } catch (error) {
       if (!isAppError(error) || !SHOWN.includes(error.code)) throw error;
-      return page(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
+      return await page(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
     ctx.status = 303;
     ctx.redirect(`/billing/payments/${segment(made.token)}`);

@@ -36,10 +36,10 @@ interface Sections {
 }
 
 /** The domain's aliases, with delete and create forms (an alias delivers to and may send as a mailbox the owner manages). */
-const aliasSection = ({ deps, ctx, base, list }: Sections, aliases: readonly AliasView[]): Html => {
+const aliasSection = async ({ deps, ctx, base, list }: Sections, aliases: readonly AliasView[]): Promise<Html> => {
   const owner = ownerOf(ctx);
   // The owner's own mailbox and its agents (the domain's mailboxes among them).
-  const targets = [deps.services.owners.me(owner).address, ...deps.services.ownership.list(owner).agents.map((agent) => agent.email)];
+  const targets = [(await deps.services.owners.me(owner)).address, ...(await deps.services.ownership.list(owner)).agents.map((agent) => agent.email)];
   const rows = aliases.map(
     (alias) => html`<tr><td>${alias.address}</td><td>${alias.mailbox}</td><td>${timeOf(alias.createdAt, deps.timeZone)}</td>
 <td><form method="post" action="${base}/aliases/${segment(alias.id)}/delete" class="inline">${csrfField(deps, ctx)}<button type="submit" class="danger">Delete</button></form></td></tr>`,
@@ -53,8 +53,8 @@ ${rows.length > 0 ? table(['Alias', 'Delivers to', 'Created', ''], rows) : empty
 };
 
 /** The domain's mailboxes, with delete (the 2FA code when on) and create forms. */
-const mailboxSection = ({ deps, ctx, base, list }: Sections, mailboxes: readonly DomainMailboxView[]): Html => {
-  const needsCode = deps.services.owners.me(ownerOf(ctx)).twoFactor === 'enabled';
+const mailboxSection = async ({ deps, ctx, base, list }: Sections, mailboxes: readonly DomainMailboxView[]): Promise<Html> => {
+  const needsCode = (await deps.services.owners.me(ownerOf(ctx))).twoFactor === 'enabled';
   const rows = mailboxes.map(
     (
       mailbox,
@@ -74,12 +74,12 @@ ${rows.length > 0 ? table(['Mailbox', 'Agent id', 'Created', ''], rows) : empty(
  * One domain: its state and why it takes no addresses, the records to publish with each
  * check's result, Verify, its aliases and mailboxes with their forms, the plan's counts.
  */
-export const domainPage = (deps: ConsoleDeps, ctx: Context, top: Html = html``, status = 200): void => {
+export const domainPage = async (deps: ConsoleDeps, ctx: Context, top: Html = html``, status = 200): Promise<void> => {
   const { services } = deps;
   const tz = deps.timeZone;
   const caller = domainCaller(ctx);
-  const domain = services.domains.get(caller, ctx.params.id);
-  const sections: Sections = { deps, ctx, base: `/domains/${segment(domain.id)}`, list: services.domains.list(caller) };
+  const domain = await services.domains.get(caller, ctx.params.id);
+  const sections: Sections = { deps, ctx, base: `/domains/${segment(domain.id)}`, list: await services.domains.list(caller) };
   const records = domain.records.map(
     (record) => html`<tr><td class="wide">${record.type} <code>${record.name}</code><br><small class="muted">${record.purpose}</small></td>
 <td class="wide"><code>${record.value}</code></td><td class="wide">${checkCell(record, domain.results)}</td></tr>`,
@@ -100,8 +100,8 @@ export const domainPage = (deps: ConsoleDeps, ctx: Context, top: Html = html``, 
 <h2>Records to publish</h2>
 <p class="muted">The ownership TXT record and the MX decide whether the domain is verified; the others make its mail trusted. DNS is checked again every day.</p>
 ${table(['Record', 'Value', 'Last check'], records)}
-${aliasSection(sections, services.aliases.list(caller, domain.id).aliases)}
-${mailboxSection(sections, services.domainMailboxes.list(caller, domain.id).mailboxes)}
+${await aliasSection(sections, (await services.aliases.list(caller, domain.id)).aliases)}
+${await mailboxSection(sections, (await services.domainMailboxes.list(caller, domain.id)).mailboxes)}
 <section class="card"><h2>Delete the domain</h2><p>Its aliases go with it; delete its mailboxes first.</p>
 <form method="post" action="${sections.base}/delete">${csrfField(deps, ctx)}<button type="submit" class="danger">Delete ${domain.domain}</button></form></section>`,
   });

@@ -24,9 +24,9 @@ export const domainPages = (router: Router, deps: ConsoleDeps): void => {
       shown = await action(form);
     } catch (error) {
       if (!isAppError(error) || !SHOWN.includes(error.code)) throw error;
-      return domainPage(deps, ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
+      return await domainPage(deps, ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
-    if (shown) return domainPage(deps, ctx, shown);
+    if (shown) return await domainPage(deps, ctx, shown);
     ctx.status = 303;
     ctx.redirect(`/domains/${segment(ctx.params.id)}`);
   };
@@ -43,30 +43,30 @@ export const domainPages = (router: Router, deps: ConsoleDeps): void => {
   router.post('/domains/:id/delete', requireSignedIn, async (ctx) => {
     await readForm(deps, ctx);
     try {
-      services.domains.delete(domainCaller(ctx), ctx.params.id);
+      await services.domains.delete(domainCaller(ctx), ctx.params.id);
     } catch (error) {
       if (!isAppError(error) || error.code !== 'conflict') throw error;
-      return domainPage(deps, ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
+      return await domainPage(deps, ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
     ctx.status = 303;
     ctx.redirect('/domains');
   });
 
   router.post('/domains/:id/aliases', requireSignedIn, (ctx) =>
-    act(ctx, (form) => {
-      services.aliases.create(domainCaller(ctx), ctx.params.id, { localPart: field(form, 'localPart') ?? '', mailbox: field(form, 'mailbox') ?? '' });
+    act(ctx, async (form) => {
+      await services.aliases.create(domainCaller(ctx), ctx.params.id, { localPart: field(form, 'localPart') ?? '', mailbox: field(form, 'mailbox') ?? '' });
       return null;
     }),
   );
   router.post('/domains/:id/aliases/:aliasId/delete', requireSignedIn, (ctx) =>
-    act(ctx, () => {
-      services.aliases.delete(domainCaller(ctx), ctx.params.id, ctx.params.aliasId);
+    act(ctx, async () => {
+      await services.aliases.delete(domainCaller(ctx), ctx.params.id, ctx.params.aliasId);
       return null;
     }),
   );
   router.post('/domains/:id/mailboxes', requireSignedIn, (ctx) =>
-    act(ctx, (form) => {
-      const made = services.domainMailboxes.create(domainCaller(ctx), ctx.params.id, {
+    act(ctx, async (form) => {
+      const made = await services.domainMailboxes.create(domainCaller(ctx), ctx.params.id, {
         localPart: field(form, 'localPart') ?? '',
         agentId: field(form, 'agentId'),
       });
@@ -76,8 +76,8 @@ export const domainPages = (router: Router, deps: ConsoleDeps): void => {
     }),
   );
   router.post('/domains/:id/mailboxes/:mailboxId/delete', requireSignedIn, (ctx) =>
-    act(ctx, (form) => {
-      const deleted = services.domainMailboxes.delete(domainCaller(ctx), ctx.params.id, ctx.params.mailboxId, field(form, 'factorCode'));
+    act(ctx, async (form) => {
+      const deleted = await services.domainMailboxes.delete(domainCaller(ctx), ctx.params.id, ctx.params.mailboxId, field(form, 'factorCode'));
       return notice(deleted.message);
     }),
   );

@@ -38,8 +38,8 @@ export const domainListPages = (router: Router, deps: ConsoleDeps): void => {
   const { domains } = deps.services;
   const tz = deps.timeZone;
 
-  const listPage = (ctx: Context, top: Html = html``, status = 200) => {
-    const list = domains.list(domainCaller(ctx));
+  const listPage = async (ctx: Context, top: Html = html``, status = 200) => {
+    const list = await domains.list(domainCaller(ctx));
     const rows = list.domains.map(
       (domain) => html`<tr><td><a href="/domains/${segment(domain.id)}">${domain.domain}</a></td>
 <td>${badge(domain.status)}${domain.statusReason ? html`<br><span class="muted">${domain.statusReason}</span>` : ''}</td>
@@ -70,7 +70,7 @@ ${rows.length > 0 ? table(['Domain', 'State', 'New addresses', 'Last checked'], 
       added = await domains.add(domainCaller(ctx), { domain: field(form, 'domain') ?? '' });
     } catch (error) {
       if (!isAppError(error) || !['invalid_input', 'conflict', 'payment_required'].includes(error.code)) throw error;
-      return listPage(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
+      return await listPage(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
     ctx.status = 303;
     ctx.redirect(`/domains/${segment(added.id)}`);

@@ -25,9 +25,9 @@ export const draftPages = (router: Router, deps: ConsoleDeps): void => {
   const { approvals } = deps.services;
   const tz = deps.timeZone;
 
-  router.get('/drafts', requireSignedIn, (ctx) => {
+  router.get('/drafts', requireSignedIn, async (ctx) => {
     const { status } = validateInput<{ status: DraftFilter }>('owner-drafts-query.json', { ...ctx.query }, { coerce: true });
-    const { drafts } = approvals.list(ownerOf(ctx), status);
+    const { drafts } = await approvals.list(ownerOf(ctx), status);
     const rows = drafts.map(
       (draft) => html`<tr><td><a href="/drafts/${segment(draft.id)}">${draft.subject || '(no subject)'}</a></td>
 <td>${draft.agent?.agentId}</td><td class="num">${draft.recipientCount}</td><td>${timeOf(draft.updatedAt, tz)}</td><td>${badge(draft.status)}</td></tr>`,
@@ -40,8 +40,8 @@ ${rows.length === 0 ? empty(status === 'open' ? 'No drafts are waiting for you.'
     });
   });
 
-  const draftPage = (ctx: Context, message?: string, status = 200) => {
-    const draft = approvals.get(ownerOf(ctx), ctx.params.id);
+  const draftPage = async (ctx: Context, message?: string, status = 200) => {
+    const draft = await approvals.get(ownerOf(ctx), ctx.params.id);
     const { message: request } = draft;
     const base = `/drafts/${segment(draft.id)}`;
     const hasHtml = typeof request.html === 'string' && request.html !== '';
@@ -75,8 +75,8 @@ ${draft.status === 'pending' ? html`<form method="post" action="${base}/reject" 
   };
 
   router.get('/drafts/:id', requireSignedIn, (ctx) => draftPage(ctx));
-  router.get('/drafts/:id/body', requireSignedIn, (ctx) => {
-    sendBodyFrame(ctx, approvals.get(ownerOf(ctx), ctx.params.id).message.html ?? '');
+  router.get('/drafts/:id/body', requireSignedIn, async (ctx) => {
+    sendBodyFrame(ctx, (await approvals.get(ownerOf(ctx), ctx.params.id)).message.html ?? '');
   });
   router.post('/drafts/:id/approve', requireSignedIn, async (ctx) => {
     const form = await readForm(deps, ctx);
@@ -87,16 +87,16 @@ ${draft.status === 'pending' ? html`<form method="post" action="${base}/reject" 
       ctx.redirect(`/agents/${segment(draft.agent.id)}/outbound/${segment(draft.outboundId ?? '')}`);
     } catch (error) {
       if (!isAppError(error) || error.code === 'not_found' || error.code === 'unavailable') throw error;
-      draftPage(ctx, `Not sent: ${error.message}`, HTTP_STATUS_OF[error.code]);
+      await draftPage(ctx, `Not sent: ${error.message}`, HTTP_STATUS_OF[error.code]);
     }
   });
   router.post('/drafts/:id/reject', requireSignedIn, async (ctx) => {
     const form = await readForm(deps, ctx);
     try {
-      approvals.reject(ownerOf(ctx), ctx.params.id, field(form, 'reason'));
+      await approvals.reject(ownerOf(ctx), ctx.params.id, field(form, 'reason'));
     } catch (error) {
       if (!isAppError(error) || error.code !== 'conflict') throw error;
-      return draftPage(ctx, error.message, 409);
+      return await draftPage(ctx, error.message, 409);
     }
     ctx.status = 303;
     ctx.redirect(`/drafts/${segment(ctx.params.id)}`);

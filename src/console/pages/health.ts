@@ -33,11 +33,8 @@ const checksTable = (report: DoctorReport): Html =>
  */
 export const healthPages = (router: Router, deps: ConsoleDeps): void => {
   router.get('/health', requireSignedIn, async (ctx) => {
-    const own = deps.services.domains
-      .list(domainCaller(ctx))
-      .domains.filter((domain) => domain.status === 'verified')
-      .map((domain) => domain.domain);
-    const operator = deps.services.owners.isOperator(ownerOf(ctx));
+    const own = (await deps.services.domains.list(domainCaller(ctx))).domains.filter((domain) => domain.status === 'verified').map((domain) => domain.domain);
+    const operator = await deps.services.owners.isOperator(ownerOf(ctx));
     const report = operator ? await deps.services.doctor.run({ verifiedDomains: own }) : await deps.services.doctor.runForDomains(own);
     const body =
       report.checks.length > 0

@@ -15,16 +15,18 @@ const DONE: Record<string, string> = { claimed: 'The agent is yours now.' };
 export const homePages = (router: Router, deps: ConsoleDeps): void => {
   const { services } = deps;
 
-  const home = (ctx: Context, message?: { text: string; tone: 'good' | 'bad' }, status = 200) => {
+  const home = async (ctx: Context, message?: { text: string; tone: 'good' | 'bad' }, status = 200) => {
     const owner = ownerOf(ctx);
-    const me = services.owners.me(owner);
-    const { agents } = services.ownership.list(owner);
-    const waiting = services.approvals.list(owner, 'open').drafts.length;
-    const rows = agents.map((agent) => {
-      const sending = services.ownerViews.sending(owner, agent.id);
-      return html`<tr><td><a href="/agents/${segment(agent.id)}">${agent.agentId}</a><br><span class="muted">${agent.email}</span></td>
+    const me = await services.owners.me(owner);
+    const { agents } = await services.ownership.list(owner);
+    const waiting = (await services.approvals.list(owner, 'open')).drafts.length;
+    const rows = await Promise.all(
+      agents.map(async (agent) => {
+        const sending = await services.ownerViews.sending(owner, agent.id);
+        return html`<tr><td><a href="/agents/${segment(agent.id)}">${agent.agentId}</a><br><span class="muted">${agent.email}</span></td>
 <td class="num">${agent.credits}</td><td>${badge(sending.state)}</td><td>${usageMeter(sending.usage.recipientsToday, sending.limits.recipientsPerDay)}</td></tr>`;
-    });
+      }),
+    );
     renderPage(deps, ctx, {
       title: 'Your agents',
       active: 'agents',
@@ -51,17 +53,17 @@ ${agents.length > 0 ? table(['Agent', 'Credits', 'Sending', 'Today'], rows) : em
   router.post('/agents/claim', requireSignedIn, async (ctx) => {
     const form = await readForm(deps, ctx);
     try {
-      services.ownership.claimWithKey(ownerOf(ctx), form.get('apiKey')?.trim() ?? '');
+      await services.ownership.claimWithKey(ownerOf(ctx), form.get('apiKey')?.trim() ?? '');
     } catch (error) {
       if (!isAppError(error) || !['invalid_input', 'conflict'].includes(error.code)) throw error;
-      return home(ctx, { text: error.message, tone: 'bad' }, error.code === 'conflict' ? 409 : 400);
+      return await home(ctx, { text: error.message, tone: 'bad' }, error.code === 'conflict' ? 409 : 400);
     }
     ctx.status = 303;
     ctx.redirect('/?done=claimed');
   });
   router.post('/agents/claim-code', requireSignedIn, async (ctx) => {
     await readForm(deps, ctx);
-    const made = services.ownership.createClaimCode(ownerOf(ctx));
+    const made = await services.ownership.createClaimCode(ownerOf(ctx));
     renderPage(deps, ctx, {
       title: 'Claim code',
       active: 'agents',
@@ -89,17 +91,17 @@ ${agents.length > 0 ? table(['Agent', 'Credits', 'Sending', 'Today'], rows) : em
       ctx.redirect(`/agents/${segment(owner.ownerId)}/outbound/${segment(sent.id)}`);
     } catch (error) {
       if (!isAppError(error) || error.code === 'unavailable' || error.code === 'submission_failed') throw error;
-      composePage(ctx, error.message, HTTP_STATUS_OF[error.code]);
+      await composePage(ctx, error.message, HTTP_STATUS_OF[error.code]);
     }
   });
 
-  const composePage = (ctx: Context, error?: string, status = 200) => {
-    const me = services.owners.me(ownerOf(ctx));
+  const composePage = async (ctx: Context, error?: string, status = 200) => {
+    const me = await services.owners.me(ownerOf(ctx));
     renderPage(deps, ctx, {
       title: 'Write a message',
       active: 'agents',
       status,
-      body: html`${notice(error, 'bad')}<p class="muted">From your own mailbox ${me.address}: one credit per recipient, at most ${services.ownerViews.sending(ownerOf(ctx), me.id).limits.recipientsPerDay} recipients a day.</p>
+      body: html`${notice(error, 'bad')}<p class="muted">From your own mailbox ${me.address}: one credit per recipient, at most ${(await services.ownerViews.sending(ownerOf(ctx), me.id)).limits.recipientsPerDay} recipients a day.</p>
 <form method="post" action="/compose" class="stack card">${csrfField(deps, ctx)}
 <input type="hidden" name="idempotencyKey" value="console-${randomBytes(12).toString('hex')}">
 <label>To (addresses, comma-separated) <input type="text" name="to" required></label>

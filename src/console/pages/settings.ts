@@ -13,8 +13,8 @@ import { csrfField, requireSignedIn } from '../session.js';
 export const settingsPages = (router: Router, deps: ConsoleDeps): void => {
   const { owners } = deps.services;
 
-  const page = (ctx: Context, top: Html = html``, status = 200) => {
-    const me = owners.me(ownerOf(ctx));
+  const page = async (ctx: Context, top: Html = html``, status = 200) => {
+    const me = await owners.me(ownerOf(ctx));
     const factor =
       me.twoFactor === 'enabled'
         ? html`<form method="post" action="/settings/2fa" class="stack">${csrfField(deps, ctx)}<input type="hidden" name="action" value="disable">
@@ -51,17 +51,17 @@ export const settingsPages = (router: Router, deps: ConsoleDeps): void => {
       ctx.redirect('/settings');
     } catch (error) {
       if (!isAppError(error) || !['invalid_input', 'forbidden'].includes(error.code)) throw error;
-      page(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
+      await page(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
   });
   router.post('/settings/2fa', requireSignedIn, async (ctx) => {
     const form = await readForm(deps, ctx);
     const action = form.get('action');
-    if (action !== 'enroll' && action !== 'confirm' && action !== 'disable') return page(ctx, notice('Unknown action.', 'bad'), 400);
+    if (action !== 'enroll' && action !== 'confirm' && action !== 'disable') return await page(ctx, notice('Unknown action.', 'bad'), 400);
     try {
-      const result = owners.twoFactorAction(ownerOf(ctx), action, field(form, 'factorCode'));
+      const result = await owners.twoFactorAction(ownerOf(ctx), action, field(form, 'factorCode'));
       const seed = result.otpauthUrl ? new URL(result.otpauthUrl).searchParams.get('secret') : null;
-      page(
+      await page(
         ctx,
         result.otpauthUrl
           ? html`<section class="card"><p class="notice good">Add this to your authenticator app (shown once), then confirm with a code.</p>
@@ -70,7 +70,7 @@ export const settingsPages = (router: Router, deps: ConsoleDeps): void => {
       );
     } catch (error) {
       if (!isAppError(error) || !['forbidden', 'conflict', 'rate_limited'].includes(error.code)) throw error;
-      page(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
+      await page(ctx, notice(error.message, 'bad'), HTTP_STATUS_OF[error.code]);
     }
   });
 };

@@ -15,7 +15,7 @@ export const accountRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.status = 201;
     ctx.body = registration;
   });
-  router.get('/api/v1/agent/balance', requireAuth(services.auth), (ctx) => {
-    ctx.body = services.balance.of(principalOf(ctx));
+  router.get('/api/v1/agent/balance', requireAuth(services.auth), async (ctx) => {
+    ctx.body = await services.balance.of(principalOf(ctx));
   });
 };

@@ -8,11 +8,11 @@ import type { HttpDeps } from '../context.js';
 export const agentOwnerRoutes = (router: Router, deps: HttpDeps): void => {
   const { services } = deps;
   const auth = requireAuth(services.auth);
-  router.get('/api/v1/agent/owner', auth, (ctx) => {
-    ctx.body = services.ownership.ownerOf(principalOf(ctx));
+  router.get('/api/v1/agent/owner', auth, async (ctx) => {
+    ctx.body = await services.ownership.ownerOf(principalOf(ctx));
   });
   router.post('/api/v1/agent/owner', auth, async (ctx) => {
     const input = validateInput<{ code: string }>('agent-owner-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget));
-    ctx.body = services.ownership.redeem(principalOf(ctx), input.code);
+    ctx.body = await services.ownership.redeem(principalOf(ctx), input.code);
   });
 };

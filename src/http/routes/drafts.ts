@@ -13,18 +13,18 @@ export const draftRoutes = (router: Router, deps: HttpDeps): void => {
     const input = validateInput<SendRequest>('send-request.json', await readJsonBody(ctx, deps.body.sendBytes, deps.body.budget));
     ctx.body = await services.drafts.create(principalOf(ctx), input);
   });
-  router.get('/api/v1/agent/drafts', auth, (ctx) => {
+  router.get('/api/v1/agent/drafts', auth, async (ctx) => {
     const query = validateInput<{ before?: string }>('drafts-query.json', { ...ctx.query }, { coerce: true });
-    ctx.body = services.drafts.list(principalOf(ctx), query.before);
+    ctx.body = await services.drafts.list(principalOf(ctx), query.before);
   });
-  router.get('/api/v1/agent/drafts/:id', auth, (ctx) => {
-    ctx.body = services.drafts.get(principalOf(ctx), ctx.params.id);
+  router.get('/api/v1/agent/drafts/:id', auth, async (ctx) => {
+    ctx.body = await services.drafts.get(principalOf(ctx), ctx.params.id);
   });
   router.patch('/api/v1/agent/drafts/:id', auth, async (ctx) => {
     const patch = validateInput<Record<string, unknown>>('draft-patch-request.json', await readJsonBody(ctx, deps.body.sendBytes, deps.body.budget));
     ctx.body = await services.drafts.update(principalOf(ctx), ctx.params.id, patch);
   });
-  router.delete('/api/v1/agent/drafts/:id', auth, (ctx) => {
-    ctx.body = services.drafts.delete(principalOf(ctx), ctx.params.id);
+  router.delete('/api/v1/agent/drafts/:id', auth, async (ctx) => {
+    ctx.body = await services.drafts.delete(principalOf(ctx), ctx.params.id);
   });
 };

@@ -25,12 +25,12 @@ const RETRY_MS = 2000;
  */
 export const eventRoutes = (router: Router, deps: HttpDeps): void => {
   const { services } = deps;
-  router.get('/api/v1/agent/events', requireAuth(services.auth), (ctx) => {
+  router.get('/api/v1/agent/events', requireAuth(services.auth), async (ctx) => {
     const query = validateInput<EventsQuery>('events-query.json', { ...ctx.query }, { coerce: true });
     const header = ctx.get('last-event-id').trim();
     let wake = (): void => {};
     let end = (_error: AppError): void => {};
-    const stream = services.eventStreams.open(
+    const stream = await services.eventStreams.open(
       principalOf(ctx),
       {
         lastEventId: header !== '' ? header : query.lastEventId,
@@ -49,8 +49,13 @@ export const eventRoutes = (router: Router, deps: HttpDeps): void => {
     };
     // A key can also stop working by time alone (its expiresAt passes): checked at each heartbeat.
     const heartbeat = setInterval(() => {
-      if (!stream.keyStillValid()) end(KEY_CLOSED_ERROR);
-      else if (!res.writableNeedDrain) res.write(': heartbeat\n\n');
+      stream.keyStillValid().then(
+        (valid) => {
+          if (!valid) end(KEY_CLOSED_ERROR);
+          else if (!res.writableNeedDrain) res.write(': heartbeat\n\n');
+        },
+        () => res.destroy(),
+      );
     }, deps.events.heartbeatMs);
     res.once('close', () => {
       clearInterval(heartbeat);
@@ -60,22 +65,43 @@ export const eventRoutes = (router: Router, deps: HttpDeps): void => {
   });
 };
 
-/** Writes what the log has after the stream's cursor; waits for 'drain' instead of buffering. */
+/**
+ * Writes what the log has after the stream's cursor; waits for 'drain' instead of buffering.
+ * One pump at a time: a wake during a pump makes it look again when it ends, so two reads of
+ * the log never race for the same cursor.
+ */
 const pumpInto = (res: ServerResponse, stream: EventStream): (() => void) => {
   let draining = false;
-  const pump = (): void => {
+  let pumping = false;
+  let again = false;
+  const pump = async (): Promise<void> => {
     while (!draining && !res.destroyed) {
-      const events = stream.next(BATCH);
+      const events = await stream.next(BATCH);
       if (events.length === 0) return;
       const frames = events.map((event) => `id: ${event.id}\nevent: ${event.type}\ndata: ${event.body}\n\n`).join('');
       if (!res.write(frames)) {
         draining = true;
         res.once('drain', () => {
           draining = false;
-          pump();
+          wake();
         });
       }
     }
   };
-  return pump;
+  const wake = (): void => {
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    again = false;
+    pump().then(
+      () => {
+        pumping = false;
+        if (again) wake();
+      },
+      () => res.destroy(),
+    );
+  };
+  return wake;
 };

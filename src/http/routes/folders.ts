@@ -26,21 +26,21 @@ interface DeleteQuery {
 export const folderRoutes = (router: Router, deps: HttpDeps): void => {
   const { services } = deps;
   const auth = requireAuth(services.auth);
-  router.get('/api/v1/agent/folders', auth, (ctx) => {
-    ctx.body = services.organizer.listFolders(principalOf(ctx));
+  router.get('/api/v1/agent/folders', auth, async (ctx) => {
+    ctx.body = await services.organizer.listFolders(principalOf(ctx));
   });
   router.post('/api/v1/agent/email/:id/move', auth, async (ctx) => {
     const { id } = validateInput<{ id: string }>('email-query.json', { id: ctx.params.id });
     const body = validateInput<MoveRequest>('message-move-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget));
-    ctx.body = services.organizer.move(principalOf(ctx), { uid: Number(id), folder: body.folder, uidValidity: body.uidValidity }, body.to);
+    ctx.body = await services.organizer.move(principalOf(ctx), { uid: Number(id), folder: body.folder, uidValidity: body.uidValidity }, body.to);
   });
   router.post('/api/v1/agent/email/:id/junk', auth, async (ctx) => {
     const { id } = validateInput<{ id: string }>('email-query.json', { id: ctx.params.id });
     const body = validateInput<JunkRequest>('message-junk-request.json', await readJsonBody(ctx, deps.body.smallBytes, deps.body.budget));
     ctx.body = await services.junkMarking.mark(principalOf(ctx), { uid: Number(id), folder: body.folder, uidValidity: body.uidValidity }, body.junk);
   });
-  router.delete('/api/v1/agent/email/:id', auth, (ctx) => {
+  router.delete('/api/v1/agent/email/:id', auth, async (ctx) => {
     const query = validateInput<DeleteQuery>('email-delete-query.json', { ...ctx.query, id: ctx.params.id }, { coerce: true });
-    ctx.body = services.organizer.delete(principalOf(ctx), { uid: Number(query.id), folder: query.folder, uidValidity: query.uidValidity });
+    ctx.body = await services.organizer.delete(principalOf(ctx), { uid: Number(query.id), folder: query.folder, uidValidity: query.uidValidity });
   });
 };

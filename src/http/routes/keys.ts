@@ -22,26 +22,26 @@ export const keyRoutes = (router: Router, deps: HttpDeps): void => {
       await next();
     });
 
-  router.get('/api/v1/agent/keys', auth, (ctx) => {
-    ctx.body = services.keyRotation.state(principalOf(ctx));
+  router.get('/api/v1/agent/keys', auth, async (ctx) => {
+    ctx.body = await services.keyRotation.state(principalOf(ctx));
   });
   router.post('/api/v1/agent/keys', auth, async (ctx) => {
     const input = validator.validate<{ action: RotationAction }>('key-rotation-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
-    ctx.body = services.keyRotation.mutate(principalOf(ctx), input.action);
+    ctx.body = await services.keyRotation.mutate(principalOf(ctx), input.action);
   });
 
   router.post('/api/v1/agent/access-keys', auth, async (ctx) => {
     const principal = principalOf(ctx);
     const input = validator.validate<AccessKeyRequest>('access-key-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
-    ctx.body = services.accessKeys.create(principal, input);
+    ctx.body = await services.accessKeys.create(principal, input);
     ctx.status = 201;
   });
-  router.get('/api/v1/agent/access-keys', auth, (ctx) => {
-    ctx.body = services.accessKeys.list(principalOf(ctx));
+  router.get('/api/v1/agent/access-keys', auth, async (ctx) => {
+    ctx.body = await services.accessKeys.list(principalOf(ctx));
   });
   router.delete('/api/v1/agent/access-keys/:id', auth, async (ctx) => {
     const input = validator.validate<{ factorCode?: string }>('access-key-revoke-request.json', await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget));
-    ctx.body = services.accessKeys.revoke(principalOf(ctx), ctx.params.id, input.factorCode);
+    ctx.body = await services.accessKeys.revoke(principalOf(ctx), ctx.params.id, input.factorCode);
   });
 
   router.post('/api/v1/agent/2fa', auth, async (ctx) => {
@@ -50,8 +50,8 @@ export const keyRoutes = (router: Router, deps: HttpDeps): void => {
       await readJsonBody(ctx, KEY_BODY_BYTES, deps.body.budget),
     );
     const principal = principalOf(ctx);
-    if (input.action === 'enroll') ctx.body = services.twoFactor.enroll(principal);
-    else if (input.action === 'confirm') ctx.body = services.twoFactor.confirm(principal, input.factorCode);
-    else ctx.body = services.twoFactor.disable(principal, input.factorCode);
+    if (input.action === 'enroll') ctx.body = await services.twoFactor.enroll(principal);
+    else if (input.action === 'confirm') ctx.body = await services.twoFactor.confirm(principal, input.factorCode);
+    else ctx.body = await services.twoFactor.disable(principal, input.factorCode);
   });
 };

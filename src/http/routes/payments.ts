@@ -29,8 +29,8 @@ export const paymentRoutes = (router: Router, deps: HttpDeps): void => {
     router.get(`${prefix}/payment/status/:token`, guard, async (ctx) => {
       ctx.body = await services.payments.status(payerOf(ctx), ctx.params.token);
     });
-    router.get(`${prefix}/payments`, guard, (ctx) => {
-      ctx.body = services.payments.list(payerOf(ctx));
+    router.get(`${prefix}/payments`, guard, async (ctx) => {
+      ctx.body = await services.payments.list(payerOf(ctx));
     });
   };
   mount('/api/v1/agent', requireAuth(services.auth), (ctx) => agentPayer(principalOf(ctx)));
@@ -39,6 +39,6 @@ export const paymentRoutes = (router: Router, deps: HttpDeps): void => {
     const signature = ctx.get('stripe-signature');
     if (signature === '') throw new AppError('invalid_input', 'the Stripe-Signature header is required', { field: 'Stripe-Signature' });
     const raw = await readRawBody(ctx, CALLBACK_MAX_BYTES, deps.body.budget);
-    ctx.body = { received: true, outcome: services.payments.cardCallback(raw, signature) };
+    ctx.body = { received: true, outcome: await services.payments.cardCallback(raw, signature) };
   });
 };

@@ -20,18 +20,18 @@ export const sendingRoutes = (router: Router, deps: HttpDeps): void => {
       via: 'rest',
     });
   });
-  router.get('/api/v1/agent/sending', auth, (ctx) => {
-    ctx.body = services.sending.status(principalOf(ctx));
+  router.get('/api/v1/agent/sending', auth, async (ctx) => {
+    ctx.body = await services.sending.status(principalOf(ctx));
   });
-  router.get('/api/v1/agent/outbound', auth, (ctx) => {
+  router.get('/api/v1/agent/outbound', auth, async (ctx) => {
     const query = validator.validate<{ before?: string }>('outbound-query.json', { ...ctx.query }, { coerce: true });
-    ctx.body = services.outbound.list(principalOf(ctx), query.before);
+    ctx.body = await services.outbound.list(principalOf(ctx), query.before);
   });
   // Only UUIDs: other literal paths beneath /outbound (e.g. /outbound/suppressions) fall through.
   router.get('/api/v1/agent/outbound/:id', async (ctx: Context, next: Next) => {
     if (!UUID.test(ctx.params.id)) return next();
     await auth(ctx, async () => {
-      ctx.body = services.outbound.detail(principalOf(ctx), ctx.params.id.toLowerCase());
+      ctx.body = await services.outbound.detail(principalOf(ctx), ctx.params.id.toLowerCase());
     });
   });
 };

@@ -12,6 +12,6 @@ export const threadRoutes = (router: Router, deps: HttpDeps): void => {
   });
   router.get('/api/v1/agent/threads/:id', requireAuth(services.auth), async (ctx) => {
     const query = validateInput<ThreadQuery>('thread-query.json', { ...ctx.query, id: ctx.params.id }, { coerce: true });
-    ctx.body = services.threads.get(principalOf(ctx), query);
+    ctx.body = await services.threads.get(principalOf(ctx), query);
   });
 };

@@ -18,12 +18,12 @@ export const userMailRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = await services.ownerViews.send(ownerOf(ctx), input, idempotencyKey);
   });
 
-  router.get('/api/user/drafts', owner, (ctx) => {
+  router.get('/api/user/drafts', owner, async (ctx) => {
     const query = validateInput<{ status: DraftFilter }>('owner-drafts-query.json', { ...ctx.query }, { coerce: true });
-    ctx.body = services.approvals.list(ownerOf(ctx), query.status);
+    ctx.body = await services.approvals.list(ownerOf(ctx), query.status);
   });
-  router.get('/api/user/drafts/:id', owner, (ctx) => {
-    ctx.body = services.approvals.get(ownerOf(ctx), ctx.params.id);
+  router.get('/api/user/drafts/:id', owner, async (ctx) => {
+    ctx.body = await services.approvals.get(ownerOf(ctx), ctx.params.id);
   });
   router.post('/api/user/drafts/:id/approve', owner, async (ctx) => {
     const input = validateInput<{ version: string }>('draft-approve-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES, deps.body.budget));
@@ -31,6 +31,6 @@ export const userMailRoutes = (router: Router, deps: HttpDeps): void => {
   });
   router.post('/api/user/drafts/:id/reject', owner, async (ctx) => {
     const input = validateInput<{ reason?: string }>('draft-reject-request.json', await readJsonBody(ctx, SMALL_BODY_BYTES, deps.body.budget));
-    ctx.body = services.approvals.reject(ownerOf(ctx), ctx.params.id, input.reason);
+    ctx.body = await services.approvals.reject(ownerOf(ctx), ctx.params.id, input.reason);
   });
 };

@@ -28,13 +28,13 @@ export const userSessionRoutes = (router: Router, deps: HttpDeps): void => {
     const input = validateInput<SignInInput>('owner-session-request.json', await readJsonBody(ctx, BODY_BYTES, deps.body.budget));
     answerSession(ctx, await services.ownerSessions.signIn(input, clientIp(ctx, deps.trustProxy)));
   });
-  router.delete('/api/user/session', owner, (ctx) => {
-    services.ownerSessions.signOut(ownerOf(ctx));
+  router.delete('/api/user/session', owner, async (ctx) => {
+    await services.ownerSessions.signOut(ownerOf(ctx));
     ctx.append('Set-Cookie', clearedSessionCookie(isSecureBase(deps.baseUrl())));
     ctx.body = { signedOut: true };
   });
-  router.get('/api/user/me', owner, (ctx) => {
-    ctx.body = services.owners.me(ownerOf(ctx));
+  router.get('/api/user/me', owner, async (ctx) => {
+    ctx.body = await services.owners.me(ownerOf(ctx));
   });
   router.post('/api/user/password', owner, async (ctx) => {
     const input = validateInput<{ currentPassword: string; newPassword: string }>(
@@ -48,6 +48,6 @@ export const userSessionRoutes = (router: Router, deps: HttpDeps): void => {
       'two-factor-request.json',
       await readJsonBody(ctx, BODY_BYTES, deps.body.budget),
     );
-    ctx.body = services.owners.twoFactorAction(ownerOf(ctx), input.action, input.factorCode);
+    ctx.body = await services.owners.twoFactorAction(ownerOf(ctx), input.action, input.factorCode);
   });
 };

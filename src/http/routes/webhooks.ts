@@ -8,12 +8,12 @@ import type { HttpDeps } from '../context.js';
 export const webhookRoutes = (router: Router, deps: HttpDeps): void => {
   const { services, validator } = deps;
   const auth = requireAuth(services.auth);
-  router.get('/api/v1/agent/webhooks/deliveries', auth, (ctx) => {
+  router.get('/api/v1/agent/webhooks/deliveries', auth, async (ctx) => {
     const query = validator.validate<{ before?: string }>('webhook-deliveries-query.json', { ...ctx.query }, { coerce: true });
-    ctx.body = services.webhookDeliveries.list(principalOf(ctx), query.before);
+    ctx.body = await services.webhookDeliveries.list(principalOf(ctx), query.before);
   });
-  router.get('/api/v1/agent/webhooks/deliveries/:id', auth, (ctx) => {
-    ctx.body = services.webhookDeliveries.get(principalOf(ctx), ctx.params.id);
+  router.get('/api/v1/agent/webhooks/deliveries/:id', auth, async (ctx) => {
+    ctx.body = await services.webhookDeliveries.get(principalOf(ctx), ctx.params.id);
   });
   router.post('/api/v1/agent/webhooks/deliveries/:id', auth, async (ctx) => {
     ctx.body = await services.webhookDeliveries.replay(principalOf(ctx), ctx.params.id);
@@ -23,11 +23,11 @@ export const webhookRoutes = (router: Router, deps: HttpDeps): void => {
     ctx.body = await services.webhooks.create(principalOf(ctx), input);
     ctx.status = 201;
   });
-  router.get('/api/v1/agent/webhooks', auth, (ctx) => {
-    ctx.body = services.webhooks.list(principalOf(ctx));
+  router.get('/api/v1/agent/webhooks', auth, async (ctx) => {
+    ctx.body = await services.webhooks.list(principalOf(ctx));
   });
-  router.delete('/api/v1/agent/webhooks/:id', auth, (ctx) => {
-    ctx.body = services.webhooks.delete(principalOf(ctx), ctx.params.id);
+  router.delete('/api/v1/agent/webhooks/:id', auth, async (ctx) => {
+    ctx.body = await services.webhooks.delete(principalOf(ctx), ctx.params.id);
   });
   router.post('/api/v1/agent/webhooks/:id/verify', auth, async (ctx) => {
     ctx.body = await services.webhooks.verify(principalOf(ctx), ctx.params.id);

@@ -21,7 +21,7 @@ export const bodyBackfillQueue = (bodies: MessageBodyService, logger: Logger): Q
     let built = 0;
     try {
       // Until none is left, or a batch made no progress (those stay listed for the next start).
-      for (let batch = -1; batch !== 0 && !signal.aborted && bodies.hasBackfill(); ) {
+      for (let batch = -1; batch !== 0 && !signal.aborted && (await bodies.hasBackfill()); ) {
         batch = await bodies.backfill(BATCH, () => signal.aborted);
         built += batch;
       }

@@ -12,7 +12,7 @@ export type DeliveryRun = DeliveryReport & QueueRun;
 export const deliveryQueue = (delivery: DeliveryService, logger: Logger): QueueWork<DeliveryRun> => ({
   async run(now) {
     const report = await delivery.runOnce(new Date(now));
-    if (report.claimed === 0) return { ...report, next: delivery.nextDueAt() };
+    if (report.claimed === 0) return { ...report, next: await delivery.nextDueAt() };
     logger.debug('delivery run', { ...report });
     return { ...report, next: now };
   },

@@ -44,7 +44,7 @@ export class InboundQueue implements QueueWork<InboundRun> {
     let delivered = 0;
     let tried = 0;
     // Counted again from the table: other processes on the data folder queue (and store) too.
-    this.inbound.recountQueued();
+    await this.inbound.recountQueued();
     for (let after = 0; !signal.aborted && this.inbound.queuedCount() > 0; ) {
       const bursting = performance.now() - this.lastQueuedAt < BURST_GAP_MS;
       // Claimed before the parse: no other process stores the same message.
@@ -56,7 +56,7 @@ export class InboundQueue implements QueueWork<InboundRun> {
       delivered += entries.length - (await this.deliver(entries));
       if (bursting) await sleep(Math.max(0, TRICKLE_MS - (performance.now() - started)));
     }
-    const next = this.inbound.nextQueuedDueAt();
+    const next = await this.inbound.nextQueuedDueAt();
     // Nothing stored and still due (not even postponed: the store failed): not again at once.
     if (tried > 0 && delivered === 0 && next !== null && next <= now) return { delivered, next: now + FAILED_RUN_PAUSE_MS };
     return { delivered, next };

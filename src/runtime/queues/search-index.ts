@@ -26,9 +26,9 @@ export const searchIndexQueue = (searchIndex: SearchIndexService, logger: Logger
   async run() {
     try {
       // What a node that died left waiting, once its lease ran out: indexed again from the backfill below.
-      searchIndex.takeOverWaiting();
+      await searchIndex.takeOverWaiting();
       let indexed = await searchIndex.indexQueued();
-      if (searchIndex.hasBackfill()) indexed += await searchIndex.indexBackfill();
+      if (await searchIndex.hasBackfill()) indexed += await searchIndex.indexBackfill();
       return { indexed, next: null };
     } catch (error) {
       logger.error('search indexing failed', { error: error instanceof Error ? error.message : String(error) });

@@ -40,7 +40,7 @@ export class WebhookQueue implements QueueWork<WebhookRun> {
     // Leased to this node before they are attempted: no other node attempts them meanwhile.
     const due = await this.dispatch.leaseDue(now, free, [...this.inFlight.keys()]);
     for (const event of due) this.inFlight.set(event.seq, this.attempt(event, signal));
-    return { started: due.length, next: this.inFlight.size >= this.options.concurrency ? null : this.dispatch.nextDueAt([...this.inFlight.keys()], now) };
+    return { started: due.length, next: this.inFlight.size >= this.options.concurrency ? null : await this.dispatch.nextDueAt([...this.inFlight.keys()], now) };
   }
 
   /** Resolves once no attempt is in flight (at stop, after the abort; tests). */

@@ -29,22 +29,22 @@ export class AuthService {
    * replacement past its 30 minutes is refused here by time even before the sweep marks it.
    * A mail:draft key is exclusive (docs/agents/drafts.md): 403 everywhere but drafts.
    */
-  authenticate(secret: string | null, options: AuthenticateOptions = {}): Principal {
+  async authenticate(secret: string | null, options: AuthenticateOptions = {}): Promise<Principal> {
     if (!secret || keyKindOf(secret) === null) throw new AppError('unauthorized', UNAUTHORIZED);
-    const key = this.store.keys.byHash(hashKey(secret));
+    const key = await this.store.keys.byHash(hashKey(secret));
     if (!key || !this.isUsable(key)) throw new AppError('unauthorized', UNAUTHORIZED);
-    const account = this.store.accounts.byId(key.accountId);
+    const account = await this.store.accounts.byId(key.accountId);
     if (!account) throw new AppError('unauthorized', UNAUTHORIZED);
-    const permissions = this.permissionsOf(key);
+    const permissions = await this.permissionsOf(key);
     if (key.kind === 'access' && permissions.includes('mail:draft') && !options.drafts) {
       throw new AppError('forbidden', 'a mail:draft key can only manage drafts (/api/v1/agent/drafts)');
     }
-    return { accountId: account.id, keyId: key.id, kind: key.kind, permissions, ...(this.isSandbox(key) ? { sandbox: true } : {}) };
+    return { accountId: account.id, keyId: key.id, kind: key.kind, permissions, ...((await this.isSandbox(key)) ? { sandbox: true } : {}) };
   }
 
   /** A sandbox access key: its sends are validated, charged to nobody and never leave the host. */
-  private isSandbox(key: KeyRecord): boolean {
-    return key.kind === 'access' && this.store.accessKeys.policy(key.id)?.sandbox === true;
+  private async isSandbox(key: KeyRecord): Promise<boolean> {
+    return key.kind === 'access' && (await this.store.accessKeys.policy(key.id))?.sandbox === true;
   }
 
   /**
@@ -56,7 +56,7 @@ export class AuthService {
     if (secret && keyKindOf(secret) === null && looksLikeJwt(secret) && (await this.ownerTokens.verify(secret))) {
       throw new AppError('forbidden', 'owner session tokens are accepted on /api/user/* only; agent endpoints take an API key');
     }
-    return this.authenticate(secret, options);
+    return await this.authenticate(secret, options);
   }
 
   /**
@@ -64,8 +64,8 @@ export class AuthService {
    * authenticated once and acts later (SMTP submission): a key revoked, rotated away or
    * expired since is refused, as `authenticate` would refuse it now. One lookup by key id.
    */
-  stillValid(principal: Principal): boolean {
-    const key = this.store.keys.byId(principal.keyId);
+  async stillValid(principal: Principal): Promise<boolean> {
+    const key = await this.store.keys.byId(principal.keyId);
     return key !== null && key.accountId === principal.accountId && this.isUsable(key);
   }
 
@@ -77,20 +77,20 @@ export class AuthService {
   }
 
   /** A full key holds every permission; a limited key exactly those it was issued with. */
-  private permissionsOf(key: KeyRecord): readonly Permission[] {
+  private async permissionsOf(key: KeyRecord): Promise<readonly Permission[]> {
     if (key.kind === 'full') return ALL_PERMISSIONS;
-    return this.store.accessKeys.policy(key.id)?.permissions ?? [];
+    return (await this.store.accessKeys.policy(key.id))?.permissions ?? [];
   }
 
   /**
    * SMTP submission AUTH: the mailbox address as username and the full account key as
    * password. Limited access keys cannot use SMTP (docs/agents/keys.md): 403.
    */
-  authenticateMailbox(username: string, secret: string): Principal {
+  async authenticateMailbox(username: string, secret: string): Promise<Principal> {
     if (keyKindOf(secret) === 'access') throw new AppError('forbidden', 'limited access keys cannot use SMTP; use the full account key');
-    const principal = this.authenticate(secret);
+    const principal = await this.authenticate(secret);
     if (principal.kind !== 'full') throw new AppError('forbidden', 'limited access keys cannot use SMTP; use the full account key');
-    const mailbox = this.store.accounts.mailboxOfAccount(principal.accountId);
+    const mailbox = await this.store.accounts.mailboxOfAccount(principal.accountId);
     if (!mailbox || mailbox.address !== username.trim().toLowerCase()) throw new AppError('unauthorized', 'wrong mailbox address or key');
     return principal;
   }

@@ -21,25 +21,25 @@ export class RateLimiter {
     private readonly clock: Clock,
   ) {}
 
-  take(rule: RateRule, subject: string, count = 1): void {
+  async take(rule: RateRule, subject: string, count = 1): Promise<void> {
     const now = this.clock.now().getTime();
     // Counted, not listed: the accept transaction of every send runs this, and a list of a
     // busy window's events cost more than the rest of the send.
-    this.store.transaction(() => {
+    await this.store.transaction(async () => {
       // An event exactly windowMs old has left the window, so Retry-After (freeAt) is exact.
       const since = now - rule.windowMs + 1;
-      const inWindow = this.store.rateLimits.countSince(rule.bucket, subject, since);
+      const inWindow = await this.store.rateLimits.countSince(rule.bucket, subject, since);
       if (inWindow + count > rule.limit) {
-        const oldestToLeave = this.store.rateLimits.timeAt(rule.bucket, subject, since, Math.max(0, inWindow + count - rule.limit - 1));
+        const oldestToLeave = await this.store.rateLimits.timeAt(rule.bucket, subject, since, Math.max(0, inWindow + count - rule.limit - 1));
         const freeAt = (oldestToLeave ?? now) + rule.windowMs;
         throw new AppError('rate_limited', rule.message, { retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) });
       }
-      for (let i = 0; i < count; i += 1) this.store.rateLimits.record(rule.bucket, subject, now);
+      for (let i = 0; i < count; i += 1) await this.store.rateLimits.record(rule.bucket, subject, now);
     });
   }
 
   /** Removes events older than the longest window any rule uses. */
-  prune(maxWindowMs: number): number {
-    return this.store.rateLimits.pruneBefore(this.clock.now().getTime() - maxWindowMs);
+  async prune(maxWindowMs: number): Promise<number> {
+    return await this.store.rateLimits.pruneBefore(this.clock.now().getTime() - maxWindowMs);
   }
 }

@@ -39,72 +39,72 @@ export class TwoFactorService {
   ) {}
 
   /** A new seed; replaces an unconfirmed one. Refused while 2FA is on (disable first). */
-  enroll(principal: Principal): TwoFactorResult {
+  async enroll(principal: Principal): Promise<TwoFactorResult> {
     requireFullKey(principal);
-    const account = this.store.accounts.byId(principal.accountId);
+    const account = await this.store.accounts.byId(principal.accountId);
     if (!account) throw new AppError('not_found', 'account not found');
-    return this.enrollAccount(account.id, account.email);
+    return await this.enrollAccount(account.id, account.email);
   }
 
-  confirm(principal: Principal, factorCode: string | undefined): TwoFactorResult {
+  async confirm(principal: Principal, factorCode: string | undefined): Promise<TwoFactorResult> {
     requireFullKey(principal);
-    return this.confirmAccount(principal.accountId, factorCode);
+    return await this.confirmAccount(principal.accountId, factorCode);
   }
 
-  disable(principal: Principal, factorCode: string | undefined): TwoFactorResult {
+  async disable(principal: Principal, factorCode: string | undefined): Promise<TwoFactorResult> {
     requireFullKey(principal);
-    return this.disableAccount(principal.accountId, factorCode);
+    return await this.disableAccount(principal.accountId, factorCode);
   }
 
   /** The three actions for an account the caller has already authorized (an agent's full key, a signed-in owner). */
-  enrollAccount(accountId: string, label: string): TwoFactorResult {
+  async enrollAccount(accountId: string, label: string): Promise<TwoFactorResult> {
     const totp = this.totp(new Secret({ size: 20 }), label);
-    this.store.transaction(() => {
-      if (this.store.twoFactor.byAccount(accountId)?.status === 'enabled') {
+    await this.store.transaction(async () => {
+      if ((await this.store.twoFactor.byAccount(accountId))?.status === 'enabled') {
         throw new AppError('conflict', 'two-factor is already on; disable it first to enroll a new device');
       }
-      this.store.twoFactor.upsertPending(accountId, seal(this.config.secretKey, totp.secret.base32), this.now());
+      await this.store.twoFactor.upsertPending(accountId, seal(this.config.secretKey, totp.secret.base32), this.now());
     });
     return { action: 'enroll', status: 'pending', otpauthUrl: totp.toString() };
   }
 
-  confirmAccount(accountId: string, factorCode: string | undefined): TwoFactorResult {
-    if (this.store.twoFactor.byAccount(accountId)?.status !== 'pending') {
+  async confirmAccount(accountId: string, factorCode: string | undefined): Promise<TwoFactorResult> {
+    if ((await this.store.twoFactor.byAccount(accountId))?.status !== 'pending') {
       throw new AppError('conflict', 'nothing to confirm: enroll first');
     }
-    this.verify(accountId, factorCode);
-    this.store.transaction(() => this.store.twoFactor.enable(accountId, this.now()));
+    await this.verify(accountId, factorCode);
+    await this.store.transaction(() => this.store.twoFactor.enable(accountId, this.now()));
     return { action: 'confirm', status: 'enabled' };
   }
 
-  disableAccount(accountId: string, factorCode: string | undefined): TwoFactorResult {
-    if (!this.isEnabled(accountId)) throw new AppError('conflict', 'two-factor is not on');
-    this.verify(accountId, factorCode);
-    this.store.transaction(() => this.store.twoFactor.remove(accountId));
+  async disableAccount(accountId: string, factorCode: string | undefined): Promise<TwoFactorResult> {
+    if (!(await this.isEnabled(accountId))) throw new AppError('conflict', 'two-factor is not on');
+    await this.verify(accountId, factorCode);
+    await this.store.transaction(() => this.store.twoFactor.remove(accountId));
     return { action: 'disable', status: 'off' };
   }
 
   /** off, pending (enrolled, not confirmed) or enabled. */
-  statusOf(accountId: string): TwoFactorResult['status'] {
-    return this.store.twoFactor.byAccount(accountId)?.status ?? 'off';
+  async statusOf(accountId: string): Promise<TwoFactorResult['status']> {
+    return (await this.store.twoFactor.byAccount(accountId))?.status ?? 'off';
   }
 
   /** Operator reset (`agentpost 2fa reset`): drops the seed; true when one was there. */
-  reset(accountId: string): boolean {
-    return this.store.transaction(() => {
-      const had = this.store.twoFactor.byAccount(accountId) !== null;
-      this.store.twoFactor.remove(accountId);
+  async reset(accountId: string): Promise<boolean> {
+    return await this.store.transaction(async () => {
+      const had = (await this.store.twoFactor.byAccount(accountId)) !== null;
+      await this.store.twoFactor.remove(accountId);
       return had;
     });
   }
 
-  isEnabled(accountId: string): boolean {
-    return this.store.twoFactor.byAccount(accountId)?.status === 'enabled';
+  async isEnabled(accountId: string): Promise<boolean> {
+    return (await this.store.twoFactor.byAccount(accountId))?.status === 'enabled';
   }
 
   /** Revoking a limited key needs `factorCode` when 2FA is on; 403 without or wrong (docs/agents/keys.md). */
-  requireFactorIfEnabled(accountId: string, factorCode: string | undefined): void {
-    if (this.isEnabled(accountId)) this.verify(accountId, factorCode);
+  async requireFactorIfEnabled(accountId: string, factorCode: string | undefined): Promise<void> {
+    if (await this.isEnabled(accountId)) await this.verify(accountId, factorCode);
   }
 
   /**
@@ -112,9 +112,9 @@ export class TwoFactorService {
    * section 5.2), and only for a step later than the last accepted one, so a code
    * cannot be replayed within its window. Every attempt counts against the rate limit.
    */
-  private verify(accountId: string, factorCode: string | undefined): void {
+  private async verify(accountId: string, factorCode: string | undefined): Promise<void> {
     if (factorCode === undefined || factorCode === '') throw new AppError('forbidden', 'factorCode is required: two-factor is on');
-    this.rateLimiter.take(
+    await this.rateLimiter.take(
       {
         bucket: 'factor-code',
         limit: this.config.attemptsPer15Minutes,
@@ -123,15 +123,15 @@ export class TwoFactorService {
       },
       accountId,
     );
-    this.store.transaction(() => {
-      const record = this.store.twoFactor.byAccount(accountId);
+    await this.store.transaction(async () => {
+      const record = await this.store.twoFactor.byAccount(accountId);
       if (!record) throw new AppError('forbidden', WRONG_CODE);
       const now = this.now();
       const totp = this.totp(Secret.fromBase32(unseal(this.config.secretKey, record.sealedSeed)), accountId);
       const delta = /^[0-9]{6}$/.test(factorCode) ? totp.validate({ token: factorCode, timestamp: now, window: 1 }) : null;
       if (delta === null) throw new AppError('forbidden', WRONG_CODE);
       const step = Math.floor(now / 1000 / PERIOD_SECONDS) + delta;
-      if (!this.store.twoFactor.useStep(accountId, step)) throw new AppError('forbidden', WRONG_CODE);
+      if (!(await this.store.twoFactor.useStep(accountId, step))) throw new AppError('forbidden', WRONG_CODE);
     });
   }
 

@@ -45,9 +45,9 @@ export class AccountService {
    * transaction of its own, so a request that then fails (malformed, too large, or anything else)
    * still counts, as a successful one does.
    */
-  register(input: RegisterInput, clientIp: string): Registration {
-    this.countRequest(clientIp);
-    return this.registered(input);
+  async register(input: RegisterInput, clientIp: string): Promise<Registration> {
+    await this.countRequest(clientIp);
+    return await this.registered(input);
   }
 
   /**
@@ -55,12 +55,12 @@ export class AccountService {
    * body is read or validated (`read` throws for a body too large or malformed), then created.
    */
   async registerFrom(clientIp: string, read: () => RegisterInput | Promise<RegisterInput>): Promise<Registration> {
-    this.countRequest(clientIp);
-    return this.registered(await read());
+    await this.countRequest(clientIp);
+    return await this.registered(await read());
   }
 
-  private countRequest(clientIp: string): void {
-    this.rateLimiter.take(
+  private async countRequest(clientIp: string): Promise<void> {
+    await this.rateLimiter.take(
       {
         bucket: 'register',
         limit: this.config.registrationsPerIpPerHour,
@@ -71,9 +71,9 @@ export class AccountService {
     );
   }
 
-  private registered(input: RegisterInput): Registration {
+  private async registered(input: RegisterInput): Promise<Registration> {
     const apiKey = newFullKey();
-    const account = this.store.transaction(() => this.createAccount(input, apiKey));
+    const account = await this.store.transaction(() => this.createAccount(input, apiKey));
     return {
       success: true,
       userId: account.id,
@@ -89,15 +89,15 @@ export class AccountService {
    * A domain mailbox (docs/design.md "Domain holder"): an agent account like a registered one, on
    * an address the caller checked is free, with its own full key. Runs in the caller's transaction.
    */
-  createOnAddress(agentId: string, address: string): { account: Account; apiKey: string } {
+  async createOnAddress(agentId: string, address: string): Promise<{ account: Account; apiKey: string }> {
     const apiKey = newFullKey();
-    return { account: this.createAccount({ agentId }, apiKey, address), apiKey };
+    return { account: await this.createAccount({ agentId }, apiKey, address), apiKey };
   }
 
-  private createAccount(input: RegisterInput, apiKey: string, address?: string): Account {
-    const email = address ?? this.freeAddress(() => newMailboxAddress(input.agentId, this.config.mailDomain));
-    const account = this.insertAccount('agent', input.agentId, input.name ?? null, email);
-    this.store.keys.insert({
+  private async createAccount(input: RegisterInput, apiKey: string, address?: string): Promise<Account> {
+    const email = address ?? (await this.freeAddress(() => newMailboxAddress(input.agentId, this.config.mailDomain)));
+    const account = await this.insertAccount('agent', input.agentId, input.name ?? null, email);
+    await this.store.keys.insert({
       id: newUuid(),
       accountId: account.id,
       kind: 'full',
@@ -114,16 +114,11 @@ export class AccountService {
    * A human owner's account and mailbox (docs/design.md "Owners"): no API key, since a human signs
    * in with a password; the caller's transaction adds the sign-in. agentId holds the login email.
    */
-  createHuman(loginEmail: string): Account {
-    return this.insertAccount(
-      'human',
-      loginEmail,
-      null,
-      this.freeAddress(() => newOwnerAddress(loginEmail, this.config.mailDomain)),
-    );
+  async createHuman(loginEmail: string): Promise<Account> {
+    return await this.insertAccount('human', loginEmail, null, await this.freeAddress(() => newOwnerAddress(loginEmail, this.config.mailDomain)));
   }
 
-  private insertAccount(kind: AccountKind, agentId: string, name: string | null, email: string): Account {
+  private async insertAccount(kind: AccountKind, agentId: string, name: string | null, email: string): Promise<Account> {
     const account: Account = {
       id: newUuid(),
       agentId,
@@ -136,43 +131,43 @@ export class AccountService {
       kind,
       ownerId: null,
     };
-    this.store.accounts.insert(account);
-    this.mailboxes.createMailbox(account.id, account.email);
+    await this.store.accounts.insert(account);
+    await this.mailboxes.createMailbox(account.id, account.email);
     return account;
   }
 
   /** The random suffix makes a clash unlikely; a clash is retried, never reused. */
-  private freeAddress(candidate: () => string): string {
+  private async freeAddress(candidate: () => string): Promise<string> {
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const address = candidate();
-      if (!this.store.accounts.addressTaken(address)) return address;
+      if (!(await this.store.accounts.addressTaken(address))) return address;
     }
     throw new AppError('unavailable', 'could not allocate a mailbox address; try again');
   }
 
-  get(accountId: string): Account {
-    const account = this.store.accounts.byId(accountId);
+  async get(accountId: string): Promise<Account> {
+    const account = await this.store.accounts.byId(accountId);
     if (!account) throw new AppError('not_found', 'account not found');
     return account;
   }
 
-  byEmail(email: string): Account {
-    const account = this.store.accounts.byEmail(email.trim().toLowerCase());
+  async byEmail(email: string): Promise<Account> {
+    const account = await this.store.accounts.byEmail(email.trim().toLowerCase());
     if (!account) throw new AppError('not_found', `no account with the address ${email}`);
     return account;
   }
 
-  list(): Account[] {
-    return this.store.accounts.list();
+  async list(): Promise<Account[]> {
+    return await this.store.accounts.list();
   }
 
   /** Operator grant (`agentpost credits add`); returns the new balance. */
-  addCredits(email: string, amount: number): number {
+  async addCredits(email: string, amount: number): Promise<number> {
     if (!Number.isSafeInteger(amount) || amount <= 0) {
       throw new AppError('invalid_input', 'credits to add must be a positive whole number');
     }
-    const account = this.byEmail(email);
-    return this.store.transaction(() => this.store.accounts.addCredits(account.id, amount) as number);
+    const account = await this.byEmail(email);
+    return await this.store.transaction(async () => (await this.store.accounts.addCredits(account.id, amount)) as number);
   }
 }
 

@@ -14,9 +14,9 @@ export class BalanceService {
     private readonly policy: AccessKeyPolicyService,
   ) {}
 
-  of(principal: Principal): KeyBalance {
-    const balance: KeyBalance = balanceOf(this.accounts.get(principal.accountId));
-    const accessKey = this.policy.balanceOf(principal);
+  async of(principal: Principal): Promise<KeyBalance> {
+    const balance: KeyBalance = balanceOf(await this.accounts.get(principal.accountId));
+    const accessKey = await this.policy.balanceOf(principal);
     if (accessKey) balance.accessKey = accessKey;
     return balance;
   }

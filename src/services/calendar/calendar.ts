@@ -16,16 +16,16 @@ export class CalendarService {
   ) {}
 
   /** A job as configured; a new one, or one whose schedule changed, is due at `firstRunAt`. */
-  register(name: string, schedule: string, firstRunAt: number): void {
-    this.store.transaction(() => this.store.scheduledJobs.register(name, schedule, firstRunAt));
+  async register(name: string, schedule: string, firstRunAt: number): Promise<void> {
+    await this.store.transaction(() => this.store.scheduledJobs.register(name, schedule, firstRunAt));
   }
 
-  nextDueAt(names: readonly string[]): number | null {
-    return this.store.scheduledJobs.nextDueAt(names);
+  async nextDueAt(names: readonly string[]): Promise<number | null> {
+    return await this.store.scheduledJobs.nextDueAt(names);
   }
 
-  due(names: readonly string[], now: number): { name: string; nextRunAt: number }[] {
-    return this.store.scheduledJobs.due(names, now);
+  async due(names: readonly string[], now: number): Promise<{ name: string; nextRunAt: number }[]> {
+    return await this.store.scheduledJobs.due(names, now);
   }
 
   /**
@@ -33,13 +33,13 @@ export class CalendarService {
    * one conditional update, so of several processes on one data folder exactly one takes each
    * period's run (docs/design.md, "Several processes on one store").
    */
-  take(name: string, dueAt: number, nextRunAt: number): boolean {
+  async take(name: string, dueAt: number, nextRunAt: number): Promise<boolean> {
     const now = this.clock.now().getTime();
-    return this.store.transaction(() => this.store.scheduledJobs.take(name, dueAt, nextRunAt, now, this.nodeId));
+    return await this.store.transaction(() => this.store.scheduledJobs.take(name, dueAt, nextRunAt, now, this.nodeId));
   }
 
-  finished(name: string, error: string | null): void {
+  async finished(name: string, error: string | null): Promise<void> {
     const now = this.clock.now().getTime();
-    this.store.transaction(() => this.store.scheduledJobs.finished(name, now, error));
+    await this.store.transaction(() => this.store.scheduledJobs.finished(name, now, error));
   }
 }

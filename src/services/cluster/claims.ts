@@ -48,10 +48,10 @@ export class NodeClaims {
     const inbound = this.heldIds('inbound');
     if (delivery.length + webhooks.length + inbound.length === 0) return;
     const until = this.leaseUntil();
-    await this.store.groupCommit(() => {
-      if (delivery.length > 0) this.store.delivery.renew(delivery, this.nodeId, until);
-      if (webhooks.length > 0) this.store.webhookEvents.renew(webhooks, this.nodeId, until);
-      if (inbound.length > 0) this.store.inboundQueue.renew(inbound, this.nodeId, until);
+    await this.store.groupCommit(async () => {
+      if (delivery.length > 0) await this.store.delivery.renew(delivery, this.nodeId, until);
+      if (webhooks.length > 0) await this.store.webhookEvents.renew(webhooks, this.nodeId, until);
+      if (inbound.length > 0) await this.store.inboundQueue.renew(inbound, this.nodeId, until);
     });
   }
 
@@ -60,10 +60,10 @@ export class NodeClaims {
    * their work is not running; they are given up at once instead of waiting to run out. Delivery
    * claims are settled by DeliveryService.recoverClaims instead (a sent DATA must not be resent).
    */
-  releaseOwnAtStart(): void {
-    this.store.transaction(() => {
-      this.store.webhookEvents.releaseLeasesOf(this.nodeId);
-      this.store.inboundQueue.releaseClaimsOf(this.nodeId);
+  async releaseOwnAtStart(): Promise<void> {
+    await this.store.transaction(async () => {
+      await this.store.webhookEvents.releaseLeasesOf(this.nodeId);
+      await this.store.inboundQueue.releaseClaimsOf(this.nodeId);
     });
   }
 }

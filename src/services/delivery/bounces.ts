@@ -41,12 +41,12 @@ export class BounceService {
     private readonly reputation: SendingReputation,
     private readonly mailDomain: string,
   ) {
-    this.complaints = new ComplaintIntake(store, clock, logger, reputation, (address) => this.recipientOf(address)?.submissionId ?? null);
+    this.complaints = new ComplaintIntake(store, clock, logger, reputation, async (address) => (await this.recipientOf(address))?.submissionId ?? null);
   }
 
   /** The envelope sender for mail of this recipient row: bounces+<token>@<mailDomain>. */
-  envelopeSender(recipientId: number): string {
-    return bounceAddress(this.secret(), recipientId, this.mailDomain);
+  async envelopeSender(recipientId: number): Promise<string> {
+    return bounceAddress(await this.secret(), recipientId, this.mailDomain);
   }
 
   isBounceAddress(address: string): boolean {
@@ -54,8 +54,8 @@ export class BounceService {
   }
 
   /** RCPT check: the token verifies and names a recipient we sent to. */
-  acceptsRecipient(address: string): boolean {
-    return this.recipientOf(address) !== null;
+  async acceptsRecipient(address: string): Promise<boolean> {
+    return (await this.recipientOf(address)) !== null;
   }
 
   /**
@@ -63,39 +63,39 @@ export class BounceService {
    * refund; 5.1.1 also suppresses); an RFC 5965 complaint suppresses its recipient.
    * Anything else, bounce-shaped or not, is accepted and dropped (docs/operators/delivery.md, Bounces).
    */
-  ingest(raw: Buffer, address: string): BounceReport {
-    const origin = this.recipientOf(address);
+  async ingest(raw: Buffer, address: string): Promise<BounceReport> {
+    const origin = await this.recipientOf(address);
     if (!origin) return notProcessed();
     const dsn = parseDsn(raw);
-    if (dsn) return this.ingestDsn(origin, dsn);
+    if (dsn) return await this.ingestDsn(origin, dsn);
     const feedback = parseArf(raw);
     if (!feedback) return notProcessed();
-    return { ...notProcessed(), ...this.complaints.ingest(origin, feedback) };
+    return { ...notProcessed(), ...(await this.complaints.ingest(origin, feedback)) };
   }
 
-  private ingestDsn(origin: RecipientRecord, dsn: Dsn): BounceReport {
+  private async ingestDsn(origin: RecipientRecord, dsn: Dsn): Promise<BounceReport> {
     const report: BounceReport = { ...notProcessed(), processed: true };
     const now = this.clock.now().getTime();
-    this.store.transaction(() => {
+    await this.store.transaction(async () => {
       for (const entry of dsn.recipients) {
         // RFC 3464 section 2.3.3: only "failed" reports a message that will not be delivered
         // (a 4.x.x status with it means the remote server gave up retrying).
         if (entry.action !== 'failed') continue;
-        const rowId = this.store.delivery.recipientIdByAddress(origin.submissionId, entry.finalRecipient);
+        const rowId = await this.store.delivery.recipientIdByAddress(origin.submissionId, entry.finalRecipient);
         if (rowId === null) continue;
-        this.applyBounce(rowId, origin.accountId, entry, now, report);
+        await this.applyBounce(rowId, origin.accountId, entry, now, report);
       }
-      if (report.bounced.length > 0) this.reputation.check(origin.accountId);
+      if (report.bounced.length > 0) await this.reputation.check(origin.accountId);
     });
     this.logger.info('bounce processed', { submission: origin.submissionId, bounced: report.bounced.length });
     return report;
   }
 
-  private applyBounce(rowId: number, accountId: string, entry: DsnRecipient, now: number, report: BounceReport): void {
+  private async applyBounce(rowId: number, accountId: string, entry: DsnRecipient, now: number, report: BounceReport): Promise<void> {
     const diagnostic = `DSN: ${entry.diagnostic ?? entry.status}`.slice(0, 500);
     const smtpCode = /^(?:smtp;\s*)?([45]\d\d)\b/i.exec(entry.diagnostic ?? '')?.[1];
     // A later bounce changes the outcome but never refunds (docs/agents/sending.md, Credits).
-    const changed = this.store.submissions.transition(
+    const changed = await this.store.submissions.transition(
       rowId,
       {
         status: 'bounced',
@@ -109,7 +109,7 @@ export class BounceService {
     if (!changed) return;
     report.bounced.push(entry.finalRecipient);
     if (entry.status !== '5.1.1') return;
-    const added = this.store.suppressions.add({
+    const added = await this.store.suppressions.add({
       id: newUuid(),
       accountId,
       address: entry.finalRecipient,
@@ -120,15 +120,15 @@ export class BounceService {
     if (added) report.suppressed.push(entry.finalRecipient);
   }
 
-  private recipientOf(address: string): RecipientRecord | null {
-    const id = verifyBounceAddress(this.secret(), address, this.mailDomain);
+  private async recipientOf(address: string): Promise<RecipientRecord | null> {
+    const id = verifyBounceAddress(await this.secret(), address, this.mailDomain);
     if (id === null || !/^\d+$/.test(id)) return null;
-    return this.store.submissions.recipientById(Number(id));
+    return await this.store.submissions.recipientById(Number(id));
   }
 
   /** Generated once per installation and kept in the database (settings). */
-  private secret(): Buffer {
-    this.secretCache ??= this.store.transaction(() => this.store.settings.getOrCreate(SECRET_NAME, () => randomBytes(32), this.clock.now().getTime()));
+  private async secret(): Promise<Buffer> {
+    this.secretCache ??= await this.store.transaction(() => this.store.settings.getOrCreate(SECRET_NAME, () => randomBytes(32), this.clock.now().getTime()));
     return this.secretCache;
   }
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.js';
+import { someInOrder } from '../../core/sequential.js';
 import { newUuid } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import type { RecipientStatus } from '../../core/types.js';
@@ -34,26 +35,26 @@ export class ComplaintIntake {
     private readonly logger: Logger,
     private readonly reputation: SendingReputation,
     /** The submission a signed bounce address names, or null when its token fails. */
-    private readonly submissionOfBounceAddress: (address: string) => string | null,
+    private readonly submissionOfBounceAddress: (address: string) => Promise<string | null>,
   ) {}
 
   /** `origin` is the recipient row the verified envelope token names. */
-  ingest(origin: RecipientRecord, report: FeedbackReport): ComplaintOutcome {
+  async ingest(origin: RecipientRecord, report: FeedbackReport): Promise<ComplaintOutcome> {
     if (!isComplaint(report)) return NOT_PROCESSED;
-    const submission = this.store.submissions.byId(origin.submissionId);
-    if (!submission || !this.isAbout(submission, report)) {
+    const submission = await this.store.submissions.byId(origin.submissionId);
+    if (!submission || !(await this.isAbout(submission, report))) {
       this.logger.info('feedback report not processed: the original is not the submission its token names', { submission: origin.submissionId });
       return NOT_PROCESSED;
     }
-    const complainant = complainantOf(report, this.store.submissions.recipientsOf(submission.id));
+    const complainant = complainantOf(report, await this.store.submissions.recipientsOf(submission.id));
     if (!complainant) {
       this.logger.info('feedback report not processed: it names no single recipient of the submission', { submission: submission.id });
       return NOT_PROCESSED;
     }
     // The delivery outcome stays as it is: the complaint proves the message was delivered.
-    const recorded = this.store.transaction(() => {
-      const changed = this.record(submission.accountId, complainant.address);
-      if (changed) this.reputation.check(submission.accountId);
+    const recorded = await this.store.transaction(async () => {
+      const changed = await this.record(submission.accountId, complainant.address);
+      if (changed) await this.reputation.check(submission.accountId);
       return changed;
     });
     this.logger.info('complaint processed', { submission: submission.id, recorded });
@@ -65,15 +66,15 @@ export class ComplaintIntake {
    * that left it out), its Return-Path or the report's Original-Mail-From must be a signed
    * bounce address of the same submission. A Message-ID that differs contradicts the token.
    */
-  private isAbout(submission: SubmissionRecord, report: FeedbackReport): boolean {
+  private async isAbout(submission: SubmissionRecord, report: FeedbackReport): Promise<boolean> {
     if (report.original.messageId !== null) return report.original.messageId === submission.messageId;
     const senders = [...report.original.returnPath, ...(report.originalMailFrom ? [report.originalMailFrom] : [])];
-    return senders.some((address) => this.submissionOfBounceAddress(address) === submission.id);
+    return await someInOrder(senders, async (address) => (await this.submissionOfBounceAddress(address)) === submission.id);
   }
 
   /** Once per address and account; an active bounce or manual suppression becomes a complaint. */
-  private record(accountId: string, address: string): boolean {
-    const added = this.store.suppressions.add({
+  private async record(accountId: string, address: string): Promise<boolean> {
+    const added = await this.store.suppressions.add({
       id: newUuid(),
       accountId,
       address,
@@ -81,7 +82,7 @@ export class ComplaintIntake {
       canRelease: false,
       createdAt: this.clock.now().getTime(),
     });
-    return added || this.store.suppressions.escalateToComplaint(accountId, address);
+    return added || (await this.store.suppressions.escalateToComplaint(accountId, address));
   }
 }
 

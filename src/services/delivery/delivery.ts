@@ -1,4 +1,5 @@
 import { domainOf } from '../../core/addresses.js';
+import { filterInOrder } from '../../core/sequential.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError, invalidInput } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
@@ -72,8 +73,8 @@ export class DeliveryService {
    */
   async runOnce(now: Date = this.clock.now()): Promise<DeliveryReport> {
     const at = now.getTime();
-    this.takeOverClaims(at, null);
-    const batches = this.batchesOf(this.store.delivery.dueIds(at, this.config.claimLimit));
+    await this.takeOverClaims(at, null);
+    const batches = await this.batchesOf(await this.store.delivery.dueIds(at, this.config.claimLimit));
     const report: DeliveryReport = { claimed: 0, batches: 0, delivered: 0, deferred: 0, failed: 0, unresolved: 0 };
     let next = 0;
     const recording: Promise<void>[] = [];
@@ -112,8 +113,8 @@ export class DeliveryService {
   }
 
   /** When a run next has work: a deferred recipient's next attempt, or a claim's lease running out. */
-  nextDueAt(): number | null {
-    return this.store.delivery.nextDueAt();
+  async nextDueAt(): Promise<number | null> {
+    return await this.store.delivery.nextDueAt();
   }
 
   /**
@@ -121,8 +122,8 @@ export class DeliveryService {
    * and those whose lease ran out; never a live node's (docs/design.md, "Several processes on
    * one store"). Returns how many became unresolved.
    */
-  recoverClaims(): number {
-    return this.takeOverClaims(this.clock.now().getTime(), this.claims.nodeId);
+  async recoverClaims(): Promise<number> {
+    return await this.takeOverClaims(this.clock.now().getTime(), this.claims.nodeId);
   }
 
   /**
@@ -131,16 +132,16 @@ export class DeliveryService {
    * 5321 section 6.1). Otherwise nothing was handed over: the claim is dropped and the
    * recipient is due again as it was. Returns how many became unresolved.
    */
-  private takeOverClaims(at: number, ownNodeId: string | null): number {
+  private async takeOverClaims(at: number, ownNodeId: string | null): Promise<number> {
     const now = this.clock.now().getTime();
     const held = this.claims.heldIds('delivery');
-    if (this.store.delivery.claimsToTakeOver(at, ownNodeId, held).length === 0) return 0;
-    return this.store.transaction(() => {
+    if ((await this.store.delivery.claimsToTakeOver(at, ownNodeId, held)).length === 0) return 0;
+    return await this.store.transaction(async () => {
       let unresolved = 0;
-      for (const { id, dataSent } of this.store.delivery.claimsToTakeOver(at, ownNodeId, held)) {
-        this.store.delivery.unclaim(id);
+      for (const { id, dataSent } of await this.store.delivery.claimsToTakeOver(at, ownNodeId, held)) {
+        await this.store.delivery.unclaim(id);
         if (!dataSent) continue;
-        const changed = this.store.submissions.transition(
+        const changed = await this.store.submissions.transition(
           id,
           {
             status: 'unresolved',
@@ -157,30 +158,32 @@ export class DeliveryService {
   }
 
   /** `agentpost outbound resolve <id> <delivered|failed>`: settles every unresolved recipient (failed refunds once). */
-  resolve(submissionId: string, outcome: string): { resolved: number; refunded: number } {
+  async resolve(submissionId: string, outcome: string): Promise<{ resolved: number; refunded: number }> {
     if (outcome !== 'delivered' && outcome !== 'failed') throw invalidInput('outcome', 'outcome must be delivered or failed');
-    const submission = this.store.submissions.byId(submissionId);
+    const submission = await this.store.submissions.byId(submissionId);
     if (!submission) throw new AppError('not_found', `no submission ${submissionId}`);
     const now = this.clock.now().getTime();
-    return this.store.transaction(() => {
+    return await this.store.transaction(async () => {
       let resolved = 0;
       let refunded = 0;
-      for (const id of this.store.delivery.unresolvedOf(submissionId)) {
-        const changed = this.store.submissions.transition(id, { status: outcome, diagnostic: `settled by an operator as ${outcome}` }, now, ['unresolved']);
+      for (const id of await this.store.delivery.unresolvedOf(submissionId)) {
+        const changed = await this.store.submissions.transition(id, { status: outcome, diagnostic: `settled by an operator as ${outcome}` }, now, [
+          'unresolved',
+        ]);
         if (!changed) continue;
         resolved += 1;
-        if (outcome === 'failed' && this.store.submissions.refundOnce(id)) refunded += 1;
+        if (outcome === 'failed' && (await this.store.submissions.refundOnce(id))) refunded += 1;
       }
-      if (outcome === 'failed' && resolved > 0) this.reputation.check(submission.accountId);
+      if (outcome === 'failed' && resolved > 0) await this.reputation.check(submission.accountId);
       return { resolved, refunded };
     });
   }
 
   /** One SMTP transaction per submission and domain; through a relay, per submission. */
-  private batchesOf(ids: number[]): Batch[] {
+  private async batchesOf(ids: number[]): Promise<Batch[]> {
     const batches = new Map<string, Batch>();
     for (const id of ids) {
-      const row = this.store.submissions.recipientById(id);
+      const row = await this.store.submissions.recipientById(id);
       if (!row) continue;
       const domain = this.nextHops.usesRelay ? '' : row.domain;
       const key = `${row.submissionId}\u0000${domain}`;
@@ -219,15 +222,15 @@ export class DeliveryService {
   private async attempt(batch: Batch): Promise<RecipientResult[]> {
     const addresses = batch.recipients.map((row) => row.address);
     try {
-      const submission = this.store.submissions.byId(batch.submissionId);
-      const raw = this.store.submissions.rawOf(batch.submissionId);
+      const submission = await this.store.submissions.byId(batch.submissionId);
+      const raw = await this.store.submissions.rawOf(batch.submissionId);
       if (!submission || !raw) throw new Error('the submission is gone');
       const hop = await this.nextHops.resolve(batch.domain);
       if (!hop.ok) return addresses.map((recipient) => ({ recipient, status: hop.status, ...hop.answer }));
-      const dkim = this.dkim.keyFor(domainOf(submission.fromAddress)) ?? undefined;
+      const dkim = (await this.dkim.keyFor(domainOf(submission.fromAddress))) ?? undefined;
       return await this.handoff.deliver({
         route: hop.route,
-        from: this.bounces.envelopeSender(batch.recipients[0].id),
+        from: await this.bounces.envelopeSender(batch.recipients[0].id),
         recipients: addresses,
         raw,
         dkim,
@@ -250,53 +253,60 @@ export class DeliveryService {
   private async apply(batch: Batch, results: RecipientResult[], at: number, report: DeliveryReport): Promise<void> {
     const byAddress = new Map(results.map((result) => [result.recipient.toLowerCase(), result]));
     // The job may run again alone if its group's transaction fails, so it only returns counts.
-    const statuses = await this.store.groupCommit(() => {
+    const statuses = await this.store.groupCommit(async () => {
       // A recipient this node no longer holds was taken over after its lease ran out: the node
       // that took it settles it (docs/design.md, "Several processes on one store").
-      const held = batch.recipients.filter((row) => this.store.delivery.release(row.id, this.claims.nodeId));
-      const settled = held.map((row) => {
-        const result = byAddress.get(row.address.toLowerCase()) ?? {
-          recipient: row.address,
-          status: 'deferred',
-          diagnostic: 'the next server gave no answer for this recipient',
-        };
-        return this.settle(row, result, at);
-      });
-      if (settled.includes('failed')) this.reputation.check(batch.recipients[0].accountId);
+      const held = await filterInOrder(batch.recipients, (row) => this.store.delivery.release(row.id, this.claims.nodeId));
+      const settled = await Promise.all(
+        held.map(async (row) => {
+          const result = byAddress.get(row.address.toLowerCase()) ?? {
+            recipient: row.address,
+            status: 'deferred',
+            diagnostic: 'the next server gave no answer for this recipient',
+          };
+          return await this.settle(row, result, at);
+        }),
+      );
+      if (settled.includes('failed')) await this.reputation.check(batch.recipients[0].accountId);
       return settled;
     });
     for (const status of statuses) report[status] += 1;
   }
 
   /** Records one recipient's outcome; returns the status it ended in. */
-  private settle(row: RecipientRecord, result: RecipientResult, at: number): 'delivered' | 'deferred' | 'failed' | 'unresolved' {
+  private async settle(row: RecipientRecord, result: RecipientResult, at: number): Promise<'delivered' | 'deferred' | 'failed' | 'unresolved'> {
     const answer = { smtpCode: result.smtpCode, enhancedCode: result.enhancedCode, diagnostic: result.diagnostic };
     if (result.status === 'deferred') {
       const deadline = row.createdAt + this.config.retryMs;
       if (at < deadline) {
         const nextAttemptAt = Math.min(at + backoffAfter(row.attempts + 1), deadline);
-        this.store.submissions.transition(row.id, { status: 'deferred', ...answer, nextAttemptAt, countAttempt: true }, at, PENDING);
+        await this.store.submissions.transition(row.id, { status: 'deferred', ...answer, nextAttemptAt, countAttempt: true }, at, PENDING);
         return 'deferred';
       }
       const expired = `retries exhausted after ${Math.round(this.config.retryMs / 3_600_000)} h; last answer: ${result.diagnostic}`.slice(0, 500);
-      this.fail(row, { ...answer, diagnostic: expired }, at, false);
+      await this.fail(row, { ...answer, diagnostic: expired }, at, false);
       return 'failed';
     }
     if (result.status === 'failed') {
-      this.fail(row, answer, at, isInvalidMailbox(result));
+      await this.fail(row, answer, at, isInvalidMailbox(result));
       return 'failed';
     }
-    this.store.submissions.transition(row.id, { status: result.status, ...answer, nextAttemptAt: null, countAttempt: true }, at, PENDING);
+    await this.store.submissions.transition(row.id, { status: result.status, ...answer, nextAttemptAt: null, countAttempt: true }, at, PENDING);
     return result.status;
   }
 
   /** Definite failure: refund the credit and release the access-key unit once; 5.1.1 suppresses. */
-  private fail(row: RecipientRecord, answer: { smtpCode?: number; enhancedCode?: string; diagnostic: string }, at: number, suppress: boolean): void {
-    const changed = this.store.submissions.transition(row.id, { status: 'failed', ...answer, nextAttemptAt: null, countAttempt: true }, at, PENDING);
+  private async fail(
+    row: RecipientRecord,
+    answer: { smtpCode?: number; enhancedCode?: string; diagnostic: string },
+    at: number,
+    suppress: boolean,
+  ): Promise<void> {
+    const changed = await this.store.submissions.transition(row.id, { status: 'failed', ...answer, nextAttemptAt: null, countAttempt: true }, at, PENDING);
     if (!changed) return;
-    this.store.submissions.refundOnce(row.id);
+    await this.store.submissions.refundOnce(row.id);
     if (suppress) {
-      this.store.suppressions.add({ id: newUuid(), accountId: row.accountId, address: row.address, reason: 'bounce', canRelease: true, createdAt: at });
+      await this.store.suppressions.add({ id: newUuid(), accountId: row.accountId, address: row.address, reason: 'bounce', canRelease: true, createdAt: at });
     }
   }
 }

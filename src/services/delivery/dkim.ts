@@ -34,14 +34,14 @@ export class DkimService {
   ) {}
 
   /** `agentpost dkim generate <domain>`: a new RSA 2048 key replaces the domain's old one. */
-  generate(domainInput: string, selectorInput = DEFAULT_SELECTOR): GeneratedDkimKey {
+  async generate(domainInput: string, selectorInput = DEFAULT_SELECTOR): Promise<GeneratedDkimKey> {
     const domain = normalizeDomainName(domainInput);
     const selector = selectorInput.trim().toLowerCase();
     if (domain === null) throw invalidInput('domain', `"${domainInput}" is not a domain name`);
     if (!SELECTOR.test(selector)) throw invalidInput('selector', `"${selectorInput}" is not a valid selector`);
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const publicKeyB64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
-    this.store.transaction(() =>
+    await this.store.transaction(() =>
       this.store.dkimKeys.put({
         domain,
         selector,
@@ -54,10 +54,10 @@ export class DkimService {
   }
 
   /** The published record of the domain's current key, or null when it has none. */
-  record(domain: string): GeneratedDkimKey | null {
-    const custom = this.store.domains.provenByName(domain.toLowerCase());
+  async record(domain: string): Promise<GeneratedDkimKey | null> {
+    const custom = await this.store.domains.provenByName(domain.toLowerCase());
     if (custom) return describe(custom.domain, custom.dkimSelector, custom.dkimPublicKey);
-    const key = this.store.dkimKeys.byDomain(domain.toLowerCase());
+    const key = await this.store.dkimKeys.byDomain(domain.toLowerCase());
     return key ? describe(key.domain, key.selector, key.publicKeyB64) : null;
   }
 
@@ -65,10 +65,10 @@ export class DkimService {
    * The signing key for mail whose From address is on `domain`: a custom domain's own key
    * once its ownership was proven (an address on it exists only then), else the operator's.
    */
-  keyFor(domain: string): DkimKey | null {
-    const custom = this.store.domains.provenByName(domain.toLowerCase());
+  async keyFor(domain: string): Promise<DkimKey | null> {
+    const custom = await this.store.domains.provenByName(domain.toLowerCase());
     if (custom) return { domain: custom.domain, selector: custom.dkimSelector, privateKeyPem: unseal(this.secretKey, custom.dkimPrivateKey) };
-    const key = this.store.dkimKeys.byDomain(domain.toLowerCase());
+    const key = await this.store.dkimKeys.byDomain(domain.toLowerCase());
     return key ? { domain: key.domain, selector: key.selector, privateKeyPem: key.privateKeyPem } : null;
   }
 }

@@ -57,13 +57,14 @@ export class MtaStsService {
   }
 
   /** The policy in force for mail to `domain`, or null when it has none (section 5). */
-  policyFor(domain: string): Promise<StsPolicy | null> {
+  async policyFor(domain: string): Promise<StsPolicy | null> {
     const now = this.clock.now().getTime();
+    const cached = await this.store.mtaSts.get(domain, now);
+    // Looked at after the read: a lookup another caller began meanwhile is the one to wait for.
     const under = this.pending.get(domain);
     if (under) return under;
-    const cached = this.store.mtaSts.get(domain, now);
     const last = this.checked.get(domain);
-    if (last !== undefined && now - last < RECHECK_MS) return Promise.resolve(cached);
+    if (last !== undefined && now - last < RECHECK_MS) return cached;
     this.remember(domain, now);
     const lookup = this.refresh(domain, cached, now).finally(() => this.pending.delete(domain));
     this.pending.set(domain, lookup);
@@ -77,7 +78,7 @@ export class MtaStsService {
     if (cached?.id === id && !halfSpent(cached, now)) return cached;
     const fetched = await this.fetch(domain, id);
     if (!fetched) return cached;
-    this.store.mtaSts.put(domain, fetched, now);
+    await this.store.mtaSts.put(domain, fetched, now);
     return fetched;
   }
 

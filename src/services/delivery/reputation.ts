@@ -23,13 +23,13 @@ export class SendingReputation {
   ) {}
 
   /** Run in the transaction that recorded a failure, bounce or complaint. True when it paused now. */
-  check(accountId: string): boolean {
-    const outcomes = this.store.delivery.recentOutcomes(accountId, this.config.window);
+  async check(accountId: string): Promise<boolean> {
+    const outcomes = await this.store.delivery.recentOutcomes(accountId, this.config.window);
     const tooMany =
       outcomes.bounces / this.config.window > this.config.maxBounceRate || outcomes.complaints / this.config.window > this.config.maxComplaintRate;
     if (!tooMany) return false;
-    const account = this.store.accounts.byId(accountId);
+    const account = await this.store.accounts.byId(accountId);
     if (!account || account.sendingState === 'paused') return false;
-    return this.store.accounts.setSendingState(accountId, 'paused');
+    return await this.store.accounts.setSendingState(accountId, 'paused');
   }
 }

@@ -39,49 +39,56 @@ export class AliasService {
     private readonly domains: DomainService,
     private readonly plan: DomainPlan,
     /** The mailboxes a holder may point an alias at (its own, its domain mailboxes, its owned agents'). */
-    private readonly targets: (holderId: string, address: string) => MailboxRecord | null,
+    private readonly targets: (holderId: string, address: string) => Promise<MailboxRecord | null>,
   ) {}
 
-  list(caller: DomainCaller, domainId: string): { aliases: AliasView[] } {
+  async list(caller: DomainCaller, domainId: string): Promise<{ aliases: AliasView[] }> {
     requireDomainRead(caller);
-    this.domains.owned(caller, domainId);
-    return { aliases: this.store.domainAddresses.aliasesOfDomain(domainId).map(viewOf) };
+    await this.domains.owned(caller, domainId);
+    return { aliases: (await this.store.domainAddresses.aliasesOfDomain(domainId)).map(viewOf) };
   }
 
-  get(caller: DomainCaller, domainId: string, id: string): AliasView {
+  async get(caller: DomainCaller, domainId: string, id: string): Promise<AliasView> {
     requireDomainRead(caller);
-    return viewOf(this.owned(caller, domainId, id));
+    return viewOf(await this.owned(caller, domainId, id));
   }
 
-  create(caller: DomainCaller, domainId: string, input: { localPart: string; mailbox: string }): AliasView {
+  async create(caller: DomainCaller, domainId: string, input: { localPart: string; mailbox: string }): Promise<AliasView> {
     requireDomainWrite(caller);
     const id = newUuid();
-    this.store.transaction(() => {
-      const domain = this.domains.owned(caller, domainId);
-      this.plan.requireAddressRoom(domain, this.store.domains.ofHolder(caller.holderId));
-      this.plan.requireAliasRoom(caller.holderId);
+    await this.store.transaction(async () => {
+      const domain = await this.domains.owned(caller, domainId);
+      await this.plan.requireAddressRoom(domain, await this.store.domains.ofHolder(caller.holderId));
+      await this.plan.requireAliasRoom(caller.holderId);
       const address = newAddressOn(input.localPart, domain.domain);
-      requireFreeAddress(this.store, address);
-      const target = this.targets(caller.holderId, input.mailbox.trim().toLowerCase());
+      await requireFreeAddress(this.store, address);
+      const target = await this.targets(caller.holderId, input.mailbox.trim().toLowerCase());
       if (!target) throw new AppError('not_found', `${input.mailbox} is not a mailbox you manage (your own, a mailbox on your domains, or an agent you own)`);
-      this.store.domainAddresses.insertAlias({ id, domainId, holderId: caller.holderId, address, mailboxId: target.id, createdAt: this.clock.now().getTime() });
+      await this.store.domainAddresses.insertAlias({
+        id,
+        domainId,
+        holderId: caller.holderId,
+        address,
+        mailboxId: target.id,
+        createdAt: this.clock.now().getTime(),
+      });
     });
     // The answer to a write: a domains:write key without domains:read sees what it made.
-    return viewOf(this.owned(caller, domainId, id));
+    return viewOf(await this.owned(caller, domainId, id));
   }
 
-  delete(caller: DomainCaller, domainId: string, id: string): AliasDeleted {
+  async delete(caller: DomainCaller, domainId: string, id: string): Promise<AliasDeleted> {
     requireDomainWrite(caller);
-    return this.store.transaction(() => {
-      const alias = this.owned(caller, domainId, id);
-      this.store.domainAddresses.deleteAlias(id);
+    return await this.store.transaction(async () => {
+      const alias = await this.owned(caller, domainId, id);
+      await this.store.domainAddresses.deleteAlias(id);
       return { ...viewOf(alias), deleted: true as const };
     });
   }
 
-  private owned(caller: DomainCaller, domainId: string, id: string): AliasRecord {
-    this.domains.owned(caller, domainId);
-    const alias = this.store.domainAddresses.aliasById(id);
+  private async owned(caller: DomainCaller, domainId: string, id: string): Promise<AliasRecord> {
+    await this.domains.owned(caller, domainId);
+    const alias = await this.store.domainAddresses.aliasById(id);
     if (!alias || alias.domainId !== domainId) throw new AppError('not_found', 'no such alias');
     return alias;
   }

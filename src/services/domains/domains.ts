@@ -68,23 +68,23 @@ export class DomainService {
     private readonly config: DomainsConfig,
   ) {}
 
-  list(caller: DomainCaller): DomainList {
+  async list(caller: DomainCaller): Promise<DomainList> {
     requireDomainRead(caller);
-    const domains = this.store.domains.ofHolder(caller.holderId);
-    const verdict = this.plan.listVerdict(caller.holderId, domains);
+    const domains = await this.store.domains.ofHolder(caller.holderId);
+    const verdict = await this.plan.listVerdict(caller.holderId, domains);
     return {
-      domains: domains.map((domain) => this.view(domain, domains)),
+      domains: await Promise.all((await Promise.all(domains.map((domain) => this.view(domain, domains))))),
       canCreateAddresses: verdict.can,
       ...(verdict.reason ? { canCreateAddressesReason: verdict.reason } : {}),
-      limits: this.plan.limits(caller.holderId, domains),
-      hosting: this.hosting.hostingOf(caller.holderId),
+      limits: await this.plan.limits(caller.holderId, domains),
+      hosting: await this.hosting.hostingOf(caller.holderId),
     };
   }
 
-  get(caller: DomainCaller, id: string): DomainView {
+  async get(caller: DomainCaller, id: string): Promise<DomainView> {
     requireDomainRead(caller);
-    const domain = this.owned(caller, id);
-    return this.view(domain, this.store.domains.ofHolder(caller.holderId));
+    const domain = await this.owned(caller, id);
+    return await this.view(domain, await this.store.domains.ofHolder(caller.holderId));
   }
 
   /** Adding a domain is free (docs/operators/domains.md). Its records, with a new DKIM key, are in the answer. */
@@ -94,13 +94,13 @@ export class DomainService {
     // RSA generation takes tens of milliseconds: on the thread pool, before the transaction.
     const { privateKey, publicKey } = await generateRsa('rsa', { modulusLength: 2048 });
     const id = newUuid();
-    this.store.transaction(() => {
-      const domains = this.store.domains.ofHolder(caller.holderId);
-      if (this.store.domains.ofHolderByName(caller.holderId, name)) throw new AppError('conflict', `${name} is already one of your domains`);
-      const holder = this.store.domains.provenByName(name);
+    await this.store.transaction(async () => {
+      const domains = await this.store.domains.ofHolder(caller.holderId);
+      if (await this.store.domains.ofHolderByName(caller.holderId, name)) throw new AppError('conflict', `${name} is already one of your domains`);
+      const holder = await this.store.domains.provenByName(name);
       if (holder) throw new AppError('conflict', `${name} is verified by another account`);
-      this.plan.requireRoomForDomain(caller.holderId, domains);
-      this.store.domains.insert({
+      await this.plan.requireRoomForDomain(caller.holderId, domains);
+      await this.store.domains.insert({
         id,
         holderId: caller.holderId,
         domain: name,
@@ -115,43 +115,43 @@ export class DomainService {
       });
     });
     // The answer to a write: a domains:write key without domains:read sees what it made.
-    return this.view(this.owned(caller, id), this.store.domains.ofHolder(caller.holderId));
+    return await this.view(await this.owned(caller, id), await this.store.domains.ofHolder(caller.holderId));
   }
 
   /** Its aliases go with it; its mailboxes must be deleted first (each may need a 2FA code). */
-  delete(caller: DomainCaller, id: string): DomainDeleted {
+  async delete(caller: DomainCaller, id: string): Promise<DomainDeleted> {
     requireDomainWrite(caller);
-    return this.store.transaction(() => {
-      const domain = this.owned(caller, id);
-      const mailboxes = this.store.domainAddresses.mailboxesOfDomain(id).length;
+    return await this.store.transaction(async () => {
+      const domain = await this.owned(caller, id);
+      const mailboxes = (await this.store.domainAddresses.mailboxesOfDomain(id)).length;
       if (mailboxes > 0) {
         throw new AppError(
           'conflict',
           `${domain.domain} still has ${mailboxes} mailbox(es); delete them first (DELETE /api/user/domains/${id}/mailboxes/{mailboxId})`,
         );
       }
-      const aliasesRemoved = this.store.domainAddresses.deleteAliasesOfDomain(id);
-      this.store.domains.markDeleted(id, this.clock.now().getTime());
+      const aliasesRemoved = await this.store.domainAddresses.deleteAliasesOfDomain(id);
+      await this.store.domains.markDeleted(id, this.clock.now().getTime());
       return { id, domain: domain.domain, deleted: true as const, aliasesRemoved };
     });
   }
 
   /** The records to publish for a domain, with what each check looks for. */
-  expected(domain: DomainRecord): ExpectedRecord[] {
-    const reportAddress = this.store.accounts.mailboxOfAccount(domain.holderId)?.address ?? `postmaster@${this.config.mailDomain}`;
+  async expected(domain: DomainRecord): Promise<ExpectedRecord[]> {
+    const reportAddress = (await this.store.accounts.mailboxOfAccount(domain.holderId))?.address ?? `postmaster@${this.config.mailDomain}`;
     return expectedRecords({ ...domain, reportAddress }, this.config);
   }
 
   /** A live domain of the caller's holder; another holder's is not found (its existence is not told). */
-  owned(caller: DomainCaller, id: string): DomainRecord {
-    const domain = this.store.domains.byId(id);
+  async owned(caller: DomainCaller, id: string): Promise<DomainRecord> {
+    const domain = await this.store.domains.byId(id);
     if (!domain || domain.holderId !== caller.holderId) throw new AppError('not_found', 'no such domain');
     return domain;
   }
 
   /** Verified domains, for the deployment checks (`agentpost doctor`). */
-  verifiedNames(): string[] {
-    return this.store.domains.verifiedNames();
+  async verifiedNames(): Promise<string[]> {
+    return await this.store.domains.verifiedNames();
   }
 
   /**
@@ -159,9 +159,8 @@ export class DomainService {
    * them pointing at this service: names for the certificate by ACME (src/tls/acme.ts). One
    * that points elsewhere would fail the CA's challenge, and with it the whole order.
    */
-  policyHostsHere(): string[] {
-    return this.store.domains
-      .live()
+  async policyHostsHere(): Promise<string[]> {
+    return (await this.store.domains.live())
       .filter((domain) => domain.status === 'verified' && domain.resultsJson)
       .flatMap((domain) => {
         const host = `mta-sts.${domain.domain}`;
@@ -177,14 +176,14 @@ export class DomainService {
     return name;
   }
 
-  private view(domain: DomainRecord, domains: readonly DomainRecord[]): DomainView {
-    const blocker = this.plan.addressBlocker(domain, domains);
+  private async view(domain: DomainRecord, domains: readonly DomainRecord[]): Promise<DomainView> {
+    const blocker = await this.plan.addressBlocker(domain, domains);
     return {
       id: domain.id,
       domain: domain.domain,
       status: domain.status,
       statusReason: domain.status === 'verified' ? null : (domain.statusReason ?? 'not checked yet: publish the records, then verify'),
-      records: this.expected(domain).map(publicRecord),
+      records: (await this.expected(domain)).map(publicRecord),
       results: domain.resultsJson ? (JSON.parse(domain.resultsJson) as CheckResult[]) : [],
       canCreateAddresses: blocker === null,
       ...(blocker ? { canCreateAddressesReason: blocker.reason } : {}),

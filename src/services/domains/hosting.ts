@@ -31,22 +31,22 @@ export class HostingService {
     private readonly clock: Clock,
   ) {}
 
-  hostingOf(holderId: string): Hosting {
-    const expiresAt = this.store.hosting.expiresAt(holderId);
+  async hostingOf(holderId: string): Promise<Hosting> {
+    const expiresAt = await this.store.hosting.expiresAt(holderId);
     return { active: expiresAt !== null && expiresAt > this.now(), expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString() };
   }
 
-  isActive(holderId: string): boolean {
-    return this.hostingOf(holderId).active;
+  async isActive(holderId: string): Promise<boolean> {
+    return (await this.hostingOf(holderId)).active;
   }
 
-  extendHosting(holderId: string, days: number, extension: Extension): Hosting {
+  async extendHosting(holderId: string, days: number, extension: Extension): Promise<Hosting> {
     checkDays(days);
     const now = this.now();
-    const expiresAt = this.store.transaction(() => {
-      if (!this.store.accounts.byId(holderId)) throw new AppError('not_found', 'no such account');
-      const end = this.store.hosting.extend(holderId, now, days * DAY_MS);
-      this.store.hosting.record({
+    const expiresAt = await this.store.transaction(async () => {
+      if (!(await this.store.accounts.byId(holderId))) throw new AppError('not_found', 'no such account');
+      const end = await this.store.hosting.extend(holderId, now, days * DAY_MS);
+      await this.store.hosting.record({
         holderId,
         domainId: null,
         days,
@@ -65,26 +65,26 @@ export class HostingService {
    * the only source of hosting. The email names the holder: an owner's login email, or an
    * account's mailbox address.
    */
-  grant(email: string, days: number): { holder: string; hosting: Hosting } {
+  async grant(email: string, days: number): Promise<{ holder: string; hosting: Hosting }> {
     const wanted = email.trim().toLowerCase();
-    const login = this.store.owners.loginByEmail(wanted);
-    const account = login ? this.store.accounts.byId(login.accountId) : this.store.accounts.byEmail(wanted);
+    const login = await this.store.owners.loginByEmail(wanted);
+    const account = login ? await this.store.accounts.byId(login.accountId) : await this.store.accounts.byEmail(wanted);
     if (!account) throw new AppError('not_found', `no owner login or account address ${email}`);
-    return { holder: account.email, hosting: this.extendHosting(account.id, days, { source: 'grant', reference: 'operator' }) };
+    return { holder: account.email, hosting: await this.extendHosting(account.id, days, { source: 'grant', reference: 'operator' }) };
   }
 
   /**
    * A domain add-on: an extra domain beyond the plan's, paid for `days` (the payments part
    * sells it per domain). Returns the add-on's new end.
    */
-  extendAddon(domainId: string, days: number, extension: Extension): string {
+  async extendAddon(domainId: string, days: number, extension: Extension): Promise<string> {
     checkDays(days);
     const now = this.now();
-    return this.store.transaction(() => {
-      const domain = this.store.domains.byId(domainId);
+    return await this.store.transaction(async () => {
+      const domain = await this.store.domains.byId(domainId);
       if (!domain) throw new AppError('not_found', 'no such domain');
-      const end = this.store.domains.extendAddon(domainId, now, days * DAY_MS) as number;
-      this.store.hosting.record({
+      const end = (await this.store.domains.extendAddon(domainId, now, days * DAY_MS)) as number;
+      await this.store.hosting.record({
         holderId: domain.holderId,
         domainId,
         days,

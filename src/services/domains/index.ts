@@ -53,7 +53,7 @@ export interface DomainServices {
   /** The plan's rules; payments ask it which domain an add-on may be sold for. */
   domainPlan: DomainPlan;
   /** The MTA-STS policy file for `mta-sts.<domain>`, or null when that is not a verified domain here. */
-  mtaStsPolicyFor(host: string): string | null;
+  mtaStsPolicyFor(host: string): Promise<string | null>;
 }
 
 /**
@@ -93,11 +93,11 @@ export const createDomainServices = (deps: DomainServiceDeps): DomainServices =>
     domainMailboxes,
     hosting,
     domainPlan: plan,
-    mtaStsPolicyFor: (host) => {
+    mtaStsPolicyFor: async (host) => {
       const name = host.toLowerCase().replace(/\.$/, '').replace(/:\d+$/, '');
       if (!name.startsWith('mta-sts.')) return null;
       const domain = name.slice('mta-sts.'.length);
-      const served = domain === deps.mailDomain || store.domains.provenByName(domain)?.status === 'verified';
+      const served = domain === deps.mailDomain || (await store.domains.provenByName(domain))?.status === 'verified';
       return served ? mtaStsPolicy(deps.hostname, settings.mtaStsMode) : null;
     },
   };

@@ -17,8 +17,8 @@ export const newAddressOn = (localPartInput: string, domain: string): string => 
 };
 
 /** An address names one thing: an alias, or a mailbox (open, or deleted: its address is never given again, so mail for it never reaches someone else). */
-export const requireFreeAddress = (store: Store, address: string): void => {
-  if (store.accounts.addressTaken(address) || store.domainAddresses.aliasExists(address)) {
+export const requireFreeAddress = async (store: Store, address: string): Promise<void> => {
+  if ((await store.accounts.addressTaken(address)) || (await store.domainAddresses.aliasExists(address))) {
     throw new AppError('conflict', `${address} is already in use (a mailbox, a deleted mailbox, whose address is never given again, or an alias)`);
   }
 };

@@ -58,48 +58,48 @@ export class DomainMailboxService {
     private readonly ops: MessageOps,
   ) {}
 
-  list(caller: DomainCaller, domainId: string): { mailboxes: DomainMailboxView[] } {
+  async list(caller: DomainCaller, domainId: string): Promise<{ mailboxes: DomainMailboxView[] }> {
     requireDomainRead(caller);
-    this.domains.owned(caller, domainId);
-    return { mailboxes: this.store.domainAddresses.mailboxesOfDomain(domainId).map(viewOf) };
+    await this.domains.owned(caller, domainId);
+    return { mailboxes: (await this.store.domainAddresses.mailboxesOfDomain(domainId)).map(viewOf) };
   }
 
-  get(caller: DomainCaller, domainId: string, id: string): DomainMailboxView {
+  async get(caller: DomainCaller, domainId: string, id: string): Promise<DomainMailboxView> {
     requireDomainRead(caller);
-    return viewOf(this.owned(caller, domainId, id));
+    return viewOf(await this.owned(caller, domainId, id));
   }
 
-  create(caller: DomainCaller, domainId: string, input: { localPart: string; agentId?: string }): DomainMailboxView {
+  async create(caller: DomainCaller, domainId: string, input: { localPart: string; agentId?: string }): Promise<DomainMailboxView> {
     requireDomainWrite(caller);
-    return this.store.transaction(() => {
-      const domain = this.domains.owned(caller, domainId);
-      this.plan.requireAddressRoom(domain, this.store.domains.ofHolder(caller.holderId));
-      this.plan.requireMailboxRoom(caller.holderId);
+    return await this.store.transaction(async () => {
+      const domain = await this.domains.owned(caller, domainId);
+      await this.plan.requireAddressRoom(domain, await this.store.domains.ofHolder(caller.holderId));
+      await this.plan.requireMailboxRoom(caller.holderId);
       const address = newAddressOn(input.localPart, domain.domain);
-      requireFreeAddress(this.store, address);
-      const { account, apiKey } = this.accounts.createOnAddress(input.agentId ?? address.slice(0, address.indexOf('@')), address);
+      await requireFreeAddress(this.store, address);
+      const { account, apiKey } = await this.accounts.createOnAddress(input.agentId ?? address.slice(0, address.indexOf('@')), address);
       // A human holder owns the mailboxes made on its domains: they appear in its console.
-      if (this.store.accounts.byId(caller.holderId)?.kind === 'human') this.store.accounts.setOwner(account.id, caller.holderId);
-      this.store.domainAddresses.insertMailbox({ accountId: account.id, domainId, holderId: caller.holderId, createdAt: account.createdAt });
+      if ((await this.store.accounts.byId(caller.holderId))?.kind === 'human') await this.store.accounts.setOwner(account.id, caller.holderId);
+      await this.store.domainAddresses.insertMailbox({ accountId: account.id, domainId, holderId: caller.holderId, createdAt: account.createdAt });
       return { id: account.id, email: account.email, agentId: account.agentId, createdAt: new Date(account.createdAt).toISOString(), apiKey };
     });
   }
 
   /** Needs the holder's factor code when two-factor is on (as revoking a key does). */
-  delete(caller: DomainCaller, domainId: string, id: string, factorCode: string | undefined): DomainMailboxDeleted {
+  async delete(caller: DomainCaller, domainId: string, id: string, factorCode: string | undefined): Promise<DomainMailboxDeleted> {
     requireDomainWrite(caller);
-    const mailbox = this.owned(caller, domainId, id);
-    this.twoFactor.requireFactorIfEnabled(caller.holderId, factorCode);
+    const mailbox = await this.owned(caller, domainId, id);
+    await this.twoFactor.requireFactorIfEnabled(caller.holderId, factorCode);
     const now = this.clock.now().getTime();
     const retainedUntil = now + this.retentionDays * DAY_MS;
-    const aliasesRemoved = this.store.transaction(() => {
-      if (!this.store.domainAddresses.markMailboxDeleted(id, now, retainedUntil)) throw new AppError('not_found', 'no such mailbox');
-      const open = this.store.accounts.mailboxOfAccount(id);
-      const removed = open ? this.store.domainAddresses.deleteAliasesToMailbox(open.id) : 0;
-      this.store.accounts.closeMailboxesOf(id, now);
-      this.store.keys.revokeAllOf(id, now);
-      const webhook = this.store.webhookEndpoints.currentOfAccount(id);
-      if (webhook) this.store.webhookEndpoints.revoke(webhook.id, now);
+    const aliasesRemoved = await this.store.transaction(async () => {
+      if (!(await this.store.domainAddresses.markMailboxDeleted(id, now, retainedUntil))) throw new AppError('not_found', 'no such mailbox');
+      const open = await this.store.accounts.mailboxOfAccount(id);
+      const removed = open ? await this.store.domainAddresses.deleteAliasesToMailbox(open.id) : 0;
+      await this.store.accounts.closeMailboxesOf(id, now);
+      await this.store.keys.revokeAllOf(id, now);
+      const webhook = await this.store.webhookEndpoints.currentOfAccount(id);
+      if (webhook) await this.store.webhookEndpoints.revoke(webhook.id, now);
       return removed;
     });
     const until = new Date(retainedUntil).toISOString();
@@ -117,15 +117,16 @@ export class DomainMailboxService {
    * message of every folder, as an expunge does. The account and its address stay, so the
    * address is never given to anyone else. Returns how many mailboxes were purged.
    */
-  purgeDue(): number {
+  async purgeDue(): Promise<number> {
     const now = this.clock.now().getTime();
-    const due = this.store.domainAddresses.duePurges(now, PURGE_BATCH);
+    const due = await this.store.domainAddresses.duePurges(now, PURGE_BATCH);
     for (const accountId of due) {
-      this.store.transaction(() => {
-        for (const mailbox of this.store.accounts.allMailboxesOf(accountId)) {
-          for (const folder of this.store.folders.listOfMailbox(mailbox.id)) this.ops.expunge(mailbox, folder, this.store.imap.uidsAfter(folder.id, 0));
+      await this.store.transaction(async () => {
+        for (const mailbox of await this.store.accounts.allMailboxesOf(accountId)) {
+          for (const folder of await this.store.folders.listOfMailbox(mailbox.id))
+            await this.ops.expunge(mailbox, folder, await this.store.imap.uidsAfter(folder.id, 0));
         }
-        this.store.domainAddresses.markPurged(accountId, now);
+        await this.store.domainAddresses.markPurged(accountId, now);
       });
     }
     return due.length;
@@ -135,19 +136,19 @@ export class DomainMailboxService {
    * A mailbox the holder may point an alias at: its own, one of its domain mailboxes (not
    * deleted), or one of the agents it owns.
    */
-  manageable(holderId: string, address: string): MailboxRecord | null {
-    const mailbox = this.store.accounts.mailboxByAddress(address);
+  async manageable(holderId: string, address: string): Promise<MailboxRecord | null> {
+    const mailbox = await this.store.accounts.mailboxByAddress(address);
     if (!mailbox) return null;
     if (mailbox.accountId === holderId) return mailbox;
     // An agent a human holder owns (claimed, or made on its domains) is the holder's to point at.
-    if (this.store.accounts.byId(mailbox.accountId)?.ownerId === holderId) return mailbox;
-    const domainMailbox = this.store.domainAddresses.mailboxById(mailbox.accountId);
+    if ((await this.store.accounts.byId(mailbox.accountId))?.ownerId === holderId) return mailbox;
+    const domainMailbox = await this.store.domainAddresses.mailboxById(mailbox.accountId);
     return domainMailbox && domainMailbox.holderId === holderId && domainMailbox.deletedAt === null ? mailbox : null;
   }
 
-  private owned(caller: DomainCaller, domainId: string, id: string): DomainMailboxRecord {
-    this.domains.owned(caller, domainId);
-    const mailbox = this.store.domainAddresses.mailboxById(id);
+  private async owned(caller: DomainCaller, domainId: string, id: string): Promise<DomainMailboxRecord> {
+    await this.domains.owned(caller, domainId);
+    const mailbox = await this.store.domainAddresses.mailboxById(id);
     if (!mailbox || mailbox.domainId !== domainId || mailbox.deletedAt !== null) throw new AppError('not_found', 'no such mailbox');
     return mailbox;
   }

@@ -43,18 +43,18 @@ export class DomainPlan {
     private readonly config: PlanConfig,
   ) {}
 
-  limits(holderId: string, domains: readonly DomainRecord[]): Limits {
+  async limits(holderId: string, domains: readonly DomainRecord[]): Promise<Limits> {
     const addons = domains.filter((domain) => this.hasAddon(domain)).length;
     return {
       domains: { used: domains.length, allowed: this.config.plan.domains + addons },
-      aliases: { used: this.store.domainAddresses.countAliasesOfHolder(holderId), allowed: this.config.plan.aliases },
-      mailboxes: { used: this.store.domainAddresses.mailboxesOfHolder(holderId).length, allowed: this.config.plan.mailboxes },
+      aliases: { used: await this.store.domainAddresses.countAliasesOfHolder(holderId), allowed: this.config.plan.aliases },
+      mailboxes: { used: (await this.store.domainAddresses.mailboxesOfHolder(holderId)).length, allowed: this.config.plan.mailboxes },
     };
   }
 
   /** Why no address can be made on `domain` now, or null when one can. `domains`: the holder's, oldest first. */
-  addressBlocker(domain: DomainRecord, domains: readonly DomainRecord[]): { code: 'payment_required' | 'conflict'; reason: string } | null {
-    if (!this.hosting.isActive(domain.holderId)) return { code: 'payment_required', reason: this.hostingReason(domain.holderId) };
+  async addressBlocker(domain: DomainRecord, domains: readonly DomainRecord[]): Promise<{ code: 'payment_required' | 'conflict'; reason: string } | null> {
+    if (!(await this.hosting.isActive(domain.holderId))) return { code: 'payment_required', reason: await this.hostingReason(domain.holderId) };
     if (domain.status === 'pending') {
       return { code: 'conflict', reason: `${domain.domain} is not verified yet: publish its records, then POST /api/user/domains/${domain.id}/verify` };
     }
@@ -67,32 +67,32 @@ export class DomainPlan {
     if (this.isExtra(domain, domains) && !this.hasAddon(domain)) {
       return {
         code: 'payment_required',
-        reason: `the plan includes ${this.config.plan.domains} domain(s); ${domain.domain} is an extra domain and needs a domain add-on (${this.buyWhere(domain.holderId, 'domain_addon')})`,
+        reason: `the plan includes ${this.config.plan.domains} domain(s); ${domain.domain} is an extra domain and needs a domain add-on (${await this.buyWhere(domain.holderId, 'domain_addon')})`,
       };
     }
     return null;
   }
 
-  requireAddressRoom(domain: DomainRecord, domains: readonly DomainRecord[]): void {
-    const blocker = this.addressBlocker(domain, domains);
+  async requireAddressRoom(domain: DomainRecord, domains: readonly DomainRecord[]): Promise<void> {
+    const blocker = await this.addressBlocker(domain, domains);
     if (blocker) throw new AppError(blocker.code, `cannot create addresses on ${domain.domain}: ${blocker.reason}`);
   }
 
   /** The list's canCreateAddresses: some domain of the holder takes new addresses now. */
-  listVerdict(holderId: string, domains: readonly DomainRecord[]): { can: boolean; reason?: string } {
-    if (!this.hosting.isActive(holderId)) return { can: false, reason: this.hostingReason(holderId) };
+  async listVerdict(holderId: string, domains: readonly DomainRecord[]): Promise<{ can: boolean; reason?: string }> {
+    if (!(await this.hosting.isActive(holderId))) return { can: false, reason: await this.hostingReason(holderId) };
     if (domains.length === 0) return { can: false, reason: 'add a domain and verify it first (POST /api/user/domains)' };
-    const blockers = domains.map((domain) => this.addressBlocker(domain, domains));
+    const blockers = await Promise.all((await Promise.all(domains.map((domain) => this.addressBlocker(domain, domains)))));
     return blockers.some((blocker) => blocker === null) ? { can: true } : { can: false, reason: blockers[0]?.reason };
   }
 
   /** Extra domains require active hosting and a verified first domain (docs/operators/domains.md). */
-  requireRoomForDomain(holderId: string, domains: readonly DomainRecord[]): void {
+  async requireRoomForDomain(holderId: string, domains: readonly DomainRecord[]): Promise<void> {
     if (domains.length < this.config.plan.domains) return;
-    if (!this.hosting.isActive(holderId)) {
+    if (!(await this.hosting.isActive(holderId))) {
       throw new AppError(
         'payment_required',
-        `the plan includes ${this.config.plan.domains} domain(s); an extra domain needs active hosting (${this.hostingReason(holderId)})`,
+        `the plan includes ${this.config.plan.domains} domain(s); an extra domain needs active hosting (${await this.hostingReason(holderId)})`,
       );
     }
     if (domains[0]?.status !== 'verified') {
@@ -100,15 +100,15 @@ export class DomainPlan {
     }
   }
 
-  requireAliasRoom(holderId: string): void {
-    const used = this.store.domainAddresses.countAliasesOfHolder(holderId);
+  async requireAliasRoom(holderId: string): Promise<void> {
+    const used = await this.store.domainAddresses.countAliasesOfHolder(holderId);
     if (used >= this.config.plan.aliases) {
       throw new AppError('conflict', `the plan includes ${this.config.plan.aliases} aliases and ${used} are in use; delete one to add another`);
     }
   }
 
-  requireMailboxRoom(holderId: string): void {
-    const used = this.store.domainAddresses.mailboxesOfHolder(holderId).length;
+  async requireMailboxRoom(holderId: string): Promise<void> {
+    const used = (await this.store.domainAddresses.mailboxesOfHolder(holderId)).length;
     if (used >= this.config.plan.mailboxes) {
       throw new AppError('conflict', `the plan includes ${this.config.plan.mailboxes} separate mailboxes and ${used} are in use; delete one to add another`);
     }
@@ -126,8 +126,8 @@ export class DomainPlan {
    * An add-on is sold for a verified extra domain of the holder, never for one the plan
    * includes (docs/operators/domains.md, "Paid owner access and the plan").
    */
-  checkAddon(holderId: string, domainId: string): void {
-    const domains = this.store.domains.ofHolder(holderId);
+  async checkAddon(holderId: string, domainId: string): Promise<void> {
+    const domains = await this.store.domains.ofHolder(holderId);
     const domain = domains.find((candidate) => candidate.id === domainId);
     if (!domain) throw new AppError('not_found', 'no such domain for this account');
     if (domain.status !== 'verified') {
@@ -142,16 +142,16 @@ export class DomainPlan {
     return domain.addonExpiresAt !== null && domain.addonExpiresAt > this.clock.now().getTime();
   }
 
-  private hostingReason(holderId: string): string {
+  private async hostingReason(holderId: string): Promise<string> {
     return this.config.fundingPaused
       ? 'creating addresses needs paid hosting; payments are paused, so the operator grants it (agentpost hosting grant <email> <days>)'
-      : `creating addresses needs paid hosting: ${this.buyWhere(holderId, 'domain_hosting')}`;
+      : `creating addresses needs paid hosting: ${await this.buyWhere(holderId, 'domain_hosting')}`;
   }
 
   /** Where this holder buys: an owner pays for itself in the console or over /api/user, an agent with its key. */
-  private buyWhere(holderId: string, kind: 'domain_hosting' | 'domain_addon'): string {
+  private async buyWhere(holderId: string, kind: 'domain_hosting' | 'domain_addon'): Promise<string> {
     if (this.config.fundingPaused) return 'payments are paused on this server, so it cannot be bought now';
-    return this.store.accounts.byId(holderId)?.kind === 'human'
+    return (await this.store.accounts.byId(holderId))?.kind === 'human'
       ? `buy it on the console's Billing page or with POST /api/user/payment (kind ${kind})`
       : `buy it with POST /api/v1/agent/payment (kind ${kind})`;
   }

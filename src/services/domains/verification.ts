@@ -47,11 +47,11 @@ export class DomainVerificationService {
 
   async verify(caller: DomainCaller, id: string): Promise<VerifyResult> {
     requireDomainWrite(caller);
-    const domain = this.domains.owned(caller, id);
-    this.rateLimiter.take(VERIFY_RULE, caller.holderId);
-    const checked = await checkRecords(this.dns, this.domains.expected(domain), this.hostname);
+    const domain = await this.domains.owned(caller, id);
+    await this.rateLimiter.take(VERIFY_RULE, caller.holderId);
+    const checked = await checkRecords(this.dns, await this.domains.expected(domain), this.hostname);
     return (
-      this.record(domain.id, checked) ?? {
+      (await this.record(domain.id, checked)) ?? {
         verified: false,
         status: domain.status,
         statusReason: 'the domain was deleted meanwhile',
@@ -67,9 +67,9 @@ export class DomainVerificationService {
    */
   async recheckAll(): Promise<RecheckSummary> {
     const summary: RecheckSummary = { checked: 0, verified: 0, failed: 0, pending: 0 };
-    for (const domain of this.store.domains.live()) {
-      const checked = await checkRecords(this.dns, this.domains.expected(domain), this.hostname);
-      const outcome = this.record(domain.id, checked);
+    for (const domain of await this.store.domains.live()) {
+      const checked = await checkRecords(this.dns, await this.domains.expected(domain), this.hostname);
+      const outcome = await this.record(domain.id, checked);
       if (!outcome) continue;
       summary.checked += 1;
       summary[outcome.status] += 1;
@@ -81,13 +81,13 @@ export class DomainVerificationService {
   }
 
   /** Applies a check to the domain as it is now (it may have changed or gone during the lookups). */
-  private record(id: string, checked: Checked[]): VerifyResult | null {
+  private async record(id: string, checked: Checked[]): Promise<VerifyResult | null> {
     const results = checked.map((item) => item.result);
-    return this.store.transaction(() => {
-      const domain = this.store.domains.byId(id);
+    return await this.store.transaction(async () => {
+      const domain = await this.store.domains.byId(id);
       if (!domain) return null;
-      const { status, statusReason } = this.judge(domain, checked);
-      this.store.domains.recordCheck(
+      const { status, statusReason } = await this.judge(domain, checked);
+      await this.store.domains.recordCheck(
         id,
         { status, statusReason, resultsJson: JSON.stringify(results), checkedAt: this.clock.now().getTime() },
         status === 'verified',
@@ -96,12 +96,12 @@ export class DomainVerificationService {
     });
   }
 
-  private judge(domain: DomainRecord, checked: Checked[]): { status: DomainStatus; statusReason: string | null } {
+  private async judge(domain: DomainRecord, checked: Checked[]): Promise<{ status: DomainStatus; statusReason: string | null }> {
     const required = checked.filter((item) => item.record.required);
     const failing = required.filter((item) => !item.result.ok);
     const reason = failing.map((item) => `${item.record.kind === 'mx' ? 'MX' : 'ownership TXT'}: ${item.result.detail}`).join('; ');
     if (failing.length === 0) {
-      const holder = this.store.domains.provenByName(domain.domain);
+      const holder = await this.store.domains.provenByName(domain.domain);
       if (holder && holder.id !== domain.id) return { status: 'pending', statusReason: `${domain.domain} is verified by another account` };
       return { status: 'verified', statusReason: null };
     }

@@ -48,12 +48,12 @@ export class DraftService {
     requireDrafts(principal);
     const prepared = await this.prepare(principal.accountId, request);
     const id = newUuid();
-    this.store.transaction(() => {
-      if (this.store.drafts.countOpen(principal.accountId) >= MAX_OPEN_DRAFTS) {
+    await this.store.transaction(async () => {
+      if ((await this.store.drafts.countOpen(principal.accountId)) >= MAX_OPEN_DRAFTS) {
         throw new AppError('conflict', `an account holds at most ${MAX_OPEN_DRAFTS} drafts waiting for approval; delete one or ask the owner to decide`);
       }
       const now = this.clock.now().getTime();
-      this.store.drafts.insert({
+      await this.store.drafts.insert({
         id,
         accountId: principal.accountId,
         keyId: principal.keyId,
@@ -61,31 +61,31 @@ export class DraftService {
         subject: prepared.subject,
         recipientCount: prepared.recipientCount,
         status: 'pending',
-        ...this.storeCopy(principal.accountId, prepared),
+        ...(await this.storeCopy(principal.accountId, prepared)),
         createdAt: now,
         updatedAt: now,
       });
     });
-    return this.view(this.store.drafts.byId(id) as DraftRecord);
+    return await this.view((await this.store.drafts.byId(id)) as DraftRecord);
   }
 
   /** Newest first; a mail:draft key sees the drafts it wrote, the full key all of them. */
-  list(principal: Principal, before?: string): DraftPage {
+  async list(principal: Principal, before?: string): Promise<DraftPage> {
     requireDrafts(principal);
-    const rows = this.store.drafts.page(principal.accountId, {
+    const rows = await this.store.drafts.page(principal.accountId, {
       keyId: principal.kind === 'access' ? principal.keyId : undefined,
       beforeSeq: before === undefined ? undefined : Number(before),
       limit: DRAFTS_PAGE_SIZE + 1,
     });
     const page = rows.slice(0, DRAFTS_PAGE_SIZE);
     return {
-      drafts: page.map((row) => summaryOf(row, this.deciderEmail(row))),
+      drafts: await Promise.all(page.map(async (row) => summaryOf(row, await this.deciderEmail(row)))),
       nextCursor: rows.length > DRAFTS_PAGE_SIZE ? String(page[page.length - 1].seq) : null,
     };
   }
 
-  get(principal: Principal, id: string): Draft {
-    return this.view(this.own(principal, id));
+  async get(principal: Principal, id: string): Promise<Draft> {
+    return await this.view(await this.own(principal, id));
   }
 
   /**
@@ -93,7 +93,7 @@ export class DraftService {
    * the result must be a valid send request. Only while pending (409 after a decision).
    */
   async update(principal: Principal, id: string, patch: Record<string, unknown>): Promise<Draft> {
-    const record = this.own(principal, id);
+    const record = await this.own(principal, id);
     requirePending(record);
     const merged: Record<string, unknown> = { ...(JSON.parse(record.requestJson) as Record<string, unknown>) };
     for (const [field, value] of Object.entries(patch)) {
@@ -101,46 +101,46 @@ export class DraftService {
       else merged[field] = value;
     }
     const prepared = await this.prepare(record.accountId, validateInput<SendRequest>('send-request.json', merged));
-    this.store.transaction(() => {
+    await this.store.transaction(async () => {
       const now = this.clock.now().getTime();
-      const current = this.store.drafts.byId(id) as DraftRecord;
+      const current = (await this.store.drafts.byId(id)) as DraftRecord;
       requirePending(current);
-      this.removeCopy(current);
-      this.store.drafts.update(id, {
+      await this.removeCopy(current);
+      await this.store.drafts.update(id, {
         requestJson: JSON.stringify(prepared.request),
         subject: prepared.subject,
         recipientCount: prepared.recipientCount,
-        ...this.storeCopy(record.accountId, prepared),
+        ...(await this.storeCopy(record.accountId, prepared)),
         updatedAt: now,
       });
     });
-    return this.view(this.store.drafts.byId(id) as DraftRecord);
+    return await this.view((await this.store.drafts.byId(id)) as DraftRecord);
   }
 
   /** Deletes a pending draft and its Drafts copy; decided drafts stay as the record of the decision (409). */
-  delete(principal: Principal, id: string): { id: string; deleted: true } {
-    const record = this.own(principal, id);
-    this.store.transaction(() => {
-      const current = this.store.drafts.byId(id) as DraftRecord;
+  async delete(principal: Principal, id: string): Promise<{ id: string; deleted: true }> {
+    const record = await this.own(principal, id);
+    await this.store.transaction(async () => {
+      const current = (await this.store.drafts.byId(id)) as DraftRecord;
       requirePending(current);
-      this.removeCopy(current);
-      this.store.drafts.delete(id);
+      await this.removeCopy(current);
+      await this.store.drafts.delete(id);
     });
     return { id: record.id, deleted: true };
   }
 
-  view(record: DraftRecord): Draft {
-    return draftView(record, this.deciderEmail(record));
+  async view(record: DraftRecord): Promise<Draft> {
+    return draftView(record, await this.deciderEmail(record));
   }
 
-  summary(record: DraftRecord): DraftSummary {
-    return summaryOf(record, this.deciderEmail(record));
+  async summary(record: DraftRecord): Promise<DraftSummary> {
+    return summaryOf(record, await this.deciderEmail(record));
   }
 
   /** Drops the draft's copy from the Drafts folder (IMAP sessions see an EXPUNGE); inside the caller's transaction. */
-  removeCopy(record: DraftRecord): void {
+  async removeCopy(record: DraftRecord): Promise<void> {
     if (record.folderUid === null) return;
-    this.mailbox.remove(this.mailbox.mailboxOfAccount(record.accountId), DRAFTS, record.folderUid, record.folderUidValidity);
+    await this.mailbox.remove(await this.mailbox.mailboxOfAccount(record.accountId), DRAFTS, record.folderUid, record.folderUidValidity);
   }
 
   /** Validated as a send would be (400, 403 for a foreign from, 413), then composed for the Drafts copy. */
@@ -148,11 +148,11 @@ export class DraftService {
     if (request.idempotencyKey !== undefined) {
       throw invalidInput('idempotencyKey', 'a draft has no idempotency key: approving it sends it with the draft id as the key');
     }
-    const account = this.store.accounts.byId(accountId);
+    const account = await this.store.accounts.byId(accountId);
     if (!account) throw new AppError('unauthorized', 'missing or invalid API key');
-    const message = normalizeSendRequest(request, account.email, this.config);
+    const message = await normalizeSendRequest(request, account.email, this.config);
     const recipients = recipientsOf(message);
-    refuseLoopbackRecipients(this.store, this.config.mailDomain, recipients);
+    await refuseLoopbackRecipients(this.store, this.config.mailDomain, recipients);
     const messageId = `<${newUuid()}@${this.config.mailDomain}>`;
     const date = this.clock.now();
     const { sentRaw } = await composeMessage(message, messageId, date);
@@ -161,24 +161,24 @@ export class DraftService {
   }
 
   /** Inside the caller's transaction: the copy in Drafts (made on first use), seen, as a mail client keeps it. */
-  private storeCopy(accountId: string, prepared: Prepared): { folderUid: number; folderUidValidity: number } {
-    const mailbox = this.mailbox.mailboxOfAccount(accountId);
-    this.mailbox.ensureFolder(mailbox, DRAFTS);
-    const { uid, uidValidity } = this.mailbox.append(mailbox, DRAFTS, prepared.copy, prepared.parsed, { seen: true });
+  private async storeCopy(accountId: string, prepared: Prepared): Promise<{ folderUid: number; folderUidValidity: number }> {
+    const mailbox = await this.mailbox.mailboxOfAccount(accountId);
+    await this.mailbox.ensureFolder(mailbox, DRAFTS);
+    const { uid, uidValidity } = await this.mailbox.append(mailbox, DRAFTS, prepared.copy, prepared.parsed, { seen: true });
     return { folderUid: uid, folderUidValidity: uidValidity };
   }
 
   /** A draft of this account that this key may see; another key's draft is 404 to a mail:draft key. */
-  private own(principal: Principal, id: string): DraftRecord {
+  private async own(principal: Principal, id: string): Promise<DraftRecord> {
     requireDrafts(principal);
-    const record = this.store.drafts.byId(id);
+    const record = await this.store.drafts.byId(id);
     const visible = record && record.accountId === principal.accountId && (principal.kind !== 'access' || record.keyId === principal.keyId);
     if (!visible) throw new AppError('not_found', `no draft ${id}`);
     return record;
   }
 
-  private deciderEmail(record: DraftRecord): string | null {
-    return record.decidedBy ? (this.store.owners.loginOf(record.decidedBy)?.loginEmail ?? null) : null;
+  private async deciderEmail(record: DraftRecord): Promise<string | null> {
+    return record.decidedBy ? ((await this.store.owners.loginOf(record.decidedBy))?.loginEmail ?? null) : null;
   }
 }
 

@@ -32,9 +32,9 @@ export interface EventStreamListener {
 /** One open stream: its events in order from its cursor, read from the account's event log. */
 export interface EventStream {
   /** The next events after the cursor (at most `limit`); advances the cursor past them. */
-  next(limit: number): LoggedEvent[];
+  next(limit: number): Promise<LoggedEvent[]>;
   /** Whether the key the stream was opened with still works (also checked on every KEYS_CLOSED notice). */
-  keyStillValid(): boolean;
+  keyStillValid(): Promise<boolean>;
   close(): void;
 }
 
@@ -58,7 +58,9 @@ export class EventStreamService {
   private readonly openCount = new Map<string, number>();
   private readonly listeners = new Map<string, Set<OpenStream>>();
   /** The newest event of the log this process has looked at (tellLoggedElsewhere). */
-  private seenSeq: number;
+  private seenSeq = 0;
+  /** The newest event logged when this process started, read once before the first look. */
+  private readonly seenSeqRead: Promise<void>;
 
   /** The topics `onCommitted` reads; src/app/reactions.ts subscribes it. */
   static readonly topics = [EVENT_LOGGED, KEYS_CLOSED] as const;
@@ -69,7 +71,9 @@ export class EventStreamService {
     private readonly auth: Pick<AuthService, 'stillValid'>,
     private readonly config: EventStreamConfig,
   ) {
-    this.seenSeq = store.webhookEvents.newestSeq();
+    this.seenSeqRead = store.webhookEvents.newestSeq().then((seq) => {
+      this.seenSeq = seq;
+    });
   }
 
   /**
@@ -77,7 +81,7 @@ export class EventStreamService {
    * starts after the newest logged event; with one it resumes after it, and with an id the
    * log no longer has (older than the history kept, or not this account's) from the oldest it keeps.
    */
-  open(principal: Principal, options: EventStreamOptions, listener: EventStreamListener): EventStream {
+  async open(principal: Principal, options: EventStreamOptions, listener: EventStreamListener): Promise<EventStream> {
     requirePermission(principal, 'mail:read');
     const { accountId } = principal;
     const open = this.openCount.get(accountId) ?? 0;
@@ -89,7 +93,9 @@ export class EventStreamService {
       throw new AppError('unavailable', `the server has ${openTotal} event streams open, the most it holds; try again later or use a webhook`);
     }
     let cursor =
-      options.lastEventId === undefined ? this.store.webhookEvents.lastSeq(accountId) : (this.store.webhookEvents.seqOf(accountId, options.lastEventId) ?? 0);
+      options.lastEventId === undefined
+        ? await this.store.webhookEvents.lastSeq(accountId)
+        : ((await this.store.webhookEvents.seqOf(accountId, options.lastEventId)) ?? 0);
     this.openCount.set(accountId, open + 1);
     let set = this.listeners.get(accountId);
     if (!set) this.listeners.set(accountId, (set = new Set()));
@@ -97,10 +103,10 @@ export class EventStreamService {
     set.add(entry);
     let closed = false;
     return {
-      next: (limit) => {
+      next: async (limit) => {
         if (closed) return [];
         const since = this.clock.now().getTime() - this.config.historyMs;
-        const events = this.store.webhookEvents.logAfter(accountId, cursor, options.types, since, limit);
+        const events = await this.store.webhookEvents.logAfter(accountId, cursor, options.types, since, limit);
         if (events.length > 0) cursor = events[events.length - 1].seq;
         return events;
       },
@@ -124,20 +130,21 @@ export class EventStreamService {
    * events above the newest one seen misses none (docs/design.md, "Several processes:
    * wake-ups and exactness").
    */
-  tellLoggedElsewhere(): void {
-    for (const { accountId, seq } of this.store.webhookEvents.accountsLoggedAfter(this.seenSeq)) {
+  async tellLoggedElsewhere(): Promise<void> {
+    await this.seenSeqRead;
+    for (const { accountId, seq } of await this.store.webhookEvents.accountsLoggedAfter(this.seenSeq)) {
       this.seenSeq = Math.max(this.seenSeq, seq);
       for (const { listener } of this.listeners.get(accountId) ?? []) isolated(() => listener.wake());
     }
   }
 
-  onCommitted(entries: readonly Committed[]): void {
+  async onCommitted(entries: readonly Committed[]): Promise<void> {
     const logged = new Set(entries.filter((entry) => entry.topic === EVENT_LOGGED).map((entry) => (entry.payload as EventLoggedNotice).accountId));
     const keysClosed = entries.filter((entry) => entry.topic === KEYS_CLOSED).map((entry) => (entry.payload as KeysClosedNotice).accountId);
     const checked = keysClosed.includes(null) ? [...this.listeners.keys()] : new Set(keysClosed as string[]);
     for (const accountId of checked) {
       for (const { principal, listener } of [...(this.listeners.get(accountId) ?? [])]) {
-        if (!this.auth.stillValid(principal)) isolated(() => listener.end(KEY_CLOSED_ERROR));
+        if (!(await this.auth.stillValid(principal))) isolated(() => listener.end(KEY_CLOSED_ERROR));
       }
     }
     for (const accountId of logged) {

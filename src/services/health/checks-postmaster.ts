@@ -4,10 +4,10 @@ import type { CheckResult } from '../../core/doctor.js';
  * RFC 5321 section 4.5.1: mail to postmaster@ every domain received here must be accepted.
  * `reaches` answers the mailbox that would receive it, or null when it would be refused.
  */
-export const checkPostmaster = (domain: string, mailDomain: string, reaches: (address: string) => string | null): CheckResult => {
+export const checkPostmaster = async (domain: string, mailDomain: string, reaches: (address: string) => Promise<string | null>): Promise<CheckResult> => {
   const address = `postmaster@${domain}`;
   const base = { check: 'postmaster', subject: address };
-  const mailbox = reaches(address);
+  const mailbox = await reaches(address);
   if (mailbox !== null) return { ...base, status: 'ok', detail: mailbox === address ? 'a mailbox of its own' : `delivered to ${mailbox}` };
   const fix =
     domain === mailDomain

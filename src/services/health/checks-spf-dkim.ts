@@ -58,7 +58,7 @@ const suggestion = (existing: string | undefined, addresses: string[], hostname:
  */
 export const checkDkim = async ({ dns }: DnsCheckContext, dkim: DkimService, domain: string): Promise<CheckResult> => {
   const base = { check: 'dkim', subject: domain };
-  const key = dkim.record(domain);
+  const key = await dkim.record(domain);
   if (!key)
     return {
       ...base,

@@ -54,13 +54,13 @@ export class DoctorService {
     /** In `serve`, the ports actually bound (a configured 0 picks one); the CLI has none and uses the configured ones. */
     private readonly runtime: RuntimeProbe,
     /** The domains owners added and verified: checked with `mailDomain` when none are named. */
-    private readonly verifiedDomains: () => string[] = () => [],
+    private readonly verifiedDomains: () => Promise<string[]> = async () => [],
     /** The mailbox that receives mail to an address, or null when it is refused (inbound's rule). */
-    private readonly receivedBy: (address: string) => string | null = () => null,
+    private readonly receivedBy: (address: string) => Promise<string | null> = async () => null,
   ) {}
 
   async run(request: DoctorRequest = {}): Promise<DoctorReport> {
-    const domains = this.domainsOf(request.domains, request.verifiedDomains);
+    const domains = await this.domainsOf(request.domains, request.verifiedDomains);
     const given = (request.addresses ?? []).length > 0;
     const addresses = given ? this.addressesOf(request.addresses ?? []) : await this.hostAddresses();
     const context: DnsCheckContext = { dns: this.dns, hostname: this.config.hostname, addresses };
@@ -88,22 +88,24 @@ export class DoctorService {
   async runForDomains(domains: readonly string[]): Promise<DoctorReport> {
     if (domains.length === 0) return { ok: true, checks: [] };
     const context: DnsCheckContext = { dns: this.dns, hostname: this.config.hostname, addresses: await this.hostAddresses() };
-    const checks = await this.domainChecks(context, this.domainsOf([...domains], undefined), this.clock.now());
+    const checks = await this.domainChecks(context, await this.domainsOf([...domains], undefined), this.clock.now());
     return { ok: !checks.some((check) => check.status === 'fail'), checks };
   }
 
   private async domainChecks(context: DnsCheckContext, domains: readonly string[], now: Date): Promise<CheckResult[]> {
     const perDomain = await Promise.all(
-      domains.map((domain) =>
-        Promise.all([
-          checkMx(context, domain),
-          checkSpf(context, domain, this.config.relay),
-          checkDkim(context, this.dkim, domain),
-          checkDmarc(context, domain),
-          checkMtaSts(context, domain, now),
-          checkTlsRpt(context, domain),
-          checkPostmaster(domain, this.config.mailDomain, this.receivedBy),
-        ]),
+      await Promise.all(
+        domains.map(async (domain) =>
+          Promise.all([
+            checkMx(context, domain),
+            checkSpf(context, domain, this.config.relay),
+            checkDkim(context, this.dkim, domain),
+            checkDmarc(context, domain),
+            checkMtaSts(context, domain, now),
+            checkTlsRpt(context, domain),
+            await checkPostmaster(domain, this.config.mailDomain, this.receivedBy),
+          ]),
+        ),
       ),
     );
     return perDomain.flat();
@@ -116,8 +118,8 @@ export class DoctorService {
     return acme ? [...certificate, checkAcme(acme, certificate.length > 0)] : certificate;
   }
 
-  private domainsOf(input: string[] | undefined, verified: string[] | undefined): string[] {
-    const domains = (input && input.length > 0 ? input : [this.config.mailDomain, ...(verified ?? this.verifiedDomains())]).map((domain) =>
+  private async domainsOf(input: string[] | undefined, verified: string[] | undefined): Promise<string[]> {
+    const domains = (input && input.length > 0 ? input : [this.config.mailDomain, ...(verified ?? (await this.verifiedDomains()))]).map((domain) =>
       domain.trim().toLowerCase().replace(/\.$/, ''),
     );
     const bad = domains.find((domain) => !DOMAIN.test(domain));

@@ -37,7 +37,7 @@ export class StatusService {
     private readonly runtime: RuntimeProbe,
     private readonly certificates: CertificateSource,
     /** Messages the full-text index has not taken yet (SearchIndexService.backlog). */
-    private readonly searchBacklog: () => number,
+    private readonly searchBacklog: () => number | Promise<number>,
     /** What the ACME client reported; null without ACME. */
     private readonly acme: AcmeStatusSource = async () => null,
   ) {}
@@ -46,11 +46,11 @@ export class StatusService {
     const now = this.clock.now().getTime();
     const parts = {
       listeners: this.listeners(),
-      store: this.storePart(),
-      searchIndex: this.searchPart(),
-      inbound: this.queuePart(() => this.store.health.inboundQueue(), now),
-      delivery: this.queuePart(() => this.store.health.deliveryQueue(), now),
-      webhooks: this.queuePart(() => this.store.health.webhookBacklog(), now),
+      store: await this.storePart(),
+      searchIndex: await this.searchPart(),
+      inbound: await this.queuePart(() => this.store.health.inboundQueue(), now),
+      delivery: await this.queuePart(() => this.store.health.deliveryQueue(), now),
+      webhooks: await this.queuePart(() => this.store.health.webhookBacklog(), now),
       certificate: await this.certificateWithAcme(now),
     };
     return { status: worst(Object.values(parts).map((part) => part.status)), checkedAt: new Date(now).toISOString(), parts };
@@ -68,17 +68,17 @@ export class StatusService {
     };
   }
 
-  private storePart() {
+  private async storePart() {
     try {
-      this.store.health.ping();
+      await this.store.health.ping();
       return { status: 'ok' as const };
     } catch (error) {
       return { status: 'down' as const, detail: `the database does not answer: ${(error as Error).message}` };
     }
   }
 
-  private searchPart() {
-    const backlog = this.guard(() => this.searchBacklog());
+  private async searchPart() {
+    const backlog = await this.guard(async () => await this.searchBacklog());
     if (backlog === null) return { status: 'down' as const, mode: this.runtime.searchMode(), detail: 'the database does not answer' };
     const lagging = backlog > SEARCH_BACKLOG_LIMIT;
     return {
@@ -89,8 +89,8 @@ export class StatusService {
     };
   }
 
-  private queuePart(read: () => QueueFigures, now: number) {
-    const figures = this.guard(read);
+  private async queuePart(read: () => Promise<QueueFigures>, now: number) {
+    const figures = await this.guard(read);
     if (figures === null) return { status: 'down' as const, detail: 'the database does not answer' };
     const oldestAgeSeconds = figures.oldestCreatedAt === null ? 0 : Math.max(0, Math.round((now - figures.oldestCreatedAt) / 1000));
     const dueLagMs = figures.earliestDueAt === null ? 0 : Math.max(0, now - figures.earliestDueAt);
@@ -133,9 +133,9 @@ export class StatusService {
     }
   }
 
-  private guard<T>(read: () => T): T | null {
+  private async guard<T>(read: () => T | Promise<T>): Promise<T | null> {
     try {
-      return read();
+      return await read();
     } catch {
       return null;
     }

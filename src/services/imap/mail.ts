@@ -43,9 +43,9 @@ export class ImapMailService {
    * BODYSTRUCTURE. `withRaw`: the raw bytes of the small ones come with them (a FETCH of BODY[]
    * for many messages then reads them in the same query); larger ones are read one at a time.
    */
-  fetchRows(folder: Folder, uids: readonly number[], wire: boolean, withRaw = false): FetchRow[] {
+  async fetchRows(folder: Folder, uids: readonly number[], wire: boolean, withRaw = false): Promise<FetchRow[]> {
     const rawMaxBytes = withRaw ? RAW_WITH_ROWS_MAX_BYTES : null;
-    return rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, wire, STORED_BODY_VERSION, rawMaxBytes));
+    return await rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, wire, STORED_BODY_VERSION, rawMaxBytes));
   }
 
   /** ENVELOPE and BODYSTRUCTURE of a message stored without them yet: its stored body is built first (on a parse worker). */
@@ -60,36 +60,36 @@ export class ImapMailService {
     return this.bodies.structure(rowId);
   }
 
-  raw(rowId: number): Buffer {
-    const raw = this.store.messageRaw.bytes(rowId);
+  async raw(rowId: number): Promise<Buffer> {
+    const raw = await this.store.messageRaw.bytes(rowId);
     if (!raw) throw new AppError('not_found', 'the message is gone');
     return raw;
   }
 
   /** Bytes `start` to `end` of the raw message, without reading the rest. */
-  rawRange(rowId: number, start: number, end: number): Buffer {
-    return this.store.messageRaw.range(rowId, start, end);
+  async rawRange(rowId: number, start: number, end: number): Promise<Buffer> {
+    return await this.store.messageRaw.range(rowId, start, end);
   }
 
-  setFlags(identity: ImapIdentity, folder: Folder, uids: readonly number[], change: FlagChange, unchangedSince?: number): FlagResult {
-    return this.ops.setFlags(identity.mailbox, folder, uids, change, unchangedSince);
+  async setFlags(identity: ImapIdentity, folder: Folder, uids: readonly number[], change: FlagChange, unchangedSince?: number): Promise<FlagResult> {
+    return await this.ops.setFlags(identity.mailbox, folder, uids, change, unchangedSince);
   }
 
-  copy(identity: ImapIdentity, folder: Folder, uids: readonly number[], target: Folder): CopyResult {
-    return this.ops.copy(identity.mailbox, folder, uids, target);
+  async copy(identity: ImapIdentity, folder: Folder, uids: readonly number[], target: Folder): Promise<CopyResult> {
+    return await this.ops.copy(identity.mailbox, folder, uids, target);
   }
 
-  move(identity: ImapIdentity, folder: Folder, uids: readonly number[], target: Folder): CopyResult {
-    return this.ops.move(identity.mailbox, folder, uids, target);
+  async move(identity: ImapIdentity, folder: Folder, uids: readonly number[], target: Folder): Promise<CopyResult> {
+    return await this.ops.move(identity.mailbox, folder, uids, target);
   }
 
-  expunge(identity: ImapIdentity, folder: Folder, uids: readonly number[]): number[] {
-    return this.ops.expunge(identity.mailbox, folder, uids);
+  async expunge(identity: ImapIdentity, folder: Folder, uids: readonly number[]): Promise<number[]> {
+    return await this.ops.expunge(identity.mailbox, folder, uids);
   }
 
   /** UIDs marked \Deleted (what EXPUNGE and CLOSE remove). */
-  deletedUids(folder: Folder): number[] {
-    return this.store.imap.deletedUids(folder.id);
+  async deletedUids(folder: Folder): Promise<number[]> {
+    return await this.store.imap.deletedUids(folder.id);
   }
 
   /**
@@ -101,7 +101,9 @@ export class ImapMailService {
     checkHeaderLimits(raw, this.headerLimits);
     const parsed = await this.parse(raw);
     const staged = await this.mailboxes.staging.stage(raw, parsed.body);
-    return this.store.transaction(() => this.mailboxes.append(identity.mailbox, folder.name, raw, parsed, { flags, receivedAt, ...(staged && { staged }) }));
+    return await this.store.transaction(() =>
+      this.mailboxes.append(identity.mailbox, folder.name, raw, parsed, { flags, receivedAt, ...(staged && { staged }) }),
+    );
   }
 
   /** UIDs among `uids` (the session's view) that match the key (RFC 3501 section 6.4.4). */

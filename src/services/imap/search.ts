@@ -28,7 +28,7 @@ export const searchFolder = async (
   recent: ReadonlySet<number>,
 ): Promise<number[]> => {
   const { narrowing, exact, cut } = narrowingOf(key);
-  const passing = exact || cut ? new Set(store.imap.uidsNarrowed(folder.id, narrowing)) : null;
+  const passing = exact || cut ? new Set(await store.imap.uidsNarrowed(folder.id, narrowing)) : null;
   const sorted = (passing ? uids.filter((uid) => passing.has(uid)) : [...uids]).sort((a, b) => a - b);
   if (exact) return sorted;
   const needs = textsNeeded(key);
@@ -37,8 +37,12 @@ export const searchFolder = async (
   const found: number[] = [];
   await pacedSteps(sorted, MESSAGE_STEPS, async (chunk) => {
     const candidates: Candidate[] = fields
-      ? rowsOf(chunk, (low, high) => store.imap.searchFieldsBetween(folder.id, low, high)).map((row) => ({ row, fields: row, recent: recent.has(row.uid) }))
-      : rowsOf(chunk, (low, high) => store.imap.datesBetween(folder.id, low, high)).map((row) => ({ row, recent: recent.has(row.uid) }));
+      ? (await rowsOf(chunk, (low, high) => store.imap.searchFieldsBetween(folder.id, low, high))).map((row) => ({
+          row,
+          fields: row,
+          recent: recent.has(row.uid),
+        }))
+      : (await rowsOf(chunk, (low, high) => store.imap.datesBetween(folder.id, low, high))).map((row) => ({ row, recent: recent.has(row.uid) }));
     if (needs) await addTexts(store, bodies, folder, chunk, candidates, inRaw);
     for (const candidate of candidates) if (matches(candidate, key)) found.push(candidate.row.uid);
   });
@@ -167,7 +171,8 @@ const addTexts = async (
   inRaw: boolean,
 ): Promise<void> => {
   const texts = new Map<number, SearchTextRow>();
-  for (const row of rowsOf(chunk, (low, high) => store.imap.searchTexts(folder.id, low, high, STORED_BODY_VERSION, HEADER_MAX_BYTES))) texts.set(row.uid, row);
+  for (const row of await rowsOf(chunk, (low, high) => store.imap.searchTexts(folder.id, low, high, STORED_BODY_VERSION, HEADER_MAX_BYTES)))
+    texts.set(row.uid, row);
   for (const candidate of candidates) {
     const text = texts.get(candidate.row.uid);
     if (text && text.plainTextStart !== null) {

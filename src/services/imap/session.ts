@@ -80,16 +80,16 @@ export class ImapSessionService {
    * LOGIN: the username is the mailbox address, the password the full account key.
    * Limited access keys cannot use IMAP (docs/agents/keys.md).
    */
-  login(username: string, secret: string): ImapIdentity {
+  async login(username: string, secret: string): Promise<ImapIdentity> {
     if (keyKindOf(secret) === 'access') throw new AppError('forbidden', LIMITED);
     let principal: Principal;
     try {
-      principal = this.auth.authenticate(secret);
+      principal = await this.auth.authenticate(secret);
     } catch {
       throw new AppError('unauthorized', LOGIN_FAILED);
     }
     if (principal.kind !== 'full') throw new AppError('forbidden', LIMITED);
-    const mailbox = this.mailboxes.mailboxForAddress(username);
+    const mailbox = await this.mailboxes.mailboxForAddress(username);
     // The mailbox's own address only: an alias delivers to it but is not a login name.
     if (!mailbox || mailbox.accountId !== principal.accountId || mailbox.address !== username.trim().toLowerCase())
       throw new AppError('unauthorized', LOGIN_FAILED);
@@ -101,19 +101,19 @@ export class ImapSessionService {
    * still work (not revoked, rotated away or expired). Checked by the key's id; the secret
    * is not kept in the session.
    */
-  stillValid(identity: ImapIdentity): boolean {
-    return this.auth.stillValid(identity.principal);
+  async stillValid(identity: ImapIdentity): Promise<boolean> {
+    return await this.auth.stillValid(identity.principal);
   }
 
   /** Every folder; the special-use ones (RFC 6154) are made first if missing. */
-  folders(identity: ImapIdentity): Folder[] {
-    this.folderService.ensureSpecial(identity.mailbox);
-    return this.folderService.list(identity.mailbox);
+  async folders(identity: ImapIdentity): Promise<Folder[]> {
+    await this.folderService.ensureSpecial(identity.mailbox);
+    return await this.folderService.list(identity.mailbox);
   }
 
   /** A folder to act on (a special-use one is made when missing); not_found otherwise. */
-  folder(identity: ImapIdentity, name: string): Folder {
-    return this.folderService.open(identity.mailbox, name);
+  async folder(identity: ImapIdentity, name: string): Promise<Folder> {
+    return await this.folderService.open(identity.mailbox, name);
   }
 
   /**
@@ -121,37 +121,37 @@ export class ImapSessionService {
    * mark as its \Recent ones (RFC 3501 section 2.3.2); a read-only one shows them without
    * taking them.
    */
-  open(identity: ImapIdentity, name: string, readOnly: boolean): FolderSnapshot {
-    const folder = this.folder(identity, name);
-    const uids = this.store.imap.uidsAfter(folder.id, 0);
+  async open(identity: ImapIdentity, name: string, readOnly: boolean): Promise<FolderSnapshot> {
+    const folder = await this.folder(identity, name);
+    const uids = await this.store.imap.uidsAfter(folder.id, 0);
     const last = uids.length > 0 ? uids[uids.length - 1] : 0;
-    const mark = readOnly ? this.store.folders.recentMark(folder.id) : this.store.transaction(() => this.store.folders.takeRecent(folder.id, last));
+    const mark = readOnly ? await this.store.folders.recentMark(folder.id) : await this.store.transaction(() => this.store.folders.takeRecent(folder.id, last));
     return {
       folder,
       uids,
       recent: uids.filter((uid) => uid > mark),
-      firstUnseenUid: this.store.imap.firstUnseenUid(folder.id),
-      keywords: this.store.folders.keywords(folder.id),
+      firstUnseenUid: await this.store.imap.firstUnseenUid(folder.id),
+      keywords: await this.store.folders.keywords(folder.id),
     };
   }
 
-  status(identity: ImapIdentity, name: string): FolderStatus {
-    const folder = this.folder(identity, name);
-    const mark = this.store.folders.recentMark(folder.id);
+  async status(identity: ImapIdentity, name: string): Promise<FolderStatus> {
+    const folder = await this.folder(identity, name);
+    const mark = await this.store.folders.recentMark(folder.id);
     return {
       name: folder.name,
       messages: folder.messageCount,
-      recent: this.store.imap.uidsAfter(folder.id, mark).length,
+      recent: (await this.store.imap.uidsAfter(folder.id, mark)).length,
       uidNext: folder.uidNext,
       uidValidity: folder.uidValidity,
-      unseen: this.store.imap.unseenCount(folder.id),
+      unseen: await this.store.imap.unseenCount(folder.id),
       highestModseq: folder.highestModseq,
     };
   }
 
   /** Keywords used in the folder (the FLAGS response). */
-  keywords(folder: Folder): string[] {
-    return this.store.folders.keywords(folder.id);
+  async keywords(folder: Folder): Promise<string[]> {
+    return await this.store.folders.keywords(folder.id);
   }
 
   /**
@@ -159,56 +159,56 @@ export class ImapSessionService {
    * the folder row when nothing did. `lastUid` is the view's highest UID; `takeRecent`
    * makes new mail \Recent to this session if no other took it first.
    */
-  changes(folder: Folder, since: { lastUid: number; flagsAfter: number; expungedAfter: number; takeRecent: boolean }): FolderChanges {
-    const now = this.store.folders.byId(folder.id);
+  async changes(folder: Folder, since: { lastUid: number; flagsAfter: number; expungedAfter: number; takeRecent: boolean }): Promise<FolderChanges> {
+    const now = await this.store.folders.byId(folder.id);
     const none: FolderChanges = { folder: now, fresh: [], recent: [], gone: [], flags: [] };
     if (!now || now.uidValidity !== folder.uidValidity) return { ...none, folder: null };
     if (now.highestModseq <= Math.min(since.flagsAfter, since.expungedAfter)) return none;
-    const fresh = this.store.imap.uidsAfter(folder.id, since.lastUid);
+    const fresh = await this.store.imap.uidsAfter(folder.id, since.lastUid);
     const last = fresh.length > 0 ? fresh[fresh.length - 1] : since.lastUid;
     const mark =
       fresh.length === 0
         ? last
         : since.takeRecent
-          ? this.store.transaction(() => this.store.folders.takeRecent(folder.id, last))
-          : this.store.folders.recentMark(folder.id);
+          ? await this.store.transaction(() => this.store.folders.takeRecent(folder.id, last))
+          : await this.store.folders.recentMark(folder.id);
     return {
       folder: now,
       fresh,
       recent: fresh.filter((uid) => uid > mark),
-      gone: now.highestModseq > since.expungedAfter ? this.store.imap.expungedSince(folder.id, since.expungedAfter) : [],
-      flags: now.highestModseq > since.flagsAfter ? this.store.imap.flagsChangedSince(folder.id, since.flagsAfter, since.lastUid) : [],
+      gone: now.highestModseq > since.expungedAfter ? await this.store.imap.expungedSince(folder.id, since.expungedAfter) : [],
+      flags: now.highestModseq > since.flagsAfter ? await this.store.imap.flagsChangedSince(folder.id, since.flagsAfter, since.lastUid) : [],
     };
   }
 
   /** UIDs expunged since `modseq` (QRESYNC, RFC 7162 section 3.2.5.2). */
-  expungedSince(folder: Folder, modseq: number): number[] {
-    return this.store.imap.expungedSince(folder.id, modseq);
+  async expungedSince(folder: Folder, modseq: number): Promise<number[]> {
+    return await this.store.imap.expungedSince(folder.id, modseq);
   }
 
   /** Flags of messages changed since `modseq`, up to `maxUid`. */
-  flagsChangedSince(folder: Folder, modseq: number, maxUid: number): FlagRow[] {
-    return this.store.imap.flagsChangedSince(folder.id, modseq, maxUid);
+  async flagsChangedSince(folder: Folder, modseq: number, maxUid: number): Promise<FlagRow[]> {
+    return await this.store.imap.flagsChangedSince(folder.id, modseq, maxUid);
   }
 
-  createFolder(identity: ImapIdentity, name: string): void {
-    this.folderService.create(identity.mailbox, name);
+  async createFolder(identity: ImapIdentity, name: string): Promise<void> {
+    await this.folderService.create(identity.mailbox, name);
   }
 
-  deleteFolder(identity: ImapIdentity, name: string): void {
-    this.folderService.delete(identity.mailbox, name);
+  async deleteFolder(identity: ImapIdentity, name: string): Promise<void> {
+    await this.folderService.delete(identity.mailbox, name);
   }
 
-  renameFolder(identity: ImapIdentity, from: string, to: string): void {
-    this.folderService.rename(identity.mailbox, from, to);
+  async renameFolder(identity: ImapIdentity, from: string, to: string): Promise<void> {
+    await this.folderService.rename(identity.mailbox, from, to);
   }
 
-  subscriptions(identity: ImapIdentity): string[] {
-    return this.folderService.subscriptions(identity.mailbox);
+  async subscriptions(identity: ImapIdentity): Promise<string[]> {
+    return await this.folderService.subscriptions(identity.mailbox);
   }
 
-  subscribe(identity: ImapIdentity, name: string, on: boolean): void {
-    if (on) this.folderService.subscribe(identity.mailbox, name);
-    else this.folderService.unsubscribe(identity.mailbox, name);
+  async subscribe(identity: ImapIdentity, name: string, on: boolean): Promise<void> {
+    if (on) await this.folderService.subscribe(identity.mailbox, name);
+    else await this.folderService.unsubscribe(identity.mailbox, name);
   }
 }

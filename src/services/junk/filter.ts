@@ -49,13 +49,13 @@ export class JunkFilter {
     }
   }
 
-  judge(mailbox: MailboxRecord, evidence: JunkEvidence): JunkVerdict {
+  async judge(mailbox: MailboxRecord, evidence: JunkEvidence): Promise<JunkVerdict> {
     if (evidence.blocklists === null) return this.failed(`the blocklist lookups took longer than ${this.config.timeoutMs} ms`);
     try {
       const trust = evidence.authentication?.trust ?? 'unverified';
       const reasons = [
-        this.statistics(mailbox, evidence.features),
-        ...(evidence.from === null ? [] : this.senderReasons(mailbox, evidence.from, trust)),
+        await this.statistics(mailbox, evidence.features),
+        ...(evidence.from === null ? [] : await this.senderReasons(mailbox, evidence.from, trust)),
         authenticationReason(evidence.authentication),
         ...blocklistReasons(evidence.blocklists, this.config.blocklistPoints),
       ].filter((reason): reason is JunkReason => reason !== null);
@@ -73,17 +73,17 @@ export class JunkFilter {
     return { junk: false, score: 0, threshold: this.config.threshold, reasons: [], failed: why };
   }
 
-  private statistics(mailbox: MailboxRecord, features: Int32Array | undefined): JunkReason | null {
+  private async statistics(mailbox: MailboxRecord, features: Int32Array | undefined): Promise<JunkReason | null> {
     if (!features || features.length === 0) return null;
-    const own = this.store.junk.modelOfMailbox(mailbox.id);
-    const server = this.store.junk.model(SERVER_MODEL_ID);
+    const own = await this.store.junk.modelOfMailbox(mailbox.id);
+    const server = await this.store.junk.model(SERVER_MODEL_ID);
     const model = this.isMature(own) ? own : this.isMature(server) ? server : null;
     if (model === null) {
       const min = this.config.minJudgments;
       const detail = `not used yet: this mailbox has judged ${own?.junk ?? 0} messages junk and ${own?.ham ?? 0} not junk, and its model needs ${min} of each`;
       return { rule: 'statistics', points: 0, detail };
     }
-    const probability = combine(this.models.clues(model, features));
+    const probability = combine(await this.models.clues(model, features));
     const which = model === own ? "this mailbox's model" : 'the server-wide model';
     return {
       rule: 'statistics',
@@ -96,14 +96,14 @@ export class JunkFilter {
     return model !== null && model.ham >= this.config.minJudgments && model.junk >= this.config.minJudgments;
   }
 
-  private senderReasons(mailbox: MailboxRecord, from: string, trust: Trust): JunkReason[] {
+  private async senderReasons(mailbox: MailboxRecord, from: string, trust: Trust): Promise<JunkReason[]> {
     const reasons: JunkReason[] = [];
     const how = trust === 'verified' ? 'authenticated' : 'unauthenticated';
     const correspondent = CORRESPONDENT_POINTS[trust];
-    if (correspondent !== undefined && this.store.junk.hasWrittenTo(mailbox.accountId, from)) {
+    if (correspondent !== undefined && (await this.store.junk.hasWrittenTo(mailbox.accountId, from))) {
       reasons.push({ rule: 'correspondent', points: correspondent, detail: `this mailbox has written to ${from} (${how} sender)` });
     }
-    const history = this.store.junk.sender(mailbox.id, from);
+    const history = await this.store.junk.sender(mailbox.id, from);
     if (history && history.junk === 0 && HAM_SENDER_POINTS[trust] !== undefined) {
       const points = HAM_SENDER_POINTS[trust] as number;
       reasons.push({ rule: 'sender-history', points, detail: `this mailbox judged ${history.ham} earlier message(s) from ${from} not junk (${how} sender)` });

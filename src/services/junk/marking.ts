@@ -39,32 +39,36 @@ export class JunkMarking {
     requirePermission(principal, 'mail:read');
     requirePermission(principal, 'mail:junk');
     const judgment: JunkJudgment = junk ? 'junk' : 'notJunk';
-    const { view, rowId } = this.judgeAndMove(principal.accountId, place, judgment);
+    const { view, rowId } = await this.judgeAndMove(principal.accountId, place, judgment);
     await this.training.catchUp();
-    return { ...view, junk, trained: !this.store.junk.isQueued(rowId) };
+    return { ...view, junk, trained: !(await this.store.junk.isQueued(rowId)) };
   }
 
   /** The message's view where it is now, and its row there. */
-  private judgeAndMove(accountId: string, place: MessagePlace, judgment: JunkJudgment): { view: Omit<JunkMarkView, 'junk' | 'trained'>; rowId: number } {
-    const { mailbox, folder, summary } = this.mailboxes.locate(accountId, {
+  private async judgeAndMove(
+    accountId: string,
+    place: MessagePlace,
+    judgment: JunkJudgment,
+  ): Promise<{ view: Omit<JunkMarkView, 'junk' | 'trained'>; rowId: number }> {
+    const { mailbox, folder, summary } = await this.mailboxes.locate(accountId, {
       uid: place.uid,
       folder: canonicalFolderName(place.folder),
       uidValidity: place.uidValidity,
     });
     const target = this.targetOf(folder, judgment);
-    return this.store.transaction(() => {
+    return await this.store.transaction(async () => {
       const keywords = withJudgment(summary.keywords, judgment);
-      this.ops.setFlags(mailbox, folder, [summary.uid], {
+      await this.ops.setFlags(mailbox, folder, [summary.uid], {
         mode: 'remove',
         system: new Set(),
         keywords: summary.keywords.filter((keyword) => !keywords.includes(keyword)),
       });
-      this.ops.setFlags(mailbox, folder, [summary.uid], { mode: 'add', system: new Set(), keywords });
+      await this.ops.setFlags(mailbox, folder, [summary.uid], { mode: 'add', system: new Set(), keywords });
       const from = { id: String(summary.uid), folder: folder.name };
       if (target === null) return { view: { id: from.id, folder: folder.name, uidValidity: String(folder.uidValidity), from }, rowId: summary.rowId };
-      const targetFolder = this.folders.open(mailbox, target);
-      const [pair] = this.ops.move(mailbox, folder, [summary.uid], targetFolder).pairs;
-      const copy = pair && this.store.messages.summaryByUid(targetFolder.id, pair[1]);
+      const targetFolder = await this.folders.open(mailbox, target);
+      const [pair] = (await this.ops.move(mailbox, folder, [summary.uid], targetFolder)).pairs;
+      const copy = pair && (await this.store.messages.summaryByUid(targetFolder.id, pair[1]));
       if (!copy) throw new AppError('not_found', `no message ${summary.uid} in ${folder.name}`);
       return { view: { id: String(copy.uid), folder: targetFolder.name, uidValidity: String(targetFolder.uidValidity), from }, rowId: copy.rowId };
     });

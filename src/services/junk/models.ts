@@ -43,7 +43,7 @@ export class JunkModels {
   ) {}
 
   /** The probabilities of those of the message's features that tell something, in this model. */
-  clues(model: JunkModel, features: Int32Array): number[] {
+  async clues(model: JunkModel, features: Int32Array): Promise<number[]> {
     const cached = this.use(model.id);
     const clues: number[] = [];
     const addClue = (ham: number, junk: number): void => {
@@ -54,7 +54,7 @@ export class JunkModels {
       const counts: [number, number] = [0, 0];
       for (const feature of features) if (cached.table.read(feature, counts)) addClue(counts[0], counts[1]);
     } else {
-      for (const [, ham, junk] of this.store.junk.counts(model.id, features)) addClue(ham, junk);
+      for (const [, ham, junk] of await this.store.junk.counts(model.id, features)) addClue(ham, junk);
     }
     return clues;
   }
@@ -107,11 +107,11 @@ export class JunkModels {
     const entry: Cached = { table: new FeatureTable(), complete: false };
     this.cache.set(modelId, entry);
     let after = -(2 ** 31) - 1;
-    const step = (): void => {
+    const step = async (): Promise<void> => {
       // Dropped meanwhile (a training began, or evicted), or the server is stopping: the load ends here.
       if (this.cache.get(modelId) !== entry || !this.store.db.open) return;
       try {
-        const rows = this.store.junk.featurePage(modelId, after, LOAD_ROWS_PER_TURN);
+        const rows = await this.store.junk.featurePage(modelId, after, LOAD_ROWS_PER_TURN);
         for (const [feature, ham, junk] of rows) entry.table.add(feature, ham, junk);
         if (rows.length < LOAD_ROWS_PER_TURN) {
           entry.complete = true;

@@ -48,7 +48,7 @@ export class JunkTrainingService {
     const failed = new Set<number>();
     let trained = 0;
     for (;;) {
-      const batch = this.store.junk.queued(BATCH + failed.size).filter((rowId) => !failed.has(rowId));
+      const batch = (await this.store.junk.queued(BATCH + failed.size)).filter((rowId) => !failed.has(rowId));
       if (batch.length === 0) return trained;
       for (const rowId of batch.slice(0, BATCH)) {
         try {
@@ -83,20 +83,22 @@ export class JunkTrainingService {
 
   /** Null when there is nothing to do: the message is gone, or its training matches its judgment. */
   private async plan(rowId: number): Promise<Plan | null> {
-    const subject = this.store.junk.subject(rowId);
+    const subject = await this.store.junk.subject(rowId);
     if (!subject) return null;
     const wanted = judgmentOf(subject.keywords);
     if (wanted === trainedAs(subject.trained)) return null;
     const fresh = wanted === null ? null : await this.featuresOf(subject, wanted === 'junk');
     // Its bytes are gone with it (removed meanwhile).
     if (wanted !== null && fresh === null) return null;
-    const modelId = this.store.junk.modelOfMailbox(subject.mailboxId)?.id ?? this.store.transaction(() => this.store.junk.ensureModel(subject.mailboxId).id);
+    const modelId =
+      (await this.store.junk.modelOfMailbox(subject.mailboxId))?.id ??
+      (await this.store.transaction(async () => (await this.store.junk.ensureModel(subject.mailboxId)).id));
     return { subject, wanted, fresh, modelId };
   }
 
   /** The message as it arrived (without the trace field this service put on top), parsed again for its features. */
   private async featuresOf(subject: TrainingSubject, asJunk: boolean): Promise<TrainedMessage | null> {
-    const raw = this.store.messageRaw.bytes(subject.rowId);
+    const raw = await this.store.messageRaw.bytes(subject.rowId);
     if (!raw) return null;
     const parsed = await this.parse(withoutOwnTrace(raw, this.config.hostname), { junkFeatures: true });
     return {
@@ -108,32 +110,32 @@ export class JunkTrainingService {
   }
 
   /** Inside the commit: the message leaves the queue unless a judgment changed since it was looked at. */
-  private dequeueIfSettled(rowId: number): void {
-    const now = this.store.junk.subject(rowId);
-    if (!now || judgmentOf(now.keywords) === trainedAs(now.trained)) this.store.junk.dequeue(rowId);
+  private async dequeueIfSettled(rowId: number): Promise<void> {
+    const now = await this.store.junk.subject(rowId);
+    if (!now || judgmentOf(now.keywords) === trainedAs(now.trained)) await this.store.junk.dequeue(rowId);
   }
 
   /** Inside the commit: false (nothing written) when the message changed since the plan. */
-  private apply(plan: Plan, changes: Map<number, CountChange[]>): boolean {
+  private async apply(plan: Plan, changes: Map<number, CountChange[]>): Promise<boolean> {
     const { subject, fresh } = plan;
-    const now = this.store.junk.subject(subject.rowId);
+    const now = await this.store.junk.subject(subject.rowId);
     if (!now || judgmentOf(now.keywords) !== plan.wanted || trainedAs(now.trained) !== trainedAs(subject.trained)) return false;
     const old = subject.trained;
-    if (old) this.count(subject, old, -1, changes);
-    if (fresh) this.count(subject, fresh, 1, changes);
-    this.store.junk.setTrained(subject.rowId, fresh);
-    this.store.junk.dequeue(subject.rowId);
+    if (old) await this.count(subject, old, -1, changes);
+    if (fresh) await this.count(subject, fresh, 1, changes);
+    await this.store.junk.setTrained(subject.rowId, fresh);
+    await this.store.junk.dequeue(subject.rowId);
     return true;
   }
 
-  private count(subject: TrainingSubject, trained: TrainedMessage, delta: 1 | -1, changes: Map<number, CountChange[]>): void {
+  private async count(subject: TrainingSubject, trained: TrainedMessage, delta: 1 | -1, changes: Map<number, CountChange[]>): Promise<void> {
     const change: CountChange = { features: trained.features, asJunk: trained.asJunk, delta };
     for (const [modelId, list] of changes) {
       if (modelId === SERVER_MODEL_ID && !trained.server) continue;
-      this.store.junk.count(modelId, trained.features, trained.asJunk, delta);
+      await this.store.junk.count(modelId, trained.features, trained.asJunk, delta);
       list.push(change);
     }
-    if (trained.sender) this.store.junk.countSender(subject.mailboxId, trained.sender, trained.asJunk, delta);
+    if (trained.sender) await this.store.junk.countSender(subject.mailboxId, trained.sender, trained.asJunk, delta);
   }
 }
 

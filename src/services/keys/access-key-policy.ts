@@ -43,10 +43,10 @@ export class AccessKeyPolicyService implements AccessKeySendPolicy {
    * The send seam, part 1 (before anything is charged): the key may send and every address
    * is on its lists. A full key (or an owner approving) passes. 403 otherwise.
    */
-  checkAddresses(principal: Principal, addresses: SendAddresses): void {
+  async checkAddresses(principal: Principal, addresses: SendAddresses): Promise<void> {
     if (principal.kind !== 'access') return;
     requirePermission(principal, 'mail:send');
-    const policy = this.policy(principal);
+    const policy = await this.policy(principal);
     const outside = (list: string[] | null, candidates: readonly string[]) =>
       list === null ? [] : candidates.filter((address) => !list.includes(normalize(address)));
     const badSenders = outside(policy.allowedSenders, [addresses.from, ...addresses.replyTo]);
@@ -64,11 +64,11 @@ export class AccessKeyPolicyService implements AccessKeySendPolicy {
    * recipient rows that reserve `units` credits. Daily budget exceeded: 429 with
    * Retry-After until local midnight; total budget exceeded: 403 (it never resets).
    */
-  reserveUnits(principal: Principal, units: number): void {
+  async reserveUnits(principal: Principal, units: number): Promise<void> {
     if (principal.kind !== 'access' || units === 0) return;
-    const policy = this.policy(principal);
+    const policy = await this.policy(principal);
     const now = this.clock.now().getTime();
-    const usage = this.usage(policy.keyId, now);
+    const usage = await this.usage(policy.keyId, now);
     const total = policy.totalRecipientLimit ?? 0;
     const daily = policy.dailyRecipientLimit ?? 0;
     if (usage.totalRecipientsUsed + units > total) {
@@ -89,19 +89,19 @@ export class AccessKeyPolicyService implements AccessKeySendPolicy {
     }
   }
 
-  usage(keyId: string, now: number): KeyUsage {
+  async usage(keyId: string, now: number): Promise<KeyUsage> {
     return {
-      dailyRecipientsUsed: this.store.submissions.countKeyUnitsSince(keyId, startOfDay(this.timeZone, now)),
-      totalRecipientsUsed: this.store.accessKeys.totalUnitsHeld(keyId),
+      dailyRecipientsUsed: await this.store.submissions.countKeyUnitsSince(keyId, startOfDay(this.timeZone, now)),
+      totalRecipientsUsed: await this.store.accessKeys.totalUnitsHeld(keyId),
     };
   }
 
   /** The policy and usage a limited key sees in GET /balance; null for a full key. */
-  balanceOf(principal: Principal): AccessKeyBalance | null {
+  async balanceOf(principal: Principal): Promise<AccessKeyBalance | null> {
     if (principal.kind !== 'access') return null;
-    const key = this.store.keys.byId(principal.keyId);
-    const policy = this.policy(principal);
-    const usage = this.usage(policy.keyId, this.clock.now().getTime());
+    const key = await this.store.keys.byId(principal.keyId);
+    const policy = await this.policy(principal);
+    const usage = await this.usage(policy.keyId, this.clock.now().getTime());
     return {
       id: policy.keyId,
       name: policy.name,
@@ -116,8 +116,8 @@ export class AccessKeyPolicyService implements AccessKeySendPolicy {
     };
   }
 
-  private policy(principal: Principal): AccessPolicy {
-    const policy = this.store.accessKeys.policy(principal.keyId);
+  private async policy(principal: Principal): Promise<AccessPolicy> {
+    const policy = await this.store.accessKeys.policy(principal.keyId);
     if (!policy) throw new AppError('forbidden', 'this key has no policy');
     return policy;
   }

@@ -22,6 +22,6 @@ export interface SendAddresses {
  * services/index.ts passes it to the SendingService.
  */
 export interface AccessKeySendPolicy {
-  checkAddresses(principal: Principal, addresses: SendAddresses): void;
-  reserveUnits(principal: Principal, units: number): void;
+  checkAddresses(principal: Principal, addresses: SendAddresses): Promise<void>;
+  reserveUnits(principal: Principal, units: number): Promise<void>;
 }

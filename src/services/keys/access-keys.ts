@@ -65,37 +65,37 @@ export class AccessKeyService {
     private readonly maxKeys: number,
   ) {}
 
-  create(principal: Principal, request: AccessKeyRequest): AccessKeyView {
+  async create(principal: Principal, request: AccessKeyRequest): Promise<AccessKeyView> {
     requireFullKey(principal);
     if (request.permissions.includes('mail:draft')) {
       throw new AppError('forbidden', 'mail:draft keys are issued by human owners only', { field: 'permissions' });
     }
-    return this.issue(principal.accountId, this.policyFrom(request), request.expiresAt);
+    return await this.issue(principal.accountId, this.policyFrom(request), request.expiresAt);
   }
 
   /**
    * The agent's owner issues the exclusive mail:draft kind (docs/agents/drafts.md), and
    * only that: other keys come from the agent's full key.
    */
-  createDraftKey(principal: Principal, request: AccessKeyRequest): AccessKeyView {
+  async createDraftKey(principal: Principal, request: AccessKeyRequest): Promise<AccessKeyView> {
     if (principal.kind !== 'owner') throw new AppError('forbidden', 'mail:draft keys are issued by human owners only');
     if (request.kind !== 'mail' || request.permissions.length === 0 || request.permissions.some((permission) => permission !== 'mail:draft')) {
       throw new AppError('invalid_input', 'an owner issues mail:draft keys only: kind "mail" and permissions ["mail:draft"] (the kind is exclusive)', {
         field: 'permissions',
       });
     }
-    return this.issue(principal.accountId, this.policyFrom(request), request.expiresAt);
+    return await this.issue(principal.accountId, this.policyFrom(request), request.expiresAt);
   }
 
-  private issue(accountId: string, policy: AccessPolicy, requestedExpiry: string | null | undefined): AccessKeyView {
+  private async issue(accountId: string, policy: AccessPolicy, requestedExpiry: string | null | undefined): Promise<AccessKeyView> {
     const now = this.clock.now().getTime();
     const expiresAt = this.expiryFrom(requestedExpiry, now);
     const apiKey = newAccessKey();
-    this.store.transaction(() => {
-      if (this.store.accessKeys.countUsable(accountId, now) >= this.maxKeys) {
+    await this.store.transaction(async () => {
+      if ((await this.store.accessKeys.countUsable(accountId, now)) >= this.maxKeys) {
         throw new AppError('conflict', `an account holds at most ${this.maxKeys} usable access keys; revoke one first`);
       }
-      this.store.keys.insert({
+      await this.store.keys.insert({
         id: policy.keyId,
         accountId,
         kind: 'access',
@@ -105,16 +105,16 @@ export class AccessKeyService {
         expiresAt,
         revokedAt: null,
       });
-      this.store.accessKeys.insertPolicy(policy);
+      await this.store.accessKeys.insertPolicy(policy);
     });
-    const record = this.store.accessKeys.byId(accountId, policy.keyId) as AccessKeyRecord;
-    return { ...this.view(record, now), apiKey };
+    const record = (await this.store.accessKeys.byId(accountId, policy.keyId)) as AccessKeyRecord;
+    return { ...(await this.view(record, now)), apiKey };
   }
 
-  list(principal: Principal): { accessKeys: AccessKeyView[] } {
+  async list(principal: Principal): Promise<{ accessKeys: AccessKeyView[] }> {
     requireFullKeyOrOwner(principal);
     const now = this.clock.now().getTime();
-    return { accessKeys: this.store.accessKeys.list(principal.accountId, now, this.maxKeys).map((key) => this.view(key, now)) };
+    return { accessKeys: await Promise.all((await Promise.all((await this.store.accessKeys.list(principal.accountId, now, this.maxKeys)).map((key) => this.view(key, now))))) };
   }
 
   /**
@@ -122,26 +122,26 @@ export class AccessKeyService {
    * changes). Otherwise a factorCode is needed when 2FA is on (docs/agents/keys.md):
    * the agent's for its full key; the owner's own for an owner, the person acting.
    */
-  revoke(principal: Principal, keyId: string, factorCode: string | undefined): AccessKeyView {
+  async revoke(principal: Principal, keyId: string, factorCode: string | undefined): Promise<AccessKeyView> {
     requireFullKeyOrOwner(principal);
-    const existing = this.store.accessKeys.byId(principal.accountId, keyId);
+    const existing = await this.store.accessKeys.byId(principal.accountId, keyId);
     if (!existing) throw new AppError('not_found', `no access key ${keyId}`);
     if (existing.status !== 'revoked') {
-      this.twoFactor.requireFactorIfEnabled(principal.ownerId ?? principal.accountId, factorCode);
-      this.store.transaction(() => this.store.keys.close(keyId, 'revoked', this.clock.now().getTime()));
+      await this.twoFactor.requireFactorIfEnabled(principal.ownerId ?? principal.accountId, factorCode);
+      await this.store.transaction(() => this.store.keys.close(keyId, 'revoked', this.clock.now().getTime()));
     }
     const now = this.clock.now().getTime();
-    return this.view(this.store.accessKeys.byId(principal.accountId, keyId) as AccessKeyRecord, now);
+    return await this.view((await this.store.accessKeys.byId(principal.accountId, keyId)) as AccessKeyRecord, now);
   }
 
   /** The policy of a limited key (null for a full key). */
-  policyOf(principal: Principal): AccessPolicy | null {
-    return principal.kind === 'access' ? this.store.accessKeys.policy(principal.keyId) : null;
+  async policyOf(principal: Principal): Promise<AccessPolicy | null> {
+    return principal.kind === 'access' ? await this.store.accessKeys.policy(principal.keyId) : null;
   }
 
-  view(key: AccessKeyRecord, now: number): AccessKeyView {
+  async view(key: AccessKeyRecord, now: number): Promise<AccessKeyView> {
     const expired = key.expiresAt !== null && key.expiresAt <= now;
-    const usage = this.policy.usage(key.keyId, now);
+    const usage = await this.policy.usage(key.keyId, now);
     return {
       id: key.keyId,
       name: key.name,

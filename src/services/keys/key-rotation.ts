@@ -42,18 +42,18 @@ export class KeyRotationService {
     private readonly config: RotationConfig,
   ) {}
 
-  state(principal: Principal): RotationState {
+  async state(principal: Principal): Promise<RotationState> {
     requireFullKey(principal);
-    return this.store.transaction(() => {
-      this.store.keys.expirePending(principal.accountId, this.now());
-      return this.currentState(principal.accountId);
+    return await this.store.transaction(async () => {
+      await this.store.keys.expirePending(principal.accountId, this.now());
+      return await this.currentState(principal.accountId);
     });
   }
 
-  mutate(principal: Principal, action: RotationAction): RotationResult {
+  async mutate(principal: Principal, action: RotationAction): Promise<RotationResult> {
     requireFullKey(principal);
     // Counted before the work so refused attempts count too.
-    this.rateLimiter.take(
+    await this.rateLimiter.take(
       {
         bucket: 'key-rotation',
         limit: this.config.mutationsPer15Minutes,
@@ -62,26 +62,26 @@ export class KeyRotationService {
       },
       principal.accountId,
     );
-    return this.store.transaction(() => {
-      this.store.keys.expirePending(principal.accountId, this.now());
-      if (action === 'prepare') return this.prepare(principal);
-      if (action === 'activate') return this.activate(principal);
-      return this.cancel(principal);
+    return await this.store.transaction(async () => {
+      await this.store.keys.expirePending(principal.accountId, this.now());
+      if (action === 'prepare') return await this.prepare(principal);
+      if (action === 'activate') return await this.activate(principal);
+      return await this.cancel(principal);
     });
   }
 
   /** The worker's sweep: marks replacements past their time expired. */
-  expireReplacements(): number {
-    return this.store.transaction(() => this.store.keys.expirePending(null, this.now()));
+  async expireReplacements(): Promise<number> {
+    return await this.store.transaction(() => this.store.keys.expirePending(null, this.now()));
   }
 
-  private prepare(principal: Principal): RotationResult {
-    if (this.store.keys.fullKey(principal.accountId, 'pending')) {
+  private async prepare(principal: Principal): Promise<RotationResult> {
+    if (await this.store.keys.fullKey(principal.accountId, 'pending')) {
       throw new AppError('conflict', 'a replacement key is already pending; activate or cancel it first');
     }
     const apiKey = newFullKey();
     const now = this.now();
-    this.store.keys.insert({
+    await this.store.keys.insert({
       id: newUuid(),
       accountId: principal.accountId,
       kind: 'full',
@@ -91,39 +91,39 @@ export class KeyRotationService {
       expiresAt: now + this.config.replacementMinutes * 60_000,
       revokedAt: null,
     });
-    return { action: 'prepare', status: 'pending', apiKey, ...this.currentState(principal.accountId) };
+    return { action: 'prepare', status: 'pending', apiKey, ...(await this.currentState(principal.accountId)) };
   }
 
   /** Must be authenticated with the replacement itself: proof the caller holds the new key. */
-  private activate(principal: Principal): RotationResult {
-    const pending = this.requirePending(principal.accountId);
+  private async activate(principal: Principal): Promise<RotationResult> {
+    const pending = await this.requirePending(principal.accountId);
     if (pending.id !== principal.keyId) {
       throw new AppError('forbidden', 'activate must be authenticated with the replacement key');
     }
-    const old = this.store.keys.fullKey(principal.accountId, 'active');
-    if (old) this.store.keys.close(old.id, 'revoked', this.now());
-    this.store.keys.activate(pending.id);
-    return { action: 'activate', status: 'active', ...this.currentState(principal.accountId) };
+    const old = await this.store.keys.fullKey(principal.accountId, 'active');
+    if (old) await this.store.keys.close(old.id, 'revoked', this.now());
+    await this.store.keys.activate(pending.id);
+    return { action: 'activate', status: 'active', ...(await this.currentState(principal.accountId)) };
   }
 
-  private cancel(principal: Principal): RotationResult {
-    const pending = this.requirePending(principal.accountId);
+  private async cancel(principal: Principal): Promise<RotationResult> {
+    const pending = await this.requirePending(principal.accountId);
     if (pending.id === principal.keyId) {
       throw new AppError('forbidden', 'cancel must be authenticated with the original key');
     }
-    this.store.keys.close(pending.id, 'revoked', this.now());
-    return { action: 'cancel', status: 'cancelled', ...this.currentState(principal.accountId) };
+    await this.store.keys.close(pending.id, 'revoked', this.now());
+    return { action: 'cancel', status: 'cancelled', ...(await this.currentState(principal.accountId)) };
   }
 
-  private requirePending(accountId: string): KeyRecord {
-    const pending = this.store.keys.fullKey(accountId, 'pending');
+  private async requirePending(accountId: string): Promise<KeyRecord> {
+    const pending = await this.store.keys.fullKey(accountId, 'pending');
     if (!pending) throw new AppError('conflict', 'no replacement key is pending');
     return pending;
   }
 
-  private currentState(accountId: string): RotationState {
-    const active = this.store.keys.fullKey(accountId, 'active');
-    const pending = this.store.keys.fullKey(accountId, 'pending');
+  private async currentState(accountId: string): Promise<RotationState> {
+    const active = await this.store.keys.fullKey(accountId, 'active');
+    const pending = await this.store.keys.fullKey(accountId, 'pending');
     return {
       active: active ? { id: active.id, createdAt: iso(active.createdAt) } : null,
       pending: pending ? { id: pending.id, createdAt: iso(pending.createdAt), expiresAt: iso(pending.expiresAt ?? pending.createdAt) } : null,

@@ -23,16 +23,16 @@ export class MessageBodyService {
 
   /** What a REST or MCP read of the message answers. */
   async content(rowId: number): Promise<StoredContent> {
-    return this.store.bodies.content(rowId) ?? (await this.build(rowId)).content;
+    return (await this.store.bodies.content(rowId)) ?? (await this.build(rowId)).content;
   }
 
   /** The MIME tree and ENVELOPE an IMAP FETCH answers BODYSTRUCTURE, BODY and ENVELOPE from. */
   async structure(rowId: number): Promise<MessageStructure> {
-    return this.store.bodies.structure(rowId) ?? (await this.build(rowId)).structure;
+    return (await this.store.bodies.structure(rowId)) ?? (await this.build(rowId)).structure;
   }
 
-  hasBackfill(): boolean {
-    return this.store.bodies.hasBackfill();
+  async hasBackfill(): Promise<boolean> {
+    return await this.store.bodies.hasBackfill();
   }
 
   /**
@@ -41,10 +41,10 @@ export class MessageBodyService {
    */
   async backfill(limit: number, stopping: () => boolean = () => false): Promise<number> {
     let built = 0;
-    for (const rowId of this.store.bodies.backfillIds(limit)) {
+    for (const rowId of await this.store.bodies.backfillIds(limit)) {
       if (stopping()) break;
       try {
-        if (this.store.bodies.content(rowId)) await this.store.groupCommit(() => this.store.bodies.dropFromBackfill(rowId));
+        if (await this.store.bodies.content(rowId)) await this.store.groupCommit(() => this.store.bodies.dropFromBackfill(rowId));
         else await this.build(rowId);
         built += 1;
       } catch (error) {
@@ -64,16 +64,16 @@ export class MessageBodyService {
   }
 
   private async buildNow(rowId: number): Promise<StoredBody> {
-    const raw = this.store.messageRaw.bytes(rowId);
+    const raw = await this.store.messageRaw.bytes(rowId);
     if (!raw) {
       await this.store.groupCommit(() => this.store.bodies.dropFromBackfill(rowId));
       throw new AppError('not_found', 'the message is gone');
     }
     const { body } = await this.parse(raw);
     if (!body) throw new Error('the parse returned no stored body');
-    await this.store.groupCommit(() => {
-      this.store.bodies.insert(rowId, body);
-      this.store.bodies.setWireSize(rowId, body.structure.size);
+    await this.store.groupCommit(async () => {
+      await this.store.bodies.insert(rowId, body);
+      await this.store.bodies.setWireSize(rowId, body.structure.size);
     });
     if (body.content.fallback) this.logger.info('message body built from the bounded fallback', { rowId, reason: body.content.fallback });
     return body;

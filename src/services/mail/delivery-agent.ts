@@ -29,7 +29,7 @@ const NOT_ASKED: BlocklistAnswer = { listed: [], unanswered: [] };
 
 /** Judges a copy for its mailbox (src/services/junk/filter.ts); the agent files junk in the Junk folder. */
 export interface CopyJudge {
-  judge(mailbox: MailboxRecord, evidence: JunkEvidence): JunkVerdict;
+  judge(mailbox: MailboxRecord, evidence: JunkEvidence): Promise<JunkVerdict>;
 }
 
 /** One copy per mailbox, ready to commit, and the recipients it stands for. */
@@ -78,21 +78,21 @@ export class MailboxDeliveryAgent {
   }
 
   /** True when `address` names a mailbox here (an alias, a postmaster address). */
-  knows(address: string): boolean {
-    return this.mailboxes.mailboxForRecipient(address) !== null;
+  async knows(address: string): Promise<boolean> {
+    return (await this.mailboxes.mailboxForRecipient(address)) !== null;
   }
 
   /**
    * The copies of `raw` for `recipients`. A recipient with no mailbox is missing, or an error
    * when `missing` is `'refuse'` (the MX checked each at RCPT, so one gone now is a fault).
    */
-  prepare(raw: Buffer, parsed: ParsedMessage, hop: Hop, recipients: readonly string[], missing: 'refuse' | 'skip', room = 0): PreparedCopies {
+  async prepare(raw: Buffer, parsed: ParsedMessage, hop: Hop, recipients: readonly string[], missing: 'refuse' | 'skip', room = 0): Promise<PreparedCopies> {
     const sent = withoutForgedAuthenticationResults(raw, this.authservId);
     const verdict = Buffer.from(hop.verdictField, 'latin1');
     const byMailbox = new Map<string, { mailbox: MailboxRecord; recipients: string[] }>();
     const unknown: string[] = [];
     for (const recipient of recipients) {
-      const mailbox = this.mailboxes.mailboxForRecipient(recipient);
+      const mailbox = await this.mailboxes.mailboxForRecipient(recipient);
       if (!mailbox) {
         if (missing === 'refuse') throw new AppError('not_found', `no mailbox for ${recipient}`);
         unknown.push(recipient);
@@ -102,19 +102,21 @@ export class MailboxDeliveryAgent {
       if (copy) copy.recipients.push(recipient);
       else byMailbox.set(mailbox.id, { mailbox, recipients: [recipient] });
     }
-    const copies = [...byMailbox.values()].map(({ mailbox, recipients: named }) => {
-      const trace = Buffer.from(hop.traceFor(named[0]), 'utf8');
-      // The stored body's offsets are into the stored bytes, which start with our two fields; with
-      // forged fields cut out the parse no longer matches, and the body backfill builds it anew.
-      const body = sent === raw && parsed.body ? withPrefix(parsed.body, trace.length + verdict.length) : null;
-      const junk = this.junk?.judge(mailbox, {
-        features: parsed.junkFeatures,
-        from: parsed.from?.email.toLowerCase() ?? null,
-        authentication: hop.verdict,
-        blocklists: hop.blocklists === undefined ? NOT_ASKED : hop.blocklists,
-      });
-      return { mailbox, recipients: named, fields: Buffer.concat([trace, verdict]), parsed: { ...parsed, body }, ...(junk && { junk }) };
-    });
+    const copies = await Promise.all(
+      [...byMailbox.values()].map(async ({ mailbox, recipients: named }) => {
+        const trace = Buffer.from(hop.traceFor(named[0]), 'utf8');
+        // The stored body's offsets are into the stored bytes, which start with our two fields; with
+        // forged fields cut out the parse no longer matches, and the body backfill builds it anew.
+        const body = sent === raw && parsed.body ? withPrefix(parsed.body, trace.length + verdict.length) : null;
+        const junk = await this.junk?.judge(mailbox, {
+          features: parsed.junkFeatures,
+          from: parsed.from?.email.toLowerCase() ?? null,
+          authentication: hop.verdict,
+          blocklists: hop.blocklists === undefined ? NOT_ASKED : hop.blocklists,
+        });
+        return { mailbox, recipients: named, fields: Buffer.concat([trace, verdict]), parsed: { ...parsed, body }, ...(junk && { junk }) };
+      }),
+    );
     return { sent, room: sent === raw ? room : 0, copies, missing: unknown, hop };
   }
 
@@ -131,12 +133,12 @@ export class MailboxDeliveryAgent {
   }
 
   /** Inside the commit; `receivedAt` is the time of the 250 for a message that waited in the inbound queue. */
-  append(prepared: PreparedCopies, receivedAt?: number): void {
+  async append(prepared: PreparedCopies, receivedAt?: number): Promise<void> {
     const { hop } = prepared;
     for (const copy of prepared.copies) {
       // Each copy's fields are written into the room in turn: the store has copied the last one's bytes by then.
       const raw = withFieldsOnTop(prepared.sent, prepared.room, copy.fields);
-      this.mailboxes.append(copy.mailbox, copy.junk?.junk ? JUNK : INBOX, raw, copy.parsed, {
+      await this.mailboxes.append(copy.mailbox, copy.junk?.junk ? JUNK : INBOX, raw, copy.parsed, {
         ...(hop.tls !== undefined && { arrival: { tls: hop.tls } }),
         authentication: hop.verdict,
         ...(copy.junk && { junk: copy.junk }),

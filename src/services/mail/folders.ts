@@ -27,16 +27,16 @@ export class FolderService {
   ) {}
 
   /** The folder, or not_found. */
-  get(mailbox: MailboxRecord, name: string): Folder {
-    const folder = this.store.folders.byName(mailbox.id, canonicalFolderName(name));
+  async get(mailbox: MailboxRecord, name: string): Promise<Folder> {
+    const folder = await this.store.folders.byName(mailbox.id, canonicalFolderName(name));
     if (!folder) throw new AppError('not_found', `folder ${name} does not exist`);
     return folder;
   }
 
   /** The folder; a special-use one (RFC 6154) is made when first needed. */
-  open(mailbox: MailboxRecord, name: string): Folder {
+  async open(mailbox: MailboxRecord, name: string): Promise<Folder> {
     const canonical = canonicalFolderName(name);
-    return SPECIAL_USE.has(canonical) ? this.ensure(mailbox, canonical) : this.get(mailbox, canonical);
+    return SPECIAL_USE.has(canonical) ? await this.ensure(mailbox, canonical) : await this.get(mailbox, canonical);
   }
 
   /**
@@ -44,35 +44,40 @@ export class FolderService {
    * the write transaction: another process may have made it since the first look (two IMAP
    * logins on two processes each making the special-use folders).
    */
-  ensure(mailbox: MailboxRecord, name: string): Folder {
+  async ensure(mailbox: MailboxRecord, name: string): Promise<Folder> {
     const canonical = canonicalFolderName(name);
     return (
-      this.store.folders.byName(mailbox.id, canonical) ??
-      this.store.transaction(() => this.store.folders.byName(mailbox.id, canonical) ?? this.make(mailbox, checkedFolderName(name)))
+      (await this.store.folders.byName(mailbox.id, canonical)) ??
+      (await this.store.transaction(
+        async () => (await this.store.folders.byName(mailbox.id, canonical)) ?? (await this.make(mailbox, checkedFolderName(name))),
+      ))
     );
   }
 
   /** Every special-use folder, made if missing (a client's LIST sees them all). */
-  ensureSpecial(mailbox: MailboxRecord): void {
-    const existing = new Set(this.store.folders.listOfMailbox(mailbox.id).map((folder) => folder.name));
+  async ensureSpecial(mailbox: MailboxRecord): Promise<void> {
+    const existing = new Set((await this.store.folders.listOfMailbox(mailbox.id)).map((folder) => folder.name));
     const missing = [...SPECIAL_USE.keys()].filter((name) => !existing.has(name));
-    if (missing.length > 0) this.store.transaction(() => missing.forEach((name) => this.ensure(mailbox, name)));
+    if (missing.length === 0) return;
+    await this.store.transaction(async () => {
+      for (const name of missing) await this.ensure(mailbox, name);
+    });
   }
 
-  list(mailbox: MailboxRecord): Folder[] {
-    return this.store.folders.listOfMailbox(mailbox.id);
+  async list(mailbox: MailboxRecord): Promise<Folder[]> {
+    return await this.store.folders.listOfMailbox(mailbox.id);
   }
 
-  counts(mailbox: MailboxRecord): FolderCounts[] {
-    return this.store.folders.countsOfMailbox(mailbox.id);
+  async counts(mailbox: MailboxRecord): Promise<FolderCounts[]> {
+    return await this.store.folders.countsOfMailbox(mailbox.id);
   }
 
   /** CREATE (RFC 3501 section 6.3.3): the name and any missing parents. */
-  create(mailbox: MailboxRecord, name: string): Folder {
+  async create(mailbox: MailboxRecord, name: string): Promise<Folder> {
     const canonical = checkedFolderName(name);
-    return this.store.transaction(() => {
-      if (this.store.folders.byName(mailbox.id, canonical)) throw new AppError('conflict', `folder ${canonical} already exists`, { conflict: 'exists' });
-      return this.make(mailbox, canonical);
+    return await this.store.transaction(async () => {
+      if (await this.store.folders.byName(mailbox.id, canonical)) throw new AppError('conflict', `folder ${canonical} already exists`, { conflict: 'exists' });
+      return await this.make(mailbox, canonical);
     });
   }
 
@@ -80,16 +85,16 @@ export class FolderService {
    * DELETE (RFC 3501 section 6.3.4): the folder and its messages. INBOX cannot be deleted,
    * nor a folder with folders below it (delete those first).
    */
-  delete(mailbox: MailboxRecord, name: string): void {
-    this.store.transaction(() => {
-      const folder = this.get(mailbox, name);
+  async delete(mailbox: MailboxRecord, name: string): Promise<void> {
+    await this.store.transaction(async () => {
+      const folder = await this.get(mailbox, name);
       if (folder.name === INBOX) throw new AppError('forbidden', 'INBOX cannot be deleted');
-      if (this.list(mailbox).some((other) => isBelow(other.name, folder.name))) {
+      if ((await this.list(mailbox)).some((other) => isBelow(other.name, folder.name))) {
         throw new AppError('conflict', `folder ${folder.name} has folders below it; delete those first`, { conflict: 'children' });
       }
-      this.ops.expunge(mailbox, folder, this.store.imap.uidsAfter(folder.id, 0));
-      this.store.folders.retire(mailbox.id, folder.name, folder.uidValidity);
-      this.store.folders.delete(folder.id);
+      await this.ops.expunge(mailbox, folder, await this.store.imap.uidsAfter(folder.id, 0));
+      await this.store.folders.retire(mailbox.id, folder.name, folder.uidValidity);
+      await this.store.folders.delete(folder.id);
       this.store.notice(FOLDER_CHANGED, { mailboxId: mailbox.id, folder: folder.name } satisfies FolderNotice);
     });
   }
@@ -98,61 +103,61 @@ export class FolderService {
    * RENAME (RFC 3501 section 6.3.5): the folder and every folder below it. Renaming INBOX
    * moves its messages to a new folder of the new name and leaves INBOX empty.
    */
-  rename(mailbox: MailboxRecord, from: string, to: string): void {
+  async rename(mailbox: MailboxRecord, from: string, to: string): Promise<void> {
     const target = checkedFolderName(to);
-    this.store.transaction(() => {
-      const folder = this.get(mailbox, from);
-      if (this.store.folders.byName(mailbox.id, target)) throw new AppError('conflict', `folder ${target} already exists`, { conflict: 'exists' });
+    await this.store.transaction(async () => {
+      const folder = await this.get(mailbox, from);
+      if (await this.store.folders.byName(mailbox.id, target)) throw new AppError('conflict', `folder ${target} already exists`, { conflict: 'exists' });
       if (isBelow(target, folder.name) || target === folder.name) throw new AppError('invalid_input', 'a folder cannot be renamed to a name below itself');
       if (folder.name === INBOX) {
-        this.ops.move(mailbox, folder, this.store.imap.uidsAfter(folder.id, 0), this.make(mailbox, target));
+        await this.ops.move(mailbox, folder, await this.store.imap.uidsAfter(folder.id, 0), await this.make(mailbox, target));
         return;
       }
-      const moving = this.list(mailbox).filter((other) => other.name === folder.name || isBelow(other.name, folder.name));
-      for (const other of moving) this.renameOne(mailbox, other, target + other.name.slice(folder.name.length));
-      for (const parent of parentsOf(target)) if (!this.store.folders.byName(mailbox.id, parent)) this.make(mailbox, parent);
+      const moving = (await this.list(mailbox)).filter((other) => other.name === folder.name || isBelow(other.name, folder.name));
+      for (const other of moving) await this.renameOne(mailbox, other, target + other.name.slice(folder.name.length));
+      for (const parent of parentsOf(target)) if (!(await this.store.folders.byName(mailbox.id, parent))) await this.make(mailbox, parent);
     });
   }
 
-  subscriptions(mailbox: MailboxRecord): string[] {
-    return this.store.folders.subscriptions(mailbox.id);
+  async subscriptions(mailbox: MailboxRecord): Promise<string[]> {
+    return await this.store.folders.subscriptions(mailbox.id);
   }
 
   /** SUBSCRIBE (RFC 3501 section 6.3.6): only existing folders can be subscribed. */
-  subscribe(mailbox: MailboxRecord, name: string): void {
-    const folder = this.get(mailbox, name);
-    this.store.transaction(() => this.store.folders.subscribe(mailbox.id, folder.name));
+  async subscribe(mailbox: MailboxRecord, name: string): Promise<void> {
+    const folder = await this.get(mailbox, name);
+    await this.store.transaction(() => this.store.folders.subscribe(mailbox.id, folder.name));
   }
 
   /** UNSUBSCRIBE (RFC 3501 section 6.3.7): also of a name whose folder is gone. */
-  unsubscribe(mailbox: MailboxRecord, name: string): void {
-    const removed = this.store.transaction(() => this.store.folders.unsubscribe(mailbox.id, canonicalFolderName(name)));
+  async unsubscribe(mailbox: MailboxRecord, name: string): Promise<void> {
+    const removed = await this.store.transaction(() => this.store.folders.unsubscribe(mailbox.id, canonicalFolderName(name)));
     if (!removed) throw new AppError('not_found', `${name} is not subscribed`);
   }
 
   /** Inside a transaction: a new empty folder with its missing parents; special-use ones subscribed. */
-  private make(mailbox: MailboxRecord, name: string): Folder {
-    for (const parent of parentsOf(name)) if (!this.store.folders.byName(mailbox.id, parent)) this.make(mailbox, parent);
-    if (this.store.folders.listOfMailbox(mailbox.id).length >= this.maxFolders) {
+  private async make(mailbox: MailboxRecord, name: string): Promise<Folder> {
+    for (const parent of parentsOf(name)) if (!(await this.store.folders.byName(mailbox.id, parent))) await this.make(mailbox, parent);
+    if ((await this.store.folders.listOfMailbox(mailbox.id)).length >= this.maxFolders) {
       throw new AppError('too_large', `a mailbox holds at most ${this.maxFolders} folders`);
     }
-    const folder = this.store.folders.create(mailbox.id, name, this.uidValidityFor(mailbox, name), this.clock.now().getTime());
-    if (SPECIAL_USE.has(name) || name === INBOX) this.store.folders.subscribe(mailbox.id, name);
+    const folder = await this.store.folders.create(mailbox.id, name, await this.uidValidityFor(mailbox, name), this.clock.now().getTime());
+    if (SPECIAL_USE.has(name) || name === INBOX) await this.store.folders.subscribe(mailbox.id, name);
     return folder;
   }
 
-  private renameOne(mailbox: MailboxRecord, folder: Folder, name: string): void {
-    this.store.folders.retire(mailbox.id, folder.name, folder.uidValidity);
-    this.store.folders.rename(folder.id, name);
-    const retired = this.store.folders.retiredUidValidity(mailbox.id, name);
-    if (retired !== null && retired >= folder.uidValidity) this.store.folders.setUidValidity(folder.id, this.uidValidityFor(mailbox, name));
-    if (this.store.folders.unsubscribe(mailbox.id, folder.name)) this.store.folders.subscribe(mailbox.id, name);
+  private async renameOne(mailbox: MailboxRecord, folder: Folder, name: string): Promise<void> {
+    await this.store.folders.retire(mailbox.id, folder.name, folder.uidValidity);
+    await this.store.folders.rename(folder.id, name);
+    const retired = await this.store.folders.retiredUidValidity(mailbox.id, name);
+    if (retired !== null && retired >= folder.uidValidity) await this.store.folders.setUidValidity(folder.id, await this.uidValidityFor(mailbox, name));
+    if (await this.store.folders.unsubscribe(mailbox.id, folder.name)) await this.store.folders.subscribe(mailbox.id, name);
     this.store.notice(FOLDER_CHANGED, { mailboxId: mailbox.id, folder: folder.name } satisfies FolderNotice);
   }
 
   /** A fresh UIDVALIDITY, above the one the name last had if it had one. */
-  private uidValidityFor(mailbox: MailboxRecord, name: string): number {
-    const retired = this.store.folders.retiredUidValidity(mailbox.id, name);
+  private async uidValidityFor(mailbox: MailboxRecord, name: string): Promise<number> {
+    const retired = await this.store.folders.retiredUidValidity(mailbox.id, name);
     if (retired === null) return newUidValidity();
     if (retired >= MAX_UID_VALIDITY) throw new AppError('conflict', `the name ${name} has used up its UIDVALIDITY values`);
     return retired + 1;

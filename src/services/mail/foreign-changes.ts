@@ -30,30 +30,30 @@ export class MailboxChangeScan {
   ) {}
 
   /** The first step of a look: mailboxes no longer watched are forgotten, newly watched ones measured. */
-  measureNewWatches(): void {
+  async measureNewWatches(): Promise<void> {
     this.measuredNow.clear();
     if (this.watchers.membershipVersion === this.membershipSeen) return;
     this.membershipSeen = this.watchers.membershipVersion;
     const watched = new Set(this.watchers.watchedMailboxes());
     for (const mailboxId of this.known.keys()) if (!watched.has(mailboxId)) this.known.delete(mailboxId);
     for (const mailboxId of watched) if (!this.known.has(mailboxId)) this.measuredNow.add(mailboxId);
-    if (this.measuredNow.size > 0) this.measure([...this.measuredNow]);
+    if (this.measuredNow.size > 0) await this.measure([...this.measuredNow]);
   }
 
   /** The second step, once another process committed: watchers are told what changed in their mailboxes. */
-  tellChanges(): void {
+  async tellChanges(): Promise<void> {
     const watched = this.watchers.watchedMailboxes();
     if (watched.length === 0) return;
     const before = new Map(this.known);
-    for (const [mailboxId, positions] of this.measure(watched)) {
+    for (const [mailboxId, positions] of await this.measure(watched)) {
       const earlier = this.measuredNow.has(mailboxId) ? undefined : before.get(mailboxId);
       for (const change of earlier ? changesBetween(earlier, positions) : everyFolder(positions)) this.watchers.tell(mailboxId, change);
     }
     this.measuredNow.clear();
   }
 
-  private measure(mailboxIds: readonly string[]): Map<string, Positions> {
-    const measured = groupByMailbox(this.store.folders.positionsOfMailboxes(mailboxIds), mailboxIds);
+  private async measure(mailboxIds: readonly string[]): Promise<Map<string, Positions>> {
+    const measured = groupByMailbox(await this.store.folders.positionsOfMailboxes(mailboxIds), mailboxIds);
     for (const [mailboxId, positions] of measured) this.known.set(mailboxId, positions);
     return measured;
   }

@@ -73,7 +73,7 @@ export class InboundService {
    * Other processes on the data folder queue and store too: each drain run counts again
    * (`recountQueued`).
    */
-  private queued: number;
+  private queued = 0;
   /** This process's queue commits in progress (counted in `queued`, not yet in the table). */
   private enqueuing = 0;
 
@@ -93,7 +93,8 @@ export class InboundService {
     /** Screens the connecting address for the junk filter (DNS blocklists, src/services/junk/filter.ts); none: no screening. */
     private readonly junk?: ConnectionScreen,
   ) {
-    this.queued = store.inboundQueue.count();
+    // Counted before anything can arrive: the count answers within this turn of the event loop.
+    void this.recountQueued();
   }
 
   /**
@@ -101,9 +102,9 @@ export class InboundService {
    * here, or a signed bounce address whose token verifies (a forged one is refused). Every
    * other address, on any domain, is 550 5.1.1.
    */
-  acceptsRecipient(address: string): boolean {
-    if (this.bounces?.isBounceAddress(address)) return this.bounces.acceptsRecipient(address);
-    return this.agent.knows(address);
+  async acceptsRecipient(address: string): Promise<boolean> {
+    if (this.bounces?.isBounceAddress(address)) return await this.bounces.acceptsRecipient(address);
+    return await this.agent.knows(address);
   }
 
   /**
@@ -116,7 +117,7 @@ export class InboundService {
     const recipients = unique(message.recipients);
     const bounceRecipients = recipients.filter((recipient) => this.bounces?.isBounceAddress(recipient));
     // A DSN to a bounce address is evidence about our own outgoing mail, never stored as mail.
-    for (const recipient of bounceRecipients) this.bounces?.ingest(message.raw, recipient);
+    for (const recipient of bounceRecipients) await this.bounces?.ingest(message.raw, recipient);
     const mailboxRecipients = recipients.filter((recipient) => !bounceRecipients.includes(recipient));
     if (mailboxRecipients.length === 0) return;
     const accepted = { ...message, recipients: mailboxRecipients };
@@ -140,8 +141,8 @@ export class InboundService {
     this.queued += 1;
     this.enqueuing += 1;
     try {
-      await this.store.groupCommit(() => {
-        this.store.inboundQueue.add(this.clock.now().getTime(), JSON.stringify(envelope satisfies Envelope), raw);
+      await this.store.groupCommit(async () => {
+        await this.store.inboundQueue.add(this.clock.now().getTime(), JSON.stringify(envelope satisfies Envelope), raw);
         this.store.notice(INBOUND_QUEUED, null);
       });
     } catch (error) {
@@ -153,8 +154,8 @@ export class InboundService {
   }
 
   /** The queue as the table has it (other processes queue and store too), plus this process's commits in progress. */
-  recountQueued(): number {
-    this.queued = this.store.inboundQueue.count() + this.enqueuing;
+  async recountQueued(): Promise<number> {
+    this.queued = (await this.store.inboundQueue.count()) + this.enqueuing;
     return this.queued;
   }
 
@@ -204,12 +205,12 @@ export class InboundService {
       else failed.push({ entry: entries[i], error: outcome.reason });
     });
     try {
-      const stored = await this.store.groupCommit(() => {
+      const stored = await this.store.groupCommit(async () => {
         let removed = 0;
         for (const { entry, copies } of ready) {
           // Not this node's any more (its lease ran out and another node took it): the other stores it.
-          if (!this.store.inboundQueue.remove(entry.id, this.claims.nodeId)) continue;
-          this.agent.append(copies, entry.receivedAt);
+          if (!(await this.store.inboundQueue.remove(entry.id, this.claims.nodeId))) continue;
+          await this.agent.append(copies, entry.receivedAt);
           removed += 1;
         }
         return removed;
@@ -224,9 +225,9 @@ export class InboundService {
 
   private postpone(entries: readonly QueuedInbound[]): Promise<void> {
     const now = this.clock.now().getTime();
-    return this.store.groupCommit(() => {
+    return this.store.groupCommit(async () => {
       for (const entry of entries) {
-        this.store.inboundQueue.postpone(entry.id, now + Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** entry.attempts), this.claims.nodeId);
+        await this.store.inboundQueue.postpone(entry.id, now + Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** entry.attempts), this.claims.nodeId);
       }
     });
   }
@@ -237,8 +238,8 @@ export class InboundService {
   }
 
   /** When the earliest queued message is due (a postponed one waits); null with nothing queued, without a query. */
-  nextQueuedDueAt(): number | null {
-    return this.queued === 0 ? null : this.store.inboundQueue.nextDueAt();
+  async nextQueuedDueAt(): Promise<number | null> {
+    return this.queued === 0 ? null : await this.store.inboundQueue.nextDueAt();
   }
 
   private async storeCopies(message: InboundMessage, receivedAt: Date): Promise<void> {
@@ -263,7 +264,7 @@ export class InboundService {
       blocklists: blocklists ?? null,
     };
     // A queued message skips a mailbox removed since its 250 (the account was deleted meanwhile).
-    return this.agent.prepare(message.raw, parsed, hop, message.recipients, queued ? 'skip' : 'refuse', message.room ?? 0);
+    return await this.agent.prepare(message.raw, parsed, hop, message.recipients, queued ? 'skip' : 'refuse', message.room ?? 0);
   }
 }
 

@@ -98,18 +98,18 @@ export class MailboxService {
   readonly staging: MessageStaging;
 
   /** Creates the mailbox with INBOX and Sent; runs inside the caller's transaction. */
-  createMailbox(accountId: string, address: string): string {
+  async createMailbox(accountId: string, address: string): Promise<string> {
     const now = this.clock.now().getTime();
     const id = newUuid();
-    this.store.accounts.insertMailbox({ id, accountId, address, createdAt: now });
-    const mailbox = this.store.accounts.mailboxOfAccount(accountId);
+    await this.store.accounts.insertMailbox({ id, accountId, address, createdAt: now });
+    const mailbox = await this.store.accounts.mailboxOfAccount(accountId);
     if (!mailbox) throw new Error('the mailbox just made is not there');
-    for (const name of [INBOX, SENT]) this.folders.ensure(mailbox, name);
+    for (const name of [INBOX, SENT]) await this.folders.ensure(mailbox, name);
     return id;
   }
 
-  mailboxOfAccount(accountId: string): MailboxRecord {
-    const mailbox = this.store.accounts.mailboxOfAccount(accountId);
+  async mailboxOfAccount(accountId: string): Promise<MailboxRecord> {
+    const mailbox = await this.store.accounts.mailboxOfAccount(accountId);
     if (!mailbox) throw new AppError('not_found', 'this account has no mailbox');
     return mailbox;
   }
@@ -118,9 +118,9 @@ export class MailboxService {
    * The open mailbox that receives mail for an address: its own, or the one an alias on a
    * custom domain names. Null: SMTP answers 550 5.1.1, a local send fails the same way.
    */
-  mailboxForAddress(address: string): MailboxRecord | null {
+  async mailboxForAddress(address: string): Promise<MailboxRecord | null> {
     const normalized = address.trim().toLowerCase();
-    return this.store.accounts.mailboxByAddress(normalized) ?? this.store.domainAddresses.mailboxOfAlias(normalized);
+    return (await this.store.accounts.mailboxByAddress(normalized)) ?? (await this.store.domainAddresses.mailboxOfAlias(normalized));
   }
 
   /**
@@ -128,15 +128,15 @@ export class MailboxService {
    * that is none of those, the domain's postmaster (RFC 5321 section 4.5.1). Not for signing in:
    * postmaster@ names a role, not an account.
    */
-  mailboxForRecipient(address: string): MailboxRecord | null {
-    const own = this.mailboxForAddress(address);
+  async mailboxForRecipient(address: string): Promise<MailboxRecord | null> {
+    const own = await this.mailboxForAddress(address);
     if (own) return own;
-    const postmaster = this.postmaster?.deliveredTo(address.trim());
-    return postmaster ? this.mailboxForAddress(postmaster) : null;
+    const postmaster = await this.postmaster?.deliveredTo(address.trim());
+    return postmaster ? await this.mailboxForAddress(postmaster) : null;
   }
 
-  folder(mailboxId: string, name: string): Folder {
-    const folder = this.store.folders.byName(mailboxId, canonicalFolderName(name));
+  async folder(mailboxId: string, name: string): Promise<Folder> {
+    const folder = await this.store.folders.byName(mailboxId, canonicalFolderName(name));
     if (!folder) throw new AppError('not_found', `folder ${name} does not exist`);
     return folder;
   }
@@ -145,13 +145,13 @@ export class MailboxService {
    * Stores one copy of a message. Must run inside a transaction: the UID, the row, the
    * search index and the outbox event commit together.
    */
-  append(mailbox: MailboxRecord, folderName: string, raw: Buffer, parsed: ParsedMessage, options: AppendOptions = {}): Appended {
-    const folder = this.folders.open(mailbox, folderName);
+  async append(mailbox: MailboxRecord, folderName: string, raw: Buffer, parsed: ParsedMessage, options: AppendOptions = {}): Promise<Appended> {
+    const folder = await this.folders.open(mailbox, folderName);
     const now = this.clock.now().getTime();
-    const { uid, modseq } = this.store.folders.allocateUid(folder.id);
+    const { uid, modseq } = await this.store.folders.allocateUid(folder.id);
     const flags = options.flags ?? { ...NO_FLAGS, seen: options.seen ?? false };
-    const threadId = this.threads.assign(mailbox.id, parsed, now);
-    const rowId = this.store.messages.insert({
+    const threadId = await this.threads.assign(mailbox.id, parsed, now);
+    const rowId = await this.store.messages.insert({
       folderId: folder.id,
       uid,
       messageId: parsed.messageId,
@@ -177,8 +177,8 @@ export class MailboxService {
       authentication: options.authentication,
       junk: options.junk,
     });
-    if (options.arrival) this.store.messageArrivals.record(rowId, options.arrival);
-    if (flags.keywords.length > 0) this.store.folders.addKeywords(folder.id, flags.keywords);
+    if (options.arrival) await this.store.messageArrivals.record(rowId, options.arrival);
+    if (flags.keywords.length > 0) await this.store.folders.addKeywords(folder.id, flags.keywords);
     const event: MessageStoredEvent = {
       mailboxId: mailbox.id,
       accountId: mailbox.accountId,
@@ -189,35 +189,35 @@ export class MailboxService {
       // Received mail the filter filed as junk: webhooks and event streams report it from the Junk folder.
       ...(options.junk?.junk ? { junk: true } : {}),
     };
-    this.store.changes.record(MESSAGE_STORED, event);
+    await this.store.changes.record(MESSAGE_STORED, event);
     return { folder: folder.name, uid, uidValidity: folder.uidValidity };
   }
 
   /** The folder, made (empty, a fresh uidValidity) if it does not exist yet; inside the caller's transaction. */
-  ensureFolder(mailbox: MailboxRecord, name: string): Folder {
-    return this.folders.ensure(mailbox, name);
+  async ensureFolder(mailbox: MailboxRecord, name: string): Promise<Folder> {
+    return await this.folders.ensure(mailbox, name);
   }
 
   /**
    * Removes one message; inside the caller's transaction. IMAP sessions of the mailbox hear
    * of it after the commit (RFC 3501 section 7.4.1 EXPUNGE). False when it was not there.
    */
-  remove(mailbox: MailboxRecord, folderName: string, uid: number, uidValidity: number | null = null): boolean {
-    const folder = this.store.folders.byName(mailbox.id, canonicalFolderName(folderName));
+  async remove(mailbox: MailboxRecord, folderName: string, uid: number, uidValidity: number | null = null): Promise<boolean> {
+    const folder = await this.store.folders.byName(mailbox.id, canonicalFolderName(folderName));
     // A UID names a message only within its UIDVALIDITY (RFC 3501 section 2.3.1.1): a folder
     // deleted and made again numbers from 1 again. null: not known (kept from before).
     if (folder === null || (uidValidity !== null && folder.uidValidity !== uidValidity)) return false;
-    return this.ops.expunge(mailbox, folder, [uid]).length > 0;
+    return (await this.ops.expunge(mailbox, folder, [uid])).length > 0;
   }
 
   async list(principal: Principal, query: ListQuery): Promise<InboxView> {
     requirePermission(principal, 'mail:read');
-    const mailbox = this.mailboxOfAccount(principal.accountId);
+    const mailbox = await this.mailboxOfAccount(principal.accountId);
     // A plain list reads its folder, the total and the page from one snapshot, so they agree.
     const { search } = query;
     const { folder, page } =
       search === undefined || search.trim() === ''
-        ? this.store.read(() => this.plainPage(mailbox.id, query))
+        ? await this.store.read(() => this.plainPage(mailbox.id, query))
         : await this.searchPage(mailbox.id, query, search);
     return {
       folder: folder.name,
@@ -228,49 +228,51 @@ export class MailboxService {
     };
   }
 
-  private plainPage(mailboxId: string, query: ListQuery): { folder: Folder; page: MessagePage } {
-    const folder = this.folder(mailboxId, query.folder);
-    return { folder, page: this.store.messages.page(folder, query.limit, boundedOffset(query)) };
+  private async plainPage(mailboxId: string, query: ListQuery): Promise<{ folder: Folder; page: MessagePage }> {
+    const folder = await this.folder(mailboxId, query.folder);
+    return { folder, page: await this.store.messages.page(folder, query.limit, boundedOffset(query)) };
   }
 
   private async searchPage(mailboxId: string, query: ListQuery, search: string): Promise<{ folder: Folder; page: MessagePage }> {
-    const folder = this.folder(mailboxId, query.folder);
+    const folder = await this.folder(mailboxId, query.folder);
     const match = toFtsQuery(search);
     // A search with no letters or digits in it can match nothing.
     if (!match) return { folder, page: { total: 0, items: [] } };
     await this.searchIndex.catchUp();
     // The folder's counts may have changed while the index caught up: search reads them now.
-    return { folder, page: this.store.messages.search(folder.id, match, query.limit, boundedOffset(query)) };
+    return { folder, page: await this.store.messages.search(folder.id, match, query.limit, boundedOffset(query)) };
   }
 
   async read(principal: Principal, query: ReadQuery): Promise<FullMessageView> {
     requirePermission(principal, 'mail:read');
     const markAsRead = this.resolveMarkAsRead(principal, query.markAsRead);
-    const { mailbox, folder, summary } = this.locate(principal.accountId, query);
+    const { mailbox, folder, summary } = await this.locate(principal.accountId, query);
     if (summary.size > this.readMaxBytes) {
       throw new AppError('too_large', `message is ${summary.size} bytes, over the ${this.readMaxBytes}-byte read limit; use an IMAP client to read it`);
     }
     // Served from what ingest stored: no parse here, only the attachments' own bytes decoded.
     const content = await this.bodies.content(summary.rowId);
-    const attachments = content.attachments.map((attachment) =>
-      decodeBody(this.store.messageRaw.range(summary.rowId, attachment.bodyStart, attachment.end), attachment.encoding),
+    const attachments = await Promise.all(
+      content.attachments.map(async (attachment) =>
+        decodeBody(await this.store.messageRaw.range(summary.rowId, attachment.bodyStart, attachment.end), attachment.encoding),
+      ),
     );
     if (markAsRead && !summary.seen) {
       // Through the flag change IMAP makes too: a new mod-sequence, and IDLE clients hear of it.
-      this.ops.setFlags(mailbox, folder, [summary.uid], { mode: 'add', system: new Set(['seen']), keywords: [] });
+      await this.ops.setFlags(mailbox, folder, [summary.uid], { mode: 'add', system: new Set(['seen']), keywords: [] });
       summary.seen = true;
     }
-    return fullMessageView(summary, content, attachments, folder, this.store.messageArrivals.of(summary.rowId));
+    return fullMessageView(summary, content, attachments, folder, await this.store.messageArrivals.of(summary.rowId));
   }
 
   /** One message of the account's mailbox, by folder and UID (404), guarded by uidValidity (409). */
-  locate(accountId: string, query: Pick<ReadQuery, 'uid' | 'folder' | 'uidValidity'>): LocatedMessage {
-    const mailbox = this.mailboxOfAccount(accountId);
-    const folder = this.folder(mailbox.id, query.folder);
+  async locate(accountId: string, query: Pick<ReadQuery, 'uid' | 'folder' | 'uidValidity'>): Promise<LocatedMessage> {
+    const mailbox = await this.mailboxOfAccount(accountId);
+    const folder = await this.folder(mailbox.id, query.folder);
     if (query.uidValidity !== undefined && query.uidValidity !== String(folder.uidValidity)) {
       throw new AppError('conflict', `uidValidity of ${folder.name} is now ${folder.uidValidity}; list the folder again`);
     }
-    const summary = this.store.messages.summaryByUid(folder.id, query.uid);
+    const summary = await this.store.messages.summaryByUid(folder.id, query.uid);
     if (!summary) throw new AppError('not_found', `no message ${query.uid} in ${folder.name}`);
     return { mailbox, folder, summary };
   }

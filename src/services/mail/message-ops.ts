@@ -53,11 +53,11 @@ export class MessageOps {
     private readonly clock: Clock,
   ) {}
 
-  setFlags(mailbox: MailboxRecord, folder: Folder, uids: readonly number[], change: FlagChange, unchangedSince?: number): FlagResult {
-    return this.store.transaction(() => {
+  async setFlags(mailbox: MailboxRecord, folder: Folder, uids: readonly number[], change: FlagChange, unchangedSince?: number): Promise<FlagResult> {
+    return await this.store.transaction(async () => {
       const result: FlagResult = { changed: [], current: [], modified: [] };
       let modseq = 0;
-      for (const row of rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, false, 0))) {
+      for (const row of await rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, false, 0))) {
         if (unchangedSince !== undefined && row.modseq > unchangedSince) {
           result.modified.push(row.uid);
           result.current.push(row);
@@ -68,34 +68,34 @@ export class MessageOps {
           result.current.push(row);
           continue;
         }
-        modseq ||= this.store.folders.nextModseq(folder.id);
-        this.store.imap.setFlags(row.rowId, flags, modseq);
-        if (judgmentChanged(row.flags, flags)) this.queueTraining(row.rowId);
+        modseq ||= await this.store.folders.nextModseq(folder.id);
+        await this.store.imap.setFlags(row.rowId, flags, modseq);
+        if (judgmentChanged(row.flags, flags)) await this.queueTraining(row.rowId);
         const updated = { rowId: row.rowId, uid: row.uid, flags, modseq };
         result.changed.push(updated);
         result.current.push(updated);
       }
-      if (change.mode !== 'remove' && change.keywords.length > 0) this.store.folders.addKeywords(folder.id, change.keywords);
+      if (change.mode !== 'remove' && change.keywords.length > 0) await this.store.folders.addKeywords(folder.id, change.keywords);
       if (result.changed.length > 0) this.store.notice(MESSAGE_FLAGS, { mailboxId: mailbox.id, folder: folder.name } satisfies FolderNotice);
       return result;
     });
   }
 
   /** Copies messages, flags and internal dates kept (RFC 3501 section 6.4.7), in UID order. */
-  copy(mailbox: MailboxRecord, source: Folder, uids: readonly number[], target: Folder): CopyResult {
-    return this.store.transaction(() => {
+  async copy(mailbox: MailboxRecord, source: Folder, uids: readonly number[], target: Folder): Promise<CopyResult> {
+    return await this.store.transaction(async () => {
       const now = this.clock.now().getTime();
       const pairs: [number, number][] = [];
       const keywords = new Set<string>();
-      for (const row of rowsOf(uids, (low, high) => this.store.imap.metaBetween(source.id, low, high))) {
-        const { uid, modseq } = this.store.folders.allocateUid(target.id);
-        const copied = this.store.messages.copy(row.rowId, target.id, uid, modseq, this.searchTextOf(row));
-        this.store.junk.copied(row.rowId, copied);
+      for (const row of await rowsOf(uids, (low, high) => this.store.imap.metaBetween(source.id, low, high))) {
+        const { uid, modseq } = await this.store.folders.allocateUid(target.id);
+        const copied = await this.store.messages.copy(row.rowId, target.id, uid, modseq, await this.searchTextOf(row));
+        await this.store.junk.copied(row.rowId, copied);
         // A move into or out of Junk is a judgment (src/services/mail/junk-judgments.ts): recorded in the copy's keywords, and trained.
         const flags = flagsAfterMove(row.flags, source.name, target.name);
         if (flags !== row.flags) {
-          this.store.imap.setFlags(copied, flags, modseq);
-          this.queueTraining(copied);
+          await this.store.imap.setFlags(copied, flags, modseq);
+          await this.queueTraining(copied);
         }
         flags.keywords.forEach((keyword) => keywords.add(keyword));
         const event: MessageStoredEvent = {
@@ -106,19 +106,19 @@ export class MessageOps {
           uid: String(uid),
           storedAt: now,
         };
-        this.store.changes.record(MESSAGE_STORED, event);
+        await this.store.changes.record(MESSAGE_STORED, event);
         pairs.push([row.uid, uid]);
       }
-      this.store.folders.addKeywords(target.id, [...keywords]);
+      await this.store.folders.addKeywords(target.id, [...keywords]);
       return { uidValidity: target.uidValidity, pairs };
     });
   }
 
   /** MOVE (RFC 6851): the copy and the expunge of the originals in one transaction. */
-  move(mailbox: MailboxRecord, source: Folder, uids: readonly number[], target: Folder): CopyResult {
-    return this.store.transaction(() => {
-      const copied = this.copy(mailbox, source, uids, target);
-      this.expunge(
+  async move(mailbox: MailboxRecord, source: Folder, uids: readonly number[], target: Folder): Promise<CopyResult> {
+    return await this.store.transaction(async () => {
+      const copied = await this.copy(mailbox, source, uids, target);
+      await this.expunge(
         mailbox,
         source,
         copied.pairs.map(([from]) => from),
@@ -131,11 +131,11 @@ export class MessageOps {
    * Removes messages for good (RFC 3501 section 6.4.3); their UIDs are never used again.
    * Returns the UIDs removed, ascending.
    */
-  expunge(mailbox: MailboxRecord, folder: Folder, uids: readonly number[]): number[] {
+  async expunge(mailbox: MailboxRecord, folder: Folder, uids: readonly number[]): Promise<number[]> {
     if (uids.length === 0) return [];
-    return this.store.transaction(() => {
-      const modseq = this.store.folders.nextModseq(folder.id);
-      const removed = this.store.messages.remove(folder.id, uids, modseq);
+    return await this.store.transaction(async () => {
+      const modseq = await this.store.folders.nextModseq(folder.id);
+      const removed = await this.store.messages.remove(folder.id, uids, modseq);
       if (removed.length > 0) {
         const event: MessageRemovedEvent = { mailboxId: mailbox.id, folder: folder.name, uids: removed.map(String) };
         this.store.notice(MESSAGE_REMOVED, event);
@@ -145,14 +145,14 @@ export class MessageOps {
   }
 
   /** Inside the caller's transaction: the message's training follows its judgment once this commits. */
-  private queueTraining(rowId: number): void {
-    this.store.junk.queue(rowId);
+  private async queueTraining(rowId: number): Promise<void> {
+    await this.store.junk.queue(rowId);
     this.store.notice(JUNK_JUDGED, null);
   }
 
   /** The full-text entry of a copy, from the original's row and stored text; null when that has to be built first. */
-  private searchTextOf(row: MessageMeta): SearchText | null {
-    const content = this.store.bodies.content(row.rowId);
+  private async searchTextOf(row: MessageMeta): Promise<SearchText | null> {
+    const content = await this.store.bodies.content(row.rowId);
     return content ? { subject: row.subject, participants: participantsOf(row), body: indexedText(content.text) } : null;
   }
 }
@@ -172,11 +172,11 @@ export const spans = (sorted: readonly number[]): [number, number][] => {
 };
 
 /** The rows of `uids`, ascending, read range by range (`between` reads every row of a range). */
-export const rowsOf = <T extends { uid: number }>(uids: readonly number[], between: (low: number, high: number) => T[]): T[] => {
+export const rowsOf = async <T extends { uid: number }>(uids: readonly number[], between: (low: number, high: number) => Promise<T[]>): Promise<T[]> => {
   const wanted = new Set(uids);
   const sorted = [...wanted].sort((a, b) => a - b);
   const out: T[] = [];
-  for (const [low, high] of spans(sorted)) for (const row of between(low, high)) if (wanted.has(row.uid)) out.push(row);
+  for (const [low, high] of spans(sorted)) for (const row of await between(low, high)) if (wanted.has(row.uid)) out.push(row);
   return out;
 };
 

@@ -52,11 +52,11 @@ export class MailOrganizer {
     private readonly ops: MessageOps,
   ) {}
 
-  listFolders(principal: Principal): { folders: FolderView[] } {
+  async listFolders(principal: Principal): Promise<{ folders: FolderView[] }> {
     requirePermission(principal, 'mail:read');
-    const mailbox = this.mailboxes.mailboxOfAccount(principal.accountId);
-    const subscribed = new Set(this.folders.subscriptions(mailbox));
-    const folders = this.folders.counts(mailbox).map(
+    const mailbox = await this.mailboxes.mailboxOfAccount(principal.accountId);
+    const subscribed = new Set(await this.folders.subscriptions(mailbox));
+    const folders = (await this.folders.counts(mailbox)).map(
       (folder): FolderView => ({
         name: folder.name,
         specialUse: specialUseOf(folder.name)?.slice(1).toLowerCase() ?? null,
@@ -71,13 +71,13 @@ export class MailOrganizer {
   }
 
   /** IMAP MOVE of one message (RFC 6851): a new UID in the target, none left in the source. */
-  move(principal: Principal, place: MessagePlace, to: string): MovedView {
+  async move(principal: Principal, place: MessagePlace, to: string): Promise<MovedView> {
     requireFullKey(principal);
-    const mailbox = this.mailboxes.mailboxOfAccount(principal.accountId);
-    const source = this.located(mailbox, place);
-    const target = this.folders.open(mailbox, to);
+    const mailbox = await this.mailboxes.mailboxOfAccount(principal.accountId);
+    const source = await this.located(mailbox, place);
+    const target = await this.folders.open(mailbox, to);
     if (target.id === source.id) throw new AppError('invalid_input', `the message is in ${source.name} already`, { field: 'to' });
-    const moved = this.ops.move(mailbox, source, [place.uid], target);
+    const moved = await this.ops.move(mailbox, source, [place.uid], target);
     return {
       id: String(moved.pairs[0][1]),
       folder: target.name,
@@ -87,25 +87,25 @@ export class MailOrganizer {
   }
 
   /** A mail client's delete: to Trash; in Trash, expunged (RFC 3501 section 6.4.3). */
-  delete(principal: Principal, place: MessagePlace): DeletedView {
+  async delete(principal: Principal, place: MessagePlace): Promise<DeletedView> {
     requireFullKey(principal);
-    const mailbox = this.mailboxes.mailboxOfAccount(principal.accountId);
-    const source = this.located(mailbox, place);
+    const mailbox = await this.mailboxes.mailboxOfAccount(principal.accountId);
+    const source = await this.located(mailbox, place);
     if (source.name === TRASH) {
-      this.ops.expunge(mailbox, source, [place.uid]);
+      await this.ops.expunge(mailbox, source, [place.uid]);
       return { deleted: true, expunged: true, folder: source.name };
     }
-    const moved = this.move(principal, place, TRASH);
+    const moved = await this.move(principal, place, TRASH);
     return { deleted: true, expunged: false, folder: moved.folder, id: moved.id, uidValidity: moved.uidValidity };
   }
 
   /** The folder holding the message, checked as a read checks it: 409 on a changed uidValidity, 404 when it is not there. */
-  private located(mailbox: MailboxRecord, place: MessagePlace): Folder {
-    const folder = this.folders.get(mailbox, canonicalFolderName(place.folder));
+  private async located(mailbox: MailboxRecord, place: MessagePlace): Promise<Folder> {
+    const folder = await this.folders.get(mailbox, canonicalFolderName(place.folder));
     if (place.uidValidity !== undefined && place.uidValidity !== String(folder.uidValidity)) {
       throw new AppError('conflict', `uidValidity of ${folder.name} is now ${folder.uidValidity}; list the folder again`);
     }
-    if (!this.store.messages.summaryByUid(folder.id, place.uid)) throw new AppError('not_found', `no message ${place.uid} in ${folder.name}`);
+    if (!(await this.store.messages.summaryByUid(folder.id, place.uid))) throw new AppError('not_found', `no message ${place.uid} in ${folder.name}`);
     return folder;
   }
 }

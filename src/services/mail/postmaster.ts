@@ -19,13 +19,13 @@ export class PostmasterRoute {
    * The address that receives `address` as a postmaster address, to be resolved as any
    * recipient is (MailboxService.mailboxForAddress); null for any other address.
    */
-  deliveredTo(address: string): string | null {
+  async deliveredTo(address: string): Promise<string | null> {
     const at = address.lastIndexOf('@');
     if (at < 0 || address.slice(0, at).toLowerCase() !== 'postmaster') return null;
     const domain = address.slice(at + 1).toLowerCase();
     if (domain === this.mailDomain) return this.configured ?? null;
     // A domain proven once keeps receiving (as its aliases do) until an owner deletes it.
-    const held = this.store.domains.provenByName(domain);
-    return held ? (this.store.accounts.mailboxOfAccount(held.holderId)?.address ?? null) : null;
+    const held = await this.store.domains.provenByName(domain);
+    return held ? ((await this.store.accounts.mailboxOfAccount(held.holderId))?.address ?? null) : null;
   }
 }

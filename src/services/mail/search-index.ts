@@ -10,6 +10,13 @@ import type { Store } from '../../store/index.js';
 /** Messages parsed again per backfill step. */
 const BACKFILL_BATCH = 200;
 
+/** One hand-over to the index writer. */
+interface IndexBatch {
+  removals: Awaited<ReturnType<Store['searchIndex']['removals']>>;
+  entries: IndexEntry[];
+  through: number | undefined;
+}
+
 /**
  * Feeds the full-text index. The index is its own file, written by an IndexWriter (on a
  * thread of its own when there is one), so tokenizing stored mail leaves the event loop that
@@ -47,9 +54,9 @@ export class SearchIndexService {
     /** This node and how long its claims hold (docs/design.md, "Several processes on one store"). */
     private readonly node: NodeLease,
   ) {
-    store.feed.beforeCommit<IndexEntry>([SEARCH_TEXT], (entries) => {
+    store.feed.beforeCommit<IndexEntry>([SEARCH_TEXT], async (entries) => {
       const lowest = entries.reduce((low, { payload }) => Math.min(low, payload.rowId), Number.POSITIVE_INFINITY);
-      this.store.searchIndex.markWaiting(this.node.nodeId, lowest, this.leaseUntil());
+      await this.store.searchIndex.markWaiting(this.node.nodeId, lowest, this.leaseUntil());
     });
     store.feed.subscribe<IndexEntry>(SEARCH_TEXT, (entries) => {
       for (const { payload } of entries) this.waiting.set(payload.rowId, payload);
@@ -57,9 +64,10 @@ export class SearchIndexService {
   }
 
   /** Hands everything waiting to the writer and resolves once it is indexed (a search awaits this first). */
-  catchUp(): Promise<void> {
-    // handOver gives the batch to the writer before its first await; settle then waits for it.
-    void this.handOver().catch((error: unknown) => this.logFailure(error));
+  async catchUp(): Promise<void> {
+    // indexBatch gives the batch to the writer before its first await; settle then waits for it.
+    const batch = await this.takeBatch();
+    if (batch !== null) void this.indexBatch(batch).catch((error: unknown) => this.logFailure(error));
     return this.writer.settle();
   }
 
@@ -73,12 +81,12 @@ export class SearchIndexService {
    * (`includingOwn`: at start, this node's own row too, from before it started). Returns how
    * many nodes' rows were taken over.
    */
-  takeOverWaiting(includingOwn = false): number {
+  async takeOverWaiting(includingOwn = false): Promise<number> {
     const now = this.clock.now().getTime();
     const own = includingOwn ? this.node.nodeId : null;
     // Read first: the indexer looks at every run, and almost always finds nothing to take.
-    if (this.store.searchIndex.waitingToTakeOver(now, own).length === 0) return 0;
-    return this.store.transaction(() => this.store.searchIndex.takeOverWaiting(now, own));
+    if ((await this.store.searchIndex.waitingToTakeOver(now, own)).length === 0) return 0;
+    return await this.store.transaction(() => this.store.searchIndex.takeOverWaiting(now, own));
   }
 
   private leaseUntil(): number {
@@ -86,8 +94,8 @@ export class SearchIndexService {
   }
 
   /** Messages the index has not taken yet: waiting here, and listed for the backfill (the status page). */
-  backlog(): number {
-    return this.waiting.size + this.store.searchIndex.backfillCount();
+  async backlog(): Promise<number> {
+    return this.waiting.size + (await this.store.searchIndex.backfillCount());
   }
 
   /**
@@ -98,17 +106,17 @@ export class SearchIndexService {
    * has every message it lacks listed already: its mark starts at the store's last message.
    */
   async prepare(): Promise<number> {
-    const last = this.store.searchIndex.lastMessageRowId();
+    const last = await this.store.searchIndex.lastMessageRowId();
     await this.writer.trimAbove(last);
-    const through = this.store.searchIndex.indexedThrough();
+    const through = await this.store.searchIndex.indexedThrough();
     if (through === null) await this.writer.index([], last);
     const now = this.clock.now().getTime();
-    this.store.transaction(() => {
+    await this.store.transaction(async () => {
       // Above `last` too: another node may have indexed mail it stored after `last` was read, and the trim removed it.
-      this.store.searchIndex.backfillAbove(Math.min(through ?? last, last));
-      this.store.searchIndex.takeOverWaiting(now, this.node.nodeId);
+      await this.store.searchIndex.backfillAbove(Math.min(through ?? last, last));
+      await this.store.searchIndex.takeOverWaiting(now, this.node.nodeId);
     });
-    const total = this.store.searchIndex.backfillCount();
+    const total = await this.store.searchIndex.backfillCount();
     if (total === 0) return 0;
     this.logger.info('indexing stored mail for search', { messages: total });
     const done = await this.indexBackfill();
@@ -116,15 +124,15 @@ export class SearchIndexService {
     return done;
   }
 
-  hasBackfill(): boolean {
-    return this.store.searchIndex.backfillCount() > 0;
+  async hasBackfill(): Promise<boolean> {
+    return (await this.store.searchIndex.backfillCount()) > 0;
   }
 
   /** Indexes the backfill from the messages' raw bytes; returns how many were indexed. */
   async indexBackfill(): Promise<number> {
     let done = 0;
     for (;;) {
-      const batch = this.store.searchIndex.backfillBatch(BACKFILL_BATCH);
+      const batch = await this.store.searchIndex.backfillBatch(BACKFILL_BATCH);
       if (batch.length === 0) return done;
       const entries = await Promise.all(
         batch.map(async ({ rowId, folderId, raw }): Promise<IndexEntry> => ({ rowId, folderId, text: searchTextOf(await this.parse(raw)) })),
@@ -142,12 +150,23 @@ export class SearchIndexService {
    * message removed since is dropped. Only the removals cost a commit of the store.
    */
   private async handOver(): Promise<number> {
-    const removals = this.store.searchIndex.removals();
+    const batch = await this.takeBatch();
+    return batch === null ? 0 : await this.indexBatch(batch);
+  }
+
+  /** What waits for the writer and was not handed to it yet: removals first, then texts; null when nothing. */
+  private async takeBatch(): Promise<IndexBatch | null> {
+    const removals = await this.store.searchIndex.removals();
     for (const { entry } of removals) this.waiting.delete(entry.rowId);
     const entries = [...this.waiting.values()].filter((entry) => entry.rowId > this.handedOver);
-    if (entries.length === 0 && removals.length === 0) return 0;
+    if (entries.length === 0 && removals.length === 0) return null;
     const through = entries.length > 0 ? entries[entries.length - 1].rowId : undefined;
     if (through !== undefined) this.handedOver = through;
+    return { removals, entries, through };
+  }
+
+  /** Gives `batch` to the writer at once (before any await), then records it indexed. Returns how many texts. */
+  private async indexBatch({ removals, entries, through }: IndexBatch): Promise<number> {
     try {
       await this.writer.index([...removals.map((removal) => removal.entry), ...entries], through);
     } catch (error) {
@@ -158,9 +177,9 @@ export class SearchIndexService {
     for (const entry of entries) this.waiting.delete(entry.rowId);
     // One commit of the store for the lot, its sync off the event loop (the group commit's).
     if (entries.length > 0 || removals.length > 0) {
-      await this.store.groupCommit(() => {
-        if (entries.length > 0) this.settleWaiting();
-        if (removals.length > 0) this.store.searchIndex.removed(removals.map((removal) => removal.seq));
+      await this.store.groupCommit(async () => {
+        if (entries.length > 0) await this.settleWaiting();
+        if (removals.length > 0) await this.store.searchIndex.removed(removals.map((removal) => removal.seq));
       });
     }
     return entries.length;
@@ -170,9 +189,9 @@ export class SearchIndexService {
    * Inside a transaction: this node's row now covers only what still waits (the map is in
    * commit order), or goes. Read when the transaction runs, so texts heard of meanwhile count.
    */
-  private settleWaiting(): void {
+  private async settleWaiting(): Promise<void> {
     const [lowest] = this.waiting.keys();
-    this.store.searchIndex.settleWaiting(this.node.nodeId, lowest ?? null, this.leaseUntil());
+    await this.store.searchIndex.settleWaiting(this.node.nodeId, lowest ?? null, this.leaseUntil());
   }
 
   private logFailure(error: unknown): void {

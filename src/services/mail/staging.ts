@@ -34,7 +34,7 @@ export class MessageStaging {
   }
 
   /** Removes what `stage` wrote for commits that never came (a crash, a refused message) over an hour ago. */
-  sweep(): number {
-    return this.store.transaction(() => this.store.largeValues.sweepUnattached(this.clock.now().getTime() - STAGED_GRACE_MS));
+  async sweep(): Promise<number> {
+    return await this.store.transaction(() => this.store.largeValues.sweepUnattached(this.clock.now().getTime() - STAGED_GRACE_MS));
   }
 }

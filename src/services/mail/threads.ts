@@ -78,68 +78,68 @@ export class ThreadService {
   ) {}
 
   /** The thread of a message being stored at `at` (null when threads are off); inside the store transaction. */
-  assign(mailboxId: string, message: ThreadInput, at: number): number | null {
-    return this.config.enabled ? this.threadOf(mailboxId, message, at) : null;
+  async assign(mailboxId: string, message: ThreadInput, at: number): Promise<number | null> {
+    return this.config.enabled ? await this.threadOf(mailboxId, message, at) : null;
   }
 
-  private threadOf(mailboxId: string, message: ThreadInput, at: number): number {
+  private async threadOf(mailboxId: string, message: ThreadInput, at: number): Promise<number> {
     const { own, ancestors } = threadKeysOf(message);
     const ids = own ? [own, ...ancestors] : ancestors;
-    const found = this.store.threads.threadsOfMessageIds(mailboxId, ids);
+    const found = await this.store.threads.threadsOfMessageIds(mailboxId, ids);
     const key = subjectKey(message.subject);
-    if (found.length > 1) this.store.threads.merge(found[0], found.slice(1));
-    const joined = found[0] ?? (ancestors.length === 0 ? this.bySubject(mailboxId, message.subject, key, at) : null);
-    const thread = joined ?? this.store.threads.create(mailboxId, message.subject, key, at);
-    if (joined !== null) this.store.threads.touch(thread, at);
-    this.store.threads.remember(mailboxId, ids, thread);
+    if (found.length > 1) await this.store.threads.merge(found[0], found.slice(1));
+    const joined = found[0] ?? (ancestors.length === 0 ? await this.bySubject(mailboxId, message.subject, key, at) : null);
+    const thread = joined ?? (await this.store.threads.create(mailboxId, message.subject, key, at));
+    if (joined !== null) await this.store.threads.touch(thread, at);
+    await this.store.threads.remember(mailboxId, ids, thread);
     return thread;
   }
 
   /** The subject fallback, for a message without In-Reply-To and References. */
-  private bySubject(mailboxId: string, subject: string, key: string, at: number): number | null {
+  private async bySubject(mailboxId: string, subject: string, key: string, at: number): Promise<number | null> {
     if (key === '' || this.config.subjectWindowMs <= 0 || !hasReplyPrefix(subject)) return null;
-    return this.store.threads.recentBySubject(mailboxId, key, at - this.config.subjectWindowMs);
+    return await this.store.threads.recentBySubject(mailboxId, key, at - this.config.subjectWindowMs);
   }
 
   /** Threads up to `limit` messages stored before threads existed, oldest first; returns how many. */
-  private backfill(limit: number): number {
-    return this.store.transaction(() => {
-      const rows = this.store.threads.unthreaded(limit);
-      for (const row of rows) this.store.threads.setThread(row.rowId, this.threadOf(row.mailboxId, row, row.receivedAt));
+  private async backfill(limit: number): Promise<number> {
+    return await this.store.transaction(async () => {
+      const rows = await this.store.threads.unthreaded(limit);
+      for (const row of rows) await this.store.threads.setThread(row.rowId, await this.threadOf(row.mailboxId, row, row.receivedAt));
       return rows.length;
     });
   }
 
   /** Threads every message that has no thread yet, in batches of one transaction each; returns how many. */
-  backfillAll(batch = 1000): number {
+  async backfillAll(batch = 1000): Promise<number> {
     if (!this.config.enabled) return 0;
     let total = 0;
-    for (let done = this.backfill(batch); done > 0; done = this.backfill(batch)) total += done;
+    for (let done = await this.backfill(batch); done > 0; done = await this.backfill(batch)) total += done;
     return total;
   }
 
   async list(principal: Principal, query: ThreadListQuery): Promise<ThreadListView> {
     requirePermission(principal, 'mail:read');
     this.requireEnabled();
-    const mailbox = this.mailboxOf(principal);
+    const mailbox = await this.mailboxOf(principal);
     const after = query.before === undefined ? null : parseListCursor(query.before);
     const only = query.search === undefined || query.search.trim() === '' ? undefined : await this.matching(mailbox.id, query.search);
     if (only?.length === 0) return { threads: [], nextCursor: null };
-    const rows = this.store.threads.page(mailbox.id, after, query.limit + 1, only);
+    const rows = await this.store.threads.page(mailbox.id, after, query.limit + 1, only);
     const more = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return { threads: page.map(summaryView), nextCursor: more && last ? `${last.lastAt}.${last.id}` : null };
   }
 
-  get(principal: Principal, query: ThreadQuery): ThreadView {
+  async get(principal: Principal, query: ThreadQuery): Promise<ThreadView> {
     requirePermission(principal, 'mail:read');
     this.requireEnabled();
-    const mailbox = this.mailboxOf(principal);
-    const thread = /^[1-9][0-9]{0,15}$/.test(query.id) ? this.store.threads.byId(mailbox.id, Number(query.id)) : null;
+    const mailbox = await this.mailboxOf(principal);
+    const thread = /^[1-9][0-9]{0,15}$/.test(query.id) ? await this.store.threads.byId(mailbox.id, Number(query.id)) : null;
     if (!thread || thread.messageCount === 0) throw new AppError('not_found', `no thread ${query.id} in this mailbox`);
     const after = query.after === undefined ? null : parseMessageCursor(query.after);
-    const rows = this.store.messages.inThread(thread.id, after, query.limit + 1);
+    const rows = await this.store.messages.inThread(thread.id, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return {
@@ -154,16 +154,16 @@ export class ThreadService {
     const match = toFtsQuery(search);
     if (!match) return [];
     await this.searchIndex.catchUp();
-    const folders = this.store.folders.listOfMailbox(mailboxId).map((folder) => folder.id);
-    return this.store.threads.threadsOfRows(this.store.messages.searchRowIds(folders, match));
+    const folders = (await this.store.folders.listOfMailbox(mailboxId)).map((folder) => folder.id);
+    return await this.store.threads.threadsOfRows(await this.store.messages.searchRowIds(folders, match));
   }
 
   private requireEnabled(): void {
     if (!this.config.enabled) throw new AppError('unavailable', 'threads are turned off on this server (threads.enabled)');
   }
 
-  private mailboxOf(principal: Principal) {
-    const mailbox = this.store.accounts.mailboxOfAccount(principal.accountId);
+  private async mailboxOf(principal: Principal) {
+    const mailbox = await this.store.accounts.mailboxOfAccount(principal.accountId);
     if (!mailbox) throw new AppError('not_found', 'this account has no mailbox');
     return mailbox;
   }

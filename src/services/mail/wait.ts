@@ -41,8 +41,8 @@ export class MailWaitService {
 
   async wait(principal: Principal, query: WaitQuery, signal?: AbortSignal): Promise<WaitResult> {
     requirePermission(principal, 'mail:read');
-    const mailbox = this.mailbox.mailboxOfAccount(principal.accountId);
-    const folder = this.mailbox.folder(mailbox.id, INBOX);
+    const mailbox = await this.mailbox.mailboxOfAccount(principal.accountId);
+    const folder = await this.mailbox.folder(mailbox.id, INBOX);
     if (query.uidValidity !== undefined && query.uidValidity !== String(folder.uidValidity)) {
       throw new AppError('conflict', `uidValidity of INBOX is now ${folder.uidValidity}; list it again`);
     }
@@ -57,12 +57,12 @@ export class MailWaitService {
     const aborted = (): void => wakeUps.wake();
     signal?.addEventListener('abort', aborted, { once: true });
     try {
-      let found = this.store.messages.afterUid(folder.id, after, MAX_MESSAGES);
+      let found = await this.store.messages.afterUid(folder.id, after, MAX_MESSAGES);
       // A wake-up may find nothing new (one for a change another process made says only that
       // the folder may have changed: foreign-changes.ts): the wait goes on until the timeout.
       while (found.length === 0 && !timedOut && !signal?.aborted) {
         await wakeUps.next();
-        found = this.store.messages.afterUid(folder.id, after, MAX_MESSAGES);
+        found = await this.store.messages.afterUid(folder.id, after, MAX_MESSAGES);
       }
       const last = found[found.length - 1];
       return {

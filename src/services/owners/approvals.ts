@@ -51,14 +51,14 @@ export class DraftApprovalService {
   ) {}
 
   /** The newest 100 across the owner's agents (no further pages: nextCursor is always null). */
-  list(session: OwnerSession, filter: DraftFilter = 'open'): { drafts: OwnerDraftSummary[]; nextCursor: null } {
-    const rows = this.store.drafts.ofOwner(session.ownerId, STATUSES[filter], OWNER_LIST_LIMIT);
-    return { drafts: rows.map((row) => ({ ...this.drafts.summary(row), agent: this.agentOf(row) })), nextCursor: null };
+  async list(session: OwnerSession, filter: DraftFilter = 'open'): Promise<{ drafts: OwnerDraftSummary[]; nextCursor: null }> {
+    const rows = await this.store.drafts.ofOwner(session.ownerId, STATUSES[filter], OWNER_LIST_LIMIT);
+    return { drafts: await Promise.all(rows.map(async (row) => ({ ...(await this.drafts.summary(row)), agent: await this.agentOf(row) }))), nextCursor: null };
   }
 
-  get(session: OwnerSession, id: string): OwnerDraft {
-    const record = this.ownedDraft(session, id);
-    return { ...this.drafts.view(record), agent: this.agentOf(record) };
+  async get(session: OwnerSession, id: string): Promise<OwnerDraft> {
+    const record = await this.ownedDraft(session, id);
+    return { ...(await this.drafts.view(record)), agent: await this.agentOf(record) };
   }
 
   /**
@@ -68,16 +68,20 @@ export class DraftApprovalService {
    * the draft back to pending and answers the refusal.
    */
   async approve(session: OwnerSession, id: string, version: string): Promise<Approval> {
-    const record = this.ownedDraft(session, id);
-    const principal = this.ownership.principalFor(session, record.accountId);
+    const record = await this.ownedDraft(session, id);
+    const principal = await this.ownership.principalFor(session, record.accountId);
     const now = this.clock.now().getTime();
     // The version is compared and the draft claimed in one transaction: no change slips in between.
-    const approved = this.store.transaction(() => {
-      const current = this.store.drafts.byId(id);
+    const approved = await this.store.transaction(async () => {
+      const current = await this.store.drafts.byId(id);
       if (current && (current.status === 'pending' || current.status === 'approving') && draftVersion(current) !== version) {
         throw new AppError('conflict', 'this draft changed since the version you read; read it again and approve what it holds now');
       }
-      const claimed = this.store.drafts.transition(id, ['pending', 'approving'], 'approving', { decidedBy: session.ownerId, decidedAt: now, updatedAt: now });
+      const claimed = await this.store.drafts.transition(id, ['pending', 'approving'], 'approving', {
+        decidedBy: session.ownerId,
+        decidedAt: now,
+        updatedAt: now,
+      });
       if (!current || !claimed) throw new AppError('conflict', `this draft is ${current?.status ?? 'gone'}; it can no longer be approved`);
       return current;
     });
@@ -86,54 +90,54 @@ export class DraftApprovalService {
       send = await this.sending.send(principal, JSON.parse(approved.requestJson) as SendRequest, { idempotencyKey: draftIdempotencyKey(id), via: 'rest' });
     } catch (error) {
       if (isAppError(error)) {
-        this.store.transaction(() =>
+        await this.store.transaction(() =>
           this.store.drafts.transition(id, ['approving'], 'pending', { decidedBy: null, decidedAt: null, updatedAt: this.clock.now().getTime() }),
         );
       }
       throw error;
     }
-    this.store.transaction(() => {
-      const current = this.store.drafts.byId(id) as DraftRecord;
-      this.drafts.removeCopy(current);
-      this.store.drafts.transition(id, ['approving'], 'sent', { submissionId: send.id, folderUid: null, updatedAt: this.clock.now().getTime() });
+    await this.store.transaction(async () => {
+      const current = (await this.store.drafts.byId(id)) as DraftRecord;
+      await this.drafts.removeCopy(current);
+      await this.store.drafts.transition(id, ['approving'], 'sent', { submissionId: send.id, folderUid: null, updatedAt: this.clock.now().getTime() });
     });
-    return { draft: this.get(session, id), send };
+    return { draft: await this.get(session, id), send };
   }
 
-  reject(session: OwnerSession, id: string, reason?: string): OwnerDraft {
-    this.ownedDraft(session, id);
-    this.store.transaction(() => {
-      const current = this.store.drafts.byId(id) as DraftRecord;
+  async reject(session: OwnerSession, id: string, reason?: string): Promise<OwnerDraft> {
+    await this.ownedDraft(session, id);
+    await this.store.transaction(async () => {
+      const current = (await this.store.drafts.byId(id)) as DraftRecord;
       const now = this.clock.now().getTime();
       if (
-        !this.store.drafts.transition(id, ['pending'], 'rejected', {
+        !(await this.store.drafts.transition(id, ['pending'], 'rejected', {
           decidedBy: session.ownerId,
           decidedAt: now,
           reason: reason ?? null,
           folderUid: null,
           updatedAt: now,
-        })
+        }))
       ) {
         throw new AppError('conflict', `this draft is ${current.status}; only a pending draft can be rejected`);
       }
-      this.drafts.removeCopy(current);
+      await this.drafts.removeCopy(current);
     });
-    return this.get(session, id);
+    return await this.get(session, id);
   }
 
-  private ownedDraft(session: OwnerSession, id: string): DraftRecord {
-    const record = this.store.drafts.byId(id);
+  private async ownedDraft(session: OwnerSession, id: string): Promise<DraftRecord> {
+    const record = await this.store.drafts.byId(id);
     if (!record) throw new AppError('not_found', `no draft ${id}`);
     try {
-      this.ownership.ownedAgent(session, record.accountId);
+      await this.ownership.ownedAgent(session, record.accountId);
     } catch {
       throw new AppError('not_found', `no draft ${id}`);
     }
     return record;
   }
 
-  private agentOf(record: DraftRecord): DraftAgent {
-    const account = this.store.accounts.byId(record.accountId);
+  private async agentOf(record: DraftRecord): Promise<DraftAgent> {
+    const account = await this.store.accounts.byId(record.accountId);
     return { id: record.accountId, agentId: account?.agentId ?? '', email: account?.email ?? '' };
   }
 }

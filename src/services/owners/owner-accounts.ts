@@ -66,69 +66,69 @@ export class OwnerAccountService {
     if (this.config.signup !== 'open') throw new AppError('forbidden', 'sign-up is by invitation here: ask the operator to create your account');
     const loginEmail = checkLoginEmail(input.email);
     checkPasswordPolicy(input.password);
-    this.rateLimiter.take(
+    await this.rateLimiter.take(
       { bucket: 'owner-signup', limit: this.config.signupsPerIpPerHour, windowMs: HOUR_MS, message: 'too many sign-ups from this address; try again later' },
       clientIp,
     );
     const hash = await this.passwords.hash(input.password);
-    this.store.transaction(() => {
-      if (this.store.owners.loginByEmail(loginEmail)) return;
-      this.createHuman(loginEmail, hash);
+    await this.store.transaction(async () => {
+      if (await this.store.owners.loginByEmail(loginEmail)) return;
+      await this.createHuman(loginEmail, hash);
     });
     return { status: 'accepted', message: 'If this email was free, its account exists now: sign in with it.' };
   }
 
   /** `agentpost owners create <email>`: the account, and a one-time link to set its password. */
-  createByOperator(email: string): { account: Account; token: string } {
+  async createByOperator(email: string): Promise<{ account: Account; token: string }> {
     const loginEmail = checkLoginEmail(email);
-    return this.store.transaction(() => {
-      if (this.store.owners.loginByEmail(loginEmail))
+    return await this.store.transaction(async () => {
+      if (await this.store.owners.loginByEmail(loginEmail))
         throw new AppError('conflict', `an owner ${loginEmail} exists already; use agentpost owners link to give it a new link`);
-      const account = this.createHuman(loginEmail, null);
-      return { account, token: this.newLink(account.id) };
+      const account = await this.createHuman(loginEmail, null);
+      return { account, token: await this.newLink(account.id) };
     });
   }
 
   /** `agentpost owners link <email>`: a new one-time link (a forgotten password); earlier links stay until used or expired. */
-  linkByOperator(email: string): string {
-    const login = this.store.owners.loginByEmail(normalizeLogin(email));
+  async linkByOperator(email: string): Promise<string> {
+    const login = await this.store.owners.loginByEmail(normalizeLogin(email));
     if (!login) throw new AppError('not_found', `no owner ${normalizeLogin(email)}`);
-    return this.store.transaction(() => this.newLink(login.accountId));
+    return await this.store.transaction(() => this.newLink(login.accountId));
   }
 
   /** Whether a link can still be used: the console shows its form only then. */
-  linkIsUsable(token: string): boolean {
-    return this.store.owners.linkAccount(sha256Hex(token), this.clock.now().getTime()) !== null;
+  async linkIsUsable(token: string): Promise<boolean> {
+    return (await this.store.owners.linkAccount(sha256Hex(token), this.clock.now().getTime())) !== null;
   }
 
   /** Sets the password with a one-time link; every session of the account ends and a new one opens. */
   async setPasswordWithLink(token: string, password: string): Promise<SignedIn> {
     checkPasswordPolicy(password);
     const tokenHash = sha256Hex(token);
-    const accountId = this.store.owners.linkAccount(tokenHash, this.clock.now().getTime());
+    const accountId = await this.store.owners.linkAccount(tokenHash, this.clock.now().getTime());
     if (!accountId) throw new AppError('not_found', LINK_GONE);
     const hash = await this.passwords.hash(password);
-    this.store.transaction(() => {
+    await this.store.transaction(async () => {
       const now = this.clock.now().getTime();
-      if (!this.store.owners.useLink(tokenHash, accountId, now)) throw new AppError('not_found', LINK_GONE);
-      this.store.owners.setPassword(accountId, hash, now);
-      this.store.owners.endSessionsOf(accountId, now);
+      if (!(await this.store.owners.useLink(tokenHash, accountId, now))) throw new AppError('not_found', LINK_GONE);
+      await this.store.owners.setPassword(accountId, hash, now);
+      await this.store.owners.endSessionsOf(accountId, now);
     });
     return this.sessions.open(accountId);
   }
 
   /** Needs the current password; ends every session of the owner, this one too, and opens a new one. */
   async changePassword(session: OwnerSession, currentPassword: string, newPassword: string): Promise<SignedIn> {
-    const login = this.loginOf(session.ownerId);
+    const login = await this.loginOf(session.ownerId);
     if (!(await this.passwords.verify(login.passwordHash, currentPassword))) {
       throw new AppError('forbidden', 'the current password is wrong', { field: 'currentPassword' });
     }
     checkPasswordPolicy(newPassword, 'newPassword');
     const hash = await this.passwords.hash(newPassword);
-    this.store.transaction(() => {
+    await this.store.transaction(async () => {
       const now = this.clock.now().getTime();
-      this.store.owners.setPassword(session.ownerId, hash, now);
-      this.store.owners.endSessionsOf(session.ownerId, now);
+      await this.store.owners.setPassword(session.ownerId, hash, now);
+      await this.store.owners.endSessionsOf(session.ownerId, now);
     });
     return this.sessions.open(session.ownerId);
   }
@@ -137,47 +137,47 @@ export class OwnerAccountService {
    * Whether the signed-in owner operates this service (config `owners.operators`, its login
    * email in any case): the whole deployment's health is for operators only.
    */
-  isOperator(session: OwnerSession): boolean {
-    const login = normalizeLogin(this.loginOf(session.ownerId).loginEmail);
+  async isOperator(session: OwnerSession): Promise<boolean> {
+    const login = normalizeLogin((await this.loginOf(session.ownerId)).loginEmail);
     return this.config.operators.some((email) => normalizeLogin(email) === login);
   }
 
-  me(session: OwnerSession): OwnerView {
-    const account = this.accounts.get(session.ownerId);
+  async me(session: OwnerSession): Promise<OwnerView> {
+    const account = await this.accounts.get(session.ownerId);
     return {
       id: account.id,
-      email: this.loginOf(account.id).loginEmail,
+      email: (await this.loginOf(account.id)).loginEmail,
       address: account.email,
       credits: account.credits,
       accountStatus: account.status,
-      twoFactor: this.twoFactor.statusOf(account.id),
+      twoFactor: await this.twoFactor.statusOf(account.id),
       createdAt: new Date(account.createdAt).toISOString(),
     };
   }
 
   /** The owner's own TOTP factor: enroll, confirm, disable (the same actions agents have). */
-  twoFactorAction(session: OwnerSession, action: 'enroll' | 'confirm' | 'disable', factorCode?: string): TwoFactorResult {
-    if (action === 'enroll') return this.twoFactor.enrollAccount(session.ownerId, this.loginOf(session.ownerId).loginEmail);
-    if (action === 'confirm') return this.twoFactor.confirmAccount(session.ownerId, factorCode);
-    return this.twoFactor.disableAccount(session.ownerId, factorCode);
+  async twoFactorAction(session: OwnerSession, action: 'enroll' | 'confirm' | 'disable', factorCode?: string): Promise<TwoFactorResult> {
+    if (action === 'enroll') return await this.twoFactor.enrollAccount(session.ownerId, (await this.loginOf(session.ownerId)).loginEmail);
+    if (action === 'confirm') return await this.twoFactor.confirmAccount(session.ownerId, factorCode);
+    return await this.twoFactor.disableAccount(session.ownerId, factorCode);
   }
 
-  private createHuman(loginEmail: string, passwordHash: string | null): Account {
-    const account = this.accounts.createHuman(loginEmail);
+  private async createHuman(loginEmail: string, passwordHash: string | null): Promise<Account> {
+    const account = await this.accounts.createHuman(loginEmail);
     const now = this.clock.now().getTime();
-    this.store.owners.insertLogin({ accountId: account.id, loginEmail, passwordHash, passwordChangedAt: passwordHash ? now : null, createdAt: now });
+    await this.store.owners.insertLogin({ accountId: account.id, loginEmail, passwordHash, passwordChangedAt: passwordHash ? now : null, createdAt: now });
     return account;
   }
 
-  private newLink(accountId: string): string {
+  private async newLink(accountId: string): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = this.clock.now().getTime();
-    this.store.owners.insertLink({ tokenHash: sha256Hex(token), accountId, createdAt: now, expiresAt: now + this.config.passwordLinkHours * HOUR_MS });
+    await this.store.owners.insertLink({ tokenHash: sha256Hex(token), accountId, createdAt: now, expiresAt: now + this.config.passwordLinkHours * HOUR_MS });
     return token;
   }
 
-  private loginOf(ownerId: string) {
-    const login = this.store.owners.loginOf(ownerId);
+  private async loginOf(ownerId: string) {
+    const login = await this.store.owners.loginOf(ownerId);
     if (!login) throw new AppError('not_found', 'no such owner');
     return login;
   }

@@ -59,91 +59,91 @@ export class OwnerViewService {
     this.dayLabel = new Intl.DateTimeFormat('en-CA', { timeZone: deps.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
   }
 
-  overview(session: OwnerSession, accountId: string): AgentOverview {
-    const principal = this.deps.ownership.principalFor(session, accountId);
-    const account = this.deps.ownership.visible(session, accountId);
+  async overview(session: OwnerSession, accountId: string): Promise<AgentOverview> {
+    const principal = await this.deps.ownership.principalFor(session, accountId);
+    const account = await this.deps.ownership.visible(session, accountId);
     return {
       agent: agentSummary(account),
-      sending: this.deps.sending.status(principal),
-      recipientsByDay: this.recipientsByDay(account.id),
-      twoFactor: this.deps.twoFactor.statusOf(account.id),
+      sending: await this.deps.sending.status(principal),
+      recipientsByDay: await this.recipientsByDay(account.id),
+      twoFactor: await this.deps.twoFactor.statusOf(account.id),
     };
   }
 
   /** The account alone, after the ownership check (what page headers need). */
-  agent(session: OwnerSession, accountId: string): AgentSummary {
-    return agentSummary(this.deps.ownership.visible(session, accountId));
+  async agent(session: OwnerSession, accountId: string): Promise<AgentSummary> {
+    return agentSummary(await this.deps.ownership.visible(session, accountId));
   }
 
   /** The sending state, limits and today's usage (GET /api/v1/agent/sending's answer). */
-  sending(session: OwnerSession, accountId: string): SendingStatus {
-    return this.deps.sending.status(this.deps.ownership.principalFor(session, accountId));
+  async sending(session: OwnerSession, accountId: string): Promise<SendingStatus> {
+    return await this.deps.sending.status(await this.deps.ownership.principalFor(session, accountId));
   }
 
-  inbox(session: OwnerSession, accountId: string, query: ListQuery) {
-    return this.deps.mailbox.list(this.deps.ownership.principalFor(session, accountId), query);
+  async inbox(session: OwnerSession, accountId: string, query: ListQuery) {
+    return this.deps.mailbox.list(await this.deps.ownership.principalFor(session, accountId), query);
   }
 
-  email(session: OwnerSession, accountId: string, folder: string, uid: number) {
-    return this.deps.mailbox.read(this.deps.ownership.principalFor(session, accountId), { uid, folder, markAsRead: false });
+  async email(session: OwnerSession, accountId: string, folder: string, uid: number) {
+    return this.deps.mailbox.read(await this.deps.ownership.principalFor(session, accountId), { uid, folder, markAsRead: false });
   }
 
-  outbound(session: OwnerSession, accountId: string, before?: string): OutboundPage {
-    return this.deps.outbound.list(this.deps.ownership.principalFor(session, accountId), before);
+  async outbound(session: OwnerSession, accountId: string, before?: string): Promise<OutboundPage> {
+    return await this.deps.outbound.list(await this.deps.ownership.principalFor(session, accountId), before);
   }
 
-  outboundDetail(session: OwnerSession, accountId: string, id: string): OutboundDetail {
-    return this.deps.outbound.detail(this.deps.ownership.principalFor(session, accountId), id);
+  async outboundDetail(session: OwnerSession, accountId: string, id: string): Promise<OutboundDetail> {
+    return await this.deps.outbound.detail(await this.deps.ownership.principalFor(session, accountId), id);
   }
 
-  webhooks(session: OwnerSession, accountId: string) {
-    return this.deps.webhooks.list(this.agentPrincipal(session, accountId));
+  async webhooks(session: OwnerSession, accountId: string) {
+    return await this.deps.webhooks.list(await this.agentPrincipal(session, accountId));
   }
 
-  deliveries(session: OwnerSession, accountId: string, before?: string) {
-    return this.deps.webhookDeliveries.list(this.agentPrincipal(session, accountId), before);
+  async deliveries(session: OwnerSession, accountId: string, before?: string) {
+    return await this.deps.webhookDeliveries.list(await this.agentPrincipal(session, accountId), before);
   }
 
-  delivery(session: OwnerSession, accountId: string, id: string) {
-    return this.deps.webhookDeliveries.get(this.agentPrincipal(session, accountId), id);
+  async delivery(session: OwnerSession, accountId: string, id: string) {
+    return await this.deps.webhookDeliveries.get(await this.agentPrincipal(session, accountId), id);
   }
 
   /** The console's "not junk" (and "junk"): the agent's judgment, made by its owner; the mailbox's filter learns from it. */
-  judgeJunk(session: OwnerSession, accountId: string, folder: string, uid: number, junk: boolean) {
-    return this.deps.junkMarking.mark(this.deps.ownership.principalFor(session, accountId), { uid, folder }, junk);
+  async judgeJunk(session: OwnerSession, accountId: string, folder: string, uid: number, junk: boolean) {
+    return this.deps.junkMarking.mark(await this.deps.ownership.principalFor(session, accountId), { uid, folder }, junk);
   }
 
-  accessKeys(session: OwnerSession, accountId: string): { accessKeys: AccessKeyView[] } {
-    return this.deps.accessKeys.list(this.agentPrincipal(session, accountId));
+  async accessKeys(session: OwnerSession, accountId: string): Promise<{ accessKeys: AccessKeyView[] }> {
+    return await this.deps.accessKeys.list(await this.agentPrincipal(session, accountId));
   }
 
-  issueDraftKey(session: OwnerSession, accountId: string, request: AccessKeyRequest): AccessKeyView {
-    return this.deps.accessKeys.createDraftKey(this.agentPrincipal(session, accountId), request);
+  async issueDraftKey(session: OwnerSession, accountId: string, request: AccessKeyRequest): Promise<AccessKeyView> {
+    return await this.deps.accessKeys.createDraftKey(await this.agentPrincipal(session, accountId), request);
   }
 
   /** Needs the owner's own factorCode when the owner has two-factor on. */
-  revokeKey(session: OwnerSession, accountId: string, keyId: string, factorCode?: string): AccessKeyView {
-    return this.deps.accessKeys.revoke(this.agentPrincipal(session, accountId), keyId, factorCode);
+  async revokeKey(session: OwnerSession, accountId: string, keyId: string, factorCode?: string): Promise<AccessKeyView> {
+    return await this.deps.accessKeys.revoke(await this.agentPrincipal(session, accountId), keyId, factorCode);
   }
 
   /** The owner's own mailbox sends through the one send service (its credits and daily cap). */
-  send(session: OwnerSession, request: SendRequest, idempotencyKey: string | undefined) {
-    return this.deps.sending.send(this.deps.ownership.principalFor(session, session.ownerId), request, { idempotencyKey, via: 'rest' });
+  async send(session: OwnerSession, request: SendRequest, idempotencyKey: string | undefined) {
+    return this.deps.sending.send(await this.deps.ownership.principalFor(session, session.ownerId), request, { idempotencyKey, via: 'rest' });
   }
 
   /** Keys and webhooks belong to agents; the owner's own account has neither. */
-  private agentPrincipal(session: OwnerSession, accountId: string) {
-    this.deps.ownership.ownedAgent(session, accountId);
-    return this.deps.ownership.principalFor(session, accountId);
+  private async agentPrincipal(session: OwnerSession, accountId: string) {
+    await this.deps.ownership.ownedAgent(session, accountId);
+    return await this.deps.ownership.principalFor(session, accountId);
   }
 
   /** Counted from the recipient rows the daily limit counts, one index range per day. */
-  private recipientsByDay(accountId: string): DayUsage[] {
+  private async recipientsByDay(accountId: string): Promise<DayUsage[]> {
     const { store, timeZone } = this.deps;
     const starts = [startOfDay(timeZone, this.deps.clock.now().getTime())];
     // The instant before a day's start lies in the day before it.
     while (starts.length < USAGE_DAYS) starts.unshift(startOfDay(timeZone, starts[0] - 1));
-    const since = starts.map((start) => store.submissions.countAccountRecipientsSince(accountId, start));
+    const since = await Promise.all((await Promise.all(starts.map((start) => store.submissions.countAccountRecipientsSince(accountId, start)))));
     return starts.map((start, index) => ({ date: this.dayLabel.format(start), recipients: since[index] - (since[index + 1] ?? 0) }));
   }
 }

@@ -60,45 +60,45 @@ export class OwnershipService {
     private readonly config: { claimCodeMinutes: number },
   ) {}
 
-  list(session: OwnerSession): { agents: AgentSummary[] } {
-    return { agents: this.store.accounts.ownedBy(session.ownerId).map(agentSummary) };
+  async list(session: OwnerSession): Promise<{ agents: AgentSummary[] }> {
+    return { agents: (await this.store.accounts.ownedBy(session.ownerId)).map(agentSummary) };
   }
 
   /** The agent's full key, pasted once; it is checked and never stored here. Claiming an agent already yours is a no-op. */
-  claimWithKey(session: OwnerSession, apiKey: string): AgentSummary {
+  async claimWithKey(session: OwnerSession, apiKey: string): Promise<AgentSummary> {
     if (keyKindOf(apiKey) !== 'full') throw invalidInput('apiKey', "paste the agent's full account key (svc_ and 64 hex characters)");
     let principal: Principal;
     try {
-      principal = this.auth.authenticate(apiKey);
+      principal = await this.auth.authenticate(apiKey);
     } catch {
       throw invalidInput('apiKey', 'this key is not a working full account key');
     }
-    return this.store.transaction(() => agentSummary(this.take(principal.accountId, session.ownerId)));
+    return await this.store.transaction(async () => agentSummary(await this.take(principal.accountId, session.ownerId)));
   }
 
-  createClaimCode(session: OwnerSession): ClaimCode {
+  async createClaimCode(session: OwnerSession): Promise<ClaimCode> {
     const code = `claim_${randomBytes(16).toString('hex')}`;
     const now = this.clock.now().getTime();
     const expiresAt = now + this.config.claimCodeMinutes * 60 * 1000;
-    this.store.transaction(() => this.store.owners.insertClaimCode({ codeHash: sha256Hex(code), ownerId: session.ownerId, createdAt: now, expiresAt }));
+    await this.store.transaction(() => this.store.owners.insertClaimCode({ codeHash: sha256Hex(code), ownerId: session.ownerId, createdAt: now, expiresAt }));
     return { code, expiresAt: new Date(expiresAt).toISOString() };
   }
 
   /** POST /api/v1/agent/owner: the agent (full key) accepts an owner with the code it was given. */
-  redeem(principal: Principal, code: string): OwnerOfAgent {
+  async redeem(principal: Principal, code: string): Promise<OwnerOfAgent> {
     requireFullKey(principal);
     if (!CLAIM_CODE.test(code)) throw invalidInput('code', 'code must be the claim_... code the owner made');
-    return this.store.transaction(() => {
-      const ownerId = this.store.owners.redeemClaimCode(sha256Hex(code), principal.accountId, this.clock.now().getTime());
+    return await this.store.transaction(async () => {
+      const ownerId = await this.store.owners.redeemClaimCode(sha256Hex(code), principal.accountId, this.clock.now().getTime());
       if (!ownerId) throw new AppError('not_found', 'this claim code is unknown, used or expired; ask the owner for a new one');
-      this.take(principal.accountId, ownerId);
-      return this.ownerOf(principal);
+      await this.take(principal.accountId, ownerId);
+      return await this.ownerOf(principal);
     });
   }
 
-  ownerOf(principal: Principal): OwnerOfAgent {
-    const ownerId = this.store.accounts.byId(principal.accountId)?.ownerId ?? null;
-    const login = ownerId ? this.store.owners.loginOf(ownerId) : null;
+  async ownerOf(principal: Principal): Promise<OwnerOfAgent> {
+    const ownerId = (await this.store.accounts.byId(principal.accountId))?.ownerId ?? null;
+    const login = ownerId ? await this.store.owners.loginOf(ownerId) : null;
     return { owner: ownerId && login ? { id: ownerId, email: login.loginEmail } : null };
   }
 
@@ -106,34 +106,34 @@ export class OwnershipService {
    * The account an owner may see: its own, or an agent it owns. Anything else is 404, so an
    * owner cannot tell another owner's agent from one that does not exist.
    */
-  visible(session: OwnerSession, accountId: string): Account {
-    const account = this.store.accounts.byId(accountId);
+  async visible(session: OwnerSession, accountId: string): Promise<Account> {
+    const account = await this.store.accounts.byId(accountId);
     const mine = account && (account.id === session.ownerId || (account.kind === 'agent' && account.ownerId === session.ownerId));
     if (!mine) throw new AppError('not_found', NOT_YOURS);
     return account;
   }
 
   /** An agent (not the owner's own account) that the owner owns. */
-  ownedAgent(session: OwnerSession, accountId: string): Account {
-    const account = this.visible(session, accountId);
+  async ownedAgent(session: OwnerSession, accountId: string): Promise<Account> {
+    const account = await this.visible(session, accountId);
     if (account.kind !== 'agent') throw new AppError('not_found', NOT_YOURS);
     return account;
   }
 
   /** The principal of an owner acting on an account it may see, for the shared services. */
-  principalFor(session: OwnerSession, accountId: string): Principal {
-    const account = this.visible(session, accountId);
+  async principalFor(session: OwnerSession, accountId: string): Promise<Principal> {
+    const account = await this.visible(session, accountId);
     return { accountId: account.id, keyId: `owner:${session.ownerId}`, kind: 'owner', permissions: OWNER_PERMISSIONS, ownerId: session.ownerId };
   }
 
   /** Inside the caller's transaction: the agent gets this owner, unless it has another (409). */
-  private take(agentId: string, ownerId: string): Account {
-    const agent = this.store.accounts.byId(agentId);
+  private async take(agentId: string, ownerId: string): Promise<Account> {
+    const agent = await this.store.accounts.byId(agentId);
     if (agent?.kind !== 'agent') throw invalidInput('apiKey', 'only agent accounts can be claimed');
-    const owner = this.store.accounts.byId(ownerId);
+    const owner = await this.store.accounts.byId(ownerId);
     if (owner?.kind !== 'human' || owner.status !== 'active') throw new AppError('not_found', 'the owner of this code no longer exists');
     if (agent.ownerId === ownerId) return agent;
-    if (agent.ownerId !== null || !this.store.accounts.setOwner(agentId, ownerId)) throw new AppError('conflict', 'this agent has an owner already');
+    if (agent.ownerId !== null || !(await this.store.accounts.setOwner(agentId, ownerId))) throw new AppError('conflict', 'this agent has an owner already');
     return { ...agent, ownerId };
   }
 }

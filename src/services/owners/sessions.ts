@@ -65,7 +65,7 @@ export class OwnerSessionService {
    */
   async signIn(input: SignInInput, clientIp: string): Promise<SignedIn> {
     const loginEmail = normalizeLogin(input.email);
-    this.rateLimiter.take(
+    await this.rateLimiter.take(
       {
         bucket: 'owner-sign-in-ip',
         limit: this.config.signInAttemptsPerIpPer15Minutes,
@@ -74,7 +74,7 @@ export class OwnerSessionService {
       },
       clientIp,
     );
-    this.rateLimiter.take(
+    await this.rateLimiter.take(
       {
         bucket: 'owner-sign-in',
         limit: this.config.signInAttemptsPerAccountPer15Minutes,
@@ -83,14 +83,14 @@ export class OwnerSessionService {
       },
       loginEmail,
     );
-    const login = this.store.owners.loginByEmail(loginEmail);
+    const login = await this.store.owners.loginByEmail(loginEmail);
     const tooLong = input.password.length > PASSWORD_MAX_LENGTH;
     const matches = await this.passwords.verify(tooLong ? null : (login?.passwordHash ?? null), tooLong ? '' : input.password);
     if (!login || !matches) throw new AppError('unauthorized', WRONG);
-    const account = this.store.accounts.byId(login.accountId);
+    const account = await this.store.accounts.byId(login.accountId);
     if (!account) throw new AppError('unauthorized', WRONG);
     if (account.status !== 'active') throw new AppError('forbidden', 'this account is suspended');
-    this.checkFactor(account.id, input.factorCode);
+    await this.checkFactor(account.id, input.factorCode);
     return this.open(account.id);
   }
 
@@ -100,11 +100,11 @@ export class OwnerSessionService {
     const sessionId = randomBytes(16).toString('hex');
     const cookie = randomBytes(32).toString('base64url');
     const expiresAt = now + this.config.sessionHours * 60 * 60 * 1000;
-    this.store.transaction(() =>
+    await this.store.transaction(() =>
       this.store.owners.insertSession({ id: sessionId, accountId: ownerId, cookieHash: sha256Hex(cookie), createdAt: now, expiresAt }),
     );
     const signed = await this.tokens.sign({ ownerId, sessionId });
-    const login = this.store.owners.loginOf(ownerId);
+    const login = await this.store.owners.loginOf(ownerId);
     return {
       token: signed.token,
       // The JWT never outlives its session.
@@ -119,36 +119,36 @@ export class OwnerSessionService {
   async fromBearer(token: string): Promise<OwnerSession | null> {
     const claims = await this.tokens.verify(token);
     if (!claims) return null;
-    const session = this.store.owners.sessionById(claims.sessionId);
-    return session && session.accountId === claims.ownerId && this.isOpen(session) ? { ownerId: session.accountId, sessionId: session.id } : null;
+    const session = await this.store.owners.sessionById(claims.sessionId);
+    return session && session.accountId === claims.ownerId && (await this.isOpen(session)) ? { ownerId: session.accountId, sessionId: session.id } : null;
   }
 
-  fromCookie(value: string): OwnerSession | null {
-    const session = this.store.owners.sessionByCookie(sha256Hex(value));
-    return session && this.isOpen(session) ? { ownerId: session.accountId, sessionId: session.id } : null;
+  async fromCookie(value: string): Promise<OwnerSession | null> {
+    const session = await this.store.owners.sessionByCookie(sha256Hex(value));
+    return session && (await this.isOpen(session)) ? { ownerId: session.accountId, sessionId: session.id } : null;
   }
 
-  signOut(session: OwnerSession): void {
-    this.store.transaction(() => this.store.owners.endSession(session.sessionId, this.clock.now().getTime()));
+  async signOut(session: OwnerSession): Promise<void> {
+    await this.store.transaction(() => this.store.owners.endSession(session.sessionId, this.clock.now().getTime()));
   }
 
   /** Drops sessions, links and claim codes that ended or expired a day ago or more. */
-  sweep(): number {
-    return this.store.transaction(() => this.store.owners.sweep(this.clock.now().getTime() - 24 * 60 * 60 * 1000));
+  async sweep(): Promise<number> {
+    return await this.store.transaction(() => this.store.owners.sweep(this.clock.now().getTime() - 24 * 60 * 60 * 1000));
   }
 
-  private isOpen(session: OwnerSessionRecord): boolean {
+  private async isOpen(session: OwnerSessionRecord): Promise<boolean> {
     if (session.endedAt !== null || session.expiresAt <= this.clock.now().getTime()) return false;
-    return this.store.accounts.byId(session.accountId)?.status === 'active';
+    return (await this.store.accounts.byId(session.accountId))?.status === 'active';
   }
 
   /** With two-factor on, a right password alone does not sign in (RFC 6238 code, one use). */
-  private checkFactor(ownerId: string, factorCode: string | undefined): void {
-    if (!this.twoFactor.isEnabled(ownerId)) return;
+  private async checkFactor(ownerId: string, factorCode: string | undefined): Promise<void> {
+    if (!(await this.twoFactor.isEnabled(ownerId))) return;
     if (factorCode === undefined || factorCode === '')
       throw new AppError('unauthorized', 'this account has two-factor on: factorCode is required', { field: 'factorCode' });
     try {
-      this.twoFactor.requireFactorIfEnabled(ownerId, factorCode);
+      await this.twoFactor.requireFactorIfEnabled(ownerId, factorCode);
     } catch (error) {
       if (error instanceof AppError && error.code === 'forbidden') throw new AppError('unauthorized', error.message, { field: 'factorCode' });
       throw error;

@@ -18,18 +18,18 @@ export class InvoiceApplier {
   ) {}
 
   /** True when this call applied it; false when it was no longer open. */
-  apply(token: string): boolean {
-    const applied = this.store.transaction(() => {
-      const invoice = this.store.invoices.byToken(token);
+  async apply(token: string): Promise<boolean> {
+    const applied = await this.store.transaction(async () => {
+      const invoice = await this.store.invoices.byToken(token);
       if (!invoice) return null;
-      if (invoice.kind === 'domain_addon' && this.hosting.holderOf(invoice.domainId as string) !== invoice.accountId) {
+      if (invoice.kind === 'domain_addon' && (await this.hosting.holderOf(invoice.domainId as string)) !== invoice.accountId) {
         // The domain was deleted (or moved) before the payment arrived: nothing to extend, so
         // the invoice is canceled, and the payment is the operator's to refund.
-        if (this.store.invoices.closeOpen(token, 'canceled', null)) this.logger.warn('payment for a domain that is gone: canceled, refund it', { token });
+        if (await this.store.invoices.closeOpen(token, 'canceled', null)) this.logger.warn('payment for a domain that is gone: canceled, refund it', { token });
         return null;
       }
-      if (!this.store.invoices.closeOpen(token, 'applied', this.clock.now().getTime())) return null;
-      this.grant(invoice);
+      if (!(await this.store.invoices.closeOpen(token, 'applied', this.clock.now().getTime()))) return null;
+      await this.grant(invoice);
       return invoice;
     });
     if (applied) this.logger.info('payment applied', { token, kind: applied.kind, method: applied.method, amountCents: applied.amountCents });
@@ -37,18 +37,18 @@ export class InvoiceApplier {
   }
 
   /** Purchases do not raise sending limits (docs/agents/payments.md): credits only, the sending state is untouched. */
-  private grant(invoice: Invoice): void {
+  private async grant(invoice: Invoice): Promise<void> {
     if (invoice.kind === 'mail_credits') {
-      this.store.accounts.addCredits(invoice.accountId, invoice.credits as number);
+      await this.store.accounts.addCredits(invoice.accountId, invoice.credits as number);
       return;
     }
     const days = (invoice.periods as number) * DAYS_PER_PERIOD;
-    if (invoice.kind === 'domain_hosting') this.hosting.extendHosting(invoice.accountId, days, invoice.token);
-    else this.hosting.extendAddon(invoice.domainId as string, days, invoice.token);
+    if (invoice.kind === 'domain_hosting') await this.hosting.extendHosting(invoice.accountId, days, invoice.token);
+    else await this.hosting.extendAddon(invoice.domainId as string, days, invoice.token);
   }
 
   /** An open invoice that can no longer be paid: expired, underpaid or canceled. */
-  close(token: string, status: 'expired' | 'underpaid' | 'canceled'): boolean {
-    return this.store.transaction(() => this.store.invoices.closeOpen(token, status, null));
+  async close(token: string, status: 'expired' | 'underpaid' | 'canceled'): Promise<boolean> {
+    return await this.store.transaction(() => this.store.invoices.closeOpen(token, status, null));
   }
 }

@@ -51,7 +51,7 @@ export class CardPayments {
       this.logger.warn('card checkout failed', { token: invoice.token, error: (error as Error).message });
       throw new AppError('unavailable', 'the card processor did not open a checkout; retry with the same Idempotency-Key');
     }
-    this.store.transaction(() => this.store.invoices.setCheckout(invoice.token, session.id, session.url));
+    await this.store.transaction(() => this.store.invoices.setCheckout(invoice.token, session.id, session.url));
   }
 
   /** The status call: asks the processor about an open invoice's session and settles it. */
@@ -64,45 +64,51 @@ export class CardPayments {
       this.logger.warn('card checkout lookup failed', { token: invoice.token, error: (error as Error).message });
       throw new AppError('unavailable', 'the card processor did not answer; nothing was applied, try again later');
     }
-    this.settle(invoice, session);
+    await this.settle(invoice, session);
   }
 
   /**
    * A callback: verified (raw body, signature, 5-minute tolerance) before anything is read,
    * then handled once per event id in one transaction with what it settles.
    */
-  callback(rawBody: Buffer, signature: string): CallbackOutcome {
+  async callback(rawBody: Buffer, signature: string): Promise<CallbackOutcome> {
     const event = this.processor.verifyCallback(rawBody, signature);
-    return this.store.transaction(() => {
+    return await this.store.transaction(async () => {
       const receivedAt = this.clock.now().getTime();
       if (
-        !this.store.invoices.recordCardEvent({ eventId: event.id, type: event.type, sessionId: event.session?.id ?? null, outcome: 'received', receivedAt })
+        !(await this.store.invoices.recordCardEvent({
+          eventId: event.id,
+          type: event.type,
+          sessionId: event.session?.id ?? null,
+          outcome: 'received',
+          receivedAt,
+        }))
       ) {
         return 'replay';
       }
-      const outcome = this.outcomeOf(event);
-      this.store.invoices.setCardEventOutcome(event.id, outcome);
+      const outcome = await this.outcomeOf(event);
+      await this.store.invoices.setCardEventOutcome(event.id, outcome);
       return outcome;
     });
   }
 
-  private outcomeOf(event: CardEvent): CallbackOutcome {
+  private async outcomeOf(event: CardEvent): Promise<CallbackOutcome> {
     if (!event.session || (!PAID_EVENTS.has(event.type) && !EXPIRED_EVENTS.has(event.type))) return 'ignored';
-    const invoice = this.store.invoices.bySession(event.session.id);
+    const invoice = await this.store.invoices.bySession(event.session.id);
     if (!invoice || invoice.token !== event.session.reference) return 'unknown_session';
-    return this.settle(invoice, event.session);
+    return await this.settle(invoice, event.session);
   }
 
-  private settle(invoice: Invoice, session: CheckoutSession): CallbackOutcome {
+  private async settle(invoice: Invoice, session: CheckoutSession): Promise<CallbackOutcome> {
     if (session.paid && session.status === 'complete') {
       // A session is ours only with our amount in dollars; anything else is logged and left alone.
       if (session.amountCents !== invoice.amountCents || session.currency !== 'usd') {
         this.logger.error('card checkout amount differs from its invoice', { token: invoice.token, session: session.id });
         return 'mismatch';
       }
-      return this.applier.apply(invoice.token) ? 'applied' : 'already_applied';
+      return (await this.applier.apply(invoice.token)) ? 'applied' : 'already_applied';
     }
-    if (session.status === 'expired') return this.applier.close(invoice.token, 'expired') ? 'expired' : 'ignored';
+    if (session.status === 'expired') return (await this.applier.close(invoice.token, 'expired')) ? 'expired' : 'ignored';
     return 'not_paid';
   }
 }

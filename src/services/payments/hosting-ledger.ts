@@ -9,9 +9,13 @@ import type { DomainPlan } from '../domains/plan.js';
  * sold for is the plan's rule (DomainPlan.checkAddon).
  */
 export const hostingLedger = (store: Store, hosting: HostingService, plan: DomainPlan): HostingLedger => ({
-  extendHosting: (holderId, days, reference) => void hosting.extendHosting(holderId, days, { source: 'payment', reference }),
-  extendAddon: (domainId, days, reference) => void hosting.extendAddon(domainId, days, { source: 'payment', reference }),
-  holderOf: (domainId) => store.domains.byId(domainId)?.holderId ?? null,
+  extendHosting: async (holderId, days, reference) => {
+    await hosting.extendHosting(holderId, days, { source: 'payment', reference });
+  },
+  extendAddon: async (domainId, days, reference) => {
+    await hosting.extendAddon(domainId, days, { source: 'payment', reference });
+  },
+  holderOf: async (domainId) => (await store.domains.byId(domainId))?.holderId ?? null,
   checkAddon: (holderId, domainId) => plan.checkAddon(holderId, domainId),
   hostingEndsAt: (holderId) => store.hosting.expiresAt(holderId),
 });

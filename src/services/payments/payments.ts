@@ -55,18 +55,18 @@ export class PaymentService {
   async create(payer: Payer, idempotencyKey: string | undefined, request: PaymentRequest): Promise<PaymentView> {
     this.gate();
     const key = requiredIdempotencyKey(idempotencyKey, this.config.idempotencyKeyMaxChars);
-    const terms = this.terms(payer.accountId, request);
+    const terms = await this.terms(payer.accountId, request);
     const requestHash = sha256Hex(JSON.stringify([request.kind, request.method, terms.amountCents, terms.periods, request.domainId ?? null]));
-    const existing = this.replay(payer.accountId, key, requestHash);
+    const existing = await this.replay(payer.accountId, key, requestHash);
     if (existing) return this.finishCreate(payer, existing);
     const polygon = request.method === 'polygon' ? this.polygon() : null;
     const startBlock = polygon ? await polygon.startBlock() : null;
     if (request.method === 'card') this.card();
-    const invoice = this.store.transaction(() => {
-      const raced = this.replay(payer.accountId, key, requestHash);
+    const invoice = await this.store.transaction(async () => {
+      const raced = await this.replay(payer.accountId, key, requestHash);
       if (raced) return raced;
       const now = this.clock.now().getTime();
-      const chain: PolygonTerms | null = polygon ? polygon.terms(terms.amountCents, startBlock as number) : null;
+      const chain: PolygonTerms | null = polygon ? await polygon.terms(terms.amountCents, startBlock as number) : null;
       const row = {
         token: `pay_${randomHex(16)}`,
         accountId: payer.accountId,
@@ -87,8 +87,8 @@ export class PaymentService {
         tokenAmount: chain?.tokenAmount ?? null,
         startBlock: chain?.startBlock ?? null,
       };
-      this.store.invoices.insert(row);
-      return this.store.invoices.byToken(row.token) as Invoice;
+      await this.store.invoices.insert(row);
+      return (await this.store.invoices.byToken(row.token)) as Invoice;
     });
     return this.finishCreate(payer, invoice);
   }
@@ -101,25 +101,25 @@ export class PaymentService {
     if (invoice.method === 'card' && invoice.checkoutSession === null) {
       await this.card().start(invoice, payer.kind === 'owner' ? consoleInvoicePath(invoice.token) : null);
     }
-    return this.view(invoice.token);
+    return await this.view(invoice.token);
   }
 
   /** Checks an owned invoice and applies credits or hosting once (docs/agents/payments.md). Another account's token is 404. */
   async status(payer: Payer, token: string): Promise<PaymentView> {
     this.gate();
-    const invoice = this.owned(payer, token);
+    const invoice = await this.owned(payer, token);
     await this.check(invoice, { mustAnswer: OPEN_STATUSES.includes(invoice.status) });
-    return this.view(token);
+    return await this.view(token);
   }
 
   /** The invoice as last recorded, without asking the processor or the chain (the console, when they do not answer). */
-  recorded(payer: Payer, token: string): PaymentView {
-    return this.viewOf(this.owned(payer, token));
+  async recorded(payer: Payer, token: string): Promise<PaymentView> {
+    return await this.viewOf(await this.owned(payer, token));
   }
 
-  list(payer: Payer): { payments: PaymentView[] } {
+  async list(payer: Payer): Promise<{ payments: PaymentView[] }> {
     this.gate();
-    return { payments: this.store.invoices.listForAccount(payer.accountId, LIST_LIMIT).map((invoice) => this.viewOf(invoice)) };
+    return { payments: await Promise.all((await Promise.all((await this.store.invoices.listForAccount(payer.accountId, LIST_LIMIT)).map((invoice) => this.viewOf(invoice))))) };
   }
 
   /** What can be bought now: nothing while funding is paused (with the reason), else the methods configured. */
@@ -128,8 +128,8 @@ export class PaymentService {
     return { paused: false, methods: (['card', 'polygon'] as const).filter((method) => this.methods[method] !== null) };
   }
 
-  private owned(payer: Payer, token: string): Invoice {
-    const invoice = this.store.invoices.byToken(token);
+  private async owned(payer: Payer, token: string): Promise<Invoice> {
+    const invoice = await this.store.invoices.byToken(token);
     if (!invoice || invoice.accountId !== payer.accountId) throw new AppError('not_found', 'no such payment for this account');
     return invoice;
   }
@@ -142,7 +142,7 @@ export class PaymentService {
     const now = this.clock.now().getTime();
     let checked = 0;
     let failed = 0;
-    for (const invoice of this.store.invoices.polygonToWatch(now - this.config.lateWatchMs)) {
+    for (const invoice of await this.store.invoices.polygonToWatch(now - this.config.lateWatchMs)) {
       try {
         await this.check(invoice, { mustAnswer: true });
         checked += 1;
@@ -157,15 +157,15 @@ export class PaymentService {
    * The card processor's callback. Not behind funding.paused: a buyer already charged is
    * served even after the operator pauses sales.
    */
-  cardCallback(rawBody: Buffer, signature: string): CallbackOutcome {
-    return this.card().callback(rawBody, signature);
+  async cardCallback(rawBody: Buffer, signature: string): Promise<CallbackOutcome> {
+    return await this.card().callback(rawBody, signature);
   }
 
   /** An account's invoices, newest first, and when its hosting ends (the owner console). */
-  billingOf(accountId: string): { invoices: PaymentView[]; hosting: { active: boolean; expiresAt: string | null } } {
-    const ends = this.hosting.hostingEndsAt(accountId);
+  async billingOf(accountId: string): Promise<{ invoices: PaymentView[]; hosting: { active: boolean; expiresAt: string | null } }> {
+    const ends = await this.hosting.hostingEndsAt(accountId);
     return {
-      invoices: this.store.invoices.listForAccount(accountId, LIST_LIMIT).map((invoice) => this.viewOf(invoice)),
+      invoices: await Promise.all((await Promise.all((await this.store.invoices.listForAccount(accountId, LIST_LIMIT)).map((invoice) => this.viewOf(invoice))))),
       hosting: { active: ends !== null && ends > this.clock.now().getTime(), expiresAt: ends === null ? null : new Date(ends).toISOString() },
     };
   }
@@ -188,12 +188,12 @@ export class PaymentService {
     }
   }
 
-  private view(token: string): PaymentView {
-    return this.viewOf(this.store.invoices.byToken(token) as Invoice);
+  private async view(token: string): Promise<PaymentView> {
+    return await this.viewOf((await this.store.invoices.byToken(token)) as Invoice);
   }
 
-  private viewOf(invoice: Invoice): PaymentView {
-    return paymentView(invoice, invoice.method === 'polygon' ? this.store.invoices.transfersOf(invoice.token) : [], this.config.chain);
+  private async viewOf(invoice: Invoice): Promise<PaymentView> {
+    return paymentView(invoice, invoice.method === 'polygon' ? await this.store.invoices.transfersOf(invoice.token) : [], this.config.chain);
   }
 
   /** Paused funding: every payment endpoint, agent's and owner's, answers 503 feature_paused with the reason. */
@@ -201,15 +201,15 @@ export class PaymentService {
     if (this.config.paused) throw new AppError('feature_paused', PAUSED);
   }
 
-  private replay(accountId: string, key: string, requestHash: string): Invoice | null {
-    const existing = this.store.invoices.byIdempotencyKey(accountId, key);
+  private async replay(accountId: string, key: string, requestHash: string): Promise<Invoice | null> {
+    const existing = await this.store.invoices.byIdempotencyKey(accountId, key);
     if (existing && existing.requestHash !== requestHash) {
       throw new AppError('conflict', 'this Idempotency-Key was used for another payment request');
     }
     return existing;
   }
 
-  private terms(accountId: string, request: PaymentRequest): { amountCents: number; credits: number | null; periods: number | null } {
+  private async terms(accountId: string, request: PaymentRequest): Promise<{ amountCents: number; credits: number | null; periods: number | null }> {
     if (request.kind === 'mail_credits') {
       if (request.amountCents === undefined) throw invalidInput('amountCents', 'mail_credits needs amountCents (whole dollars)');
       if (request.periods !== undefined || request.domainId !== undefined) throw invalidInput('periods', 'mail_credits takes amountCents only');
@@ -220,15 +220,15 @@ export class PaymentService {
     if (request.amountCents !== undefined && request.amountCents !== amountCents) {
       throw invalidInput('amountCents', `${request.periods} periods cost ${amountCents} cents`);
     }
-    this.checkHostingTarget(accountId, request);
+    await this.checkHostingTarget(accountId, request);
     return { amountCents, credits: null, periods: request.periods };
   }
 
-  private checkHostingTarget(accountId: string, request: PaymentRequest): void {
+  private async checkHostingTarget(accountId: string, request: PaymentRequest): Promise<void> {
     if (request.kind === 'domain_hosting' && request.domainId !== undefined) throw invalidInput('domainId', 'domainId is for domain_addon only');
     if (request.kind === 'domain_addon') {
       if (request.domainId === undefined) throw invalidInput('domainId', 'domain_addon needs domainId');
-      this.hosting.checkAddon(accountId, request.domainId);
+      await this.hosting.checkAddon(accountId, request.domainId);
     }
   }
 

@@ -41,8 +41,8 @@ export class PolygonPayments {
   }
 
   /** Runs inside the transaction that inserts the invoice, so an index is never given twice. */
-  terms(amountCents: number, startBlock: number): PolygonTerms {
-    const addressIndex = this.store.invoices.nextAddressIndex();
+  async terms(amountCents: number, startBlock: number): Promise<PolygonTerms> {
+    const addressIndex = await this.store.invoices.nextAddressIndex();
     return {
       addressIndex,
       address: this.port.addressAt(addressIndex),
@@ -64,7 +64,7 @@ export class PolygonPayments {
       this.logger.warn('polygon rpc failed', { token: invoice.token, error: (error as Error).message });
       throw new AppError('unavailable', 'the Polygon RPC did not answer; nothing was applied, try again later');
     }
-    this.apply(invoice.token, look);
+    await this.apply(invoice.token, look);
   }
 
   private async look(invoice: Invoice): Promise<ChainLook> {
@@ -74,7 +74,7 @@ export class PolygonPayments {
     const from = invoice.scannedBlock !== null ? invoice.scannedBlock + 1 : (invoice.startBlock as number);
     const transfers = head < from ? [] : await reader.transfersTo(invoice.address as string, from, head);
     const finalBlock = finalBlockAt(head, this.port.confirmations);
-    const known = new Set(this.store.invoices.transfersOf(invoice.token).map((t) => `${t.txHash}:${t.logIndex}`));
+    const known = new Set((await this.store.invoices.transfersOf(invoice.token)).map((t) => `${t.txHash}:${t.logIndex}`));
     const blocks = new Set(transfers.filter((t) => !known.has(`${t.txHash}:${t.logIndex}`)).map((t) => t.blockNumber));
     const blockTimes = new Map<number, number>();
     for (const block of blocks) blockTimes.set(block, await reader.blockTime(block));
@@ -83,19 +83,19 @@ export class PolygonPayments {
   }
 
   /** One transaction: the new transfers recorded and the invoice's state changed together. */
-  private apply(token: string, look: ChainLook): void {
-    this.store.transaction(() => {
-      const invoice = this.store.invoices.byToken(token) as Invoice;
-      const outcome = settle(invoice, this.store.invoices.transfersOf(token), look, this.port.confirmations);
+  private async apply(token: string, look: ChainLook): Promise<void> {
+    await this.store.transaction(async () => {
+      const invoice = (await this.store.invoices.byToken(token)) as Invoice;
+      const outcome = settle(invoice, await this.store.invoices.transfersOf(token), look, this.port.confirmations);
       const recordedAt = this.clock.now().getTime();
-      for (const transfer of outcome.record) this.store.invoices.recordTransfer({ ...transfer, recordedAt });
+      for (const transfer of outcome.record) await this.store.invoices.recordTransfer({ ...transfer, recordedAt });
       const finalBlock = finalBlockAt(look.head, this.port.confirmations);
-      if (finalBlock >= look.from) this.store.invoices.advanceScan(token, finalBlock);
+      if (finalBlock >= look.from) await this.store.invoices.advanceScan(token, finalBlock);
       const next = outcome.next;
       if (next === null) return;
-      if (next.status === 'apply') this.applier.apply(token);
-      else if ('confirmations' in next) this.store.invoices.markWaiting(token, next.status, next.confirmations);
-      else this.applier.close(token, next.status);
+      if (next.status === 'apply') await this.applier.apply(token);
+      else if ('confirmations' in next) await this.store.invoices.markWaiting(token, next.status, next.confirmations);
+      else await this.applier.close(token, next.status);
     });
   }
 }

@@ -1,4 +1,5 @@
 import { invalidInput } from '../../core/errors.js';
+import { filterInOrder } from '../../core/sequential.js';
 import type { ParsedMessage } from '../../core/parsed-message.js';
 import type { SubmissionVia } from '../../core/types.js';
 import type { Store } from '../../store/index.js';
@@ -28,8 +29,8 @@ export interface LocalSubmission {
 }
 
 /** Mail for our mail domain and for custom domains hosted here is stored at once, not sent out. */
-export const isLocalDomain = (store: Store, mailDomain: string, domain: string): boolean =>
-  domain === mailDomain || store.domains.provenByName(domain) !== null;
+export const isLocalDomain = async (store: Store, mailDomain: string, domain: string): Promise<boolean> =>
+  domain === mailDomain || (await store.domains.provenByName(domain)) !== null;
 
 /** RFC 6761 section 6.3: `localhost` and every name under it are this host, never a mail server elsewhere. */
 const isLoopbackName = (domain: string): boolean => domain === 'localhost' || domain.endsWith('.localhost');
@@ -40,9 +41,9 @@ const isLoopbackName = (domain: string): boolean => domain === 'localhost' || do
  * service's own mail domain may be under it (`agents.localhost` in development), and mail
  * to it is delivered here as always.
  */
-export const refuseLoopbackRecipients = (store: Store, mailDomain: string, recipients: readonly RecipientTarget[]): void => {
+export const refuseLoopbackRecipients = async (store: Store, mailDomain: string, recipients: readonly RecipientTarget[]): Promise<void> => {
   for (const { address, domain, kind } of recipients) {
-    if (isLoopbackName(domain) && !isLocalDomain(store, mailDomain, domain)) {
+    if (isLoopbackName(domain) && !(await isLocalDomain(store, mailDomain, domain))) {
       throw invalidInput(kind, `${address}: ${domain} names this host (.localhost, RFC 6761), where no mail server takes mail for it`);
     }
   }
@@ -54,8 +55,17 @@ export const refuseLoopbackRecipients = (store: Store, mailDomain: string, recip
  * copy per mailbox, our trace field and verdict on top), or, with no such mailbox, failed with
  * the credit refunded once. Remote recipients stay queued for the delivery queue.
  */
-export const deliverLocally = (deps: LocalDelivery, rows: RecipientRecord[], submission: LocalSubmission, parsed: ParsedMessage | null, now: number): void => {
-  const local = rows.filter((row) => row.status === 'queued' && parsed !== null && isLocalDomain(deps.store, deps.mailDomain, row.domain));
+export const deliverLocally = async (
+  deps: LocalDelivery,
+  rows: RecipientRecord[],
+  submission: LocalSubmission,
+  parsed: ParsedMessage | null,
+  now: number,
+): Promise<void> => {
+  const local = await filterInOrder(
+    rows,
+    async (row) => row.status === 'queued' && parsed !== null && (await isLocalDomain(deps.store, deps.mailDomain, row.domain)),
+  );
   if (local.length === 0 || parsed === null) return;
   const at = new Date(now);
   const hop = {
@@ -63,19 +73,19 @@ export const deliverLocally = (deps: LocalDelivery, rows: RecipientRecord[], sub
     verdictField: deps.authenticator.internalField(submission.fromAddress),
     verdict: deps.authenticator.internalVerdict(),
   };
-  const prepared = deps.agent.prepare(
+  const prepared = await deps.agent.prepare(
     submission.raw,
     parsed,
     hop,
     local.map((row) => row.address),
     'skip',
   );
-  deps.agent.append(prepared);
+  await deps.agent.append(prepared);
   const missing = new Set(prepared.missing);
   for (const row of local) {
-    if (missing.has(row.address)) fail(deps.store, row, now);
+    if (missing.has(row.address)) await fail(deps.store, row, now);
     else {
-      deps.store.submissions.transition(
+      await deps.store.submissions.transition(
         row.id,
         { status: 'delivered', diagnostic: 'stored in the local mailbox', nextAttemptAt: null, countAttempt: true },
         now,
@@ -86,12 +96,12 @@ export const deliverLocally = (deps: LocalDelivery, rows: RecipientRecord[], sub
 };
 
 /** No mailbox by that address here: failed as a remote server's 550 5.1.1 would be, refunded once. */
-const fail = (store: Store, row: RecipientRecord, now: number): void => {
-  store.submissions.transition(
+const fail = async (store: Store, row: RecipientRecord, now: number): Promise<void> => {
+  await store.submissions.transition(
     row.id,
     { status: 'failed', smtpCode: 550, enhancedCode: '5.1.1', diagnostic: 'no such mailbox on this service', nextAttemptAt: null, countAttempt: true },
     now,
     ['queued'],
   );
-  store.submissions.refundOnce(row.id);
+  await store.submissions.refundOnce(row.id);
 };

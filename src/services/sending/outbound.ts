@@ -74,22 +74,22 @@ export class OutboundService {
     private readonly config: OutboundConfig,
   ) {}
 
-  list(principal: Principal, before?: string): OutboundPage {
+  async list(principal: Principal, before?: string): Promise<OutboundPage> {
     requirePermission(principal, 'mail:send');
-    const rows = this.store.submissions.page(principal.accountId, {
+    const rows = await this.store.submissions.page(principal.accountId, {
       keyId: ownKeyFilter(principal),
       beforeSeq: before === undefined ? undefined : Number(before),
       limit: this.config.perPage,
     });
     return {
-      submissions: rows.map((row) => this.summary(row)),
+      submissions: await Promise.all((await Promise.all(rows.map((row) => this.summary(row))))),
       nextCursor: rows.length === this.config.perPage ? String(rows[rows.length - 1].seq) : null,
     };
   }
 
-  detail(principal: Principal, id: string): OutboundDetail {
+  async detail(principal: Principal, id: string): Promise<OutboundDetail> {
     requirePermission(principal, 'mail:send');
-    const row = this.store.submissions.byId(id);
+    const row = await this.store.submissions.byId(id);
     const keyId = ownKeyFilter(principal);
     if (!row || row.accountId !== principal.accountId || (keyId !== undefined && row.keyId !== keyId)) {
       throw new AppError('not_found', `no outbound submission ${id}`);
@@ -101,8 +101,8 @@ export class OutboundService {
       from: row.fromAddress,
       via: row.via,
       sentCopySaved: row.sentCopySaved,
-      recipients: this.store.submissions.recipientsOf(row.id).map(recipientView),
-      events: this.store.submissions.eventsOf(row.id, this.config.stateChanges).map(eventView),
+      recipients: (await this.store.submissions.recipientsOf(row.id)).map(recipientView),
+      events: (await this.store.submissions.eventsOf(row.id, this.config.stateChanges)).map(eventView),
     };
   }
 
@@ -110,9 +110,9 @@ export class OutboundService {
     return this.clock.now().getTime() - row.createdAt <= this.config.trackingMs;
   }
 
-  private summary(row: SubmissionRecord): OutboundSummary {
+  private async summary(row: SubmissionRecord): Promise<OutboundSummary> {
     if (!this.isTracked(row)) return untracked(row);
-    const recipients = this.store.submissions.recipientsOf(row.id);
+    const recipients = await this.store.submissions.recipientsOf(row.id);
     const statusCounts: Partial<Record<RecipientStatus, number>> = {};
     for (const recipient of recipients) statusCounts[recipient.status] = (statusCounts[recipient.status] ?? 0) + 1;
     return { ...base(row), tracked: true, from: row.fromAddress, via: row.via, recipientCount: recipients.length, statusCounts };

@@ -46,7 +46,7 @@ export class ReplyService {
     requirePermission(principal, 'mail:send');
     // The quote carries the original's text to the recipients: a key that may not read it may not quote it.
     if (input.quote) requirePermission(principal, 'mail:read');
-    const original = this.mailbox.locate(principal.accountId, target);
+    const original = await this.mailbox.locate(principal.accountId, target);
     const [content, structure] = await Promise.all([this.bodies.content(original.summary.rowId), this.bodies.structure(original.summary.rowId)]);
     const { to, cc } = recipientsOf(original, structure.envelope.replyTo, target.all);
     if (to.length === 0) throw invalidInput('id', 'the message has no address to reply to');

@@ -13,9 +13,9 @@ export const SANDBOX_DOMAIN = 'sandbox.invalid';
  * leaves the host and nothing is due for the delivery worker. Each change is recorded as a
  * real one is, so outbound tracking, webhooks and event streams see it.
  */
-export const settleSandbox = (store: Store, rows: readonly RecipientRecord[], now: number): void => {
+export const settleSandbox = async (store: Store, rows: readonly RecipientRecord[], now: number): Promise<void> => {
   for (const row of rows) {
-    for (const change of outcomesOf(row.address)) store.submissions.transition(row.id, change, now);
+    for (const change of outcomesOf(row.address)) await store.submissions.transition(row.id, change, now);
   }
 };
 

@@ -72,10 +72,15 @@ export interface MessageLimits {
 }
 
 /** Whether an address is an active alias of the sending mailbox (docs/agents/sending.md, Sender). */
-export type AliasCheck = (address: string) => boolean;
+export type AliasCheck = (address: string) => Promise<boolean>;
 
 /** Applies the rules of docs/agents/sending.md that a JSON Schema cannot express. */
-export const normalizeSendRequest = (input: SendRequest, accountEmail: string, limits: MessageLimits, isAlias: AliasCheck = () => false): OutgoingMessage => {
+export const normalizeSendRequest = async (
+  input: SendRequest,
+  accountEmail: string,
+  limits: MessageLimits,
+  isAlias: AliasCheck = async () => false,
+): Promise<OutgoingMessage> => {
   const text = nonEmpty(input.text) ?? nonEmpty(input.body);
   const html = nonEmpty(input.html);
   if (text === undefined && html === undefined) {
@@ -87,7 +92,7 @@ export const normalizeSendRequest = (input: SendRequest, accountEmail: string, l
   }
   const list = (value: string | string[] | undefined, field: string) => addressList(value, field, limits.recipientsPerAddressList);
   const message: OutgoingMessage = {
-    from: senderOf(input.from, accountEmail, isAlias),
+    from: await senderOf(input.from, accountEmail, isAlias),
     to: list(input.to, 'to'),
     cc: list(input.cc, 'cc'),
     bcc: list(input.bcc, 'bcc'),
@@ -121,13 +126,13 @@ export const addressList = (value: string | string[] | undefined, field: string,
 };
 
 /** The account's mailbox address or an active alias assigned to it, else 403 (docs/agents/sending.md, Sender). */
-const senderOf = (from: SendRequest['from'], accountEmail: string, isAlias: AliasCheck): Mailbox => {
+const senderOf = async (from: SendRequest['from'], accountEmail: string, isAlias: AliasCheck): Promise<Mailbox> => {
   if (from === undefined) return { address: accountEmail };
   // One mailbox is meant; more than one is refused as not this account's address.
   const [mailbox, ...others] = addressList(typeof from === 'string' ? from : from.email, 'from', Number.MAX_SAFE_INTEGER);
   const name = typeof from === 'string' ? mailbox?.name : from.name;
   const address = mailbox ? normalizeAddress(mailbox.address) : '';
-  if (!mailbox || others.length > 0 || (address !== normalizeAddress(accountEmail) && !isAlias(address))) {
+  if (!mailbox || others.length > 0 || (address !== normalizeAddress(accountEmail) && !(await isAlias(address)))) {
     throw new AppError('forbidden', `from must be this account's address ${accountEmail} or an alias assigned to it`, { field: 'from' });
   }
   if (name !== undefined && /[\r\n]/.test(name)) throw invalidInput('from', 'from.name may not contain CR or LF');

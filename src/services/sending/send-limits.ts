@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.js';
+import { sumInOrder } from '../../core/sequential.js';
 import { startOfDay } from '../../core/time-zone.js';
 import { AppError } from '../../core/errors.js';
 import type { Account, SendingState } from '../../core/types.js';
@@ -86,14 +87,14 @@ export class SendingLimits {
     return { recipientsPerDay: perDay, recipientsPerMinute: Math.min(state.recipientsPerMinute, perDay) };
   }
 
-  status(account: Account): SendingStatus {
+  async status(account: Account): Promise<SendingStatus> {
     const now = this.clock.now().getTime();
     const today = this.dayOf(now);
-    const shared = this.sharedCap(account, today.start);
+    const shared = await this.sharedCap(account, today.start);
     return {
       state: account.sendingState,
       limits: { ...this.limitsOf(account), sendRequestsPerMinute: this.config.sendRequestsPerMinute },
-      usage: { recipientsToday: this.store.recipientCounts.today(account.id, today.start) },
+      usage: { recipientsToday: await this.store.recipientCounts.today(account.id, today.start) },
       review: REVIEW[account.sendingState],
       ...(shared && { shared }),
     };
@@ -103,13 +104,13 @@ export class SendingLimits {
    * The account's sender group and its shared cap, or null when the account is alone. The cap
    * is the highest daily limit of one member, so more mailboxes never add up to more mail.
    */
-  private sharedCap(account: Account, dayStart: number): SharedCap | null {
-    const group = this.store.accounts.senderGroup(account.id);
+  private async sharedCap(account: Account, dayStart: number): Promise<SharedCap | null> {
+    const group = await this.store.accounts.senderGroup(account.id);
     if (group.length <= 1) return null;
     return {
       accounts: group.length,
       recipientsPerDay: Math.max(...group.map((member) => this.limitsOf(member).recipientsPerDay)),
-      recipientsToday: group.reduce((sum, member) => sum + this.store.recipientCounts.today(member.id, dayStart), 0),
+      recipientsToday: await sumInOrder(group, (member) => this.store.recipientCounts.today(member.id, dayStart)),
     };
   }
 
@@ -117,11 +118,11 @@ export class SendingLimits {
    * Runs inside the accept transaction: a 429 or 403 rolls back the request count too.
    * `recipients` is the number about to be charged (suppressed ones are free).
    */
-  check(account: Account, recipients: number, now: number): void {
+  async check(account: Account, recipients: number, now: number): Promise<void> {
     if (account.sendingState === 'paused') {
       throw new AppError('forbidden', 'sending is paused for this account; ask the operator to review it');
     }
-    this.rateLimiter.take(
+    await this.rateLimiter.take(
       {
         bucket: 'send',
         limit: this.config.sendRequestsPerMinute,
@@ -132,14 +133,14 @@ export class SendingLimits {
     );
     if (recipients === 0) return;
     const limits = this.limitsOf(account);
-    this.checkDay(account, recipients, limits.recipientsPerDay, now);
-    this.checkSharedDay(account, recipients, now);
-    this.checkMinute(account, recipients, limits.recipientsPerMinute, now);
+    await this.checkDay(account, recipients, limits.recipientsPerDay, now);
+    await this.checkSharedDay(account, recipients, now);
+    await this.checkMinute(account, recipients, limits.recipientsPerMinute, now);
   }
 
-  private checkDay(account: Account, recipients: number, perDay: number, now: number): void {
+  private async checkDay(account: Account, recipients: number, perDay: number, now: number): Promise<void> {
     const today = this.dayOf(now);
-    const used = this.store.recipientCounts.today(account.id, today.start);
+    const used = await this.store.recipientCounts.today(account.id, today.start);
     if (used + recipients <= perDay) return;
     throw new AppError(
       'rate_limited',
@@ -148,9 +149,9 @@ export class SendingLimits {
     );
   }
 
-  private checkSharedDay(account: Account, recipients: number, now: number): void {
+  private async checkSharedDay(account: Account, recipients: number, now: number): Promise<void> {
     const today = this.dayOf(now);
-    const shared = this.sharedCap(account, today.start);
+    const shared = await this.sharedCap(account, today.start);
     if (!shared || shared.recipientsToday + recipients <= shared.recipientsPerDay) return;
     throw new AppError(
       'rate_limited',
@@ -170,15 +171,15 @@ export class SendingLimits {
   }
 
   /** Sliding minute: frees up when enough of the last minute's recipients age out. */
-  private checkMinute(account: Account, recipients: number, perMinute: number, now: number): void {
+  private async checkMinute(account: Account, recipients: number, perMinute: number, now: number): Promise<void> {
     const since = now - MINUTE_MS + 1;
     // Under the limit even counting the minute's first second whole: no row read. Counted
     // exactly, and one time read, only when it may be over.
-    if (this.store.recipientCounts.sinceAtMost(account.id, since) + recipients <= perMinute) return;
-    const inMinute = this.store.recipientCounts.since(account.id, since);
+    if ((await this.store.recipientCounts.sinceAtMost(account.id, since)) + recipients <= perMinute) return;
+    const inMinute = await this.store.recipientCounts.since(account.id, since);
     const excess = inMinute + recipients - perMinute;
     if (excess <= 0) return;
-    const oldestToLeave = excess <= inMinute ? this.store.submissions.recipientTimeAt(account.id, since, excess - 1) : null;
+    const oldestToLeave = excess <= inMinute ? await this.store.submissions.recipientTimeAt(account.id, since, excess - 1) : null;
     const freeAt = oldestToLeave === null ? now + MINUTE_MS : oldestToLeave + MINUTE_MS;
     throw new AppError(
       'rate_limited',

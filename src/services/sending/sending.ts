@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.js';
+import { someInOrder } from '../../core/sequential.js';
 import { AppError, invalidInput } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
 import type { Account, Principal, SendingState, SubmissionVia } from '../../core/types.js';
@@ -16,6 +17,7 @@ import {
   contentHashOf,
   normalizeSendRequest,
   recipientsOf,
+  type AliasCheck,
   type PreparedSubmission,
   type SendingConfig,
   type SendRequest,
@@ -80,15 +82,15 @@ export class SendingService {
   async send(principal: Principal, input: SendRequest, options: SendOptions): Promise<SendResult> {
     requirePermission(principal, 'mail:send');
     const idempotencyKey = resolveIdempotencyKey(options.idempotencyKey, input.idempotencyKey, this.config.idempotencyKeyMaxChars);
-    const account = this.accountOf(principal);
+    const account = await this.accountOf(principal);
     const message = {
-      ...normalizeSendRequest(input, account.email, this.config, this.aliasCheckOf(account)),
+      ...(await normalizeSendRequest(input, account.email, this.config, this.aliasCheckOf(account))),
       ...(options.thread ? { thread: options.thread } : {}),
     };
-    refuseLoopbackRecipients(this.store, this.config.mailDomain, recipientsOf(message));
+    await refuseLoopbackRecipients(this.store, this.config.mailDomain, recipientsOf(message));
     const contentHash = contentHashOf(message);
     if (idempotencyKey !== undefined) {
-      const earlier = this.store.idempotency.get(account.id, idempotencyScopeOf(principal), idempotencyKey);
+      const earlier = await this.store.idempotency.get(account.id, idempotencyScopeOf(principal), idempotencyKey);
       if (earlier) return replayOf(earlier, principal, contentHash);
     }
     const messageId = `<${newUuid()}@${this.config.mailDomain}>`;
@@ -118,7 +120,7 @@ export class SendingService {
    */
   async submitRaw(principal: Principal, envelope: RawEnvelope, raw: Buffer): Promise<SendResult> {
     requirePermission(principal, 'mail:send');
-    const account = this.accountOf(principal);
+    const account = await this.accountOf(principal);
     const { prepared, idempotencyKey } = await prepareRawSubmission(
       envelope,
       raw,
@@ -128,42 +130,42 @@ export class SendingService {
       this.parseMail,
       this.aliasCheckOf(account),
     );
-    refuseLoopbackRecipients(this.store, this.config.mailDomain, prepared.recipients);
+    await refuseLoopbackRecipients(this.store, this.config.mailDomain, prepared.recipients);
     if (idempotencyKey !== undefined) {
-      const earlier = this.store.idempotency.get(account.id, idempotencyScopeOf(principal), idempotencyKey);
+      const earlier = await this.store.idempotency.get(account.id, idempotencyScopeOf(principal), idempotencyKey);
       if (earlier) return replayOf(earlier, principal, prepared.contentHash);
     }
     return this.accept(principal, prepared, idempotencyKey, 'smtp');
   }
 
-  status(principal: Principal): SendingStatus {
-    return this.limits.status(this.accountOf(principal));
+  async status(principal: Principal): Promise<SendingStatus> {
+    return await this.limits.status(await this.accountOf(principal));
   }
 
   /** Operator command `agentpost sending set <email> <state>`. */
-  setState(email: string, state: string): SendingState {
+  async setState(email: string, state: string): Promise<SendingState> {
     if (!SENDING_STATES.includes(state as SendingState)) {
       throw invalidInput('state', `state must be one of ${SENDING_STATES.join(', ')}`);
     }
-    const account = this.store.accounts.byEmail(email.trim().toLowerCase());
+    const account = await this.store.accounts.byEmail(email.trim().toLowerCase());
     if (!account) throw new AppError('not_found', `no account with the address ${email}`);
-    this.store.transaction(() => this.store.accounts.setSendingState(account.id, state as SendingState));
+    await this.store.transaction(() => this.store.accounts.setSendingState(account.id, state as SendingState));
     return state as SendingState;
   }
 
   /** Drops idempotency records past their retention (at least 24 hours). */
-  sweepIdempotency(): number {
+  async sweepIdempotency(): Promise<number> {
     const before = this.clock.now().getTime() - this.config.idempotencyRetentionMs;
-    return this.store.transaction(() => this.store.idempotency.sweepBefore(before));
+    return await this.store.transaction(() => this.store.idempotency.sweepBefore(before));
   }
 
   /** An alias on a custom domain assigned to the account's mailbox may be `from` (docs/agents/sending.md, Sender). */
-  private aliasCheckOf(account: Account): (address: string) => boolean {
+  private aliasCheckOf(account: Account): AliasCheck {
     return (address) => this.store.domainAddresses.isAliasOfAccount(account.id, address);
   }
 
-  private accountOf(principal: Principal): Account {
-    const account = this.store.accounts.byId(principal.accountId);
+  private async accountOf(principal: Principal): Promise<Account> {
+    const account = await this.store.accounts.byId(principal.accountId);
     if (!account) throw new AppError('unauthorized', 'missing or invalid API key');
     if (account.status !== 'active') throw new AppError('forbidden', 'this account is suspended');
     return account;
@@ -180,7 +182,7 @@ export class SendingService {
    * features at once; a composed message's Sent copy needs no parse.
    */
   private async parse(prepared: PreparedSubmission): Promise<Parsed> {
-    const hasLocal = prepared.recipients.some((recipient) => isLocalDomain(this.store, this.config.mailDomain, recipient.domain));
+    const hasLocal = await someInOrder(prepared.recipients, (recipient) => isLocalDomain(this.store, this.config.mailDomain, recipient.domain));
     const delivered = hasLocal ? this.parseMail(prepared.raw, this.local.agent.parseWants) : Promise.resolve(null);
     // Bcc is not among the parsed fields, so one parse serves the Sent and delivered copies.
     const sent = prepared.parsed ?? (hasLocal && prepared.raw === prepared.sentRaw ? delivered : this.parseMail(prepared.sentRaw));
@@ -190,14 +192,20 @@ export class SendingService {
   }
 
   /** The accept transaction. Anything thrown here rolls all of it back: nothing charged or queued. */
-  private acceptNow(principal: Principal, prepared: PreparedSubmission, parsed: Parsed, idempotencyKey: string | undefined, via: SubmissionVia): SendResult {
+  private async acceptNow(
+    principal: Principal,
+    prepared: PreparedSubmission,
+    parsed: Parsed,
+    idempotencyKey: string | undefined,
+    via: SubmissionVia,
+  ): Promise<SendResult> {
     const now = this.clock.now().getTime();
-    const account = this.accountOf(principal);
+    const account = await this.accountOf(principal);
     if (idempotencyKey !== undefined) {
-      const earlier = this.store.idempotency.get(account.id, idempotencyScopeOf(principal), idempotencyKey);
+      const earlier = await this.store.idempotency.get(account.id, idempotencyScopeOf(principal), idempotencyKey);
       if (earlier) return replayOf(earlier, principal, prepared.contentHash);
     }
-    if (this.store.submissions.hasUnresolvedIdentical(account.id, prepared.contentHash)) {
+    if (await this.store.submissions.hasUnresolvedIdentical(account.id, prepared.contentHash)) {
       throw new AppError(
         'conflict',
         'an identical earlier message has an unresolved recipient; reconcile it (GET /api/v1/agent/outbound) before sending again',
@@ -205,19 +213,19 @@ export class SendingService {
     }
     const addresses = prepared.recipients.map((recipient) => recipient.address);
     // The access-key policy, part 1: a limited key's allowed senders and recipients (403).
-    this.accessKeyPolicy.checkAddresses(principal, { from: prepared.fromAddress, replyTo: prepared.replyTo, recipients: addresses });
+    await this.accessKeyPolicy.checkAddresses(principal, { from: prepared.fromAddress, replyTo: prepared.replyTo, recipients: addresses });
     // A sandbox send is charged to nobody: no credits, no budget units, no recipients counted against the account's limits.
     const sandbox = principal.sandbox === true;
-    const suppressed = sandbox ? new Set<string>() : this.store.suppressions.activeAmong(account.id, addresses);
+    const suppressed = sandbox ? new Set<string>() : await this.store.suppressions.activeAmong(account.id, addresses);
     const charged = sandbox ? 0 : prepared.recipients.length - suppressed.size;
-    this.limits.check(account, charged, now);
+    await this.limits.check(account, charged, now);
     // The access-key policy, part 2: a limited key's daily and total budgets, one unit per charged recipient.
-    this.accessKeyPolicy.reserveUnits(principal, charged);
-    if (charged > 0 && !this.store.accounts.reserveCredits(account.id, charged)) {
+    await this.accessKeyPolicy.reserveUnits(principal, charged);
+    if (charged > 0 && !(await this.store.accounts.reserveCredits(account.id, charged))) {
       throw new AppError('insufficient_credits', `sending to ${charged} recipient(s) needs ${charged} credit(s); the balance is ${account.credits}`);
     }
     const id = newUuid();
-    const rows = this.store.submissions.insert(
+    const rows = await this.store.submissions.insert(
       {
         id,
         accountId: account.id,
@@ -233,13 +241,13 @@ export class SendingService {
       prepared.recipients.map((recipient) => ({ ...recipient, status: suppressed.has(recipient.address) ? 'suppressed' : 'queued', sandbox })),
       this.limits.dayStartOf(now),
     );
-    this.mailbox.append(this.mailbox.mailboxOfAccount(account.id), SENT, prepared.sentRaw, parsed.sent, { seen: true });
-    this.store.submissions.setSentCopySaved(id);
-    if (sandbox) settleSandbox(this.store, rows, now);
-    else deliverLocally(this.local, rows, { id, via, fromAddress: prepared.fromAddress, raw: prepared.raw }, parsed.delivered, now);
+    await this.mailbox.append(await this.mailbox.mailboxOfAccount(account.id), SENT, prepared.sentRaw, parsed.sent, { seen: true });
+    await this.store.submissions.setSentCopySaved(id);
+    if (sandbox) await settleSandbox(this.store, rows, now);
+    else await deliverLocally(this.local, rows, { id, via, fromAddress: prepared.fromAddress, raw: prepared.raw }, parsed.delivered, now);
     const result: SendResult = { success: true, id, messageId: prepared.messageId, status: 'accepted' };
     if (idempotencyKey !== undefined) {
-      this.store.idempotency.insert({
+      await this.store.idempotency.insert({
         accountId: account.id,
         scope: idempotencyScopeOf(principal),
         idempotencyKey,

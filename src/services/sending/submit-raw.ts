@@ -1,4 +1,5 @@
 import { domainOf, isValidAddress, normalizeAddress } from '../../core/addresses.js';
+import { someInOrder } from '../../core/sequential.js';
 import { AppError, invalidInput } from '../../core/errors.js';
 import { newUuid, sha256Hex } from '../../core/ids.js';
 import type { RecipientKind } from '../../core/types.js';
@@ -34,20 +35,20 @@ export const prepareRawSubmission = async (
   config: SendingConfig,
   now: Date,
   parse: ParseMail,
-  isAlias: AliasCheck = () => false,
+  isAlias: AliasCheck = async () => false,
 ): Promise<{ prepared: PreparedSubmission; idempotencyKey?: string }> => {
   checkHeaderLimits(raw, config.headerLimits);
   const parsed = await parse(raw);
   const account = normalizeAddress(accountEmail);
-  const mayUse = (address: string) => address === account || isAlias(address);
-  if (!mayUse(normalizeAddress(envelope.from)))
+  const mayUse = async (address: string) => address === account || (await isAlias(address));
+  if (!(await mayUse(normalizeAddress(envelope.from))))
     throw new AppError('forbidden', `the envelope sender must be ${accountEmail} or an alias assigned to it`, { field: 'from' });
   const from = parsed.from ? normalizeAddress(parsed.from.email) : '';
-  if (!mayUse(from)) {
+  if (!(await mayUse(from))) {
     throw new AppError('forbidden', `the From header must be this account's address ${accountEmail} or an alias assigned to it`, { field: 'from' });
   }
-  checkIdentityFields(raw, mayUse, account);
-  checkContent(parsed, raw, accountEmail, config);
+  await checkIdentityFields(raw, mayUse, account);
+  await checkContent(parsed, raw, accountEmail, config);
   const recipients = envelopeRecipients(envelope.to, parsed, config.recipientsPerMessage);
   const contentHash = sha256Hex(Buffer.concat([Buffer.from(`${JSON.stringify(recipients.map((r) => r.address))}\n`), raw]));
   const added: string[] = [];
@@ -81,7 +82,7 @@ export const prepareRawSubmission = async (
  */
 const IDENTITY_FIELDS = ['From', 'Sender', 'Resent-From', 'Resent-Sender'] as const;
 
-const checkIdentityFields = (raw: Buffer, mayUse: (address: string) => boolean, account: string): void => {
+const checkIdentityFields = async (raw: Buffer, mayUse: AliasCheck, account: string): Promise<void> => {
   for (const name of IDENTITY_FIELDS) {
     const values = headerFieldValues(raw, name);
     // RFC 5322 section 3.6: From and Sender occur at most once.
@@ -90,7 +91,7 @@ const checkIdentityFields = (raw: Buffer, mayUse: (address: string) => boolean, 
     }
     for (const value of values) {
       const mailboxes = mailboxesOf(value);
-      if (mailboxes.length === 0 || mailboxes.some((mailbox) => !mayUse(mailbox))) {
+      if (mailboxes.length === 0 || (await someInOrder(mailboxes, async (mailbox) => !(await mayUse(mailbox))))) {
         throw new AppError('forbidden', `the ${name} header may name only this account's address ${account} or its aliases`, { field: name.toLowerCase() });
       }
     }
@@ -98,7 +99,7 @@ const checkIdentityFields = (raw: Buffer, mayUse: (address: string) => boolean, 
 };
 
 /** The REST rules on what the parser found: subject, bodies and sizes, attachments, unsubscribe. */
-const checkContent = (parsed: ParsedMessage, raw: Buffer, accountEmail: string, config: SendingConfig): void => {
+const checkContent = async (parsed: ParsedMessage, raw: Buffer, accountEmail: string, config: SendingConfig): Promise<void> => {
   if (parsed.subject.length > config.subjectMaxChars) throw invalidInput('subject', `the subject is over ${config.subjectMaxChars} characters`);
   const unsubscribe: Record<string, string> = {};
   for (const name of ['List-Unsubscribe', 'List-Unsubscribe-Post']) {
@@ -106,7 +107,7 @@ const checkContent = (parsed: ParsedMessage, raw: Buffer, accountEmail: string, 
     if (value !== null) unsubscribe[name] = value;
   }
   if (parsed.attachments.length > config.attachmentsPerMessage) throw invalidInput('attachments', `at most ${config.attachmentsPerMessage} attachments`);
-  normalizeSendRequest(
+  await normalizeSendRequest(
     {
       to: accountEmail,
       subject: parsed.subject,

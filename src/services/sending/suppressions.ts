@@ -61,21 +61,21 @@ export class SuppressionService {
    * Full key only: suppressions are account-wide, and a `mail:send` key may only send and read
    * its own delivery receipts (docs/operators/delivery.md, Suppressions).
    */
-  list(principal: Principal): SuppressionList {
+  async list(principal: Principal): Promise<SuppressionList> {
     requireFullKey(principal);
-    return { suppressions: this.store.suppressions.listActive(principal.accountId, this.limits.listed).map(view) };
+    return { suppressions: (await this.store.suppressions.listActive(principal.accountId, this.limits.listed)).map(view) };
   }
 
   /** Future sends to the address are allowed again; credits unchanged; nothing is resent. */
-  release(principal: Principal, id: string): SuppressionRelease {
+  async release(principal: Principal, id: string): Promise<SuppressionRelease> {
     requireFullKey(principal);
-    return this.store.transaction(() => {
-      const record = this.store.suppressions.byId(principal.accountId, id);
+    return await this.store.transaction(async () => {
+      const record = await this.store.suppressions.byId(principal.accountId, id);
       if (!record || record.releasedAt !== null) throw new AppError('not_found', 'no active suppression with this id');
       if (!record.canRelease) {
         throw new AppError('forbidden', 'a complaint suppression cannot be released here; an administrator must verify renewed consent');
       }
-      this.rateLimiter.take(
+      await this.rateLimiter.take(
         {
           bucket: 'suppression-release',
           limit: this.limits.releasesPerHour,
@@ -84,7 +84,7 @@ export class SuppressionService {
         },
         principal.accountId,
       );
-      this.store.suppressions.release(record.id, this.clock.now().getTime());
+      await this.store.suppressions.release(record.id, this.clock.now().getTime());
       return { success: true, id: record.id, address: record.address, released: true };
     });
   }
@@ -94,17 +94,17 @@ export class SuppressionService {
    * complaint the operator verified by other means than a feedback-loop report (those
    * arrive through BounceService, see complaints.ts). Re-checks the sending state.
    */
-  add(accountEmail: string, addressInput: string, reasonInput: string): SuppressionView {
+  async add(accountEmail: string, addressInput: string, reasonInput: string): Promise<SuppressionView> {
     const reason = reasonInput as SuppressionReason;
     if (!REASONS.includes(reason)) throw invalidInput('reason', `reason must be one of ${REASONS.join(', ')}`);
     const address = normalizeAddress(addressInput);
     if (!isValidAddress(address)) throw invalidInput('address', `"${addressInput}" is not a valid address`);
-    const account = this.store.accounts.byEmail(normalizeAddress(accountEmail));
+    const account = await this.store.accounts.byEmail(normalizeAddress(accountEmail));
     if (!account) throw new AppError('not_found', `no account with the address ${accountEmail}`);
-    return this.store.transaction(() => {
+    return await this.store.transaction(async () => {
       const record = { id: newUuid(), accountId: account.id, address, reason, canRelease: reason !== 'complaint', createdAt: this.clock.now().getTime() };
-      if (!this.store.suppressions.add(record)) throw new AppError('conflict', `${address} is already suppressed for this account`);
-      if (reason === 'complaint') this.reputation.check(account.id);
+      if (!(await this.store.suppressions.add(record))) throw new AppError('conflict', `${address} is already suppressed for this account`);
+      if (reason === 'complaint') await this.reputation.check(account.id);
       return view({ ...record, releasedAt: null });
     });
   }

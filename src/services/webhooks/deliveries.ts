@@ -33,11 +33,11 @@ export class WebhookDeliveryService {
     private readonly limits: WebhookLimits,
   ) {}
 
-  list(principal: Principal, before?: string): DeliveryPage {
+  async list(principal: Principal, before?: string): Promise<DeliveryPage> {
     requireFullKeyOrOwner(principal);
     const { perPage, historyMs } = this.limits;
     const since = this.clock.now().getTime() - historyMs;
-    const rows = this.store.webhookEvents.page(principal.accountId, since, before === undefined ? null : Number(before), perPage + 1);
+    const rows = await this.store.webhookEvents.page(principal.accountId, since, before === undefined ? null : Number(before), perPage + 1);
     const page = rows.slice(0, perPage);
     return {
       deliveries: page.map(deliveryView),
@@ -45,13 +45,13 @@ export class WebhookDeliveryService {
     };
   }
 
-  get(principal: Principal, id: string): DeliveryDetailView {
+  async get(principal: Principal, id: string): Promise<DeliveryDetailView> {
     requireFullKeyOrOwner(principal);
-    const event = this.eventOf(principal, id);
+    const event = await this.eventOf(principal, id);
     return {
       ...deliveryView(event),
       event: JSON.parse(event.body) as WebhookEnvelope,
-      attemptLog: this.store.webhookEvents.attemptsOf(event.seq).map(attemptView),
+      attemptLog: (await this.store.webhookEvents.attemptsOf(event.seq)).map(attemptView),
     };
   }
 
@@ -61,18 +61,18 @@ export class WebhookDeliveryService {
    */
   async replay(principal: Principal, id: string): Promise<ReplayResult> {
     requireFullKey(principal);
-    const event = this.eventOf(principal, id);
-    const endpoint = this.store.webhookEndpoints.byId(event.endpointId);
+    const event = await this.eventOf(principal, id);
+    const endpoint = await this.store.webhookEndpoints.byId(event.endpointId);
     if (!endpoint || endpoint.status === 'revoked') throw new AppError('conflict', 'the webhook endpoint of this event was deleted');
-    pauseIfBaselineBroken(this.store, endpoint);
+    await pauseIfBaselineBroken(this.store, endpoint);
     if (endpoint.status !== 'verified') throw new AppError('conflict', `the webhook endpoint is ${endpoint.status}; verify it first`);
     if (event.status !== 'delivered' && event.status !== 'failed')
       throw new AppError('conflict', `event is ${event.status}; only a delivered or failed event can be replayed`);
-    const replay = this.store.transaction(() => this.store.webhookEvents.claimReplay(event.seq, this.limits.replays));
+    const replay = await this.store.transaction(() => this.store.webhookEvents.claimReplay(event.seq, this.limits.replays));
     if (replay === null) throw new AppError('conflict', `event was already replayed ${this.limits.replays} times`);
     await this.dispatch.perform(event, endpoint, replay);
-    const after = this.eventOf(principal, id);
-    const attempts = this.store.webhookEvents.attemptsOf(after.seq);
+    const after = await this.eventOf(principal, id);
+    const attempts = await this.store.webhookEvents.attemptsOf(after.seq);
     return {
       id: after.id,
       status: after.status,
@@ -82,8 +82,8 @@ export class WebhookDeliveryService {
     };
   }
 
-  private eventOf(principal: Principal, id: string): WebhookEventRecord {
-    const event = this.store.webhookEvents.byId(principal.accountId, id);
+  private async eventOf(principal: Principal, id: string): Promise<WebhookEventRecord> {
+    const event = await this.store.webhookEvents.byId(principal.accountId, id);
     const since = this.clock.now().getTime() - this.limits.historyMs;
     if (!event || event.createdAt < since) throw new AppError('not_found', `no webhook delivery ${id}`);
     return event;

@@ -26,7 +26,7 @@ export class WebhookDispatchService {
    * node attempts them while the lease is renewed (docs/design.md, "Several processes on one store").
    */
   async leaseDue(now: number, limit: number, inFlight: readonly number[]): Promise<WebhookEventRecord[]> {
-    if (!this.store.webhookEvents.anyDue(now, inFlight)) return [];
+    if (!(await this.store.webhookEvents.anyDue(now, inFlight))) return [];
     const leased = await this.store.groupCommit(() => this.store.webhookEvents.leaseDue(now, limit, inFlight, this.claims.nodeId, this.claims.leaseUntil(now)));
     this.claims.hold(
       'webhooks',
@@ -36,8 +36,8 @@ export class WebhookDispatchService {
   }
 
   /** When the next attempt of an event not `inFlight` and not leased by another node is due, or null. */
-  nextDueAt(inFlight: readonly number[], now: number = this.clock.now().getTime()): number | null {
-    return this.store.webhookEvents.nextDueAt(inFlight, now);
+  async nextDueAt(inFlight: readonly number[], now: number = this.clock.now().getTime()): Promise<number | null> {
+    return await this.store.webhookEvents.nextDueAt(inFlight, now);
   }
 
   /**
@@ -48,14 +48,14 @@ export class WebhookDispatchService {
   async attemptScheduled(event: WebhookEventRecord, signal?: AbortSignal): Promise<AttemptOutcome | null> {
     let outcome: AttemptOutcome | null = null;
     try {
-      const endpoint = this.store.webhookEndpoints.byId(event.endpointId);
+      const endpoint = await this.store.webhookEndpoints.byId(event.endpointId);
       if (endpoint?.status !== 'verified' || endpoint.signingSecret === null) return null;
-      if (pauseIfBaselineBroken(this.store, endpoint)) return null;
+      if (await pauseIfBaselineBroken(this.store, endpoint)) return null;
       outcome = await this.perform(event, endpoint, 0, signal, this.claims.nodeId);
       return outcome;
     } finally {
       this.claims.release('webhooks', [event.seq]);
-      if (outcome === null) this.store.transaction(() => this.store.webhookEvents.releaseLease(event.seq, this.claims.nodeId));
+      if (outcome === null) await this.store.transaction(() => this.store.webhookEvents.releaseLease(event.seq, this.claims.nodeId));
     }
   }
 
@@ -79,10 +79,10 @@ export class WebhookDispatchService {
     const outcome = await this.sender.send({ url: endpoint.url, body: event.body, headers }, signal);
     if (signal?.aborted) return null;
     const durationMs = Math.round(performance.now() - started);
-    await this.store.groupCommit(() => {
-      const current = this.store.webhookEvents.bySeq(event.seq);
+    await this.store.groupCommit(async () => {
+      const current = await this.store.webhookEvents.bySeq(event.seq);
       if (!current) return;
-      this.store.webhookEvents.recordAttempt(
+      await this.store.webhookEvents.recordAttempt(
         event.seq,
         {
           replay,
@@ -100,8 +100,8 @@ export class WebhookDispatchService {
   }
 
   /** Delivery history is kept 30 days (`limits.webhookHistoryDays`, docs/agents/webhooks.md). */
-  prune(now = this.clock.now().getTime()): number {
-    return this.store.transaction(() => this.store.webhookEvents.pruneBefore(now - this.limits.historyMs));
+  async prune(now = this.clock.now().getTime()): Promise<number> {
+    return await this.store.transaction(() => this.store.webhookEvents.pruneBefore(now - this.limits.historyMs));
   }
 }
 

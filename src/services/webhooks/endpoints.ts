@@ -59,15 +59,15 @@ export class WebhookService {
 
   async create(principal: Principal, input: CreateWebhookInput): Promise<CreatedWebhook> {
     requireFullKey(principal);
-    if (this.store.webhookEndpoints.currentOfAccount(principal.accountId)) throw oneEndpointOnly();
+    if (await this.store.webhookEndpoints.currentOfAccount(principal.accountId)) throw oneEndpointOnly();
     await this.checkTarget(input.url);
     const signingSecret = newSigningSecret();
     const id = newUuid();
     const events = input.events ?? [MESSAGE_RECEIVED];
-    this.store.transaction(() => {
+    await this.store.transaction(async () => {
       // Checked again inside the transaction: two creates may have raced through the DNS check.
-      if (this.store.webhookEndpoints.currentOfAccount(principal.accountId)) throw oneEndpointOnly();
-      this.store.webhookEndpoints.insert({
+      if (await this.store.webhookEndpoints.currentOfAccount(principal.accountId)) throw oneEndpointOnly();
+      await this.store.webhookEndpoints.insert({
         id,
         accountId: principal.accountId,
         url: input.url,
@@ -77,23 +77,23 @@ export class WebhookService {
         createdAt: this.clock.now().getTime(),
       });
     });
-    return { ...webhookView(this.mustGet(id)), signingSecret };
+    return { ...webhookView(await this.mustGet(id)), signingSecret };
   }
 
-  list(principal: Principal): { webhooks: WebhookView[] } {
+  async list(principal: Principal): Promise<{ webhooks: WebhookView[] }> {
     requireFullKeyOrOwner(principal);
-    const endpoint = this.store.webhookEndpoints.currentOfAccount(principal.accountId);
-    if (endpoint) pauseIfBaselineBroken(this.store, endpoint);
+    const endpoint = await this.store.webhookEndpoints.currentOfAccount(principal.accountId);
+    if (endpoint) await pauseIfBaselineBroken(this.store, endpoint);
     return { webhooks: endpoint ? [webhookView(endpoint)] : [] };
   }
 
   /** docs/agents/webhooks.md: erases the signing configuration and cancels queued notifications; in-flight ones finish. */
-  delete(principal: Principal, id: string): DeletedWebhook {
+  async delete(principal: Principal, id: string): Promise<DeletedWebhook> {
     requireFullKey(principal);
-    const endpoint = this.store.webhookEndpoints.byId(id);
+    const endpoint = await this.store.webhookEndpoints.byId(id);
     if (!endpoint || endpoint.accountId !== principal.accountId) throw notFound(id);
-    const cancelledEvents = this.store.transaction(() =>
-      this.store.webhookEndpoints.revoke(id, this.clock.now().getTime()) ? this.store.webhookEvents.cancelPending(id, 'endpoint_deleted') : 0,
+    const cancelledEvents = await this.store.transaction(async () =>
+      (await this.store.webhookEndpoints.revoke(id, this.clock.now().getTime())) ? await this.store.webhookEvents.cancelPending(id, 'endpoint_deleted') : 0,
     );
     return { id, status: 'revoked', cancelledEvents };
   }
@@ -105,7 +105,7 @@ export class WebhookService {
    */
   async verify(principal: Principal, id: string): Promise<VerifyResult> {
     requireFullKey(principal);
-    const endpoint = this.currentById(principal, id);
+    const endpoint = await this.currentById(principal, id);
     const challenge = randomBytes(24).toString('base64url');
     const now = this.clock.now();
     const envelope: WebhookEnvelope = { id: newUuid(), type: WEBHOOK_VERIFICATION, createdAt: now.toISOString(), data: { challenge } };
@@ -113,13 +113,13 @@ export class WebhookService {
     const outcome = await this.sender.send({ url: endpoint.url, body, headers: signedHeaders(endpoint.signingSecret ?? '', envelope.id, now, body) });
     const error = verificationError(outcome, challenge);
     if (error === null) {
-      this.store.transaction(() => {
-        const inbox = currentInbox(this.store, endpoint.accountId);
+      await this.store.transaction(async () => {
+        const inbox = await currentInbox(this.store, endpoint.accountId);
         if (!inbox) throw new AppError('not_found', 'this account has no mailbox');
-        this.store.webhookEndpoints.markVerified(endpoint.id, inbox, this.clock.now().getTime());
+        await this.store.webhookEndpoints.markVerified(endpoint.id, inbox, this.clock.now().getTime());
       });
     }
-    const status = this.store.webhookEndpoints.byId(endpoint.id)?.status ?? 'revoked';
+    const status = (await this.store.webhookEndpoints.byId(endpoint.id))?.status ?? 'revoked';
     return {
       verified: error === null && status === 'verified',
       status,
@@ -137,14 +137,14 @@ export class WebhookService {
     }
   }
 
-  private currentById(principal: Principal, id: string): WebhookEndpointRecord {
-    const endpoint = this.store.webhookEndpoints.currentOfAccount(principal.accountId);
+  private async currentById(principal: Principal, id: string): Promise<WebhookEndpointRecord> {
+    const endpoint = await this.store.webhookEndpoints.currentOfAccount(principal.accountId);
     if (!endpoint || endpoint.id !== id) throw notFound(id);
     return endpoint;
   }
 
-  private mustGet(id: string): WebhookEndpointRecord {
-    const endpoint = this.store.webhookEndpoints.byId(id);
+  private async mustGet(id: string): Promise<WebhookEndpointRecord> {
+    const endpoint = await this.store.webhookEndpoints.byId(id);
     if (!endpoint) throw notFound(id);
     return endpoint;
   }

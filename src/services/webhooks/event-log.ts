@@ -24,13 +24,13 @@ class LogContext {
 
   constructor(private readonly store: Store) {}
 
-  endpointOf(accountId: string): WebhookEndpointRecord | null {
-    if (!this.endpoints.has(accountId)) this.endpoints.set(accountId, this.store.webhookEndpoints.currentOfAccount(accountId));
+  async endpointOf(accountId: string): Promise<WebhookEndpointRecord | null> {
+    if (!this.endpoints.has(accountId)) this.endpoints.set(accountId, await this.store.webhookEndpoints.currentOfAccount(accountId));
     return this.endpoints.get(accountId) ?? null;
   }
 
-  inboxOf(accountId: string): InboxBaseline | null {
-    if (!this.inboxes.has(accountId)) this.inboxes.set(accountId, currentInbox(this.store, accountId));
+  async inboxOf(accountId: string): Promise<InboxBaseline | null> {
+    if (!this.inboxes.has(accountId)) this.inboxes.set(accountId, await currentInbox(this.store, accountId));
     return this.inboxes.get(accountId) ?? null;
   }
 }
@@ -54,12 +54,12 @@ export class EventLog {
   }
 
   /** Inside the transaction: one event per change, in the order staged. */
-  log(entries: readonly Committed[]): void {
+  async log(entries: readonly Committed[]): Promise<void> {
     const context = new LogContext(this.store);
     const now = this.clock.now().getTime();
     for (const entry of entries) {
-      if (entry.topic === MESSAGE_STORED) this.messageStored(entry.payload as MessageStoredEvent, context, now);
-      else this.recipientUpdated(entry.payload as OutboundRecipientUpdatedEvent, context, now);
+      if (entry.topic === MESSAGE_STORED) await this.messageStored(entry.payload as MessageStoredEvent, context, now);
+      else await this.recipientUpdated(entry.payload as OutboundRecipientUpdatedEvent, context, now);
     }
   }
 
@@ -71,16 +71,16 @@ export class EventLog {
    * `junk: true` (docs/agents/junk.md): to the webhook when it arrived after the verification,
    * unless the endpoint asked to skip junk.
    */
-  private messageStored(stored: MessageStoredEvent, context: LogContext, now: number): void {
+  private async messageStored(stored: MessageStoredEvent, context: LogContext, now: number): Promise<void> {
     if (stored.folder !== INBOX && !stored.junk) return;
-    const endpoint = this.endpointTaking(context, stored.accountId, MESSAGE_RECEIVED);
-    const inbox = context.inboxOf(stored.accountId);
+    const endpoint = await this.endpointTaking(context, stored.accountId, MESSAGE_RECEIVED);
+    const inbox = await context.inboxOf(stored.accountId);
     // A change from a mailbox (or an INBOX generation) that no longer exists names no message.
     if (stored.mailboxId !== inbox?.mailboxId || (!stored.junk && stored.uidValidity !== inbox.uidValidity)) return;
     const baseline = endpoint?.baselineUid ?? Number.MAX_SAFE_INTEGER;
     const taken = endpoint !== null && (stored.junk ? takesJunk(endpoint, stored) : Number(stored.uid) > baseline);
     const data = { folder: stored.folder, uidValidity: stored.uidValidity, uid: stored.uid, junk: stored.junk === true };
-    this.add(stored.accountId, taken ? endpoint : null, MESSAGE_RECEIVED, stored.storedAt, data, now);
+    await this.add(stored.accountId, taken ? endpoint : null, MESSAGE_RECEIVED, stored.storedAt, data, now);
   }
 
   /**
@@ -88,32 +88,32 @@ export class EventLog {
    * event streams that ask for it; data is the recipient outcome: submissionId (the id POST
    * send answered), recipient, status, and the remote server's codes when there are any.
    */
-  private recipientUpdated(update: OutboundRecipientUpdatedEvent, context: LogContext, now: number): void {
-    const endpoint = this.endpointTaking(context, update.accountId, MESSAGE_DELIVERY_UPDATED);
+  private async recipientUpdated(update: OutboundRecipientUpdatedEvent, context: LogContext, now: number): Promise<void> {
+    const endpoint = await this.endpointTaking(context, update.accountId, MESSAGE_DELIVERY_UPDATED);
     // Like INBOX's baseline: outcomes from before the verification are not sent.
     const taken = endpoint !== null && update.at >= (endpoint.verifiedAt ?? Number.MAX_SAFE_INTEGER);
     const { accountId: _account, at: _at, ...data } = update;
-    this.add(update.accountId, taken ? endpoint : null, MESSAGE_DELIVERY_UPDATED, update.at, data, now);
+    await this.add(update.accountId, taken ? endpoint : null, MESSAGE_DELIVERY_UPDATED, update.at, data, now);
   }
 
   /** The account's endpoint when it is verified, subscribed to `type`, and its INBOX baseline still holds. */
-  private endpointTaking(context: LogContext, accountId: string, type: SubscribableEvent): WebhookEndpointRecord | null {
-    const endpoint = context.endpointOf(accountId);
+  private async endpointTaking(context: LogContext, accountId: string, type: SubscribableEvent): Promise<WebhookEndpointRecord | null> {
+    const endpoint = await context.endpointOf(accountId);
     if (endpoint?.status !== 'verified' || !endpoint.events.includes(type)) return null;
-    return pauseIfBaselineBroken(this.store, endpoint, context.inboxOf(accountId)) ? null : endpoint;
+    return (await pauseIfBaselineBroken(this.store, endpoint, await context.inboxOf(accountId))) ? null : endpoint;
   }
 
   /** Logs the event for the account, for the endpoint when one takes it, and tells the event streams after the commit. */
-  private add(
+  private async add(
     accountId: string,
     endpoint: WebhookEndpointRecord | null,
     type: WebhookEnvelope['type'],
     observedAt: number,
     data: Record<string, unknown>,
     now: number,
-  ): void {
+  ): Promise<void> {
     const envelope: WebhookEnvelope = { id: newUuid(), type, createdAt: new Date(observedAt).toISOString(), data };
-    const seq = this.store.webhookEvents.insert({
+    const seq = await this.store.webhookEvents.insert({
       id: envelope.id,
       accountId,
       endpointId: endpoint?.id ?? null,
@@ -129,12 +129,12 @@ export class EventLog {
    * Changes an earlier version left in the outbox table unread (it logged them after the
    * commit, from that table): logged once, at start, and the table emptied.
    */
-  drainLegacyOutbox(): number {
-    if (!this.store.legacyOutbox.hasRows()) return 0;
-    return this.store.transaction(() => {
-      const unread = this.store.legacyOutbox.unread().filter((entry) => (LOGGED_TOPICS as readonly string[]).includes(entry.topic));
-      this.log(unread);
-      this.store.legacyOutbox.clear();
+  async drainLegacyOutbox(): Promise<number> {
+    if (!(await this.store.legacyOutbox.hasRows())) return 0;
+    return await this.store.transaction(async () => {
+      const unread = (await this.store.legacyOutbox.unread()).filter((entry) => (LOGGED_TOPICS as readonly string[]).includes(entry.topic));
+      await this.log(unread);
+      await this.store.legacyOutbox.clear();
       return unread.length;
     });
   }

@@ -3,10 +3,10 @@ import type { InboxBaseline, WebhookEndpointRecord } from '../../store/webhooks.
 import { INBOX } from '../mail/mailbox.js';
 
 /** The account's INBOX as it is now: what a verification records as the baseline. */
-export const currentInbox = (store: Store, accountId: string): InboxBaseline | null => {
-  const mailbox = store.accounts.mailboxOfAccount(accountId);
+export const currentInbox = async (store: Store, accountId: string): Promise<InboxBaseline | null> => {
+  const mailbox = await store.accounts.mailboxOfAccount(accountId);
   if (!mailbox) return null;
-  const folder = store.folders.byName(mailbox.id, INBOX);
+  const folder = await store.folders.byName(mailbox.id, INBOX);
   if (!folder) return null;
   return { mailboxId: mailbox.id, uidValidity: String(folder.uidValidity), uid: folder.uidNext - 1 };
 };
@@ -23,12 +23,12 @@ export const baselineBroken = (endpoint: WebhookEndpointRecord, inbox: InboxBase
 };
 
 /** Pauses the endpoint and cancels its queued events when its baseline broke; true when paused. */
-export const pauseIfBaselineBroken = (store: Store, endpoint: WebhookEndpointRecord, inbox?: InboxBaseline | null): boolean => {
+export const pauseIfBaselineBroken = async (store: Store, endpoint: WebhookEndpointRecord, inbox?: InboxBaseline | null): Promise<boolean> => {
   if (endpoint.status !== 'verified') return false;
-  const reason = baselineBroken(endpoint, inbox === undefined ? currentInbox(store, endpoint.accountId) : inbox);
+  const reason = baselineBroken(endpoint, inbox === undefined ? await currentInbox(store, endpoint.accountId) : inbox);
   if (!reason) return false;
-  store.transaction(() => {
-    if (store.webhookEndpoints.pause(endpoint.id, reason)) store.webhookEvents.cancelPending(endpoint.id, 'endpoint_paused');
+  await store.transaction(async () => {
+    if (await store.webhookEndpoints.pause(endpoint.id, reason)) await store.webhookEvents.cancelPending(endpoint.id, 'endpoint_paused');
   });
   endpoint.status = 'paused';
   endpoint.pausedReason = reason;
