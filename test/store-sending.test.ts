@@ -152,10 +152,10 @@ t.test('limits count charged recipients and rate events, and read one time only 
   t.equal(await store.recipientCounts.since('acc1', 2001), 0);
   t.equal(await store.recipientCounts.sinceAtMost('acc1', 1001), 3, 'at most: the first second counted whole');
   t.equal(await store.recipientCounts.sinceAtMost('acc1', 2001), 2);
-  t.same(await Promise.all((await Promise.all([0, 1, 2, 3].map((index) => store.submissions.recipientTimeAt('acc1', 0, index))))), [1000, 2000, 2000, null]);
+  t.same(await Promise.all(await Promise.all([0, 1, 2, 3].map((index) => store.submissions.recipientTimeAt('acc1', 0, index)))), [1000, 2000, 2000, null]);
   t.equal(await store.submissions.recipientTimeAt('acc1', 1001, 0), 2000);
   t.equal(await store.rateLimits.countSince('send', 'acc1', 15), 2);
-  t.same(await Promise.all((await Promise.all([0, 1, 2].map((index) => store.rateLimits.timeAt('send', 'acc1', 15, index))))), [20, 30, null]);
+  t.same(await Promise.all(await Promise.all([0, 1, 2].map((index) => store.rateLimits.timeAt('send', 'acc1', 15, index)))), [20, 30, null]);
   // A new day's count starts from the rows already there (a count kept since an upgrade); older days go.
   await store.transaction(() =>
     store.submissions.insert(

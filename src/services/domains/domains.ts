@@ -73,7 +73,7 @@ export class DomainService {
     const domains = await this.store.domains.ofHolder(caller.holderId);
     const verdict = await this.plan.listVerdict(caller.holderId, domains);
     return {
-      domains: await Promise.all((await Promise.all(domains.map((domain) => this.view(domain, domains))))),
+      domains: await Promise.all(await Promise.all(domains.map((domain) => this.view(domain, domains)))),
       canCreateAddresses: verdict.can,
       ...(verdict.reason ? { canCreateAddressesReason: verdict.reason } : {}),
       limits: await this.plan.limits(caller.holderId, domains),

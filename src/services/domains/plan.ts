@@ -82,7 +82,7 @@ export class DomainPlan {
   async listVerdict(holderId: string, domains: readonly DomainRecord[]): Promise<{ can: boolean; reason?: string }> {
     if (!(await this.hosting.isActive(holderId))) return { can: false, reason: await this.hostingReason(holderId) };
     if (domains.length === 0) return { can: false, reason: 'add a domain and verify it first (POST /api/user/domains)' };
-    const blockers = await Promise.all((await Promise.all(domains.map((domain) => this.addressBlocker(domain, domains)))));
+    const blockers = await Promise.all(await Promise.all(domains.map((domain) => this.addressBlocker(domain, domains))));
     return blockers.some((blocker) => blocker === null) ? { can: true } : { can: false, reason: blockers[0]?.reason };
   }
 

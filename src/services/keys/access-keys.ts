@@ -114,7 +114,11 @@ export class AccessKeyService {
   async list(principal: Principal): Promise<{ accessKeys: AccessKeyView[] }> {
     requireFullKeyOrOwner(principal);
     const now = this.clock.now().getTime();
-    return { accessKeys: await Promise.all((await Promise.all((await this.store.accessKeys.list(principal.accountId, now, this.maxKeys)).map((key) => this.view(key, now))))) };
+    return {
+      accessKeys: await Promise.all(
+        await Promise.all((await this.store.accessKeys.list(principal.accountId, now, this.maxKeys)).map((key) => this.view(key, now))),
+      ),
+    };
   }
 
   /**

@@ -143,7 +143,7 @@ export class OwnerViewService {
     const starts = [startOfDay(timeZone, this.deps.clock.now().getTime())];
     // The instant before a day's start lies in the day before it.
     while (starts.length < USAGE_DAYS) starts.unshift(startOfDay(timeZone, starts[0] - 1));
-    const since = await Promise.all((await Promise.all(starts.map((start) => store.submissions.countAccountRecipientsSince(accountId, start)))));
+    const since = await Promise.all(await Promise.all(starts.map((start) => store.submissions.countAccountRecipientsSince(accountId, start))));
     return starts.map((start, index) => ({ date: this.dayLabel.format(start), recipients: since[index] - (since[index + 1] ?? 0) }));
   }
 }

@@ -119,7 +119,11 @@ export class PaymentService {
 
   async list(payer: Payer): Promise<{ payments: PaymentView[] }> {
     this.gate();
-    return { payments: await Promise.all((await Promise.all((await this.store.invoices.listForAccount(payer.accountId, LIST_LIMIT)).map((invoice) => this.viewOf(invoice))))) };
+    return {
+      payments: await Promise.all(
+        await Promise.all((await this.store.invoices.listForAccount(payer.accountId, LIST_LIMIT)).map((invoice) => this.viewOf(invoice))),
+      ),
+    };
   }
 
   /** What can be bought now: nothing while funding is paused (with the reason), else the methods configured. */
@@ -165,7 +169,7 @@ export class PaymentService {
   async billingOf(accountId: string): Promise<{ invoices: PaymentView[]; hosting: { active: boolean; expiresAt: string | null } }> {
     const ends = await this.hosting.hostingEndsAt(accountId);
     return {
-      invoices: await Promise.all((await Promise.all((await this.store.invoices.listForAccount(accountId, LIST_LIMIT)).map((invoice) => this.viewOf(invoice))))),
+      invoices: await Promise.all(await Promise.all((await this.store.invoices.listForAccount(accountId, LIST_LIMIT)).map((invoice) => this.viewOf(invoice)))),
       hosting: { active: ends !== null && ends > this.clock.now().getTime(), expiresAt: ends === null ? null : new Date(ends).toISOString() },
     };
   }

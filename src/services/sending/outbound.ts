@@ -82,7 +82,7 @@ export class OutboundService {
       limit: this.config.perPage,
     });
     return {
-      submissions: await Promise.all((await Promise.all(rows.map((row) => this.summary(row))))),
+      submissions: await Promise.all(await Promise.all(rows.map((row) => this.summary(row)))),
       nextCursor: rows.length === this.config.perPage ? String(rows[rows.length - 1].seq) : null,
     };
   }
