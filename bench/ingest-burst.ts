@@ -9,8 +9,8 @@ import { runLoad } from './smtp-load.js';
  * Dovecot over LMTP into Maildir (bench/burst-targets.ts), fresh servers each round, the order
  * alternating per round. The burst is `count` messages over `sessions` reused connections,
  * spread round-robin over `mailboxes` recipients. One IMAP session per mailbox, logged in
- * before the burst, asks STATUS INBOX (MESSAGES) every 50 ms from the first connection on;
- * a message is visible once its mailbox's count includes it. Printed per service: the
+ * before the burst, asks STATUS INBOX (MESSAGES) every `pollMs` (50 ms) from the first
+ * connection on; a message is visible once its mailbox's count includes it. Printed per service: the
  * acceptance rate (messages / first connection to the last 250), the time from the last 250 to
  * the last message visible, the sustained rate into the mailboxes (messages / first 250 to all
  * visible) and the service's CPU per message over all of it; then agentpost's sustained rate
@@ -22,6 +22,8 @@ export interface BurstRun {
   mailboxes: number;
   sessions: number;
   rounds: number;
+  /** Between one mailbox's STATUS answer and its next STATUS. */
+  pollMs: number;
   executable?: string;
   payloadsTo: (to: readonly string[], from: number, n: number) => Buffer[];
 }
@@ -41,7 +43,6 @@ interface Burst {
   cpuPerMessage: number;
 }
 
-const POLL_MS = 50;
 /** A burst not visible by then lost mail (or the service is stuck): the run stops. */
 const VISIBLE_WITHIN_MS = 600_000;
 const AGENTPOST = 'agentpost';
@@ -60,14 +61,14 @@ const inboxCount = async (client: BenchImap): Promise<number> => statusMessages(
 /** How many of `n` messages dealt round-robin over `mailboxes` go to mailbox `index` (runLoad's and payloadsTo's order). */
 const shareOf = (n: number, index: number, mailboxes: number): number => Math.max(0, Math.ceil((n - index) / mailboxes));
 
-/** Asks one mailbox's count every POLL_MS, telling `seen` each, until it holds `want`; resolves with when it first did. */
-const pollUntil = async (client: BenchImap, want: number, seen: (count: number) => void, deadline: number): Promise<number> => {
+/** Asks one mailbox's count every `pollMs`, telling `seen` each, until it holds `want`; resolves with when it first did. */
+const pollUntil = async (client: BenchImap, want: number, pollMs: number, seen: (count: number) => void, deadline: number): Promise<number> => {
   for (;;) {
     const count = await inboxCount(client);
     seen(count);
     if (count >= want) return performance.now();
     if (performance.now() > deadline) throw new Error(`${count} of ${want} messages visible ${VISIBLE_WITHIN_MS / 1000} s after the burst began`);
-    await sleep(POLL_MS);
+    await sleep(pollMs);
   }
 };
 
@@ -80,7 +81,7 @@ const burst = async (target: MailboxTarget, clients: BenchImap[], n: number, fro
   const cpuBefore = target.cpuMs();
   const deadline = performance.now() + VISIBLE_WITHIN_MS;
   const visible = Promise.all(
-    clients.map((client, i) => pollUntil(client, before[i] + shareOf(n, i, clients.length), (count) => (latest[i] = count), deadline)),
+    clients.map((client, i) => pollUntil(client, before[i] + shareOf(n, i, clients.length), run.pollMs, (count) => (latest[i] = count), deadline)),
   );
   const load = await runLoad({ port: target.smtpPort, to: addresses, payloads, sessions: run.sessions, reuse: true });
   const visibleAtLastAccept = sum(latest) - sum(before);
@@ -145,7 +146,7 @@ const ratioLine = (label: string, ratios: number[], target: string): string =>
 
 export const burstPart = async (run: BurstRun): Promise<void> => {
   console.log(
-    `burst: ${run.count} messages over ${run.sessions} reused connections to ${run.mailboxes} mailboxes, visible = IMAP STATUS every ${POLL_MS} ms, ${run.rounds} round(s)`,
+    `burst: ${run.count} messages over ${run.sessions} reused connections to ${run.mailboxes} mailboxes, visible = IMAP STATUS every ${run.pollMs} ms, ${run.rounds} round(s)`,
   );
   const rounds: Map<string, Burst>[] = [];
   for (let round = 0; round < run.rounds; round += 1) rounds.push(await runRound(run, round));

@@ -32,7 +32,7 @@
  * Default parts: rates,tls,connections,memory,threading,domains,burst.
  * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
  * (4096), --rounds N (1), --domain-rounds N (3), --idle N (1000), --memory-count N (20000), --after-seconds N (60),
- * --burst N (20000), --burst-mailboxes N (4), --executable PATH (run that single executable, e.g. dist/agentpost, instead of the source).
+ * --burst N (20000), --burst-mailboxes N (4), --burst-poll-ms N (50), --executable PATH (run that single executable, e.g. dist/agentpost, instead of the source).
  * AGENTPOST_PARSE_THREADS=N sets the server's parse workers. Numbers are printed, not judged.
  */
 import { execFileSync } from 'node:child_process';
@@ -374,5 +374,13 @@ if (parts.has('trees')) await treesPart({ rounds, trees: stringArgs('tree'), mea
 if (parts.has('processes')) await processesPart({ rounds, count, sessions, executable, payloads: payloadsFor });
 if (parts.has('domains')) await domainsPart({ count, sessions, rounds: argValue('domain-rounds', 3), executable, payloadsFor: payloadsTo });
 if (parts.has('burst'))
-  await burstPart({ count: argValue('burst', 20_000), mailboxes: argValue('burst-mailboxes', 4), sessions, rounds, executable, payloadsTo });
+  await burstPart({
+    count: argValue('burst', 20_000),
+    mailboxes: argValue('burst-mailboxes', 4),
+    pollMs: argValue('burst-poll-ms', 50),
+    sessions,
+    rounds,
+    executable,
+    payloadsTo,
+  });
 console.log(`after: ${uptime()}`);
