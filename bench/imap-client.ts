@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { cpuMs } from './proc.js';
+import { cpuMs, cpuMsWithReaped } from './proc.js';
 
 /**
  * The IMAP client of bench:imap: a raw socket, so both servers get the same bytes and the
@@ -88,6 +88,9 @@ export class BenchImap {
 /** How many untagged FETCH responses an answer holds (counted after the timing stops). */
 export const fetchCount = (answer: Buffer): number => answer.toString('latin1').match(/^\* \d+ FETCH \(/gm)?.length ?? 0;
 
+/** MESSAGES of a STATUS answer (RFC 3501 section 7.2.4), or -1 if it has none. */
+export const statusMessages = (answer: Buffer): number => Number(/^\* STATUS .*\(.*MESSAGES (\d+)/m.exec(answer.toString('latin1'))?.[1] ?? -1);
+
 /** The numbers of a SEARCH answer. */
 export const searchHits = (answer: Buffer): number =>
   /^\* SEARCH([ \d]*)\r$/m.exec(answer.toString('latin1'))?.[1].trim().split(' ').filter(Boolean).length ?? 0;
@@ -134,3 +137,6 @@ export const treeRssMb = (root: number): { mb: number; processes: number } => {
 
 /** User plus system CPU of a process tree (all threads), in ms: what a command cost the server whatever the machine's load. */
 export const treeCpuMs = (root: number): number => sumOver(root, cpuMs).total;
+
+/** treeCpuMs counting the processes that have ended too (reaped by one still in the tree): a burst's worth of short-lived workers. */
+export const treeCpuMsWithReaped = (root: number): number => sumOver(root, cpuMsWithReaped).total;

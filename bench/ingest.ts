@@ -18,6 +18,9 @@
  *   same run, over 100,000 reply-shaped messages each (--thread-count N); bench/ingest-threading.ts.
  * - domains: the rate with the recipients spread over 100 aliases on 10 verified custom
  *   domains against the rate to the mailbox's own address, in the same run (bench/ingest-domains.ts).
+ * - burst: a burst of --burst N messages (20,000) over --burst-mailboxes N mailboxes (4), from
+ *   the SMTP 250 to visible over IMAP, for agentpost against Postfix handing it to Dovecot over
+ *   LMTP into Maildir, in the same run (bench/ingest-burst.ts).
  * - pauses (only when asked for): per greeting pause, the new-connection rate and whether
  *   clients that talk before the greeting are refused; the MX default is chosen from it.
  * - authentication (only when asked for): the rate and server CPU per message with the SPF,
@@ -26,10 +29,10 @@
  *   source trees (commits checked out) under the same load in one run (bench/ingest-trees.ts).
  * - processes (only when asked for): one agentpost against two on one data folder, the
  *   sessions split between their MX ports (bench/ingest-processes.ts).
- * Default parts: rates,tls,connections,memory,threading,domains.
+ * Default parts: rates,tls,connections,memory,threading,domains,burst.
  * Options: --count N (measured messages per target, 4000), --sessions N (16), --bytes N
  * (4096), --rounds N (1), --domain-rounds N (3), --idle N (1000), --memory-count N (20000), --after-seconds N (60),
- * --executable PATH (run that single executable, e.g. dist/agentpost, instead of the source).
+ * --burst N (20000), --burst-mailboxes N (4), --burst-poll-ms N (50), --executable PATH (run that single executable, e.g. dist/agentpost, instead of the source).
  * AGENTPOST_PARSE_THREADS=N sets the server's parse workers. Numbers are printed, not judged.
  */
 import { execFileSync } from 'node:child_process';
@@ -37,6 +40,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { defaultConfig } from '../src/config/defaults.js';
+import { burstPart } from './ingest-burst.js';
 import { domainsPart } from './ingest-domains.js';
 import { signedBySender, startAgentpost, startPostfixTarget, startSink, type Agentpost, type Target } from './ingest-targets.js';
 import { holdIdleStreams } from './event-streams.js';
@@ -62,7 +66,7 @@ const stringArg = (name: string): string | undefined => {
   return index >= 0 ? process.argv[index + 1] : undefined;
 };
 const executable = stringArg('executable');
-const parts = new Set((stringArg('only') ?? 'rates,tls,connections,memory,threading,domains').split(','));
+const parts = new Set((stringArg('only') ?? 'rates,tls,connections,memory,threading,domains,burst').split(','));
 const mxDefaultPause = defaultConfig().smtp.greetingDelayMs;
 
 const { sentence } = vocabulary(5000, prng(7));
@@ -369,4 +373,14 @@ if (parts.has('authentication')) await authentication();
 if (parts.has('trees')) await treesPart({ rounds, trees: stringArgs('tree'), measure, report });
 if (parts.has('processes')) await processesPart({ rounds, count, sessions, executable, payloads: payloadsFor });
 if (parts.has('domains')) await domainsPart({ count, sessions, rounds: argValue('domain-rounds', 3), executable, payloadsFor: payloadsTo });
+if (parts.has('burst'))
+  await burstPart({
+    count: argValue('burst', 20_000),
+    mailboxes: argValue('burst-mailboxes', 4),
+    pollMs: argValue('burst-poll-ms', 50),
+    sessions,
+    rounds,
+    executable,
+    payloadsTo,
+  });
 console.log(`after: ${uptime()}`);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,8 @@ export const postfixVersion = (): string => execFileSync('postconf', ['-d', '-h'
 
 export interface Postfix {
   port: number;
+  /** The master process, parent of every Postfix process of this instance. */
+  masterPid(): number;
   stop(): void;
 }
 
@@ -68,6 +70,7 @@ export const startPostfix = async (settings: string[]): Promise<Postfix> => {
   await waitForPort(port);
   return {
     port,
+    masterPid: () => Number(readFileSync(join(root, 'spool', 'pid', 'master.pid'), 'utf8').trim()),
     stop: () => {
       execFileSync('postfix', ['-c', configDir, 'stop'], { stdio: 'ignore' });
       rmSync(root, { recursive: true, force: true });

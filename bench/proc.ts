@@ -4,12 +4,27 @@ import { readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 
+/** The fields of /proc/PID/stat after the command name (which is in parentheses and may hold spaces). */
+const statFields = (pid: number): string[] => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+};
+
+const ticksToMs = (...ticks: string[]): number => (ticks.reduce((sum, value) => sum + Number(value), 0) * 1000) / TICKS_PER_SECOND;
+
 /** User plus system CPU of the process and all its threads, in ms. */
 export const cpuMs = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which is in parentheses and may hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  const fields = statFields(pid);
+  return ticksToMs(fields[11], fields[12]);
+};
+
+/**
+ * cpuMs plus the CPU of the children it has reaped (cutime, cstime): a Postfix or Dovecot
+ * master forks workers that end during a burst, and their CPU lives on only there.
+ */
+export const cpuMsWithReaped = (pid: number): number => {
+  const fields = statFields(pid);
+  return ticksToMs(fields[11], fields[12], fields[13], fields[14]);
 };
 
 /** Resident set size now (VmRSS) and its peak so far (VmHWM), in MB. */

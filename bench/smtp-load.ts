@@ -117,6 +117,10 @@ export interface LoadResult {
   resumed: number;
   /** CPU this (client) process used, ms: the load is only meaningful while it is well below the wall time. */
   clientCpuMs: number;
+  /** When the load started, the first 250 to a DATA came and the last one did (performance.now()). */
+  startedAt: number;
+  firstAcceptedAt: number;
+  lastAcceptedAt: number;
 }
 
 export interface Load {
@@ -147,6 +151,7 @@ export const runLoad = async ({ port, to, payloads, sessions, reuse, starttls }:
     conversation.socket.destroy();
   };
   let next = 0;
+  let [firstAcceptedAt, lastAcceptedAt] = [Infinity, 0];
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   const resumptions: Resumption[] = [];
@@ -159,6 +164,9 @@ export const runLoad = async ({ port, to, payloads, sessions, reuse, starttls }:
         const index = next++;
         conversation ??= await greet(resumption);
         await transaction(conversation, typeof to === 'string' ? to : to[index % to.length], payloads[index]);
+        const acceptedAt = performance.now();
+        firstAcceptedAt = Math.min(firstAcceptedAt, acceptedAt);
+        lastAcceptedAt = Math.max(lastAcceptedAt, acceptedAt);
         if (!reuse) {
           await leave(conversation);
           conversation = null;
@@ -169,7 +177,15 @@ export const runLoad = async ({ port, to, payloads, sessions, reuse, starttls }:
   );
   const cpu = process.cpuUsage(cpuBefore);
   const resumed = resumptions.reduce((sum, resumption) => sum + (resumption.reused ?? 0), 0);
-  return { seconds: (performance.now() - started) / 1000, greetingMs, resumed, clientCpuMs: (cpu.user + cpu.system) / 1000 };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    greetingMs,
+    resumed,
+    clientCpuMs: (cpu.user + cpu.system) / 1000,
+    startedAt: started,
+    firstAcceptedAt,
+    lastAcceptedAt,
+  };
 };
 
 /**
