@@ -137,3 +137,23 @@ t.test('a mailbox holds at most imap.maxFolders folders', async (t) => {
   t.match(answers, /^l4 OK/m);
   t.match(answers, /^l5 NO \[LIMIT\] a mailbox holds at most 8 folders/m);
 });
+
+t.test('STATUS counts UNSEEN and RECENT only when asked: a client polling MESSAGES costs one row read', async (t) => {
+  const app = await startApp(t);
+  const agent = await app.register();
+  await deliverDirect(app.app, [agent.email], simpleMessage({ subject: 'one', to: agent.email }));
+  await deliverDirect(app.app, [agent.email], simpleMessage({ subject: 'two', to: agent.email }));
+  const { imap } = app.app.store;
+  const counted = { unseen: 0, recent: 0 };
+  const unseenCount = imap.unseenCount;
+  const uidsAfter = imap.uidsAfter;
+  imap.unseenCount = (...args) => ((counted.unseen += 1), unseenCount(...args));
+  imap.uidsAfter = (...args) => ((counted.recent += 1), uidsAfter(...args));
+  const raw = await rawImap(t, app.imapPort);
+  raw.send(`s1 LOGIN ${agent.email} ${agent.apiKey}${CRLF}s2 STATUS INBOX (MESSAGES UIDNEXT)${CRLF}`);
+  t.match(await raw.read(/^s2 /m), /^\* STATUS "INBOX" \(MESSAGES 2 UIDNEXT 3\)\r\ns2 OK/m);
+  t.same(counted, { unseen: 0, recent: 0 }, 'nothing counted for MESSAGES and UIDNEXT');
+  raw.send(`s3 STATUS INBOX (UNSEEN RECENT)${CRLF}`);
+  t.match(await raw.read(/^s3 /m), /^\* STATUS "INBOX" \(UNSEEN 2 RECENT 2\)\r\ns3 OK/m);
+  t.same(counted, { unseen: 1, recent: 1 }, 'each counted once when asked');
+});

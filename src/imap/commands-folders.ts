@@ -49,7 +49,7 @@ const list = async (session: ImapSession, args: Token[]): Promise<string> => {
   for (const folder of await listed(session, identity, request)) {
     const extra = folder.childInfo ? ' ("CHILDINFO" ("SUBSCRIBED"))' : '';
     await session.untagged([`LIST (${folder.attributes.join(' ')}) ${DELIMITER} `, ...serializeAll([folderValue(folder.name)]), extra]);
-    if (status && folder.exists) await session.untagged(serializeAll(statusLine(await session.services.imap.status(identity, folder.name), status)));
+    if (status && folder.exists) await session.untagged(serializeAll(statusLine(await session.services.imap.status(identity, folder.name, status), status)));
   }
   return 'OK LIST completed';
 };
@@ -80,7 +80,7 @@ const status = async (session: ImapSession, args: Token[]): Promise<string> => {
   const name = folderArg(args[0]);
   const items = statusItems(asList(args[1], 'a list of status items').map((item) => asAtom(item, 'a status item').toUpperCase()));
   await session.enableCondstoreIf(items.includes('HIGHESTMODSEQ'));
-  const found = await session.services.imap.status(identity, name);
+  const found = await session.services.imap.status(identity, name, items);
   // Of the selected folder, \Recent is what this session holds (its view took them).
   const view = session.view;
   const recent = view && view.folder.id === (await session.services.imap.folder(identity, name)).id ? view.recent.size : found.recent;

@@ -135,18 +135,27 @@ export class ImapSessionService {
     };
   }
 
-  async status(identity: ImapIdentity, name: string): Promise<FolderStatus> {
+  /**
+   * The folder's STATUS items (RFC 3501 section 6.3.10). The folder row holds all but RECENT and
+   * UNSEEN, which are counted, and only when `items` asks for them: a client that polls MESSAGES
+   * pays one row read. An item not asked for is 0.
+   */
+  async status(identity: ImapIdentity, name: string, items: readonly string[] = ['RECENT', 'UNSEEN']): Promise<FolderStatus> {
     const folder = await this.folder(identity, name);
-    const mark = await this.store.folders.recentMark(folder.id);
     return {
       name: folder.name,
       messages: folder.messageCount,
-      recent: (await this.store.imap.uidsAfter(folder.id, mark)).length,
+      recent: items.includes('RECENT') ? await this.recentCount(folder) : 0,
       uidNext: folder.uidNext,
       uidValidity: folder.uidValidity,
-      unseen: await this.store.imap.unseenCount(folder.id),
+      unseen: items.includes('UNSEEN') ? await this.store.imap.unseenCount(folder.id) : 0,
       highestModseq: folder.highestModseq,
     };
+  }
+
+  private async recentCount(folder: Folder): Promise<number> {
+    const mark = await this.store.folders.recentMark(folder.id);
+    return (await this.store.imap.uidsAfter(folder.id, mark)).length;
   }
 
   /** Keywords used in the folder (the FLAGS response). */
