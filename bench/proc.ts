@@ -4,13 +4,19 @@ import { readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 
-/** User plus system CPU of the process and all its threads, in ms. */
-export const cpuMs = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** User plus system CPU in ms from a `stat` file of /proc. */
+const statCpuMs = (path: string): number => {
+  const stat = readFileSync(path, 'utf8');
   // Fields after the command name, which is in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 };
+
+/** User plus system CPU of the process and all its threads, in ms. */
+export const cpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/stat`);
+
+/** User plus system CPU of the process's main thread alone (its thread id is the process id), in ms. */
+export const mainThreadCpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/task/${pid}/stat`);
 
 /** Resident set size now (VmRSS) and its peak so far (VmHWM), in MB. */
 export const rssMb = (pid: number): { now: number; peak: number; anonymous: number; file: number } => {
