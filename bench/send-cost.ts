@@ -1,4 +1,4 @@
-import { type Frame, GARBAGE_COLLECTOR, IDLE, PROGRAM, type ThreadProfile, timeByCategory, type Window } from './cpu-profile.js';
+import { type Frame, GARBAGE_COLLECTOR, IDLE, PROGRAM, type ThreadProfile, timeByCategory, topSelfTime, type Window } from './cpu-profile.js';
 
 /**
  * Which step of sending a sample of the server's main thread belongs to, read from the source
@@ -117,16 +117,18 @@ export const stepOf = (stack: readonly Frame[]): Step => {
   return stack.some((frame) => frame.file.startsWith('src/store/')) ? STEPS.store : STEPS.unattributed;
 };
 
-/** The server's CPU during a measured stretch: /proc's totals, the main thread's split by its profile. */
-export interface CpuSplit {
-  /** Main-thread CPU per step, ms: the step's share of the profile's busy time times the main thread's CPU from /proc. */
-  steps: Map<Step, number>;
-  /** The main thread's CPU from /proc, ms. */
-  mainMs: number;
-  /** The whole process's CPU from /proc, ms: the main thread, worker threads, V8's helper threads (GC), libuv's pool (fsync), the profiler. */
-  processMs: number;
-  /** What the main thread's profile counted busy, ms (wall time: more than mainMs when the thread waited for a core). */
-  profiledBusyMs: number;
+/**
+ * What a profile says of a measured stretch. Its shares are sound where its absolute times are
+ * not (bench/cpu-profile.ts), and the profiler costs the server CPU of its own, so bench:send
+ * takes the CPU from a run without it and divides that by these shares.
+ */
+export interface ProfileSplit {
+  /** Each step's share of the main thread's busy samples; they add up to 1. */
+  shares: Map<Step, number>;
+  /** Of the main thread's busy samples, how many of the bench's busiest functions (self time) took, as shares. */
+  top: { frame: string; share: number }[];
+  /** What the main thread's profile counted busy, ms (wall time: more than its CPU when it waited for a core). */
+  busyMs: number;
   /** Busy time per worker thread by its profile, ms (wall time, as above). */
   workers: { role: string; busyMs: number }[];
 }
@@ -142,23 +144,26 @@ const roleOf = (profile: ThreadProfile): string => {
   return 'other';
 };
 
-const busyMs = (profile: ThreadProfile, window: Window): number => {
-  let us = 0;
-  for (const [step, time] of timeByCategory(profile, window, stepOf)) if (step !== IDLE_STEP) us += time;
-  return us / 1000;
+/** Busy steps (idle left out), µs. */
+const busySteps = (profile: ThreadProfile, window: Window): Map<Step, number> => {
+  const steps = timeByCategory(profile, window, stepOf);
+  steps.delete(IDLE_STEP);
+  return steps;
 };
 
-export const splitCpu = (profiles: readonly ThreadProfile[], window: Window, proc: { mainMs: number; processMs: number }): CpuSplit => {
+const sum = (values: Iterable<number>): number => [...values].reduce((total, value) => total + value, 0);
+
+/** The profiles of one server (main thread first) over `window`; `top` of its busiest functions. */
+export const splitProfile = (profiles: readonly ThreadProfile[], window: Window, top: number): ProfileSplit => {
   const [main, ...workers] = profiles;
   if (main?.threadId !== 0) throw new Error('no profile of the main thread');
-  const profiled = timeByCategory(main, window, stepOf);
-  profiled.delete(IDLE_STEP);
-  const profiledBusyMs = [...profiled.values()].reduce((sum, us) => sum + us, 0) / 1000;
-  const scale = profiledBusyMs > 0 ? proc.mainMs / profiledBusyMs : 0;
+  const steps = busySteps(main, window);
+  const busyUs = sum(steps.values());
+  const share = (us: number) => (busyUs > 0 ? us / busyUs : 0);
   return {
-    steps: new Map([...profiled].map(([step, us]) => [step, (us / 1000) * scale])),
-    ...proc,
-    profiledBusyMs,
-    workers: workers.map((profile) => ({ role: roleOf(profile), busyMs: busyMs(profile, window) })),
+    shares: new Map([...steps].map(([step, us]) => [step, share(us)])),
+    top: topSelfTime(main, window, top).map(({ frame, us }) => ({ frame, share: share(us) })),
+    busyMs: busyUs / 1000,
+    workers: workers.map((profile) => ({ role: roleOf(profile), busyMs: sum(busySteps(profile, window).values()) / 1000 })),
   };
 };
