@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { BACKFILL_DELAY_MS } from '../src/runtime/queues/bodies.js';
+import { INDEX_DELAY_MS } from '../src/runtime/queues/search-index.js';
 import { readProfiles, type Window } from './cpu-profile.js';
 import { startAgentpost } from './ingest-targets.js';
 import { tempDir } from './lib.js';
@@ -54,14 +56,22 @@ export interface PhaseResult {
 /** The system's monotonic clock in µs: the clock of V8's profile timestamps. */
 const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
-/** Until the server's main thread used no CPU for 200 ms (it records the last outcomes after the sink has them), at most 5 s. */
+/**
+ * A send's work goes on after the sink has its recipients: the outcomes are committed, and the
+ * Sent copies get their bodies and index entries from queues that wait for more work first.
+ * The stretch measured ends once the main thread has used no CPU for longer than those waits.
+ */
+const QUIET_MS = Math.max(BACKFILL_DELAY_MS, INDEX_DELAY_MS) + 500;
+
+/** Until the server's main thread has been quiet for QUIET_MS (at most 15 s: a server never quiet is measured as it is). */
 const quiet = async (pid: number): Promise<void> => {
+  const started = performance.now();
   let last = mainThreadCpuMs(pid);
-  for (let i = 0; i < 50; i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  let lastChange = performance.now();
+  while (performance.now() - lastChange < QUIET_MS && performance.now() - started < 15_000) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const now = mainThreadCpuMs(pid);
-    if (now === last) return;
-    last = now;
+    if (now !== last) [last, lastChange] = [now, performance.now()];
   }
 };
 
