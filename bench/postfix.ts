@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processTreeCpuMs } from './proc.js';
 
 /** Shared by the benchmarks that compare with Postfix (bench:send, bench:ingest). */
 
@@ -21,6 +22,8 @@ export const postfixVersion = (): string => execFileSync('postconf', ['-d', '-h'
 
 export interface Postfix {
   port: number;
+  /** The instance's CPU so far, ms: its master and every process it started. */
+  cpuMs(): number;
   stop(): void;
 }
 
@@ -66,8 +69,11 @@ export const startPostfix = async (settings: string[]): Promise<Postfix> => {
   execFileSync('postfix', ['-c', configDir, 'set-permissions'], { stdio: 'pipe' });
   execFileSync('postfix', ['-c', configDir, 'start'], { stdio: 'pipe' });
   await waitForPort(port);
+  // Right-aligned in a fixed width, as Postfix writes it.
+  const masterPid = Number(readFileSync(join(root, 'spool', 'pid', 'master.pid'), 'utf8').trim());
   return {
     port,
+    cpuMs: () => processTreeCpuMs(masterPid),
     stop: () => {
       execFileSync('postfix', ['-c', configDir, 'stop'], { stdio: 'ignore' });
       rmSync(root, { recursive: true, force: true });

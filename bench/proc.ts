@@ -1,15 +1,21 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** What /proc says about another process (Linux): CPU time and resident memory. */
 
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 
+/** The fields of a `stat` file of /proc after the command name, which is in parentheses and may hold spaces (field 3, the state, first). */
+const statFields = (path: string): string[] => {
+  const stat = readFileSync(path, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+};
+
+const ticksMs = (...ticks: string[]): number => (ticks.reduce((sum, tick) => sum + Number(tick), 0) * 1000) / TICKS_PER_SECOND;
+
 /** User plus system CPU in ms from a `stat` file of /proc. */
 const statCpuMs = (path: string): number => {
-  const stat = readFileSync(path, 'utf8');
-  // Fields after the command name, which is in parentheses and may hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  const fields = statFields(path);
+  return ticksMs(fields[11], fields[12]);
 };
 
 /** User plus system CPU of the process and all its threads, in ms. */
@@ -17,6 +23,25 @@ export const cpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/stat`);
 
 /** User plus system CPU of the process's main thread alone (its thread id is the process id), in ms. */
 export const mainThreadCpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+
+/**
+ * CPU of a forking server (Postfix's master), in ms: its own, its live children's, and what the
+ * children it has reaped used (cutime, cstime). A child that ends between the reads is missed.
+ */
+export const processTreeCpuMs = (pid: number): number => {
+  const own = statFields(`/proc/${pid}/stat`);
+  let total = ticksMs(own[11], own[12], own[13], own[14]);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = statFields(`/proc/${entry}/stat`);
+      if (Number(fields[1]) === pid) total += ticksMs(fields[11], fields[12]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+};
 
 /** Resident set size now (VmRSS) and its peak so far (VmHWM), in MB. */
 export const rssMb = (pid: number): { now: number; peak: number; anonymous: number; file: number } => {

@@ -32,10 +32,22 @@ export interface PhaseOptions extends MessageShape {
 
 /** The server's CPU from /proc over the measured stretch, ms. */
 export interface ServerCpu {
-  mainMs: number;
-  /** The main thread, worker threads, V8's helper threads (GC), libuv's pool (fsync), and the profiler when there is one. */
+  /**
+   * agentpost: the main thread, worker threads, V8's helper threads (GC), libuv's pool (fsync),
+   * and the profiler when there is one. Postfix: its master and every process it started.
+   */
   processMs: number;
+  /** agentpost's main thread. */
+  mainMs?: number;
 }
+
+/** How a phase reads the CPU of the server it loads, so far, ms. */
+interface CpuReader {
+  processMs(): number;
+  mainMs?(): number;
+}
+
+const readCpu = (reader: CpuReader): ServerCpu => ({ processMs: reader.processMs(), mainMs: reader.mainMs?.() });
 
 export interface PhaseResult {
   target: Target;
@@ -47,8 +59,7 @@ export interface PhaseResult {
   latenciesMs: number[];
   /** CPU of the bench process (clients and sink) during the phase, ms. */
   benchMs: number;
-  /** agentpost only. */
-  server?: ServerCpu;
+  server: ServerCpu;
   /** agentpost run under `--cpu-prof`: its CPU (the profiler's included) and what the profile says. */
   profiled?: ServerCpu & { split: ProfileSplit };
 }
@@ -63,14 +74,15 @@ const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
  */
 const QUIET_MS = Math.max(BACKFILL_DELAY_MS, INDEX_DELAY_MS) + 500;
 
-/** Until the server's main thread has been quiet for QUIET_MS (at most 15 s: a server never quiet is measured as it is). */
-const quiet = async (pid: number): Promise<void> => {
+/** Until the server (agentpost's main thread) has been quiet for QUIET_MS, at most 15 s: a server never quiet is measured as it is. */
+const quiet = async (reader: CpuReader): Promise<void> => {
+  const read = () => reader.mainMs?.() ?? reader.processMs();
   const started = performance.now();
-  let last = mainThreadCpuMs(pid);
+  let last = read();
   let lastChange = performance.now();
   while (performance.now() - lastChange < QUIET_MS && performance.now() - started < 15_000) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const now = mainThreadCpuMs(pid);
+    const now = read();
     if (now !== last) [last, lastChange] = [now, performance.now()];
   }
 };
@@ -81,23 +93,24 @@ interface Measured {
   latenciesMs: number[];
   benchMs: number;
   window: Window;
-  proc?: ServerCpu;
+  server: ServerCpu;
 }
 
-/** Warm-up, then the measured sends; with `pid`, the server's CPU from the first measured send until it is quiet after the last delivery. */
-const measure = async (sender: Sender, clients: number, options: PhaseOptions, pid?: number): Promise<Measured> => {
+/** Warm-up, then the measured sends; the server's CPU from the first measured send until it is quiet after the last delivery. */
+const measure = async (sender: Sender, clients: number, options: PhaseOptions, reader: CpuReader): Promise<Measured> => {
   await runLoad(sender, 0, options.warmup, clients);
   await options.sink.waitFor(options.warmup * options.recipientsPerSend);
-  if (pid !== undefined) await quiet(pid);
+  await quiet(reader);
   options.sink.reset();
-  const procBefore = pid === undefined ? undefined : { mainMs: mainThreadCpuMs(pid), processMs: cpuMs(pid) };
+  const before = readCpu(reader);
   const benchBefore = process.cpuUsage();
   const from = monotonicUs();
   const started = performance.now();
   const load = await runLoad(sender, options.warmup, options.sends, clients);
   await options.sink.waitFor(options.sends * options.recipientsPerSend);
   const deliveredSeconds = (performance.now() - started) / 1000;
-  if (pid !== undefined) await quiet(pid);
+  await quiet(reader);
+  const after = readCpu(reader);
   const bench = process.cpuUsage(benchBefore);
   return {
     acceptedSeconds: load.seconds,
@@ -105,7 +118,10 @@ const measure = async (sender: Sender, clients: number, options: PhaseOptions, p
     latenciesMs: load.latenciesMs,
     benchMs: (bench.user + bench.system) / 1000,
     window: { from, to: monotonicUs() },
-    proc: procBefore && pid !== undefined ? { mainMs: mainThreadCpuMs(pid) - procBefore.mainMs, processMs: cpuMs(pid) - procBefore.processMs } : undefined,
+    server: {
+      processMs: after.processMs - before.processMs,
+      mainMs: after.mainMs === undefined || before.mainMs === undefined ? undefined : after.mainMs - before.mainMs,
+    },
   };
 };
 
@@ -118,6 +134,7 @@ const resultOf = (target: Target, clients: number, options: PhaseOptions, measur
   deliveredSeconds: measured.deliveredSeconds,
   latenciesMs: measured.latenciesMs,
   benchMs: measured.benchMs,
+  server: measured.server,
 });
 
 /** Limits that never refuse the bench: it measures the send path, not the limits' answers. */
@@ -167,7 +184,7 @@ export const agentpostPhase = async (target: 'rest' | 'mcp', clients: number, op
       const sender =
         target === 'rest' ? restSender(agentpost.baseUrl, agentpost.apiKey, options) : await mcpSender(agentpost.baseUrl, agentpost.apiKey, clients, options);
       try {
-        measured = await measure(sender, clients, options, agentpost.pid);
+        measured = await measure(sender, clients, options, { processMs: () => cpuMs(agentpost.pid), mainMs: () => mainThreadCpuMs(agentpost.pid) });
       } finally {
         await sender.close();
       }
@@ -175,11 +192,10 @@ export const agentpostPhase = async (target: 'rest' | 'mcp', clients: number, op
       // The profiles are written as the server exits.
       await agentpost.stop();
     }
-    const cpu = measured.proc as ServerCpu;
     const result = resultOf(target, clients, options, measured);
-    if (!profiles) return { ...result, server: cpu };
+    if (!profiles) return result;
     const split = splitProfile(readProfiles(profiles.path, agentpost.pid, process.cwd()), measured.window, options.top);
-    return { ...result, profiled: { ...cpu, split } };
+    return { ...result, profiled: { ...measured.server, split } };
   } finally {
     profiles?.remove();
   }
@@ -191,7 +207,7 @@ export const postfixPhase = async (clients: number, options: PhaseOptions): Prom
   try {
     const sender = smtpSender(postfix.port, clients, options);
     try {
-      return resultOf('postfix', clients, options, await measure(sender, clients, options));
+      return resultOf('postfix', clients, options, await measure(sender, clients, options, { processMs: () => postfix.cpuMs() }));
     } finally {
       await sender.close();
     }

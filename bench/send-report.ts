@@ -1,5 +1,5 @@
 import { fmt, percentile } from './lib.js';
-import { type Side, STEPS, type Step } from './send-cost.js';
+import { type ProfileSplit, type Side, STEPS, type Step } from './send-cost.js';
 import type { PhaseResult, ServerCpu, Target } from './send-phases.js';
 
 /** What bench:send prints once every phase has run: the rates side by side, then agentpost's CPU by step. */
@@ -13,7 +13,6 @@ const table = (rows: string[][], labels = 1): string => {
 };
 
 const rate = (count: number, seconds: number): string => (count / seconds).toFixed(0);
-const perSend = (ms: number | undefined, result: PhaseResult): string => (ms === undefined ? '-' : fmt(ms / result.sends, 3));
 
 export const printRates = (results: readonly PhaseResult[]): void => {
   const rows = [['clients', 'target', 'accepted sends/s', 'delivered rcpt/s', 'send p50 ms', 'p99 ms', 'server CPU ms/send', 'bench CPU ms/send']];
@@ -25,7 +24,7 @@ export const printRates = (results: readonly PhaseResult[]): void => {
       rate(result.recipients, result.deliveredSeconds),
       fmt(percentile(result.latenciesMs, 50)),
       fmt(percentile(result.latenciesMs, 99)),
-      perSend(result.server?.processMs, result),
+      fmt(result.server.processMs / result.sends, 3),
       fmt(result.benchMs / result.sends, 3),
     ]);
   }
@@ -57,15 +56,18 @@ const SIDE_HEADINGS: Record<Side, string> = {
 /** A step's CPU divided by what its side is counted in. */
 const perUnit = (step: Step, ms: number, result: PhaseResult): number => ms / (step.side === 'delivery' ? result.recipients : result.sends);
 
-/** A phase run both ways: the CPU from the run without the profiler, the shares from the run under it. */
+/** An agentpost phase run both ways: the CPU from the run without the profiler, the shares from the run under it. */
 interface Split {
   result: PhaseResult;
-  cpu: ServerCpu;
-  profiled: NonNullable<PhaseResult['profiled']>;
+  cpu: Required<ServerCpu>;
+  profiled: Required<ServerCpu> & { split: ProfileSplit };
 }
 
 const splitsOf = (results: readonly PhaseResult[]): Split[] =>
-  results.flatMap((result) => (result.server && result.profiled ? [{ result, cpu: result.server, profiled: result.profiled }] : []));
+  results.flatMap(({ server, profiled, ...result }) => {
+    if (server.mainMs === undefined || profiled?.mainMs === undefined) return [];
+    return [{ result: { server, ...result }, cpu: { ...server, mainMs: server.mainMs }, profiled: { ...profiled, mainMs: profiled.mainMs } }];
+  });
 
 /** The main thread's CPU of a step: its share of the profile times the main thread's CPU in the run without the profiler. */
 const stepMs = (split: Split, step: Step): number => (split.profiled.split.shares.get(step) ?? 0) * split.cpu.mainMs;
