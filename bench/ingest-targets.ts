@@ -82,6 +82,8 @@ export interface AgentpostOptions {
    * had (data folder, ports, log level, the registration limit), so it starts whatever its age.
    */
   tree?: string;
+  /** Node options for the server's process beside BENCH_SERVER_NODE_ARGS (bench:send profiles each server it starts). */
+  nodeArgs?: string[];
 }
 
 /**
@@ -90,8 +92,8 @@ export interface AgentpostOptions {
  * environment; BENCH_SERVER_NODE_ARGS (say "--cpu-prof --cpu-prof-dir=/tmp/prof") reaches the
  * server's node only; BENCH_SERVER_STDOUT=1 shows its standard output (say, with "--trace-gc").
  */
-const spawnServe = (configFile: string, options: { executable?: string; cwd?: string; env: NodeJS.ProcessEnv }): ChildProcess => {
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const spawnServe = (configFile: string, options: { executable?: string; cwd?: string; env: NodeJS.ProcessEnv; nodeArgs?: string[] }): ChildProcess => {
+  const nodeArgs = [...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? [])];
   const command = options.executable ? [options.executable] : [process.execPath, ...nodeArgs, '--import', 'tsx', 'bin/main.ts'];
   return spawn(command[0], [...command.slice(1), 'serve', '--config', configFile], {
     stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
@@ -143,7 +145,7 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
   // Another tree gets the DNS server through the environment: a version that judges mail reads
   // it (without it, its checks would ask the machine's resolver), an older one ignores it.
   const env = options.tree ? { ...process.env, AGENTPOST_DNS_SERVERS: dns.servers.join(',') } : process.env;
-  const child = spawnServe(configFile, { executable: options.executable, cwd: options.tree, env });
+  const child = spawnServe(configFile, { executable: options.executable, cwd: options.tree, env, nodeArgs: options.nodeArgs });
   const baseUrl = `http://127.0.0.1:${http}`;
   const register = async (agentId: string, i: number) => {
     const response = await fetch(`${baseUrl}/api/v1/agent/register`, {

@@ -3,6 +3,7 @@ import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync,
 import { createServer, Socket, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { treeCpuMsWithReaped } from './imap-client.js';
 
 /** Shared by the benchmarks that compare with Postfix (bench:send, bench:ingest). */
 
@@ -23,6 +24,8 @@ export interface Postfix {
   port: number;
   /** The master process, parent of every Postfix process of this instance. */
   masterPid(): number;
+  /** The instance's CPU so far, ms: its master and every process it started, ended ones too. */
+  cpuMs(): number;
   stop(): void;
 }
 
@@ -68,9 +71,12 @@ export const startPostfix = async (settings: string[]): Promise<Postfix> => {
   execFileSync('postfix', ['-c', configDir, 'set-permissions'], { stdio: 'pipe' });
   execFileSync('postfix', ['-c', configDir, 'start'], { stdio: 'pipe' });
   await waitForPort(port);
+  // Right-aligned in a fixed width, as Postfix writes it.
+  const masterPid = Number(readFileSync(join(root, 'spool', 'pid', 'master.pid'), 'utf8').trim());
   return {
     port,
-    masterPid: () => Number(readFileSync(join(root, 'spool', 'pid', 'master.pid'), 'utf8').trim()),
+    masterPid: () => masterPid,
+    cpuMs: () => treeCpuMsWithReaped(masterPid),
     stop: () => {
       execFileSync('postfix', ['-c', configDir, 'stop'], { stdio: 'ignore' });
       rmSync(root, { recursive: true, force: true });

@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 
-/** The fields of /proc/PID/stat after the command name (which is in parentheses and may hold spaces). */
-const statFields = (pid: number): string[] => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** The fields of a `stat` file of /proc after the command name, which is in parentheses and may hold spaces (field 3, the state, first). */
+const statFields = (path: string): string[] => {
+  const stat = readFileSync(path, 'utf8');
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 };
 
@@ -14,7 +14,13 @@ const ticksToMs = (...ticks: string[]): number => (ticks.reduce((sum, value) => 
 
 /** User plus system CPU of the process and all its threads, in ms. */
 export const cpuMs = (pid: number): number => {
-  const fields = statFields(pid);
+  const fields = statFields(`/proc/${pid}/stat`);
+  return ticksToMs(fields[11], fields[12]);
+};
+
+/** User plus system CPU of the process's main thread alone (its thread id is the process id), in ms. */
+export const mainThreadCpuMs = (pid: number): number => {
+  const fields = statFields(`/proc/${pid}/task/${pid}/stat`);
   return ticksToMs(fields[11], fields[12]);
 };
 
@@ -23,7 +29,7 @@ export const cpuMs = (pid: number): number => {
  * master forks workers that end during a burst, and their CPU lives on only there.
  */
 export const cpuMsWithReaped = (pid: number): number => {
-  const fields = statFields(pid);
+  const fields = statFields(`/proc/${pid}/stat`);
   return ticksToMs(fields[11], fields[12], fields[13], fields[14]);
 };
 
