@@ -67,7 +67,7 @@ for (const file of filesUnder(SRC)) {
       if (ADAPTERS.has(layer) && ADAPTERS.has(target) && target !== layer) {
         violations.push(`${where}: adapters never import each other`);
       }
-    } else if ((specifier === 'better-sqlite3' || specifier === 'postgres') && layer !== 'store' && layer !== 'main') {
+    } else if ((specifier === 'better-sqlite3' || specifier === 'pg') && layer !== 'store' && layer !== 'main') {
       violations.push(`${where}: only src/store/ holds SQL`);
     } else if (PROTOCOL_LIBRARIES.test(specifier) && ['core', 'mime', 'store', 'services'].includes(layer)) {
       violations.push(`${where}: no protocol library below the adapters`);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import postgres from 'postgres';
+import pg from 'pg';
 import t, { type Test } from 'tap';
 import { MIGRATIONS } from '../src/store/migrations/index.js';
 import { Store } from '../src/store/index.js';
@@ -32,41 +32,37 @@ const sqliteSchema = (t: Test) => {
 };
 
 t.test('the PostgreSQL schema has every table, column, index and trigger of SQLite, in step with its migrations', { skip: unavailable ?? false }, async (t) => {
-  const { sql } = await freshDatabase(t);
-  t.same(await migratePostgres(sql), [88]);
+  const { pool } = await freshDatabase(t);
+  t.same(await migratePostgres(pool), [88]);
+  const names = async (text: string) => (await pool.query<{ name: string }>(text)).rows.map((row) => row.name);
   const expected = sqliteSchema(t);
-  const tables = (
-    await sql<{ name: string }[]>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`
-  ).map((row) => row.name);
-  t.same(tables, expected.tables, 'the same tables');
-  const columns = (
-    await sql<
-      { name: string }[]
-    >`SELECT table_name || '.' || column_name || ' ' || data_type AS name FROM information_schema.columns WHERE table_schema = 'public'`
-  )
-    .map((row) => row.name)
-    .sort();
-  t.same(columns, expected.columns, 'the same columns, of the same types');
-  // Indexes made by CREATE INDEX; those PostgreSQL makes for a key or a UNIQUE constraint are SQLite's automatic ones.
-  const indexes = (
-    await sql<{ name: string }[]>`SELECT indexname AS name FROM pg_indexes i WHERE schemaname = 'public'
-      AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname) ORDER BY indexname`
-  ).map((row) => row.name);
-  t.same(indexes, expected.indexes, 'the same indexes');
-  const triggers = (await sql<{ name: string }[]>`SELECT DISTINCT trigger_name AS name FROM information_schema.triggers ORDER BY trigger_name`).map(
-    (row) => row.name,
+  t.same(
+    await names("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"),
+    expected.tables,
+    'the same tables',
   );
+  const columns = await names(
+    "SELECT table_name || '.' || column_name || ' ' || data_type AS name FROM information_schema.columns WHERE table_schema = 'public'",
+  );
+  t.same(columns.sort(), expected.columns, 'the same columns, of the same types');
+  // Indexes made by CREATE INDEX; those PostgreSQL makes for a key or a UNIQUE constraint are SQLite's automatic ones.
+  const indexes = await names(`SELECT indexname AS name FROM pg_indexes i WHERE schemaname = 'public'
+    AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname) ORDER BY indexname`);
+  t.same(indexes, expected.indexes, 'the same indexes');
+  const triggers = await names('SELECT DISTINCT trigger_name AS name FROM information_schema.triggers ORDER BY trigger_name');
   t.same(triggers, expected.triggers, 'the same triggers');
   t.equal(POSTGRES_MIGRATIONS.at(-1)?.version, MIGRATIONS.at(-1)?.version, 'the newest PostgreSQL migration is the newest SQLite one');
 });
 
 t.test('nodes that start at once migrate once: the others wait for the lock and find it done', { skip: unavailable ?? false }, async (t) => {
   const { url } = await freshDatabase(t);
-  const nodes = [0, 1, 2].map(() => postgres(url, { max: 1, onnotice: () => undefined }));
+  // Three nodes, each with its own pool and connection.
+  const nodes = [0, 1, 2].map(() => new pg.Pool({ connectionString: url, max: 1 }));
   t.teardown(() => Promise.all(nodes.map((node) => node.end())));
   const ran = await Promise.all(nodes.map((node) => migratePostgres(node)));
   t.same(ran.map((versions) => versions.length).sort(), [0, 0, 1], 'one node applied the baseline');
   t.same(await migratePostgres(nodes[0]), [], 'and nothing is left to apply');
-  const [{ count }] = await nodes[1]<{ count: string }[]>`SELECT count(*) AS count FROM schema_migrations`;
+  const { rows } = await nodes[1].query<{ count: string }>('SELECT count(*) AS count FROM schema_migrations');
+  const [{ count }] = rows;
   t.equal(Number(count), POSTGRES_MIGRATIONS.length);
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import postgres, { type Sql } from 'postgres';
+import pg from 'pg';
 import type { Test } from 'tap';
 
 /**
@@ -9,33 +9,33 @@ import type { Test } from 'tap';
  */
 const SERVER_URL = process.env.AGENTPOST_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-const quiet = { onnotice: () => undefined };
-
-/** Whether the server answers; the reason when it does not. */
+/** Null when the server answers; otherwise why the tests that need it skip. */
 export const postgresUnavailable = async (): Promise<string | null> => {
-  const admin = postgres(SERVER_URL, { ...quiet, max: 1, connect_timeout: 3 });
+  const client = new pg.Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 3000 });
   try {
-    await admin`SELECT 1`;
+    await client.connect();
+    await client.query('SELECT 1');
     return null;
   } catch (error) {
     return `PostgreSQL does not answer at ${SERVER_URL.replace(/\/\/[^@]*@/, '//')}: ${error instanceof Error ? error.message : String(error)}`;
   } finally {
-    await admin.end();
+    await client.end().catch(() => undefined);
   }
 };
 
-/** A new empty database for this test: its URL, and a connection to it closed at teardown. */
-export const freshDatabase = async (t: Test): Promise<{ url: string; sql: Sql }> => {
+/** A new empty database for this test: its URL, and a pool on it closed at teardown. */
+export const freshDatabase = async (t: Test): Promise<{ url: string; pool: pg.Pool }> => {
   const name = `agentpost_test_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(SERVER_URL, { ...quiet, max: 1 });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(SERVER_URL);
   url.pathname = `/${name}`;
-  const sql = postgres(url.toString(), { ...quiet, max: 4 });
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
   t.teardown(async () => {
-    await sql.end();
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await pool.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   });
-  return { url: url.toString(), sql };
+  return { url: url.toString(), pool };
 };
