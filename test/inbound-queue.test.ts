@@ -68,6 +68,32 @@ t.test('a queued message is answered 250, waits in the queue, and is delivered i
   t.equal((await inboundPart(app)).depth, 0, 'the queue is empty');
 });
 
+t.test('a queue of many batches is delivered batch after batch in the order of its 250s, each message once', async (t) => {
+  const clock = new ManualClock('2026-06-01T10:00:00Z');
+  const app = await startApp(t, QUEUE_EVERYTHING, { clock, manual: ['inbound'] });
+  const agent = await app.register();
+  // More than two batches (16 each), so one batch commits while the next is prepared.
+  const sent = Array.from({ length: 40 }, (_, i) => `message ${String(i).padStart(2, '0')}`);
+  for (const subject of sent) await send(app, agent.email, subject);
+  clock.advance(90_000);
+  // Past the burst gap (100 ms of quiet, src/runtime/queues/inbound.ts): full batches, two in flight.
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  await drain(app);
+  const delivered = (await app.api('GET', '/api/v1/agent/inbox?limit=100', { key: agent.apiKey })).body as { emails: { id: string; subject: string }[] };
+  const byUid = [...delivered.emails].sort((a, b) => Number(a.id) - Number(b.id));
+  t.same(
+    byUid.map((email) => email.subject),
+    sent,
+    'UIDs in the order of the 250s',
+  );
+  t.same(
+    byUid.map((email) => Number(email.id)),
+    sent.map((_, i) => i + 1),
+    'dense',
+  );
+  t.equal((await inboundPart(app)).depth, 0, 'the queue is empty');
+});
+
 t.test('queued mail outlives a stop: the next start delivers it', async (t) => {
   const dataDir = t.testdir({});
   const first = await startApp(t, { dataDir, ...QUEUE_EVERYTHING }, { manual: ['inbound'] });

@@ -180,9 +180,9 @@ export class InboundService {
    * queue. A message whose parse or checks fail stays queued for a later try (postponed), and
    * so do all of them when the commit fails. Resolves with those not stored.
    */
-  async deliverQueued(entries: readonly QueuedInbound[]): Promise<{ id: number; error: unknown }[]> {
+  async deliverQueued(entries: readonly QueuedInbound[], previous: Promise<void> = Promise.resolve()): Promise<{ id: number; error: unknown }[]> {
     try {
-      return await this.storeQueued(entries);
+      return await this.storeQueued(entries, previous);
     } finally {
       this.claims.release(
         'inbound',
@@ -191,7 +191,8 @@ export class InboundService {
     }
   }
 
-  private async storeQueued(entries: readonly QueuedInbound[]): Promise<{ id: number; error: unknown }[]> {
+  /** `previous`: the batch before, whose commit this one's waits for (its copies are prepared meanwhile). */
+  private async storeQueued(entries: readonly QueuedInbound[], previous: Promise<void>): Promise<{ id: number; error: unknown }[]> {
     const prepared = await Promise.allSettled(
       entries.map(async (entry) => {
         const envelope = JSON.parse(entry.envelope) as Envelope;
@@ -204,6 +205,7 @@ export class InboundService {
       if (outcome.status === 'fulfilled') ready.push({ entry: entries[i], copies: outcome.value });
       else failed.push({ entry: entries[i], error: outcome.reason });
     });
+    await previous;
     try {
       const stored = await this.store.groupCommit(async () => {
         let removed = 0;
