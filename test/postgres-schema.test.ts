@@ -58,11 +58,12 @@ t.test('nodes that start at once migrate once: the others wait for the lock and 
   const { url } = await freshDatabase(t);
   // Three nodes, each with its own pool and connection.
   const nodes = [0, 1, 2].map(() => new pg.Pool({ connectionString: url, max: 1 }));
-  t.teardown(() => Promise.all(nodes.map((node) => node.end())));
   const ran = await Promise.all(nodes.map((node) => migratePostgres(node)));
   t.same(ran.map((versions) => versions.length).sort(), [0, 0, 1], 'one node applied the baseline');
   t.same(await migratePostgres(nodes[0]), [], 'and nothing is left to apply');
   const { rows } = await nodes[1].query<{ count: string }>('SELECT count(*) AS count FROM schema_migrations');
   const [{ count }] = rows;
   t.equal(Number(count), POSTGRES_MIGRATIONS.length);
+  // Closed here, before freshDatabase's teardown drops the database under them.
+  await Promise.all(nodes.map((node) => node.end()));
 });

@@ -34,7 +34,14 @@ export const freshDatabase = async (t: Test): Promise<{ url: string; pool: pg.Po
   const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
   t.teardown(async () => {
     await pool.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    // Dropped once the test's connections are gone (a pool's end does not wait for the server
+    // to see them go): FORCE would end them with an error their clients raise after their end.
+    for (let tries = 0; tries < 50; tries += 1) {
+      const { rows } = await admin.query<{ count: string }>('SELECT count(*) AS count FROM pg_stat_activity WHERE datname = $1', [name]);
+      if (Number(rows[0].count) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
     await admin.end();
   });
   return { url: url.toString(), pool };
