@@ -4,7 +4,7 @@ import { fmt, percentile } from './lib.js';
 import { runLoad } from './smtp-load.js';
 
 /**
- * bench:ingest's `burst` part (issue 38): how fast a burst reaches its mailboxes, from the SMTP
+ * bench:ingest's `burst` part: how fast a burst reaches its mailboxes, from the SMTP
  * 250 to the message visible over IMAP, for agentpost and for Postfix handing the same burst to
  * Dovecot over LMTP into Maildir (bench/burst-targets.ts), fresh servers each round, the order
  * alternating per round. The burst is `count` messages over `sessions` reused connections,
