@@ -2,7 +2,8 @@
  * `npm run bench:inbox`: one mailbox with 100,000 messages; p50/p99 of the inbox list
  * (limit 50: the first page, the middle one at offset 50,000 and a deep one at 99,000), of read,
  * and of full-text searches, measured through the service layer and over HTTP (keep-alive
- * fetch, one request at a time). The searches repeat, so their totals are kept; the "counted
+ * fetch, one request at a time), then over HTTP through a second `agentpost serve` on the same
+ * data folder. The searches repeat, so their totals are kept; the "counted
  * afresh" rows are what a search costs when its total is not (see recased).
  * Options: BENCH_MESSAGES=N or --messages N (default 100000), --iterations N (default 300),
  * --data DIR (reuse a data folder built by an earlier run with the same count; it is kept).
@@ -21,6 +22,7 @@ import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/core/logger.js';
 import type { AddressEntry, Principal } from '../src/core/types.js';
 import { createApp, type App } from '../src/main.js';
+import { serveBeside } from './ingest-targets.js';
 import { sourceSearchWorker } from '../src/workers/search-worker-source.js';
 import type { ParsedMessage } from '../src/mime/parse.js';
 import { argValue, fmt, percentile, prng, tempDir, vocabulary } from './lib.js';
@@ -213,6 +215,26 @@ const reportSizes = async (app: App, dataDir: string): Promise<void> => {
   console.log(`on disk: database ${mb(db)} (${fmt(db / raw)}x the raw bytes), search index ${mb(index)} (${fmt(index / raw)}x); raw messages ${mb(raw)}`);
 };
 
+/** Each case over HTTP against `baseUrl`. */
+const httpPart = async (title: string, baseUrl: string, headers: Record<string, string>, entries: ReturnType<typeof cases>): Promise<void> => {
+  console.log(title);
+  for (const entry of entries) {
+    report(
+      entry.label,
+      await time(
+        async () => {
+          const path = entry.path();
+          const response = await fetch(baseUrl + path, { headers });
+          if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+          await response.arrayBuffer();
+        },
+        iterations,
+        entry.prepare,
+      ),
+    );
+  }
+};
+
 const main = async (): Promise<void> => {
   const dir = keptDir ? { path: keptDir, remove: () => undefined } : tempDir('agentpost-bench-inbox-');
   const reuse = keptDir !== null && existsSync(`${keptDir}/agentpost.db`);
@@ -240,22 +262,15 @@ const main = async (): Promise<void> => {
     await reportSizes(app, dir.path);
     console.log('-- service layer');
     for (const entry of cases(app, messages, principal)) report(entry.label, await time(() => entry.service(principal), iterations, entry.prepare));
-    console.log('-- HTTP (fetch, keep-alive)');
     const headers = { authorization: `Bearer ${apiKey}`, 'user-agent': 'agentpost-bench' };
-    for (const entry of cases(app, messages, principal)) {
-      report(
-        entry.label,
-        await time(
-          async () => {
-            const path = entry.path();
-            const response = await fetch(app.baseUrl + path, { headers });
-            if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
-            await response.arrayBuffer();
-          },
-          iterations,
-          entry.prepare,
-        ),
-      );
+    await httpPart('-- HTTP (fetch, keep-alive)', app.baseUrl, headers, cases(app, messages, principal));
+    // A second process on the data folder, one service (docs/design.md, "Several processes on
+    // one store"): the same reads through it, the new mail still stored by the first.
+    const beside = await serveBeside({ dataDir: dir.path, log: { level: 'warn' } }, join(dir.path, 'bench-node-b.json'), 'node-b');
+    try {
+      await httpPart('-- HTTP through a second process on the data folder', beside.baseUrl, headers, cases(app, messages, principal));
+    } finally {
+      await beside.stop();
     }
     console.log(
       `load after ${loadavg()

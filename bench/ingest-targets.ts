@@ -194,22 +194,29 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
   }
 };
 
+/** A node of a service on a data folder another process serves too: its own listeners and node id. */
+export interface Beside {
+  pid: number;
+  port: number;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
 /**
- * A second `agentpost serve` on `first`'s data folder (docs/operators/several-processes.md when
- * it is there): the same config with listeners of its own and its own node id, so the two are one
- * service. Stopped before `first`, which removes the folder.
+ * `agentpost serve` with `config` (which names the shared data folder) on listeners of its own
+ * and node id `nodeId`, so that it and the process already there are one service
+ * (docs/design.md, "Several processes on one store").
  */
-export const startAgentpostBeside = async (first: Agentpost, nodeId: string, executable?: string): Promise<Target & { pid: number; baseUrl: string }> => {
-  const config = JSON.parse(readFileSync(first.configFile, 'utf8')) as Record<string, Record<string, unknown>> & { dataDir: string };
+export const serveBeside = async (config: Record<string, unknown>, configFile: string, nodeId: string, executable?: string): Promise<Beside> => {
+  const listener = (key: string) => (config[key] ?? {}) as Record<string, unknown>;
   const [http, smtp, submission, imap] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const own = {
     ...config,
-    http: { ...config.http, port: http },
-    smtp: { ...config.smtp, port: smtp },
-    submission: { ...config.submission, port: submission },
-    imap: { ...config.imap, port: imap },
+    http: { ...listener('http'), port: http },
+    smtp: { ...listener('smtp'), port: smtp },
+    submission: { ...listener('submission'), port: submission },
+    imap: { ...listener('imap'), port: imap },
   };
-  const configFile = `${first.configFile.replace(/\.json$/, '')}-${nodeId}.json`;
   writeFileSync(configFile, JSON.stringify(own));
   const child = spawnServe(configFile, { executable, env: { ...process.env, AGENTPOST_NODE_ID: nodeId } });
   try {
@@ -218,15 +225,22 @@ export const startAgentpostBeside = async (first: Agentpost, nodeId: string, exe
     await stopChild(child);
     throw error;
   }
-  const baseUrl = `http://127.0.0.1:${http}`;
+  return { pid: child.pid as number, port: smtp, baseUrl: `http://127.0.0.1:${http}`, stop: () => stopChild(child) };
+};
+
+/**
+ * A second `agentpost serve` on `first`'s data folder: the same config with listeners of its
+ * own and its own node id, so the two are one service. Stopped before `first`, which removes
+ * the folder.
+ */
+export const startAgentpostBeside = async (first: Agentpost, nodeId: string, executable?: string): Promise<Target & { pid: number; baseUrl: string }> => {
+  const config = JSON.parse(readFileSync(first.configFile, 'utf8')) as Record<string, unknown>;
+  const beside = await serveBeside(config, `${first.configFile.replace(/\.json$/, '')}-${nodeId}.json`, nodeId, executable);
   return {
+    ...beside,
     name: `${first.name} + ${nodeId}`,
-    port: smtp,
     address: first.address,
-    pid: child.pid as number,
-    baseUrl,
-    drained: () => inboundDrained(baseUrl),
-    stop: () => stopChild(child),
+    drained: () => inboundDrained(beside.baseUrl),
   };
 };
 
