@@ -12,14 +12,15 @@
  * and processes), which a busy machine distorts less than wall time. Each server first runs
  * `--warmup` untimed rounds. Options: --messages N (10000), --rounds N (3), --warmup N (1), --bodies N (1000),
  * --no-dovecot (agentpost alone, for profiling), --tree NAME=DIR (also agentpost from another
- * source tree, say main's worktree, in the same run; repeatable).
+ * source tree, say main's worktree, in the same run; repeatable). The same mailbox is also read
+ * through a second `agentpost serve` on the data folder ("agentpost, second process").
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { startDovecot } from '../test/helpers/dovecot.js';
 import { BenchImap, fetchCount, searchHits, treeCpuMs, treeRssMb } from './imap-client.js';
-import { startAgentpost } from './ingest-targets.js';
+import { startAgentpost, startAgentpostBeside } from './ingest-targets.js';
 import { argValue, fmt, hasFlag, messageOfSize, percentile, prng, stringArgs, vocabulary } from './lib.js';
 import { cpuMs, rssMb } from './proc.js';
 
@@ -40,6 +41,8 @@ interface Server {
   cpu(): number;
   /** agentpost's /healthz, probed during the sync. */
   probe?: HealthProbe;
+  /** False for a second process on another's data folder: it serves the mailbox the first filled. */
+  fills?: false;
 }
 
 /** An IMAP date-time (RFC 3501 section 9, date-time) `minutes` after 1 March 2026. */
@@ -281,6 +284,19 @@ const main = async (): Promise<void> => {
         rss: () => ((rss) => `${fmt(rss.now, 0)} MB (anonymous ${fmt(rss.anonymous, 0)}, file ${fmt(rss.file, 0)})`)(rssMb(agentpost.pid)),
         cpu: () => cpuMs(agentpost.pid),
       });
+      if (tree !== undefined) continue;
+      // The same mailbox through a second process on the data folder (docs/design.md, "Several
+      // processes on one store"): what a client meets on another node of the service.
+      const beside = await startAgentpostBeside(agentpost, 'node-b');
+      teardowns.push(() => beside.stop());
+      servers.push({
+        name: 'agentpost, second process',
+        port: beside.imapPort,
+        login: `LOGIN "${agentpost.address}" "${agentpost.apiKey}"`,
+        rss: () => ((rss) => `${fmt(rss.now, 0)} MB (anonymous ${fmt(rss.anonymous, 0)}, file ${fmt(rss.file, 0)})`)(rssMb(beside.pid)),
+        cpu: () => cpuMs(beside.pid),
+        fills: false,
+      });
     }
     const dovecot = hasFlag('no-dovecot') ? { skip: '--no-dovecot' } : await startDovecot({ teardown: (fn: () => unknown) => teardowns.push(fn) } as never);
     if ('skip' in dovecot) console.log(`Dovecot skipped: ${dovecot.skip}`);
@@ -295,7 +311,7 @@ const main = async (): Promise<void> => {
       });
     }
     const mail = corpus();
-    for (const server of servers) console.log(`${server.name}: ${messages} APPENDs in ${fmt(await fill(server, mail), 1)} s`);
+    for (const server of servers) if (server.fills !== false) console.log(`${server.name}: ${messages} APPENDs in ${fmt(await fill(server, mail), 1)} s`);
     const ops = operations();
     // One untimed round per server first, as bench:ingest warms its targets: the first sync of a
     // process that has served none runs code V8 has not optimized yet (350 ms of CPU against

@@ -198,6 +198,7 @@ export const startAgentpost = async (name: string, options: AgentpostOptions = {
 export interface Beside {
   pid: number;
   port: number;
+  imapPort: number;
   baseUrl: string;
   stop(): Promise<void>;
 }
@@ -225,7 +226,7 @@ export const serveBeside = async (config: Record<string, unknown>, configFile: s
     await stopChild(child);
     throw error;
   }
-  return { pid: child.pid as number, port: smtp, baseUrl: `http://127.0.0.1:${http}`, stop: () => stopChild(child) };
+  return { pid: child.pid as number, port: smtp, imapPort: imap, baseUrl: `http://127.0.0.1:${http}`, stop: () => stopChild(child) };
 };
 
 /**
@@ -233,7 +234,7 @@ export const serveBeside = async (config: Record<string, unknown>, configFile: s
  * own and its own node id, so the two are one service. Stopped before `first`, which removes
  * the folder.
  */
-export const startAgentpostBeside = async (first: Agentpost, nodeId: string, executable?: string): Promise<Target & { pid: number; baseUrl: string }> => {
+export const startAgentpostBeside = async (first: Agentpost, nodeId: string, executable?: string): Promise<Target & { pid: number; baseUrl: string; imapPort: number }> => {
   const config = JSON.parse(readFileSync(first.configFile, 'utf8')) as Record<string, unknown>;
   const beside = await serveBeside(config, `${first.configFile.replace(/\.json$/, '')}-${nodeId}.json`, nodeId, executable);
   return {
