@@ -234,7 +234,11 @@ export const serveBeside = async (config: Record<string, unknown>, configFile: s
  * own and its own node id, so the two are one service. Stopped before `first`, which removes
  * the folder.
  */
-export const startAgentpostBeside = async (first: Agentpost, nodeId: string, executable?: string): Promise<Target & { pid: number; baseUrl: string; imapPort: number }> => {
+export const startAgentpostBeside = async (
+  first: Agentpost,
+  nodeId: string,
+  executable?: string,
+): Promise<Target & { pid: number; baseUrl: string; imapPort: number }> => {
   const config = JSON.parse(readFileSync(first.configFile, 'utf8')) as Record<string, unknown>;
   const beside = await serveBeside(config, `${first.configFile.replace(/\.json$/, '')}-${nodeId}.json`, nodeId, executable);
   return {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { BACKFILL_DELAY_MS } from '../src/runtime/queues/bodies.js';
 import { INDEX_DELAY_MS } from '../src/runtime/queues/search-index.js';
 import { readProfiles, type Window } from './cpu-profile.js';
-import { startAgentpost } from './ingest-targets.js';
+import { startAgentpost, startAgentpostBeside } from './ingest-targets.js';
 import { tempDir } from './lib.js';
 import { startPostfix } from './postfix.js';
 import { cpuMs, mainThreadCpuMs } from './proc.js';
@@ -17,7 +17,8 @@ import { type MessageShape, mcpSender, restSender, runLoad, type Sender, smtpSen
  * delivered before the clock starts, then the measured sends and their delivery to the sink.
  */
 
-export type Target = 'rest' | 'mcp' | 'postfix';
+/** `rest2`: REST through two processes on one data folder. */
+export type Target = 'rest' | 'mcp' | 'postfix' | 'rest2';
 
 export interface PhaseOptions extends MessageShape {
   sends: number;
@@ -198,6 +199,41 @@ export const agentpostPhase = async (target: 'rest' | 'mcp', clients: number, op
     return { ...result, profiled: { ...measured.server, split } };
   } finally {
     profiles?.remove();
+  }
+};
+
+/**
+ * REST through two `agentpost serve` processes on one data folder, one service (docs/design.md,
+ * "Several processes on one store"): the clients split between them, both delivering to the
+ * sink; the CPU is both processes'. Not profiled: the split reads one process's profile.
+ */
+export const twoProcessPhase = async (clients: number, options: PhaseOptions): Promise<PhaseResult> => {
+  const first = await startFundedAgentpost(options, []);
+  try {
+    const second = await startAgentpostBeside(first, 'node-b');
+    try {
+      const senders = [restSender(first.baseUrl, first.apiKey, options), restSender(second.baseUrl, first.apiKey, options)];
+      const sender: Sender = {
+        send: (client, i) => senders[client % senders.length].send(client, i),
+        close: async () => {
+          await Promise.all(senders.map((one) => one.close()));
+        },
+      };
+      const pids = [first.pid, second.pid];
+      try {
+        const reader = {
+          processMs: () => pids.reduce((sum, pid) => sum + cpuMs(pid), 0),
+          mainMs: () => pids.reduce((sum, pid) => sum + mainThreadCpuMs(pid), 0),
+        };
+        return resultOf('rest2', clients, options, await measure(sender, clients, options, reader));
+      } finally {
+        await sender.close();
+      }
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await first.stop();
   }
 };
 

@@ -4,7 +4,7 @@ import type { PhaseResult, ServerCpu, Target } from './send-phases.js';
 
 /** What bench:send prints once every phase has run: the rates side by side, then agentpost's CPU by step. */
 
-const TARGET_NAMES: Record<Target, string> = { rest: 'agentpost REST', mcp: 'agentpost MCP', postfix: 'postfix' };
+const TARGET_NAMES: Record<Target, string> = { rest: 'agentpost REST', mcp: 'agentpost MCP', postfix: 'postfix', rest2: 'agentpost REST, 2 processes' };
 
 /** Columns padded to their widest cell; the first `labels` columns left-aligned, the figures right-aligned. */
 const table = (rows: string[][], labels = 1): string => {
@@ -37,13 +37,14 @@ const ratio = (ours: number, theirs: number): string => `${fmt(ours / theirs)}x`
 /** Per client count: agentpost against Postfix (delivered recipients/s, the issue's 2x), MCP against REST (accepted sends/s, within 20%). */
 const printRatios = (results: readonly PhaseResult[]): void => {
   const of = (target: Target) => results.find((result) => result.target === target);
-  const [rest, mcp, postfix] = [of('rest'), of('mcp'), of('postfix')];
+  const [rest, mcp, postfix, rest2] = [of('rest'), of('mcp'), of('postfix'), of('rest2')];
   const delivered = (result: PhaseResult) => result.recipients / result.deliveredSeconds;
   const accepted = (result: PhaseResult) => result.sends / result.acceptedSeconds;
   const parts: string[] = [];
   if (rest && postfix) parts.push(`REST / Postfix delivered ${ratio(delivered(rest), delivered(postfix))}`);
   if (mcp && postfix) parts.push(`MCP / Postfix delivered ${ratio(delivered(mcp), delivered(postfix))}`);
   if (mcp && rest) parts.push(`MCP / REST accepted ${ratio(accepted(mcp), accepted(rest))}`);
+  if (rest2 && rest) parts.push(`two processes / one, REST accepted ${ratio(accepted(rest2), accepted(rest))}`);
   if (parts.length > 0) console.log(`${results[0].clients} client(s): ${parts.join('; ')}`);
 };
 

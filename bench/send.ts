@@ -9,7 +9,7 @@ import { loadavg } from 'node:os';
 import { argValue, hasFlag, stringArgs } from './lib.js';
 import { postfixInstalled, postfixVersion } from './postfix.js';
 import { startRelaySink } from './relay-sink.js';
-import { agentpostPhase, type PhaseOptions, type PhaseResult, postfixPhase, type Target } from './send-phases.js';
+import { agentpostPhase, type PhaseOptions, type PhaseResult, postfixPhase, type Target, twoProcessPhase } from './send-phases.js';
 import { printCpuSplit, printRates, printTop } from './send-report.js';
 
 /** A comma-separated flag (`--clients 1,16`), or its default. */
@@ -17,8 +17,8 @@ const listArg = (name: string, fallback: string): string[] => (stringArgs(name).
 
 const clientCounts = listArg('clients', '1,16,64').map(Number);
 if (clientCounts.some((clients) => !Number.isInteger(clients) || clients <= 0)) throw new Error('--clients takes positive whole numbers, as in 1,16,64');
-const targets = listArg('only', 'rest,mcp,postfix') as Target[];
-if (targets.some((target) => !['rest', 'mcp', 'postfix'].includes(target))) throw new Error('--only takes rest, mcp and postfix');
+const targets = listArg('only', 'rest,mcp,postfix,rest2') as Target[];
+if (targets.some((target) => !['rest', 'mcp', 'postfix', 'rest2'].includes(target))) throw new Error('--only takes rest, mcp, postfix and rest2');
 
 const sink = await startRelaySink();
 const options: PhaseOptions = {
@@ -51,7 +51,12 @@ const progress = (result: PhaseResult, note = ''): void =>
   );
 
 /** An agentpost phase, and the same again under the profiler for its split. */
-const agentpostPhases = async (target: 'rest' | 'mcp', clients: number): Promise<PhaseResult> => {
+const agentpostPhases = async (target: 'rest' | 'mcp' | 'rest2', clients: number): Promise<PhaseResult> => {
+  if (target === 'rest2') {
+    const twoProcesses = await twoProcessPhase(clients, options);
+    progress(twoProcesses);
+    return twoProcesses;
+  }
   const plain = await agentpostPhase(target, clients, options, false);
   progress(plain);
   if (!profile) return plain;
