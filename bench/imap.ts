@@ -12,7 +12,8 @@
  * and processes), which a busy machine distorts less than wall time. Each server first runs
  * `--warmup` untimed rounds. Options: --messages N (10000), --rounds N (3), --warmup N (1), --bodies N (1000),
  * --no-dovecot (agentpost alone, for profiling), --tree NAME=DIR (also agentpost from another
- * source tree, say main's worktree, in the same run; repeatable). The same mailbox is also read
+ * source tree, say main's worktree, in the same run; repeatable), --executable NAME=PATH (also
+ * agentpost from a single executable, as dist/agentpost builds it, on Node 24; repeatable). The same mailbox is also read
  * through a second `agentpost serve` on the data folder ("agentpost, second process").
  */
 import { loadavg } from 'node:os';
@@ -270,9 +271,15 @@ const main = async (): Promise<void> => {
   const servers: Server[] = [];
   try {
     // --tree NAME=DIR (repeatable): agentpost from other source trees too, in the same run.
-    const trees = stringArgs('tree').map((spec): [string, string] => [`agentpost ${spec.split('=')[0]}`, spec.slice(spec.indexOf('=') + 1)]);
-    for (const [name, tree] of [['agentpost', undefined] as const, ...trees]) {
-      const agentpost = await startAgentpost(name, { tree });
+    const named = (flag: string) => stringArgs(flag).map((spec): [string, string] => [`agentpost ${spec.split('=')[0]}`, spec.slice(spec.indexOf('=') + 1)]);
+    const variants: [string, { tree?: string; executable?: string }][] = [
+      ['agentpost', {}],
+      ...named('tree').map(([name, tree]): [string, { tree: string }] => [name, { tree }]),
+      ...named('executable').map(([name, executable]): [string, { executable: string }] => [name, { executable }]),
+    ];
+    for (const [name, variant] of variants) {
+      const { tree, executable } = variant;
+      const agentpost = await startAgentpost(name, { tree, executable });
       teardowns.push(() => agentpost.stop());
       const probe = await HealthProbe.open(agentpost.baseUrl);
       teardowns.push(() => probe.close());
@@ -284,7 +291,7 @@ const main = async (): Promise<void> => {
         rss: () => ((rss) => `${fmt(rss.now, 0)} MB (anonymous ${fmt(rss.anonymous, 0)}, file ${fmt(rss.file, 0)})`)(rssMb(agentpost.pid)),
         cpu: () => cpuMs(agentpost.pid),
       });
-      if (tree !== undefined) continue;
+      if (tree !== undefined || executable !== undefined) continue;
       // The same mailbox through a second process on the data folder (docs/design.md, "Several
       // processes on one store"): what a client meets on another node of the service.
       const beside = await startAgentpostBeside(agentpost, 'node-b');

@@ -149,6 +149,11 @@ export class ImapRepo extends Repo {
     return this.sql('SELECT uid FROM expunged WHERE folder_id = ? AND modseq > ? ORDER BY uid').pluck().all(folderId, modseq) as number[];
   }
 
+  /** Each row's new flags, all under one mod-sequence (a STORE over many messages is one call). */
+  setFlagsOfMany(changes: readonly { rowId: number; flags: MessageFlags }[], modseq: number): void {
+    for (const { rowId, flags } of changes) this.setFlags(rowId, flags, modseq);
+  }
+
   setFlags(rowId: number, flags: MessageFlags, modseq: number): void {
     this.sql('UPDATE messages SET seen = ?, flagged = ?, answered = ?, deleted = ?, draft = ?, keywords = ?, modseq = ? WHERE id = ?').run(
       flags.seen ? 1 : 0,

@@ -56,20 +56,29 @@ export class MessageOps {
   async setFlags(mailbox: MailboxRecord, folder: Folder, uids: readonly number[], change: FlagChange, unchangedSince?: number): Promise<FlagResult> {
     return await this.store.transaction(async () => {
       const result: FlagResult = { changed: [], current: [], modified: [] };
-      let modseq = 0;
-      for (const row of await rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, false, 0))) {
-        if (unchangedSince !== undefined && row.modseq > unchangedSince) {
+      const rows = await rowsOf(uids, (low, high) => this.store.imap.fetchBetween(folder.id, low, high, false, 0));
+      // RFC 7162 section 3.1.3: a message changed since UNCHANGEDSINCE is left as it is.
+      const modifiedSince = (row: { modseq: number }) => unchangedSince !== undefined && row.modseq > unchangedSince;
+      // The new flags first, then one mod-sequence and one write for all that changed.
+      const changes = rows.map((row) => ({ row, flags: applyChange(row.flags, change) }));
+      const writes = changes.filter(({ row, flags }) => !modifiedSince(row) && !sameFlags(flags, row.flags));
+      const modseq = writes.length > 0 ? await this.store.folders.nextModseq(folder.id) : 0;
+      if (writes.length > 0)
+        await this.store.imap.setFlagsOfMany(
+          writes.map(({ row, flags }) => ({ rowId: row.rowId, flags })),
+          modseq,
+        );
+      const written = new Set(writes.map(({ row }) => row.rowId));
+      for (const { row, flags } of changes) {
+        if (modifiedSince(row)) {
           result.modified.push(row.uid);
           result.current.push(row);
           continue;
         }
-        const flags = applyChange(row.flags, change);
-        if (sameFlags(flags, row.flags)) {
+        if (!written.has(row.rowId)) {
           result.current.push(row);
           continue;
         }
-        modseq ||= await this.store.folders.nextModseq(folder.id);
-        await this.store.imap.setFlags(row.rowId, flags, modseq);
         if (judgmentChanged(row.flags, flags)) await this.queueTraining(row.rowId);
         const updated = { rowId: row.rowId, uid: row.uid, flags, modseq };
         result.changed.push(updated);
