@@ -1,7 +1,7 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { CommitFeed } from './commit-feed.js';
 import type { Db } from './db.js';
-import { keptStatement, pragma } from './statements.js';
+import { pragma, transactionOf } from './statements.js';
 import type { ConnectionTurns } from './unit.js';
 
 interface Outcome {
@@ -160,16 +160,11 @@ export class GroupCommitter {
   private async commit<T>(body: () => Promise<T>): Promise<T> {
     if (this.wal !== null) pragma(this.db, 'synchronous = NORMAL');
     try {
-      keptStatement(this.db, 'BEGIN IMMEDIATE').run();
-      try {
+      return await transactionOf(this.db, 'BEGIN IMMEDIATE', async () => {
         const result = await body();
         this.turns.checkTurn();
-        keptStatement(this.db, 'COMMIT').run();
         return result;
-      } catch (error) {
-        if (this.db.inTransaction) keptStatement(this.db, 'ROLLBACK').run();
-        throw error;
-      }
+      });
     } finally {
       if (this.wal !== null) pragma(this.db, 'synchronous = FULL');
     }

@@ -8,7 +8,7 @@ import type { DkimKeyRepo } from './dkim-keys.js';
 import type { DomainAddressRepo } from './domain-addresses.js';
 import type { DomainRepo } from './domains.js';
 import { openDatabase, type Db, type OpenOptions, stopMapping, unmapPages } from './db.js';
-import { keptStatement, unsyncedTransaction } from './statements.js';
+import { keptStatement, transactionOf, unsyncedTransaction } from './statements.js';
 import { ForeignCommits } from './data-version.js';
 import type { FolderRepo } from './folders.js';
 import { GroupCommitter } from './group-commit.js';
@@ -168,15 +168,15 @@ export class Store {
 
   private async outermost<T>(begin: string, work: () => Promise<T> | T): Promise<T> {
     const mark = this.feed.mark();
-    this.statement(begin);
     let result: T;
     try {
-      result = await work();
-      await this.feed.prepare(mark);
-      this.turns.checkTurn();
-      this.statement('COMMIT');
+      result = await transactionOf(this.db, begin, async () => {
+        const value = await work();
+        await this.feed.prepare(mark);
+        this.turns.checkTurn();
+        return value;
+      });
     } catch (error) {
-      if (this.db.inTransaction) this.statement('ROLLBACK');
       this.feed.rewind(mark);
       throw error;
     }

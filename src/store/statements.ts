@@ -52,3 +52,19 @@ export const unsyncedTransaction = <T>(db: Db, work: () => T): T => {
     pragma(db, 'synchronous = FULL');
   }
 };
+
+/**
+ * `body` between `begin` (BEGIN IMMEDIATE or DEFERRED) and COMMIT on `db`, rolled back when it
+ * throws: one unit of work's transaction (index.ts, group-commit.ts), its body free to await.
+ */
+export const transactionOf = async <T>(db: Db, begin: string, body: () => Promise<T> | T): Promise<T> => {
+  keptStatement(db, begin).run();
+  try {
+    const result = await body();
+    keptStatement(db, 'COMMIT').run();
+    return result;
+  } catch (error) {
+    if (db.inTransaction) keptStatement(db, 'ROLLBACK').run();
+    throw error;
+  }
+};
