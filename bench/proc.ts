@@ -12,17 +12,17 @@ const statFields = (path: string): string[] => {
 
 const ticksToMs = (...ticks: string[]): number => (ticks.reduce((sum, value) => sum + Number(value), 0) * 1000) / TICKS_PER_SECOND;
 
-/** User plus system CPU of the process and all its threads, in ms. */
-export const cpuMs = (pid: number): number => {
-  const fields = statFields(`/proc/${pid}/stat`);
+/** User plus system CPU in ms from a `stat` file of /proc. */
+const statCpuMs = (path: string): number => {
+  const fields = statFields(path);
   return ticksToMs(fields[11], fields[12]);
 };
 
+/** User plus system CPU of the process and all its threads, in ms. */
+export const cpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/stat`);
+
 /** User plus system CPU of the process's main thread alone (its thread id is the process id), in ms. */
-export const mainThreadCpuMs = (pid: number): number => {
-  const fields = statFields(`/proc/${pid}/task/${pid}/stat`);
-  return ticksToMs(fields[11], fields[12]);
-};
+export const mainThreadCpuMs = (pid: number): number => statCpuMs(`/proc/${pid}/task/${pid}/stat`);
 
 /**
  * cpuMs plus the CPU of the children it has reaped (cutime, cstime): a Postfix or Dovecot

@@ -56,19 +56,24 @@ export class MtaStsService {
     return { mode: policy.mode, policyId: policy.id, allowed };
   }
 
-  /** The policy in force for mail to `domain`, or null when it has none (section 5). */
-  async policyFor(domain: string): Promise<StsPolicy | null> {
-    const now = this.clock.now().getTime();
-    const cached = await this.store.mtaSts.get(domain, now);
-    // Looked at after the read: a lookup another caller began meanwhile is the one to wait for.
+  /**
+   * The policy in force for mail to `domain`, or null when it has none (section 5). One look
+   * per domain at a time, from the cache read on: callers meanwhile wait for the same answer.
+   */
+  policyFor(domain: string): Promise<StsPolicy | null> {
     const under = this.pending.get(domain);
     if (under) return under;
+    const lookup = this.lookUp(domain, this.clock.now().getTime()).finally(() => this.pending.delete(domain));
+    this.pending.set(domain, lookup);
+    return lookup;
+  }
+
+  private async lookUp(domain: string, now: number): Promise<StsPolicy | null> {
+    const cached = await this.store.mtaSts.get(domain, now);
     const last = this.checked.get(domain);
     if (last !== undefined && now - last < RECHECK_MS) return cached;
     this.remember(domain, now);
-    const lookup = this.refresh(domain, cached, now).finally(() => this.pending.delete(domain));
-    this.pending.set(domain, lookup);
-    return lookup;
+    return await this.refresh(domain, cached, now);
   }
 
   private async refresh(domain: string, cached: CachedStsPolicy | null, now: number): Promise<StsPolicy | null> {

@@ -60,22 +60,24 @@ export class MessageOps {
       // RFC 7162 section 3.1.3: a message changed since UNCHANGEDSINCE is left as it is.
       const modifiedSince = (row: { modseq: number }) => unchangedSince !== undefined && row.modseq > unchangedSince;
       // The new flags first, then one mod-sequence and one write for all that changed.
-      const changes = rows.map((row) => ({ row, flags: applyChange(row.flags, change) }));
-      const writes = changes.filter(({ row, flags }) => !modifiedSince(row) && !sameFlags(flags, row.flags));
+      const changes = rows.map((row) => {
+        const flags = applyChange(row.flags, change);
+        return { row, flags, written: !modifiedSince(row) && !sameFlags(flags, row.flags) };
+      });
+      const writes = changes.filter(({ written }) => written);
       const modseq = writes.length > 0 ? await this.store.folders.nextModseq(folder.id) : 0;
       if (writes.length > 0)
         await this.store.imap.setFlagsOfMany(
           writes.map(({ row, flags }) => ({ rowId: row.rowId, flags })),
           modseq,
         );
-      const written = new Set(writes.map(({ row }) => row.rowId));
-      for (const { row, flags } of changes) {
+      for (const { row, flags, written } of changes) {
         if (modifiedSince(row)) {
           result.modified.push(row.uid);
           result.current.push(row);
           continue;
         }
-        if (!written.has(row.rowId)) {
+        if (!written) {
           result.current.push(row);
           continue;
         }
